@@ -1,0 +1,259 @@
+"""Compile a list of guards into ONE Python function with the signature of ``fn``.
+
+Python's own argument binding feeds the check (defaults, ``*args``,
+``**kwargs`` behave exactly as in the real call), so evaluating a guard set
+costs one call plus one comparison per guard.  The generated function returns
+the index of the first failing guard, or -1 when all pass; a guard whose
+evaluation raises (missing attribute, short list...) counts as failing.
+Tensor guards fold every fact into one closure per tensor.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import itertools
+import types
+from typing import Any, Callable, Sequence
+
+from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, LENGTH_MATCH, PYTHON,
+                                    SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard, TensorFacts)
+from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
+                                      ItemSource, LocalSource, Source)
+
+_counter = itertools.count()
+
+
+def check_const(value: Any, expected: Any) -> bool:
+    """Same type and equal, element by element for tuples (``(1,)`` is not ``(True,)``)."""
+    if type(value) is not type(expected):
+        return False
+    if type(expected) is tuple:
+        if len(value) != len(expected):
+            return False
+        return all(check_const(v, e) for v, e in zip(value, expected))
+    return value == expected
+
+
+def make_tensor_check(facts: TensorFacts) -> Callable[[Any], bool]:
+    """One closure comparing every TENSOR_MATCH fact, cheapest facts first."""
+    import torch
+
+    keys = torch._C._dispatch_keys
+    cls, dtype, device, rg, dk = facts.cls, facts.dtype, facts.device, facts.requires_grad, facts.dispatch_keys
+    sizes, strides = facts.sizes, facts.strides
+    if None not in sizes and None not in strides:
+        def check_tensor(t):
+            return (type(t) is cls and t.dtype is dtype and t.requires_grad is rg
+                    and t.size() == sizes and t.stride() == strides
+                    and t.device == device and keys(t) == dk)
+        return check_tensor
+
+    ndim = len(sizes)
+    static_sizes = tuple((i, s) for i, s in enumerate(sizes) if s is not None)
+    static_strides = tuple((i, s) for i, s in enumerate(strides) if s is not None)
+
+    def check_tensor_dynamic(t):
+        if not (type(t) is cls and t.dtype is dtype and t.requires_grad is rg):
+            return False
+        size = t.size()
+        if len(size) != ndim:
+            return False
+        for i, s in static_sizes:
+            if size[i] != s:
+                return False
+        stride = t.stride()
+        for i, s in static_strides:
+            if stride[i] != s:
+                return False
+        return t.device == device and keys(t) == dk
+    return check_tensor_dynamic
+
+
+def _dispatch_tls_reader():
+    from autograph.guards.sources import GLOBAL_STATE_KINDS
+    return GLOBAL_STATE_KINDS["dispatch_tls"][1]
+
+
+# GLOBAL_STATE kind -> code reading it (``___torch`` is bound in the namespace)
+_GLOBAL_STATE_CODE = {
+    "grad_enabled": "___torch.is_grad_enabled()",
+    "autocast_cpu": "___torch.is_autocast_enabled('cpu')",
+    "autocast_cuda": "___torch.is_autocast_enabled('cuda')",
+    "default_dtype": "___torch.get_default_dtype()",
+    "deterministic": "___torch.are_deterministic_algorithms_enabled()",
+    "dispatch_tls": "___dispatch_tls()",
+}
+
+
+def signature_source(fn: types.FunctionType, ns: dict) -> tuple[str, list[str]]:
+    """The parameter list of ``fn`` as source text (defaults bound in ``ns``) and its names."""
+    code = fn.__code__
+    names = code.co_varnames
+    npos, nposonly, nkw = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
+    defaults = fn.__defaults__ or ()
+    kwdefaults = fn.__kwdefaults__ or {}
+    parts: list[str] = []
+    first_default = npos - len(defaults)
+    for i in range(npos):
+        name = names[i]
+        if i >= first_default:
+            ns[f"___default_{i}"] = defaults[i - first_default]
+            parts.append(f"{name}=___default_{i}")
+        else:
+            parts.append(name)
+        if nposonly and i == nposonly - 1:
+            parts.append("/")
+    idx = npos + nkw
+    if code.co_flags & inspect.CO_VARARGS:
+        parts.append("*" + names[idx])
+        idx += 1
+    elif nkw:
+        parts.append("*")
+    for j in range(npos, npos + nkw):
+        name = names[j]
+        if name in kwdefaults:
+            ns[f"___kwdefault_{name}"] = kwdefaults[name]
+            parts.append(f"{name}=___kwdefault_{name}")
+        else:
+            parts.append(name)
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        parts.append("**" + names[idx])
+    params = [p.lstrip("*") for p in parts if p not in ("/", "*")]
+    return ", ".join(parts), [p.split("=")[0] for p in params]
+
+
+class _Codegen:
+    """Turns sources into expressions of the generated function, binding objects in ``ns``."""
+
+    def __init__(self, fn: types.FunctionType, ns: dict):
+        self.fn = fn
+        self.ns = ns
+        self.temps: dict[Source, str] = {}
+        self.n = 0
+
+    def bind(self, prefix: str, obj: Any) -> str:
+        name = f"___{prefix}{self.n}"
+        self.n += 1
+        self.ns[name] = obj
+        return name
+
+    def expr(self, source: Source) -> str:
+        if source in self.temps:
+            return self.temps[source]
+        if isinstance(source, LocalSource):
+            return source.name
+        if isinstance(source, GlobalSource):
+            if source.name in self.fn.__globals__:
+                return f"___G[{source.name!r}]"
+            return f"___G.get({source.name!r}, ___B[{source.name!r}])"
+        if isinstance(source, ClosureSource):
+            return f"{self.bind('cell', source.cell(self.fn))}.cell_contents"
+        if isinstance(source, AttrSource):
+            base = self.expr(source.base)
+            if source.attr.isidentifier() and not source.attr.startswith("__"):
+                return f"{base}.{source.attr}"
+            return f"getattr({base}, {source.attr!r})"
+        if isinstance(source, ItemSource):
+            return f"{self.expr(source.base)}[{self.bind('key', source.key)}]"
+        if isinstance(source, GlobalStateSource):
+            return _GLOBAL_STATE_CODE[source.kind]
+        raise TypeError(f"cannot generate code for source {source!r}")
+
+    def guard(self, guard: Guard) -> str:
+        k = guard.kind
+        if k is TENSOR_MATCH:
+            return f"{self.bind('tensor', make_tensor_check(guard.expected))}({self.expr(guard.source)})"
+        if k is TYPE_MATCH:
+            return f"type({self.expr(guard.source)}) is {self.bind('type', guard.expected)}"
+        if k is ID_MATCH:
+            return f"{self.expr(guard.source)} is {self.bind('obj', guard.expected)}"
+        if k is EQUALS_MATCH:
+            value = guard.expected
+            x = self.expr(guard.source)
+            if value is None or value is True or value is False:
+                return f"{x} is {value!r}"
+            if type(value) is tuple:
+                return f"___check_const({x}, {self.bind('const', value)})"
+            return f"type({x}) is {self.bind('type', type(value))} and {x} == {self.bind('const', value)}"
+        if k is LENGTH_MATCH:
+            return f"len({self.expr(guard.source)}) == {guard.expected}"
+        if k is GLOBAL_STATE:
+            return f"{self.expr(guard.source)} == {self.bind('state', guard.expected)}"
+        if k in (SHAPE_RELATION, PYTHON):
+            args = ", ".join(self.expr(s) for s in guard.sources)
+            return f"{self.bind('fn', guard.check_fn)}({args})"
+        raise TypeError(f"unknown guard kind {k!r}")
+
+
+def _sources_read(guard: Guard) -> list[Source]:
+    out = []
+    for s in guard.sources:
+        while s is not None:
+            out.append(s)
+            s = s.base
+    return out
+
+
+class GuardSet:
+    """The guards of one cache entry, compiled into one check function.
+
+    ``check(*args, **kwargs)`` -> bool; ``first_failure(...)`` -> the failing
+    ``Guard`` or None; ``index_fn(...)`` -> index of the first failure or -1
+    (the hit path calls this directly); ``source_text`` is the generated code.
+    """
+
+    def __init__(self, fn: types.FunctionType, guards: Sequence[Guard]):
+        import torch
+
+        self.fn = fn
+        self.guards: list[Guard] = list(guards)
+        g = fn.__globals__
+        b = g.get("__builtins__", builtins.__dict__)
+        ns: dict[str, Any] = {
+            "___G": g,
+            "___B": b.__dict__ if isinstance(b, types.ModuleType) else b,
+            "___torch": torch,
+            "___check_const": check_const,
+            "___dispatch_tls": _dispatch_tls_reader(),
+        }
+        params, self.param_names = signature_source(fn, ns)
+        gen = _Codegen(fn, ns)
+        uses: dict[Source, int] = {}
+        for guard in self.guards:
+            for s in _sources_read(guard):
+                uses[s] = uses.get(s, 0) + 1
+        name = f"___guards_{fn.__name__}_{next(_counter)}"
+        lines = [f"def {name}({params}):", "    ___i = 0", "    try:"]
+        for i, guard in enumerate(self.guards):
+            if i:
+                lines.append(f"        ___i = {i}")
+            # hoist attribute/item sources read by several guards into temps, outermost first
+            for s in reversed(_sources_read(guard)):
+                if isinstance(s, (AttrSource, ItemSource)) and uses[s] > 1 and s not in gen.temps:
+                    code = gen.expr(s)
+                    temp = f"___s{len(gen.temps)}"
+                    lines.append(f"        {temp} = {code}")
+                    gen.temps[s] = temp
+            lines.append(f"        if not ({gen.guard(guard)}): return {i}  # {guard.src}")
+        lines += ["    except Exception:", "        return ___i", "    return -1"]
+        self.source_text = "\n".join(lines) + "\n"
+        filename = f"<autograph guards of {fn.__qualname__}>"
+        exec(compile(self.source_text, filename, "exec"), ns)
+        self.index_fn: Callable[..., int] = ns[name]
+        self._ns = ns
+
+    def check(self, *args: Any, **kwargs: Any) -> bool:
+        return self.index_fn(*args, **kwargs) < 0
+
+    def first_failure(self, *args: Any, **kwargs: Any) -> Guard | None:
+        i = self.index_fn(*args, **kwargs)
+        return None if i < 0 else self.guards[i]
+
+    def __len__(self) -> int:
+        return len(self.guards)
+
+    def __repr__(self) -> str:
+        return f"<GuardSet of {self.fn.__qualname__}: {len(self.guards)} guards>"
+
+    def describe(self) -> list[str]:
+        return [g.describe() for g in self.guards]

@@ -1,0 +1,235 @@
+"""Guard kinds, their expected facts, and the readable text users see.
+
+A ``Guard`` is data: what to check (``kind``), on which value (``source``),
+against which facts (``expected``).  ``src`` is one line of Python a user can
+paste to reproduce the check; ``describe()`` says it in plain words for
+``autograph.inspect``.  Evaluation lives in ``check.py`` (generated Python) and
+``native.py`` (C fast path); both read these same facts.
+"""
+from __future__ import annotations
+
+import enum
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from autograph.guards.sources import GLOBAL_STATE_KINDS, GlobalStateSource, Source
+
+
+class GuardKind(str, enum.Enum):
+    TENSOR_MATCH = "TENSOR_MATCH"
+    TYPE_MATCH = "TYPE_MATCH"
+    ID_MATCH = "ID_MATCH"
+    EQUALS_MATCH = "EQUALS_MATCH"
+    LENGTH_MATCH = "LENGTH_MATCH"
+    GLOBAL_STATE = "GLOBAL_STATE"
+    SHAPE_RELATION = "SHAPE_RELATION"
+    PYTHON = "PYTHON"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+TENSOR_MATCH = GuardKind.TENSOR_MATCH
+TYPE_MATCH = GuardKind.TYPE_MATCH
+ID_MATCH = GuardKind.ID_MATCH
+EQUALS_MATCH = GuardKind.EQUALS_MATCH
+LENGTH_MATCH = GuardKind.LENGTH_MATCH
+GLOBAL_STATE = GuardKind.GLOBAL_STATE
+SHAPE_RELATION = GuardKind.SHAPE_RELATION
+PYTHON = GuardKind.PYTHON
+
+
+@dataclass(frozen=True)
+class TensorFacts:
+    """What TENSOR_MATCH compares. ``None`` in sizes/strides = dynamic, not checked."""
+
+    cls: type
+    dtype: Any
+    device: Any
+    requires_grad: bool
+    sizes: tuple
+    strides: tuple
+    dispatch_keys: Any  # the tensor's torch.DispatchKeySet
+
+    @property
+    def ndim(self) -> int:
+        return len(self.sizes)
+
+
+@dataclass(eq=False)
+class Guard:
+    """One check. ``expected`` depends on ``kind`` (see the constructors below).
+
+    ``sources`` lists every source the check reads (SHAPE_RELATION / PYTHON may
+    read several; all other kinds read exactly ``source``).  ``check_fn`` is the
+    callable of SHAPE_RELATION / PYTHON guards, called with the values of
+    ``sources`` in order.
+    """
+
+    kind: GuardKind
+    source: Source | None
+    expected: Any
+    src: str
+    sources: tuple = ()
+    check_fn: Callable[..., Any] | None = None
+    reason: str = ""  # optional: why capture installed it (e.g. "branch on x.size(0)")
+
+    def __post_init__(self):
+        if not self.sources and self.source is not None:
+            self.sources = (self.source,)
+
+    def describe(self) -> str:
+        """Plain words, e.g. ``a: Tensor float32 cpu size (10,) stride (1,) requires_grad=False``."""
+        k = self.kind
+        where = self.source.expr if self.source is not None else ""
+        if k is TENSOR_MATCH:
+            f: TensorFacts = self.expected
+            cls = "Tensor" if f.cls.__name__ == "Tensor" else f.cls.__name__
+            return (f"{where}: {cls} {_dtype_name(f.dtype)} {f.device} size {_dims(f.sizes)} "
+                    f"stride {_dims(f.strides)} requires_grad={f.requires_grad}")
+        if k is TYPE_MATCH:
+            return f"{where}: type is {_type_name(self.expected)}"
+        if k is ID_MATCH:
+            return f"{where}: is the same object as when compiled ({_short_repr(self.expected)})"
+        if k is EQUALS_MATCH:
+            return f"{where}: equals {self.expected!r} (type {type(self.expected).__name__})"
+        if k is LENGTH_MATCH:
+            return f"{where}: has length {self.expected}"
+        if k is GLOBAL_STATE:
+            return f"global state: {self.src}"
+        return self.src  # SHAPE_RELATION / PYTHON: the source text is the description
+
+    def __repr__(self) -> str:
+        return f"Guard({self.kind.value}, {self.src})"
+
+
+def _dims(values: Sequence, unknown: str = "?") -> str:
+    inner = ", ".join(unknown if v is None else str(v) for v in values)
+    return f"({inner},)" if len(values) == 1 else f"({inner})"
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def _type_name(cls: type) -> str:
+    mod = getattr(cls, "__module__", "builtins")
+    return cls.__qualname__ if mod == "builtins" else f"{mod}.{cls.__qualname__}"
+
+
+def _short_repr(obj: Any) -> str:
+    if isinstance(obj, types.ModuleType):
+        return f"module {obj.__name__}"
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type)):
+        return f"{type(obj).__name__} {getattr(obj, '__qualname__', obj)}"
+    return f"{type(obj).__name__} object"
+
+
+def _value_repr(value: Any) -> str:
+    """repr that pastes back: torch dtypes print as ``torch.float32`` already."""
+    return repr(value)
+
+
+# ---------------------------------------------------------------- constructors
+
+def _tensor_keys(tensor: Any) -> int:
+    import torch
+
+    return torch._C._dispatch_keys(tensor)
+
+
+def tensor_match(source: Source, tensor: Any, dynamic_dims: Iterable[int] = ()) -> Guard:
+    """TENSOR_MATCH on ``tensor`` as it is now; ``dynamic_dims`` are left unchecked."""
+    dyn = set(dynamic_dims)
+    sizes = tuple(None if i in dyn else int(s) for i, s in enumerate(tensor.size()))
+    strides = tuple(None if i in dyn else int(s) for i, s in enumerate(tensor.stride()))
+    facts = TensorFacts(type(tensor), tensor.dtype, tensor.device, bool(tensor.requires_grad),
+                        sizes, strides, _tensor_keys(tensor))
+    device = str(facts.device)
+    src = (f"___check_tensor({source.expr}, {facts.dtype}, {device!r}, {_dims(sizes)}, "
+           f"{_dims(strides)}, requires_grad={facts.requires_grad})")
+    return Guard(TENSOR_MATCH, source, facts, src)
+
+
+def type_match(source: Source, value_or_type: Any, *, is_type: bool = False) -> Guard:
+    """``type(x) is T`` (exact class, as the capture specialised on it)."""
+    cls = value_or_type if is_type else type(value_or_type)
+    return Guard(TYPE_MATCH, source, cls, f"type({source.expr}) is {_type_name(cls)}")
+
+
+def id_match(source: Source, obj: Any) -> Guard:
+    """``x is obj``: identity of a module, function, class or other object.
+
+    The guard keeps a strong reference to ``obj`` so its id can never be reused
+    by another object while the cache entry lives (entries are bounded by the
+    recompile limit; ``autograph.reset()`` releases them).
+    """
+    return Guard(ID_MATCH, source, obj, f"___check_obj_id({source.expr}, {id(obj)})  # {_short_repr(obj)}")
+
+
+_CONSTANT_TYPES = (int, float, str, bool, type(None), bytes, complex)
+
+
+def _is_constant(value: Any) -> bool:
+    if type(value) in _CONSTANT_TYPES:
+        return True
+    if type(value) is tuple:
+        return all(_is_constant(v) for v in value)
+    try:
+        import torch
+        if isinstance(value, (torch.dtype, torch.device)):
+            return True
+    except ImportError:  # pragma: no cover
+        pass
+    return False
+
+
+def equals_match(source: Source, value: Any) -> Guard:
+    """Same type and equal: ``1``, ``1.0`` and ``True`` are different constants here."""
+    if not _is_constant(value):
+        raise TypeError(f"equals_match needs a constant (int/float/str/bool/None/tuple), got {type(value).__name__}")
+    if type(value) is tuple:
+        src = f"___check_const({source.expr}, {value!r})"
+    elif value is None:
+        src = f"{source.expr} is None"
+    else:
+        src = f"type({source.expr}) is {type(value).__name__} and {source.expr} == {value!r}"
+    return Guard(EQUALS_MATCH, source, value, src)
+
+
+def length_match(source: Source, length: int) -> Guard:
+    return Guard(LENGTH_MATCH, source, int(length), f"len({source.expr}) == {int(length)}")
+
+
+def global_state_guard(kind: str, value: Any | None = None) -> Guard:
+    source = GlobalStateSource(kind)
+    if value is None:
+        value = source.reader()
+    return Guard(GLOBAL_STATE, source, value, f"{source.expr} == {_value_repr(value)}")
+
+
+_DEFAULT_GLOBAL_STATE = ("grad_enabled", "autocast_cpu", "autocast_cuda", "default_dtype",
+                         "deterministic", "dispatch_tls")
+
+
+def global_state(kinds: Iterable[str] = _DEFAULT_GLOBAL_STATE) -> list[Guard]:
+    """Guards on the interpreter-wide state a graph bakes in, read now."""
+    return [global_state_guard(k) for k in kinds if k in GLOBAL_STATE_KINDS]
+
+
+def shape_relation(expr_src: str, check_fn: Callable[..., bool], sources: Sequence[Source]) -> Guard:
+    """A relation between sizes for dynamic shapes, e.g. ``a.size(0) == b.size(0)``.
+
+    ``check_fn`` gets the values of ``sources`` in order and returns a bool.
+    """
+    sources = tuple(sources)
+    return Guard(SHAPE_RELATION, sources[0] if sources else None, None, expr_src,
+                 sources=sources, check_fn=check_fn)
+
+
+def python_guard(expr_src: str, check_fn: Callable[..., bool], sources: Sequence[Source]) -> Guard:
+    """Any other check, as a callable over the values of ``sources``."""
+    sources = tuple(sources)
+    return Guard(PYTHON, sources[0] if sources else None, None, expr_src,
+                 sources=sources, check_fn=check_fn)

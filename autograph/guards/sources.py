@@ -1,0 +1,216 @@
+"""Where a guarded value comes from.
+
+A ``Source`` is a small frozen description of how to reach a value from the
+call of a function: a parameter, a module global, a closure cell, an attribute
+or item of another source, or a piece of global interpreter state.  Each has
+``expr`` (the readable Python a user sees, e.g. ``self.training``) and
+``fetch(frame_locals, fn)`` (the value now).  ``GuardSet`` turns sources into
+generated code; ``native`` turns them into a small plan for the C fast path.
+"""
+from __future__ import annotations
+
+import keyword
+import types
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+
+class Source:
+    """Base of every source; subclasses are frozen dataclasses (hashable)."""
+
+    @property
+    def expr(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fetch(self, frame_locals: Mapping[str, Any], fn: types.FunctionType) -> Any:
+        """The value this source names, given the bound arguments of ``fn``."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    @property
+    def base(self) -> "Source | None":
+        return None
+
+    def __str__(self) -> str:
+        return self.expr
+
+
+@dataclass(frozen=True)
+class LocalSource(Source):
+    """A parameter of the function (``*args``/``**kwargs`` included, by their names)."""
+
+    name: str
+
+    @property
+    def expr(self) -> str:
+        return self.name
+
+    def fetch(self, frame_locals, fn):
+        return frame_locals[self.name]
+
+
+@dataclass(frozen=True)
+class GlobalSource(Source):
+    """A name in the function's module globals, read as ``G['name']``."""
+
+    name: str
+
+    @property
+    def expr(self) -> str:
+        return f"G[{self.name!r}]"
+
+    def fetch(self, frame_locals, fn):
+        g = fn.__globals__
+        if self.name in g:
+            return g[self.name]
+        builtins = g.get("__builtins__", {})
+        if isinstance(builtins, types.ModuleType):
+            builtins = builtins.__dict__
+        return builtins[self.name]
+
+
+@dataclass(frozen=True)
+class ClosureSource(Source):
+    """The contents of the cell of a free variable of the function."""
+
+    name: str
+
+    @property
+    def expr(self) -> str:
+        return self.name
+
+    def cell(self, fn: types.FunctionType) -> types.CellType:
+        try:
+            index = fn.__code__.co_freevars.index(self.name)
+        except ValueError:
+            raise KeyError(f"{fn.__qualname__} has no free variable {self.name!r}") from None
+        return fn.__closure__[index]
+
+    def fetch(self, frame_locals, fn):
+        return self.cell(fn).cell_contents
+
+
+@dataclass(frozen=True)
+class AttrSource(Source):
+    """``base.attr``."""
+
+    base_source: Source
+    attr: str
+
+    def __init__(self, base: Source, attr: str):
+        object.__setattr__(self, "base_source", base)
+        object.__setattr__(self, "attr", attr)
+
+    @property
+    def base(self) -> Source:
+        return self.base_source
+
+    @property
+    def expr(self) -> str:
+        if self.attr.isidentifier() and not keyword.iskeyword(self.attr):
+            return f"{self.base_source.expr}.{self.attr}"
+        return f"getattr({self.base_source.expr}, {self.attr!r})"
+
+    def fetch(self, frame_locals, fn):
+        return getattr(self.base_source.fetch(frame_locals, fn), self.attr)
+
+
+@dataclass(frozen=True)
+class ItemSource(Source):
+    """``base[key]`` for a constant key (int, str, tuple of those)."""
+
+    base_source: Source
+    key: Any
+
+    def __init__(self, base: Source, key: Any):
+        object.__setattr__(self, "base_source", base)
+        object.__setattr__(self, "key", key)
+
+    @property
+    def base(self) -> Source:
+        return self.base_source
+
+    @property
+    def expr(self) -> str:
+        return f"{self.base_source.expr}[{self.key!r}]"
+
+    def fetch(self, frame_locals, fn):
+        return self.base_source.fetch(frame_locals, fn)[self.key]
+
+
+def _grad_enabled() -> bool:
+    import torch
+
+    return torch.is_grad_enabled()
+
+
+def _autocast(device_type: str) -> Callable[[], bool]:
+    def read() -> bool:
+        import torch
+
+        return torch.is_autocast_enabled(device_type)
+
+    return read
+
+
+def _default_dtype():
+    import torch
+
+    return torch.get_default_dtype()
+
+
+def _deterministic() -> bool:
+    import torch
+
+    return torch.are_deterministic_algorithms_enabled()
+
+
+def _dispatch_tls():
+    import torch
+
+    return (torch._C._dispatch_tls_local_include_set().raw_repr(),
+            torch._C._dispatch_tls_local_exclude_set().raw_repr())
+
+
+# kind -> (readable expression, zero-argument reader)
+GLOBAL_STATE_KINDS: dict[str, tuple[str, Callable[[], Any]]] = {
+    "grad_enabled": ("torch.is_grad_enabled()", _grad_enabled),
+    "autocast_cpu": ("torch.is_autocast_enabled('cpu')", _autocast("cpu")),
+    "autocast_cuda": ("torch.is_autocast_enabled('cuda')", _autocast("cuda")),
+    "default_dtype": ("torch.get_default_dtype()", _default_dtype),
+    "deterministic": ("torch.are_deterministic_algorithms_enabled()", _deterministic),
+    "dispatch_tls": ("___dispatch_tls()", _dispatch_tls),
+}
+
+
+@dataclass(frozen=True)
+class GlobalStateSource(Source):
+    """A piece of interpreter-wide state (grad mode, autocast, default dtype...)."""
+
+    kind: str
+
+    def __post_init__(self):
+        if self.kind not in GLOBAL_STATE_KINDS:
+            raise ValueError(f"unknown global state {self.kind!r}; known: {sorted(GLOBAL_STATE_KINDS)}")
+
+    @property
+    def expr(self) -> str:
+        return GLOBAL_STATE_KINDS[self.kind][0]
+
+    @property
+    def reader(self) -> Callable[[], Any]:
+        return GLOBAL_STATE_KINDS[self.kind][1]
+
+    def fetch(self, frame_locals, fn):
+        return self.reader()
+
+
+def GradModeSource() -> GlobalStateSource:
+    """The grad-mode switch (``torch.is_grad_enabled()``)."""
+    return GlobalStateSource("grad_enabled")
+
+
+def root_of(source: Source) -> Source:
+    """The innermost source (a local, global, closure or global state)."""
+    while source.base is not None:
+        source = source.base
+    return source
