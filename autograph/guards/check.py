@@ -235,7 +235,10 @@ class GuardSet:
                     lines.append(f"        {temp} = {code}")
                     gen.temps[s] = temp
             lines.append(f"        if not ({gen.guard(guard)}): return {i}  # {guard.src}")
-        lines += ["    except Exception:", "        return ___i", "    return -1"]
+        if not self.guards:
+            lines = [lines[0], "    return -1"]
+        else:
+            lines += ["    except Exception:", "        return ___i", "    return -1"]
         self.source_text = "\n".join(lines) + "\n"
         filename = f"<autograph guards of {fn.__qualname__}>"
         exec(compile(self.source_text, filename, "exec"), ns)

@@ -1,0 +1,101 @@
+"""Cache entries and the per-code-object state the shim consults.
+
+An entry pairs a guard check with the callable to run when it passes.  Entries
+of a shim live in a tuple that is replaced (never mutated) when an entry is
+added, so the hit path reads it without a lock.
+"""
+from __future__ import annotations
+
+import threading
+import types
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+class CacheEntry:
+    """One compiled version of a function: guards + callable (+ the CaptureResult)."""
+
+    __slots__ = ("result", "guards", "fn", "check", "hits", "native_plan", "__weakref__")
+
+    def __init__(self, result: Any, guards: Any, fn: Callable[..., Any]):
+        self.result = result            # CaptureResult, or None for a stub entry
+        self.guards = guards            # autograph.guards.check.GuardSet
+        self.fn = fn                    # behaves as the original function
+        self.check: Callable[..., int] = guards.index_fn  # -1 = pass, else failing guard index
+        self.hits = 0
+        self.native_plan = None         # filled by autograph.guards.native when available
+
+    @classmethod
+    def from_result(cls, result: Any) -> "CacheEntry":
+        return cls(result, result.guards, result.fn)
+
+    def __repr__(self) -> str:
+        return f"<CacheEntry {len(self.guards)} guards, {self.hits} hits>"
+
+
+@dataclass
+class CodeState:
+    """What the runtime knows about one code object, shared by every function using it."""
+
+    code: types.CodeType
+    eager: bool = False              # run the original forever (no tensor work, failed capture)
+    eager_reason: str | None = None
+    limit_reached: bool = False      # recompile limit hit: misses run eagerly
+    captures: int = 0                # entries created for this code object (recompile limit)
+    lock: Any = field(default_factory=threading.RLock, repr=False)
+
+
+class IdentityWeakMap:
+    """Map keyed by object *identity* whose entries die with the key.
+
+    Code objects compare equal by content (two identical ``forward`` bodies in
+    different classes are ``==``), so a WeakKeyDictionary would share state
+    between unrelated functions.
+    """
+
+    def __init__(self):
+        self._data: dict[int, tuple[weakref.ref, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> Any:
+        item = self._data.get(id(key))
+        if item is not None and item[0]() is key:
+            return item[1]
+        return None
+
+    def setdefault(self, key: Any, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            value = self.get(key)
+            if value is None:
+                value = make()
+                k = id(key)
+                data = self._data
+                self._data[k] = (weakref.ref(key, lambda _r, k=k, data=data: data.pop(k, None)), value)
+            return value
+
+    def values(self) -> list[Any]:
+        return [v for r, v in list(self._data.values()) if r() is not None]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+_states = IdentityWeakMap()
+
+
+def code_state(code: types.CodeType) -> CodeState:
+    st = _states.get(code)
+    if st is None:
+        st = _states.setdefault(code, lambda: CodeState(code))
+    return st
+
+
+def reset_code_states() -> None:
+    if True:
+        for st in _states.values():
+            st.eager = False
+            st.eager_reason = None
+            st.limit_reached = False
+            st.captures = 0

@@ -1,0 +1,348 @@
+"""The per-function shim: guard cache, hit path, miss path, recompile limit, thread safety.
+
+Hit path (no lock): try the entries of this function in order, run the first
+whose guards pass.  Miss path (per-code lock): re-check (another thread may
+have just compiled), then ask ``autograph.capture.api.capture`` for a new
+entry, honouring ``mode``, ``recompile_limit`` and ``on_error``.  Exceptions
+raised by the user's code inside an entry propagate unchanged.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import logging
+import threading
+import time
+import types
+import warnings
+import weakref
+from typing import Any, Callable
+
+from autograph.runtime import stats as _stats
+from autograph.runtime.cache import CacheEntry, code_state
+
+log = logging.getLogger("autograph.runtime")
+breaks_log = logging.getLogger("autograph.breaks")
+recompiles_log = logging.getLogger("autograph.recompiles")
+
+
+class RecompileLimitWarning(UserWarning):
+    """A function hit ``recompile_limit`` and now runs eagerly on cache misses."""
+
+
+# ------------------------------------------------------------ injectable parts
+
+class _DefaultSettings:
+    """Used only when ``autograph.settings`` is not importable (early development)."""
+
+    backend = "auto"
+    recompile_limit = 8
+    dynamic = "auto"
+    on_error = "fallback"
+    mode = "compile"
+    report = False
+    log: list = []
+    cache_dir = None
+    fullgraph = False
+
+
+def _default_settings_provider() -> Any:
+    try:
+        from autograph.settings import current_settings
+    except ImportError:
+        return _DefaultSettings()
+    return current_settings()
+
+
+def _default_capture() -> Callable[..., Any] | None:
+    try:
+        from autograph.capture.api import capture
+    except ImportError:
+        return None
+    return capture
+
+
+_settings_provider: Callable[[], Any] = _default_settings_provider
+_capture_provider: Callable[[], Callable[..., Any] | None] = _default_capture
+
+
+def configure(*, settings_provider: Callable[[], Any] | None = None,
+              capture: Callable[..., Any] | None | type(...) = ...) -> tuple:
+    """Replace the settings provider and/or the capture function (tests, embedding).
+
+    Returns the previous ``(settings_provider, capture_provider)`` so callers can restore
+    them with ``restore(previous)``.
+    """
+    global _settings_provider, _capture_provider
+    previous = (_settings_provider, _capture_provider)
+    if settings_provider is not None:
+        _settings_provider = settings_provider
+    if capture is not ...:
+        _capture_provider = (lambda: capture) if capture is not None else _default_capture
+    refresh()
+    return previous
+
+
+def restore(previous: tuple) -> None:
+    global _settings_provider, _capture_provider
+    _settings_provider, _capture_provider = previous
+    refresh()
+
+
+# ------------------------------------------------------------ capturing flag
+
+_tls = threading.local()
+_active_captures = 0   # captures in progress in any thread: lets the hit path skip the TLS read
+_off = False           # settings mode "off": every shim calls the original
+
+
+def is_capturing() -> bool:
+    """True while this thread is inside a capture (nested shims then run the original)."""
+    return getattr(_tls, "capturing", 0) > 0
+
+
+class capturing:
+    """Context manager marking this thread as capturing (re-entrant)."""
+
+    def __enter__(self):
+        global _active_captures
+        with _counter_lock:
+            _active_captures += 1
+        _tls.capturing = getattr(_tls, "capturing", 0) + 1
+
+    def __exit__(self, *exc):
+        global _active_captures
+        _tls.capturing -= 1
+        with _counter_lock:
+            _active_captures -= 1
+
+
+_counter_lock = threading.Lock()
+
+
+def refresh() -> None:
+    """Re-read the settings switch the hit path uses (call after settings change)."""
+    global _off
+    _off = _settings_provider().mode == "off"
+
+
+# ------------------------------------------------------------ the shim
+
+def _with_overrides(settings: Any, overrides: dict) -> Any:
+    if not overrides:
+        return settings
+    if hasattr(settings, "model_copy"):
+        try:
+            new = settings.model_copy(update=overrides)
+        except Exception:  # pragma: no cover - defensive
+            new = copy.copy(settings)
+        for k, v in overrides.items():  # model_copy may drop fields unknown to the model
+            if getattr(new, k, object()) != v:
+                object.__setattr__(new, k, v)
+        return new
+    new = copy.copy(settings)
+    for k, v in overrides.items():
+        setattr(new, k, v)
+    return new
+
+
+def _where(fn: types.FunctionType) -> str:
+    code = fn.__code__
+    return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+class Shim:
+    """Callable standing in for one original function; owns its cache entries."""
+
+    def __init__(self, fn: types.FunctionType, overrides: dict | None = None):
+        if not isinstance(fn, types.FunctionType):
+            raise TypeError(f"autograph can only shim Python functions, got {type(fn).__name__}")
+        self.fn = fn
+        self.overrides = dict(overrides or {})
+        self.state = code_state(fn.__code__)
+        self.stats = _stats.stats_for(fn.__code__, fn.__qualname__)
+        self.entries: tuple[CacheEntry, ...] = ()
+        self._dispatch = None  # native dispatcher over self.entries (autograph.guards.native)
+        functools.update_wrapper(self, fn)
+        _all_shims.add(self)
+
+    # -- hit path -------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _off or self.state.eager or (_active_captures and getattr(_tls, "capturing", 0)):
+            return self._eager(args, kwargs)
+        for entry in self.entries:
+            if entry.check(*args, **kwargs) < 0:
+                entry.hits += 1
+                return entry.fn(*args, **kwargs)
+        return self._miss(args, kwargs)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
+    def _eager(self, args: tuple, kwargs: dict) -> Any:
+        if _off:
+            refresh()  # settings may have been switched back on
+            if not _off:
+                return self(*args, **kwargs)
+        self.stats.eager_calls += 1
+        return self.fn(*args, **kwargs)
+
+    def wrapt_wrapper(self, wrapped: Any, instance: Any, args: tuple, kwargs: dict) -> Any:
+        """Wrapper for ``wrapt.FunctionWrapper``: re-inserts the bound ``self``/``cls``."""
+        bound_to = getattr(wrapped, "__self__", None)
+        if bound_to is not None and isinstance(wrapped, types.MethodType):
+            return self(bound_to, *args, **kwargs)
+        return self(*args, **kwargs)
+
+    # -- miss path ------------------------------------------------------------
+    def _miss(self, args: tuple, kwargs: dict) -> Any:
+        global _off
+        settings = _with_overrides(_settings_provider(), self.overrides)
+        if settings.mode == "off":
+            _off = True
+            self.stats.eager_calls += 1
+            return self.fn(*args, **kwargs)
+        state = self.state
+        with state.lock:
+            for entry in self.entries:  # another thread may have compiled meanwhile
+                if entry.check(*args, **kwargs) < 0:
+                    entry.hits += 1
+                    run = entry.fn
+                    break
+            else:
+                run = self._decide(args, kwargs, settings)
+        return run(*args, **kwargs)
+
+    def _decide(self, args: tuple, kwargs: dict, settings: Any) -> Callable[..., Any]:
+        """Under the lock: return what to run for this missed call (capturing if allowed)."""
+        state, st = self.state, self.stats
+        st.misses += 1
+        if state.eager or state.limit_reached:
+            st.eager_calls += 1
+            return self.fn
+        if settings.mode == "run-only":
+            st.eager_calls += 1
+            return self.fn
+        failed = self._failing_guard(args, kwargs)
+        if failed is not None and state.captures >= settings.recompile_limit:
+            state.limit_reached = True
+            st.eager_reason = (f"recompile limit ({settings.recompile_limit}) reached; "
+                               f"last failing guard: {failed.src}")
+            message = (f"{self.fn.__qualname__} ({_where(self.fn)}) was recompiled "
+                       f"{settings.recompile_limit} times (recompile_limit); it now runs eagerly when no "
+                       f"cached version matches. Last failing guard: {failed.src} ({failed.describe()}). "
+                       f"Raise recompile_limit or mark the changing dimension dynamic.")
+            recompiles_log.warning(message)
+            warnings.warn(message, RecompileLimitWarning, stacklevel=4)
+            st.eager_calls += 1
+            return self.fn
+        capture = _capture_provider()
+        if capture is None:
+            return self._stub_entry("capture engine not available (autograph.capture.api missing)")
+        t0 = time.perf_counter()
+        try:
+            with capturing():
+                result = capture(self.fn, args, kwargs, settings, wrap_nested=shim_for)
+        except Exception as exc:  # noqa: BLE001 - every capture failure is handled by on_error
+            return self._capture_failed(exc, settings, time.perf_counter() - t0)
+        st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)
+        st.compile_seconds += getattr(result, "compile_seconds", 0.0)
+        if getattr(result, "no_tensor_work", False):
+            state.eager = True
+            state.eager_reason = st.eager_reason = "no tensor work: nothing worth compiling"
+            st.eager_calls += 1
+            return self.fn
+        if failed is not None:
+            st.recompiles.append(_stats.Recompile(failed.src, failed.describe()))
+            recompiles_log.info("recompiling %s (%s): guard failed: %s",
+                                self.fn.__qualname__, _where(self.fn), failed.src)
+        for b in getattr(result, "breaks", ()) or ():
+            st.breaks += 1
+            st.break_reasons.append(getattr(b, "reason", str(b)))
+        entry = CacheEntry.from_result(result)
+        self._add(entry)
+        state.captures += 1
+        st.captures += 1
+        return entry.fn
+
+    def _failing_guard(self, args: tuple, kwargs: dict):
+        """The guard of the newest entry that rejected this call (the recompile reason)."""
+        if not self.entries:
+            return None
+        return self.entries[-1].guards.first_failure(*args, **kwargs)
+
+    def _stub_entry(self, reason: str) -> Callable[..., Any]:
+        from autograph.guards.check import GuardSet
+
+        entry = CacheEntry(None, GuardSet(self.fn, []), self.fn)
+        self._add(entry)
+        self.stats.eager_reason = reason
+        self.stats.eager_calls += 1
+        log.info("%s (%s): %s; running eagerly", self.fn.__qualname__, _where(self.fn), reason)
+        return self.fn
+
+    def _capture_failed(self, exc: Exception, settings: Any, seconds: float) -> Callable[..., Any]:
+        from autograph.errors import CaptureError
+
+        st = self.stats
+        st.capture_seconds += seconds
+        if not isinstance(exc, CaptureError):
+            code = self.fn.__code__
+            wrapped = CaptureError(f"internal error while capturing {self.fn.__qualname__}: "
+                                   f"{type(exc).__name__}: {exc}", code.co_filename, code.co_firstlineno)
+            wrapped.__cause__ = exc
+            exc = wrapped
+        if settings.on_error == "raise":
+            raise exc
+        st.errors.append(str(exc))
+        self.state.eager = True
+        self.state.eager_reason = st.eager_reason = f"capture failed: {exc}"
+        st.eager_calls += 1
+        breaks_log.warning("%s could not be compiled and runs eagerly: %s", self.fn.__qualname__, exc)
+        return self.fn
+
+    def _add(self, entry: CacheEntry) -> None:
+        self.entries = self.entries + (entry,)
+        self.stats.entries.append(entry)
+
+    # -- housekeeping ---------------------------------------------------------
+    def reset(self) -> None:
+        self.entries = ()
+
+    def __repr__(self) -> str:
+        n = len(self.entries)
+        return f"<autograph compiled function {self.fn.__qualname__}, {n} cache entr{'y' if n == 1 else 'ies'}>"
+
+
+_all_shims: "weakref.WeakSet[Shim]" = weakref.WeakSet()
+_shim_lock = threading.Lock()
+_SHIM_ATTR = "__autograph_shim__"
+
+
+def shim_for(fn: types.FunctionType) -> Shim:
+    """The one shim of ``fn`` (created on first use). The import hook calls this.
+
+    Kept in the function's ``__dict__`` so it lives exactly as long as the function.
+    """
+    shim = fn.__dict__.get(_SHIM_ATTR)
+    if shim is None:
+        with _shim_lock:
+            shim = fn.__dict__.get(_SHIM_ATTR)
+            if shim is None:
+                shim = Shim(fn)
+                fn.__dict__[_SHIM_ATTR] = shim
+    return shim
+
+
+def reset_all() -> None:
+    """Drop every cache entry, code state and statistic (``autograph.reset()``)."""
+    from autograph.runtime.cache import reset_code_states
+
+    for shim in list(_all_shims):
+        shim.reset()
+    reset_code_states()
+    _stats.reset_stats()
+    for shim in list(_all_shims):
+        shim.stats = _stats.stats_for(shim.fn.__code__, shim.fn.__qualname__)

@@ -1,0 +1,98 @@
+"""Per-function counters for the run report: plain data, rendered by ``autograph.explain``.
+
+The hit path only bumps ``CacheEntry.hits``; everything else is counted on the
+(slow) miss path, so keeping statistics costs the fast path nothing more.
+"""
+from __future__ import annotations
+
+import threading
+import types
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Recompile:
+    """Why an existing cache was not used: the failing guard of the newest entry."""
+
+    guard_src: str
+    description: str
+
+
+@dataclass
+class FunctionStats:
+    qualname: str
+    filename: str
+    lineno: int
+    eager_calls: int = 0        # calls that ran the original (off, capturing, marked eager, run-only miss)
+    misses: int = 0             # calls that found no matching entry
+    captures: int = 0           # successful captures (cache entries created)
+    recompiles: list[Recompile] = field(default_factory=list)
+    breaks: int = 0             # graph breaks over all captures
+    break_reasons: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # capture failures (on_error: fallback)
+    capture_seconds: float = 0.0
+    compile_seconds: float = 0.0
+    eager_reason: str | None = None  # why the function now always runs eagerly
+    entries: list[Any] = field(default_factory=list, repr=False)  # live CacheEntry objects (for hits)
+
+    @property
+    def hits(self) -> int:
+        return sum(e.hits for e in self.entries)
+
+    @property
+    def calls(self) -> int:
+        return self.hits + self.eager_calls + self._compiled_misses
+
+    @property
+    def _compiled_misses(self) -> int:
+        # a miss that led to a capture ran the new entry (counted as a miss, not a hit)
+        return self.captures
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "qualname": self.qualname, "filename": self.filename, "lineno": self.lineno,
+            "calls": self.calls, "hits": self.hits, "misses": self.misses,
+            "eager_calls": self.eager_calls, "captures": self.captures,
+            "recompiles": [r.guard_src for r in self.recompiles],
+            "recompile_reasons": [r.description for r in self.recompiles],
+            "breaks": self.breaks, "break_reasons": list(self.break_reasons),
+            "errors": list(self.errors), "capture_seconds": self.capture_seconds,
+            "compile_seconds": self.compile_seconds, "eager_reason": self.eager_reason,
+            "cache_entries": len(self.entries),
+        }
+
+
+_lock = threading.Lock()
+_by_code: dict[int, tuple[types.CodeType, FunctionStats]] = {}  # id(code) -> (code, stats)
+_order: list[FunctionStats] = []
+
+
+def stats_for(code: types.CodeType, qualname: str | None = None) -> FunctionStats:
+    """The (one) stats record of a code object (by identity), created on first use.
+
+    The record keeps its code object alive so the report can name it after the
+    function is gone; ``reset_stats()`` drops both.
+    """
+    item = _by_code.get(id(code))
+    if item is None or item[0] is not code:
+        with _lock:
+            item = _by_code.get(id(code))
+            if item is None or item[0] is not code:
+                st = FunctionStats(qualname or code.co_qualname, code.co_filename, code.co_firstlineno)
+                item = _by_code[id(code)] = (code, st)
+                _order.append(st)
+    return item[1]
+
+
+def all_stats() -> list[FunctionStats]:
+    """Every function the runtime has seen, in order of first call."""
+    with _lock:
+        return list(_order)
+
+
+def reset_stats() -> None:
+    with _lock:
+        _by_code.clear()
+        _order.clear()

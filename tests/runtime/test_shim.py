@@ -1,0 +1,251 @@
+import logging
+import threading
+import warnings
+
+import pytest
+import torch
+
+from autograph.errors import CaptureError
+from autograph.runtime import shim as shim_mod
+from autograph.runtime.shim import RecompileLimitWarning, Shim, is_capturing, shim_for
+
+from tests.runtime.fakes import FakeCapture, FakeSettings
+
+
+@pytest.fixture
+def runtime():
+    """Install a fake capture + settings; yields a helper to reconfigure them."""
+    state = {"settings": FakeSettings(), "capture": FakeCapture()}
+
+    def setup(**kw):
+        if "capture" in kw:
+            state["capture"] = kw.pop("capture")
+        for k, v in kw.items():
+            setattr(state["settings"], k, v)
+        shim_mod.configure(settings_provider=lambda: state["settings"], capture=state["capture"])
+        return state["capture"]
+
+    previous = shim_mod.configure(settings_provider=lambda: state["settings"], capture=state["capture"])
+    yield setup
+    shim_mod.restore(previous)
+
+
+def add(a, b):
+    return a + b
+
+
+def make_fn():
+    """A fresh function with its own code object (code state is shared per code object)."""
+    ns = {}
+    exec(compile("def f(a, b):\n    return a * 2 + b\n", f"<make_fn {next(_ids)}>", "exec"), ns)
+    return ns["f"]
+
+
+_ids = __import__("itertools").count()
+
+
+def test_hit_after_first_capture(runtime):
+    cap = runtime()
+    s = Shim(make_fn())
+    x, y = torch.ones(3), torch.ones(3)
+    assert torch.equal(s(x, y), x * 2 + y)
+    assert torch.equal(s(x, y), x * 2 + y)
+    assert cap.calls == 1
+    assert len(s.entries) == 1 and s.entries[0].hits == 1
+    assert s.stats.calls == 2 and s.stats.captures == 1
+
+
+def test_new_shape_recompiles_with_reason(runtime):
+    cap = runtime()
+    s = Shim(make_fn())
+    s(torch.ones(3), torch.ones(3))
+    s(torch.ones(4), torch.ones(4))
+    assert cap.calls == 2 and len(s.entries) == 2
+    assert len(s.stats.recompiles) == 1
+    assert s.stats.recompiles[0].guard_src.startswith("___check_tensor(a, torch.float32, 'cpu', (3,)")
+    # both shapes now hit
+    s(torch.ones(3), torch.ones(3))
+    s(torch.ones(4), torch.ones(4))
+    assert cap.calls == 2
+
+
+def test_eight_threads_first_call_capture_once(runtime):
+    cap = runtime(capture=FakeCapture(sleep=0.2))
+    s = Shim(make_fn())
+    x = torch.ones(5)
+    barrier = threading.Barrier(8)
+    results, errors = [], []
+
+    def worker():
+        try:
+            barrier.wait()
+            results.append(s(x, x))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert cap.calls == 1
+    assert len(s.entries) == 1
+    assert all(torch.equal(r, x * 3) for r in results) and len(results) == 8
+
+
+def test_recompile_limit_then_eager_with_one_warning(runtime, caplog):
+    cap = runtime(recompile_limit=3)
+    s = Shim(make_fn())
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for n in range(1, 9):
+            out = s(torch.ones(n), torch.ones(n))
+            assert torch.equal(out, torch.full((n,), 3.0))
+    limit_warnings = [x for x in w if issubclass(x.category, RecompileLimitWarning)]
+    assert len(limit_warnings) == 1
+    msg = str(limit_warnings[0].message)
+    assert "recompile_limit" in msg and "___check_tensor(a, torch.float32, 'cpu', (3,)" in msg
+    assert cap.calls == 3 and len(s.entries) == 3
+    assert s.state.limit_reached
+    # cached shapes still hit, new shapes run eagerly without capture
+    before = s.entries[0].hits
+    s(torch.ones(1), torch.ones(1))
+    assert s.entries[0].hits == before + 1
+    s(torch.ones(20), torch.ones(20))
+    assert cap.calls == 3
+
+
+def test_run_only_never_captures(runtime):
+    cap = runtime(mode="run-only")
+    s = Shim(make_fn())
+    assert torch.equal(s(torch.ones(2), torch.ones(2)), torch.full((2,), 3.0))
+    assert cap.calls == 0 and s.entries == ()
+    assert s.stats.eager_calls == 1
+
+
+def test_mode_off_calls_original_and_can_come_back(runtime):
+    cap = runtime(mode="off")
+    s = Shim(make_fn())
+    s(torch.ones(2), torch.ones(2))
+    s(torch.ones(2), torch.ones(2))
+    assert cap.calls == 0
+    runtime(mode="compile")
+    s(torch.ones(2), torch.ones(2))
+    assert cap.calls == 1
+
+
+def test_on_error_fallback_runs_eager_and_records(runtime, caplog):
+    cap = runtime(capture=FakeCapture(error=CaptureError("unsupported thing", "m.py", 3)))
+    s = Shim(make_fn())
+    with caplog.at_level(logging.WARNING, logger="autograph.breaks"):
+        out = s(torch.ones(2), torch.ones(2))
+    assert torch.equal(out, torch.full((2,), 3.0))
+    assert "unsupported thing" in s.stats.errors[0]
+    assert any("unsupported thing" in r.getMessage() for r in caplog.records)
+    s(torch.ones(2), torch.ones(2))
+    assert cap.calls == 1  # marked eager: no second attempt
+
+
+def test_on_error_raise_propagates_capture_error(runtime):
+    runtime(capture=FakeCapture(error=CaptureError("unsupported thing", "m.py", 3)), on_error="raise")
+    s = Shim(make_fn())
+    with pytest.raises(CaptureError, match="m.py:3: unsupported thing"):
+        s(torch.ones(2), torch.ones(2))
+
+
+def test_internal_capture_bug_becomes_capture_error(runtime):
+    runtime(capture=FakeCapture(error=KeyError("oops")), on_error="raise")
+    s = Shim(make_fn())
+    with pytest.raises(CaptureError, match="internal error while capturing") as info:
+        s(torch.ones(2), torch.ones(2))
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_user_exception_propagates_unchanged(runtime):
+    cap = runtime()
+
+    def boom(a):
+        raise ValueError("user says no")
+
+    s = Shim(boom)
+    for _ in range(2):  # first call (fresh entry) and a hit
+        with pytest.raises(ValueError, match="user says no"):
+            s(torch.ones(1))
+    assert cap.calls == 1 and s.stats.errors == []
+
+
+def test_no_tensor_work_marks_code_eager(runtime):
+    cap = runtime(capture=FakeCapture(no_tensor_work=True))
+    s = Shim(make_fn())
+    assert s(1, 2) == 4
+    assert s(5, 6) == 16
+    assert cap.calls == 1 and s.state.eager
+    assert "no tensor work" in s.stats.eager_reason
+
+
+def test_nested_calls_during_capture_run_original(runtime):
+    seen = []
+    inner = Shim(make_fn())
+
+    class Capturing(FakeCapture):
+        def __call__(self, fn, args, kwargs, settings, *, wrap_nested):
+            seen.append(is_capturing())
+            inner(torch.ones(1), torch.ones(1))  # must not start a nested capture
+            return super().__call__(fn, args, kwargs, settings, wrap_nested=wrap_nested)
+
+    cap = runtime(capture=Capturing())
+    Shim(make_fn())(torch.ones(1), torch.ones(1))
+    assert seen == [True] and cap.calls == 1 and inner.entries == ()
+    assert not is_capturing()
+
+
+def test_missing_capture_engine_uses_stub_entry(runtime):
+    runtime()
+    shim_mod.configure(capture=None)
+    shim_mod._capture_provider = lambda: None
+    s = Shim(make_fn())
+    assert torch.equal(s(torch.ones(2), torch.ones(2)), torch.full((2,), 3.0))
+    assert len(s.entries) == 1 and s.entries[0].result is None
+    assert "not available" in s.stats.eager_reason
+
+
+def test_shim_for_is_one_per_function_and_repr(runtime):
+    f = make_fn()
+    assert shim_for(f) is shim_for(f)
+    assert shim_for(f).__name__ == "f" and shim_for(f).__wrapped__ is f
+    assert repr(shim_for(f)) == "<autograph compiled function f, 0 cache entries>"
+
+
+def test_kwargs_and_defaults_bind_like_python(runtime):
+    cap = runtime()
+
+    def g(a, b=None, *, scale=2):
+        return a * scale if b is None else a * scale + b
+
+    s = Shim(g)
+    x = torch.ones(2)
+    assert torch.equal(s(x), x * 2)
+    assert torch.equal(s(a=x), x * 2)
+    assert torch.equal(s(x, scale=3), x * 3)
+    with pytest.raises(TypeError):
+        s(x, nope=1)
+
+
+def test_settings_overrides_reach_capture(runtime):
+    cap = runtime()
+    s = Shim(make_fn(), overrides={"backend": "triton", "fullgraph": True})
+    s(torch.ones(1), torch.ones(1))
+    seen = cap.settings_seen[0]
+    assert seen.backend == "triton" and seen.fullgraph is True
+
+
+def test_grad_mode_change_misses(runtime):
+    cap = runtime()
+    s = Shim(make_fn())
+    x = torch.ones(2)
+    s(x, x)
+    with torch.no_grad():
+        s(x, x)
+    assert cap.calls == 2
+    assert "torch.is_grad_enabled() == True" in s.stats.recompiles[0].guard_src
