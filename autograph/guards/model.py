@@ -147,8 +147,8 @@ def tensor_match(source: Source, tensor: Any, dynamic_dims: Iterable[int] = ()) 
     facts = TensorFacts(type(tensor), tensor.dtype, tensor.device, bool(tensor.requires_grad),
                         sizes, strides, _tensor_keys(tensor))
     device = str(facts.device)
-    src = (f"___check_tensor({source.expr}, {facts.dtype}, {device!r}, {_dims(sizes)}, "
-           f"{_dims(strides)}, requires_grad={facts.requires_grad})")
+    src = (f"___check_tensor({source.expr}, {facts.dtype}, {device!r}, {_dims(sizes, 'None')}, "
+           f"{_dims(strides, 'None')}, requires_grad={facts.requires_grad})")
     return Guard(TENSOR_MATCH, source, facts, src)
 
 
@@ -191,8 +191,8 @@ def equals_match(source: Source, value: Any) -> Guard:
         raise TypeError(f"equals_match needs a constant (int/float/str/bool/None/tuple), got {type(value).__name__}")
     if type(value) is tuple:
         src = f"___check_const({source.expr}, {value!r})"
-    elif value is None:
-        src = f"{source.expr} is None"
+    elif value is None or value is True or value is False:
+        src = f"{source.expr} is {value!r}"
     else:
         src = f"type({source.expr}) is {type(value).__name__} and {source.expr} == {value!r}"
     return Guard(EQUALS_MATCH, source, value, src)

@@ -87,9 +87,9 @@ def stats_for(code: types.CodeType, qualname: str | None = None) -> FunctionStat
 
 
 def all_stats() -> list[FunctionStats]:
-    """Every function the runtime has seen, in order of first call."""
+    """Every function the runtime has run (at least one call), in order of first sight."""
     with _lock:
-        return list(_order)
+        return [st for st in _order if st.calls or st.misses or st.errors]
 
 
 def reset_stats() -> None:

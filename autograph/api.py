@@ -1,0 +1,151 @@
+"""The explicit API: ``compile``, ``reset``, ``skip``, ``mark_dynamic``, ``mark_static``.
+
+``compile`` is the decorator/call form over the same shim the import hook
+installs; per-call overrides (backend, dynamic, fullgraph) travel with the
+shim into capture.
+"""
+from __future__ import annotations
+
+import types
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _overrides(backend: Any, fullgraph: bool, dynamic: Any) -> dict:
+    out: dict[str, Any] = {}
+    if backend is not None:
+        out["backend"] = backend
+    if fullgraph:
+        out["fullgraph"] = True
+    if dynamic is not None:
+        out["dynamic"] = {True: "always", False: "static"}.get(dynamic, dynamic)
+    return out
+
+
+def compile(fn_or_module: Any = None, *, backend: Any = None, fullgraph: bool = False,
+            dynamic: Any = None) -> Any:
+    """Compile a function or ``nn.Module`` with autograph (decorator or call).
+
+    ``dynamic``: ``True``/``"always"``, ``False``/``"static"`` or ``"auto"``.
+    A module gets back a module sharing parameters, buffers, submodules and
+    ``state_dict`` keys with the original, whose ``forward`` is compiled.
+    """
+    overrides = _overrides(backend, fullgraph, dynamic)
+
+    def apply(target: Any) -> Any:
+        return _compile_one(target, overrides)
+
+    if fn_or_module is None:
+        return apply
+    return apply(fn_or_module)
+
+
+def _compile_one(target: Any, overrides: dict) -> Any:
+    from autograph.runtime.shim import Shim, shim_for
+
+    if isinstance(target, types.MethodType):
+        shim = Shim(target.__func__, overrides) if overrides else shim_for(target.__func__)
+        return types.MethodType(shim, target.__self__)
+    if isinstance(target, types.FunctionType):
+        return Shim(target, overrides) if overrides else shim_for(target)
+    try:
+        import torch
+    except ImportError:  # pragma: no cover
+        torch = None
+    if torch is not None and isinstance(target, torch.nn.Module):
+        return _compile_module(target, overrides)
+    if callable(target) and isinstance(getattr(target, "__call__", None), types.MethodType):
+        return _compile_one(target.__call__, overrides)
+    raise TypeError(f"autograph.compile expects a Python function or an nn.Module, got {type(target).__name__}")
+
+
+def _compile_module(module: Any, overrides: dict) -> Any:
+    """A view of ``module`` (same ``__dict__``) whose class compiles ``forward``.
+
+    Sharing ``__dict__`` keeps parameters, buffers, submodules, hooks, the
+    ``training`` flag and ``state_dict`` keys identical to the original (no
+    ``_orig_mod.`` prefix), while the original module itself stays eager.
+    """
+    from autograph.runtime.shim import Shim
+
+    cls = type(module)
+    forward = cls.forward
+    if not isinstance(forward, types.FunctionType):
+        raise TypeError(f"autograph.compile: {cls.__qualname__}.forward is not a Python function")
+    shim = Shim(forward, overrides)
+
+    def compiled_forward(self, *args: Any, **kwargs: Any) -> Any:
+        return shim(self, *args, **kwargs)
+
+    compiled_forward.__name__ = "forward"
+    compiled_forward.__qualname__ = f"{cls.__qualname__}.forward"
+    compiled_forward.__doc__ = forward.__doc__
+    compiled_forward.__wrapped__ = forward
+    compiled_cls = type(cls.__name__, (cls,), {
+        "forward": compiled_forward,
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "_autograph_shim": shim,
+        "_autograph_orig_mod": module,
+        "__reduce_ex__": lambda self, protocol: (_original_module, (module,)),
+        "__repr__": lambda self: f"Compiled({module!r})",
+    })
+    view = object.__new__(compiled_cls)
+    object.__setattr__(view, "__dict__", module.__dict__)
+    return view
+
+
+def _original_module(module: Any) -> Any:
+    """Unpickling a compiled module gives the original (eager) module back."""
+    return module
+
+
+def reset() -> None:
+    """Drop every cache entry and statistic; the next calls capture afresh."""
+    from autograph.runtime.shim import reset_all
+
+    reset_all()
+
+
+def skip(fn: F) -> F:
+    """Never compile ``fn`` (the import hook leaves it unwrapped)."""
+    target = fn.__func__ if isinstance(fn, (staticmethod, classmethod)) else fn
+    try:
+        target.__autograph_skip__ = True
+    except (AttributeError, TypeError):
+        raise TypeError(f"autograph.skip cannot mark {fn!r}: it has no attribute dictionary") from None
+    return fn
+
+
+def _dims_attr(tensor: Any, name: str) -> set:
+    dims = getattr(tensor, name, None)
+    if dims is None:
+        dims = set()
+        setattr(tensor, name, dims)
+    return dims
+
+
+def _norm_dims(tensor: Any, dim: Any) -> list[int]:
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    out = []
+    for d in dims:
+        nd = tensor.dim()
+        if not -nd <= d < nd:
+            raise IndexError(f"dimension {d} out of range for a tensor with {nd} dimensions")
+        out.append(d % nd)
+    return out
+
+
+def mark_dynamic(tensor: Any, dim: Any) -> None:
+    """Compile ``tensor``'s dimension(s) ``dim`` for any size (recorded on the tensor)."""
+    for d in _norm_dims(tensor, dim):
+        _dims_attr(tensor, "_autograph_dynamic_dims").add(d)
+        _dims_attr(tensor, "_autograph_static_dims").discard(d)
+
+
+def mark_static(tensor: Any, dim: Any) -> None:
+    """Always specialise ``tensor``'s dimension(s) ``dim`` (never made dynamic automatically)."""
+    for d in _norm_dims(tensor, dim):
+        _dims_attr(tensor, "_autograph_static_dims").add(d)
+        _dims_attr(tensor, "_autograph_dynamic_dims").discard(d)

@@ -1,0 +1,102 @@
+import pickle
+
+import pytest
+import torch
+
+import autograph.api as api
+from autograph.runtime import shim as shim_mod
+from autograph.runtime.stats import all_stats
+
+from tests.runtime.fakes import FakeCapture, FakeSettings
+
+
+@pytest.fixture
+def cap():
+    capture = FakeCapture()
+    previous = shim_mod.configure(settings_provider=lambda: FakeSettings(), capture=capture)
+    yield capture
+    shim_mod.restore(previous)
+
+
+def test_decorator_and_call_forms(cap):
+    @api.compile
+    def f(x):
+        """doc of f"""
+        return x + 1
+
+    @api.compile(backend="eager", dynamic=True)
+    def g(x):
+        return x * 2
+
+    assert f.__name__ == "f" and f.__doc__ == "doc of f"
+    assert torch.equal(f(torch.ones(2)), torch.full((2,), 2.0))
+    assert torch.equal(g(torch.ones(2)), torch.full((2,), 2.0))
+    assert repr(f) == "<autograph compiled function test_decorator_and_call_forms.<locals>.f, 1 cache entry>"
+    assert cap.settings_seen[-1].backend == "eager" and cap.settings_seen[-1].dynamic == "always"
+
+
+def test_module_shares_state_and_compiles_forward(cap):
+    m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU())
+    cm = api.compile(m)
+    x = torch.randn(2, 3)
+    assert torch.equal(cm(x), m(x))
+    assert cap.calls == 1
+    assert list(cm.state_dict()) == list(m.state_dict())
+    assert isinstance(cm, torch.nn.Sequential)
+    assert [p is q for p, q in zip(cm.parameters(), m.parameters())] == [True, True]
+    cm.eval()
+    assert m.training is False
+    with torch.no_grad():
+        m[0].weight.zero_()
+    assert torch.equal(cm(x), torch.relu(m[0].bias.expand(2, 4)))
+    m2 = pickle.loads(pickle.dumps(cm))
+    assert type(m2) is torch.nn.Sequential and list(m2.state_dict()) == list(m.state_dict())
+
+
+def test_bound_method(cap):
+    class A:
+        def f(self, x):
+            return x + 1
+
+    a = A()
+    cf = api.compile(a.f)
+    assert torch.equal(cf(torch.ones(1)), torch.full((1,), 2.0))
+    assert cap.calls == 1
+
+
+def test_reset_clears_caches_and_stats(cap):
+    @api.compile
+    def h(x):
+        return x - 1
+
+    h(torch.ones(1))
+    assert len(h.entries) == 1 and any(s.qualname.endswith("h") for s in all_stats())
+    api.reset()
+    assert h.entries == () and not any(s.qualname.endswith("h") for s in all_stats())
+    h(torch.ones(1))
+    assert cap.calls == 2
+
+
+def test_skip_marks_function():
+    def f():
+        pass
+
+    assert api.skip(f) is f and f.__autograph_skip__ is True
+    sm = staticmethod(f)
+    assert api.skip(sm) is sm
+
+
+def test_mark_dynamic_and_static():
+    t = torch.ones(2, 3)
+    api.mark_dynamic(t, 0)
+    api.mark_dynamic(t, -1)
+    assert t._autograph_dynamic_dims == {0, 1}
+    api.mark_static(t, 1)
+    assert t._autograph_dynamic_dims == {0} and t._autograph_static_dims == {1}
+    with pytest.raises(IndexError):
+        api.mark_dynamic(t, 2)
+
+
+def test_compile_rejects_non_callables():
+    with pytest.raises(TypeError, match="expects a Python function"):
+        api.compile(3)
