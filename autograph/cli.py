@@ -1,0 +1,236 @@
+"""``python -m autograph`` / ``autograph``: run a script with autograph, check settings.
+
+    autograph run [--config F] [--backend B] [--report[=PATH]] (script.py | -m module) [args...]
+    autograph config check [FILE]
+    autograph config schema
+
+``run`` behaves like ``python script.py`` / ``python -m module``: same ``sys.argv``,
+``__name__ == "__main__"``, ``sys.path[0]``, exit status and traceback (autograph's own
+frames are cut). Before the script starts it validates the settings (a bad setting
+stops everything with status 2), installs the import hook, and exports the effective
+settings to the environment so child processes compile the same packages.
+"""
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import signal
+import sys
+import types
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+USAGE = """\
+usage: autograph run [--config F] [--backend B] [--report[=PATH]] (script.py | -m module) [args...]
+       autograph config check [FILE]
+       autograph config schema
+
+run            run a Python script or module with the selected packages compiled
+config check   validate a settings file (default: AUTOGRAPH_CONFIG or ./autograph.yaml)
+               together with the AUTOGRAPH_* environment, and print the effective settings
+config schema  print the JSON Schema of the settings file
+"""
+
+EXIT_USAGE = 2  # like Python itself for bad command lines and unreadable scripts
+
+
+class UsageError(Exception):
+    """Bad command line; the message is printed with the usage."""
+
+
+def _fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
+    sys.stderr.write(f"autograph: {message}\n")
+    raise SystemExit(status)
+
+
+# ---------------------------------------------------------------------------
+# run
+# ---------------------------------------------------------------------------
+
+
+def _parse_run(argv: list[str]) -> tuple[dict[str, Any], str, str, list[str]]:
+    """Split ``run`` arguments into (options, kind, target, script args); kind is 'path' or 'module'."""
+    options: dict[str, Any] = {}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-m":
+            if i + 1 >= len(argv):
+                raise UsageError("-m needs a module name")
+            return options, "module", argv[i + 1], argv[i + 2:]
+        if arg.startswith("-m") and len(arg) > 2:  # python -mpkg.mod
+            return options, "module", arg[2:], argv[i + 1:]
+        if arg in ("-h", "--help"):
+            sys.stdout.write(USAGE)
+            raise SystemExit(0)
+        if arg == "--":
+            i += 1
+            break
+        if not arg.startswith("-"):
+            break
+        name, eq, value = arg.partition("=")
+        if name == "--report":
+            options["report"] = value if eq else True
+        elif name in ("--config", "--backend"):
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise UsageError(f"{name} needs a value")
+                i += 1
+                value = argv[i]
+            options[name[2:]] = value
+        else:
+            raise UsageError(f"unknown option {arg!r} for run")
+        i += 1
+    if i >= len(argv):
+        raise UsageError("run needs a script or -m module")
+    return options, "path", argv[i], argv[i + 1:]
+
+
+def _cut_own_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """Drop the leading frames of this module and runpy: the user's traceback starts at their code."""
+    while tb is not None and _is_own_frame(tb.tb_frame):
+        tb = tb.tb_next
+    return tb
+
+
+def _is_own_frame(frame: types.FrameType) -> bool:
+    return frame.f_globals.get("__name__") in (__name__, "runpy")
+
+
+def _exit_like_python(exc: BaseException) -> NoReturn:
+    """Report an uncaught exception of the script the way the interpreter would."""
+    exc = exc.with_traceback(_cut_own_frames(exc.__traceback__))
+    sys.excepthook(type(exc), exc, exc.__traceback__)
+    if isinstance(exc, KeyboardInterrupt):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)  # the shell sees "killed by SIGINT" (status 130)
+    raise SystemExit(1)
+
+
+def run(argv: list[str]) -> int:
+    """``autograph run``: see the module docstring."""
+    try:
+        options, kind, target, script_args = _parse_run(argv)
+    except UsageError as exc:
+        sys.stderr.write(USAGE)
+        _fail(str(exc))
+
+    if kind == "path":
+        if not os.path.exists(target):
+            _fail(f"can't open file {os.path.abspath(target)!r}: [Errno 2] No such file or directory")
+        sys.path[0] = os.path.dirname(os.path.abspath(target))
+        sys.argv = [target, *script_args]
+    else:
+        sys.path[0] = os.getcwd()
+        sys.argv = [target, *script_args]  # runpy replaces argv[0] with the module's file
+
+    from autograph.errors import SettingsError
+    from autograph.settings import export_env, load_settings
+
+    cli = {key: options[key] for key in ("backend", "report") if key in options}
+    try:
+        settings = load_settings(options.get("config"), cli=cli)
+    except SettingsError as exc:
+        _fail(f"invalid settings, nothing was run:\n{exc}")
+
+    os.environ.update(export_env(settings))
+    from autograph.hook.install import install
+    from autograph.hook.startup import print_report_at_exit
+
+    install(settings=settings)
+    print_report_at_exit(settings)
+
+    try:
+        if kind == "path":
+            runpy.run_path(os.path.abspath(target), run_name="__main__")
+        else:
+            runpy.run_module(target, run_name="__main__", alter_sys=True)
+    except SystemExit:
+        raise
+    except ImportError as exc:
+        if kind == "module" and _is_runpy_lookup(exc):
+            sys.stderr.write(f"{sys.executable}: {exc}\n")  # exactly what `python -m` prints
+            raise SystemExit(1) from None
+        _exit_like_python(exc)
+    except BaseException as exc:  # noqa: BLE001 - re-reported exactly like the interpreter does
+        _exit_like_python(exc)
+    return 0
+
+
+def _is_runpy_lookup(exc: ImportError) -> bool:
+    """True when runpy itself could not find the module (not an import inside it)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__") == "runpy"
+
+
+# ---------------------------------------------------------------------------
+# config
+# ---------------------------------------------------------------------------
+
+
+def config_check(argv: list[str]) -> int:
+    """Validate settings (file + environment) and print the effective result as YAML."""
+    import yaml
+
+    from autograph.errors import SettingsError
+    from autograph.settings import ENV_VARS, _config_path, load_settings
+
+    if len(argv) > 1:
+        raise UsageError("config check takes at most one FILE")
+    file = argv[0] if argv else None
+    path = _config_path(file, os.environ)
+    try:
+        settings = load_settings(file)
+    except SettingsError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_USAGE
+    used_env = [name for name in ENV_VARS if name in os.environ]
+    sources = [str(path) if path is not None else "no settings file (defaults)"]
+    if used_env:
+        sources.append("environment: " + ", ".join(used_env))
+    print(f"# settings OK - from {'; '.join(sources)}")
+    print(yaml.safe_dump(settings.model_dump(mode="json"), sort_keys=False, default_flow_style=False).rstrip())
+    return 0
+
+
+def config_schema(argv: list[str]) -> int:
+    from autograph.settings import settings_schema
+
+    if argv:
+        raise UsageError("config schema takes no arguments")
+    print(json.dumps(settings_schema(), indent=2))
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# entry point
+# ---------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m autograph`` and the ``autograph`` console script."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        (sys.stdout if args else sys.stderr).write(USAGE)
+        return 0 if args else EXIT_USAGE
+    command, rest = args[0], args[1:]
+    try:
+        if command == "run":
+            return run(rest)
+        if command == "config":
+            sub = rest[0] if rest else ""
+            if sub == "check":
+                return config_check(rest[1:])
+            if sub == "schema":
+                return config_schema(rest[1:])
+            raise UsageError("config needs 'check [FILE]' or 'schema'")
+        raise UsageError(f"unknown command {command!r}")
+    except UsageError as exc:
+        sys.stderr.write(USAGE)
+        sys.stderr.write(f"autograph: {exc}\n")
+        return EXIT_USAGE
