@@ -1,15 +1,274 @@
-"""Placeholder entry point of the Triton backend (being written): runs eager."""
+"""The Triton backend: ``backend(gm, example_inputs) -> callable``.
+
+Pipeline: AOTAutograd (forward and, when inputs require grad, backward aten
+graphs, decomposed by :data:`DECOMPOSITIONS`) -> ``lower.py`` (loop IR) ->
+``fuse.py`` (kernels) -> ``codegen.py`` (Triton source) + ``wrapper.py``
+(launches and extern calls) -> ``runtime.py`` (kernel loading, disk cache).
+
+A graph this backend cannot handle at all (symbolic shapes, bf16 on the CPU
+interpreter, several devices) runs with aten instead, with a log line saying
+why; an op without a lowering becomes an aten call inside the wrapper.
+"""
 from __future__ import annotations
 
+import functools
+import importlib.util
 import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+import torch.fx
+
+from autograph.backends.triton.codegen import CannotFuse, kernel_source, launch_config
+from autograph.backends.triton.fuse import KernelGroup, fuse
+from autograph.backends.triton.ir import ExternItem
+from autograph.backends.triton.lower import GraphUnsupported, Lowering
+from autograph.backends.triton.runtime import KernelCache, ensure_strides, graph_key, restride
+from autograph.backends.triton.wrapper import generate_wrapper
 
 log = logging.getLogger("autograph.backends.triton")
 
+aten = torch.ops.aten
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    name: str
+    source: str
+
+
+@dataclass
+class CompiledAtenGraph:
+    """One aten graph (forward, backward or inference) as this backend compiled it."""
+
+    kind: str
+    kernels: list[KernelSource] = field(default_factory=list)
+    wrapper_source: str = ""
+    externs: list[str] = field(default_factory=list)  # why each extern call is one
+    fallback_reason: str | None = None  # set when the whole graph runs with aten
+    cache_hit: bool = False
+    compile_seconds: float = 0.0
+
+
+@functools.lru_cache(maxsize=None)
+def decompositions() -> dict:
+    """Core aten decompositions plus the ones turning softmax/norms/GELU/var into primitives.
+
+    matmul, convolution and embedding are kept whole: they run as extern calls.
+    """
+    from torch._decomp import core_aten_decompositions, get_decompositions
+
+    table = dict(core_aten_decompositions())
+    table.update(get_decompositions([
+        aten._softmax, aten._log_softmax, aten.native_layer_norm, aten.gelu, aten.leaky_relu, aten.hardtanh, aten.mean.dim, aten.linalg_vector_norm, aten.elu, aten.logsumexp, aten.silu,
+    ]))
+    for keep in (aten.addmm.default, aten.mm.default, aten.bmm.default, aten.embedding.default,
+                 aten.convolution.default, aten.native_dropout.default):
+        table.pop(keep, None)
+    return table
+
+
+def _devices(inputs) -> set[str]:
+    return {t.device.type for t in inputs if isinstance(t, torch.Tensor)}
+
 
 class TritonBackend:
-    def __init__(self, cache_dir=None):
-        self.cache_dir = cache_dir
+    """Callable backend; one instance shares its kernel cache across graphs."""
 
-    def __call__(self, gm, example_inputs):
-        log.warning("triton backend not implemented yet; running eager")
-        return gm.forward
+    def __init__(self, cache_dir: str | None = None, *, fuse: bool = True):
+        self.cache = KernelCache(cache_dir)
+        self.fuse = fuse
+        self.compiled: list[CompiledAtenGraph] = []
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
+        from torch._functorch.aot_autograd import aot_module_simplified
+
+        devices = _devices(example_inputs)
+        if importlib.util.find_spec("triton") is None or len(devices) > 1 or not devices <= {"cpu", "cuda"}:
+            log.warning("triton backend: cannot compile here (triton missing or devices %s); running eager", devices)
+            return gm.forward
+        graphs: list[CompiledAtenGraph] = []
+
+        def compiler(kind):
+            def compile_graph(aten_gm, inputs):
+                record = self.compile_aten(aten_gm, inputs, kind if kind != "forward" or _any_grad(example_inputs) else "inference")
+                graphs.append(record.info)
+                self.compiled.append(record.info)
+                return record.call
+
+            return compile_graph
+
+        flat_gm, unflatten = _flat_outputs(gm)
+        fn = aot_module_simplified(flat_gm, example_inputs, fw_compiler=compiler("forward"),
+                                   bw_compiler=compiler("backward"), decompositions=decompositions(),
+                                   keep_inference_input_mutations=True)
+
+        if unflatten is None:
+            compiled = fn
+        else:
+            def compiled(*args):
+                return unflatten(fn(*args))
+
+        return _attach(compiled, graphs)
+
+    # -- one aten graph --------------------------------------------------
+    def compile_aten(self, gm: torch.fx.GraphModule, inputs: list, kind: str) -> "_Result":
+        start = time.perf_counter()
+        info = CompiledAtenGraph(kind)
+        try:
+            result = self._compile(gm, info)
+        except (GraphUnsupported, NotImplementedError, CannotFuse) as exc:
+            info.fallback_reason = f"{type(exc).__name__}: {exc}"
+            log.warning("triton backend: %s graph runs with aten: %s", kind, info.fallback_reason)
+            result = _Result(info, gm.forward)
+        info.compile_seconds = time.perf_counter() - start
+        return result
+
+    def _compile(self, gm: torch.fx.GraphModule, info: CompiledAtenGraph) -> "_Result":
+        metas = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
+        devices = {m.device.type for m in metas if isinstance(m, torch.Tensor)} or {"cpu"}
+        gpu = devices == {"cuda"}
+        if not gpu:
+            if any(isinstance(m, torch.Tensor) and m.dtype == torch.bfloat16 for m in metas):
+                raise GraphUnsupported("bf16 arithmetic is not supported by the triton interpreter on CPU")
+        key = graph_key(gm, metas, gpu)
+        record = self.cache.get_graph(key) if key else None
+        if record is not None:
+            info.cache_hit = True
+        else:
+            record = self._generate(gm, gpu)
+            if key and record.pop("cacheable"):
+                self.cache.put_graph(key, record)
+            else:
+                record.pop("cacheable", None)
+        info.kernels = [KernelSource(n, s) for n, s in record["kernels"]]
+        info.wrapper_source = record["wrapper"]
+        info.externs = record["externs"]
+        namespace: dict[str, Any] = {
+            "torch": torch, "aten": aten, "prims": torch.ops.prims,
+            "empty_strided": torch.empty_strided, "restride": restride, "ensure_strides": ensure_strides,
+        }
+        namespace.update(record.get("_constants", {}))
+        for var, dev in record["devices"].items():
+            namespace[var] = torch.device(dev)
+        for k in info.kernels:
+            namespace[k.name] = self.cache.load_kernel(k.name, k.source, interpret=not gpu)
+        exec(compile(info.wrapper_source, f"<autograph wrapper {info.kind}>", "exec"), namespace)
+        return _Result(info, namespace["call"], boxed=True)
+
+    def _generate(self, gm: torch.fx.GraphModule, gpu: bool) -> dict:
+        lowered = Lowering(gm).run()
+        schedule = fuse(lowered.items, gpu=gpu, enabled=self.fuse)
+        groups = [s for s in schedule if isinstance(s, KernelGroup)]
+        # pass 1: which buffers each kernel reads, so pass 2 stores only what is read elsewhere
+        read_elsewhere: dict[int, set[str]] = {}
+        for g in groups:
+            _, writer = kernel_source(g, "probe", persistent=g.persistent, stores=None, gpu=False)
+            for other in groups:
+                if other is not g:
+                    read_elsewhere.setdefault(id(other), set()).update(writer.in_args)
+        kernels: dict = {}
+        sources: list[tuple[str, str]] = []
+        for i, g in enumerate(groups):
+            stores = {item.buffer for item in g.items
+                      if item.buffer.name in lowered.needed or item.buffer.name in read_elsewhere.get(id(g), set())}
+            _, probe = kernel_source(g, "probe", persistent=g.persistent, stores=stores, gpu=gpu)
+            prefix = "poi" if g.kind == "pointwise" else ("per" if g.persistent else "red")
+            name = f"triton_{prefix}_fused_{'_'.join(_short(n) for n in probe.op_names[:4]) or 'copy'}_{i}"
+            source, writer = kernel_source(g, name, persistent=g.persistent, stores=stores, gpu=gpu)
+            kernels[g] = (name, writer, launch_config(g, g.persistent, gpu))
+            sources.append((name, source))
+        wrapper, constants = generate_wrapper(lowered, schedule, kernels, gpu)
+        devices = {k: str(v) for k, v in constants.items() if isinstance(v, torch.device) and k.startswith("device")}
+        other = {k: v for k, v in constants.items() if k not in devices}
+        externs = [s.reason for s in schedule if isinstance(s, ExternItem)]
+        return {"kernels": sources, "wrapper": wrapper, "devices": devices, "externs": externs,
+                "cacheable": not other, "_constants": other}
+
+
+def _short(op: str) -> str:
+    return op.replace("_", "")[:12]
+
+
+class _Result:
+    """A compiled aten graph: ``call(args_list)`` in AOTAutograd's boxed convention."""
+
+    def __init__(self, info: CompiledAtenGraph, call: Callable, boxed: bool = False):
+        from functorch.compile import make_boxed_func
+
+        self.info = info
+        if boxed:
+            call._boxed_call = True
+            self.call = call
+        else:
+            self.call = make_boxed_func(call)
+
+
+def _any_grad(inputs) -> bool:
+    return torch.is_grad_enabled() and any(isinstance(t, torch.Tensor) and t.requires_grad for t in inputs)
+
+
+def _flat_outputs(gm: torch.fx.GraphModule):
+    """AOTAutograd wants a flat tuple of outputs; rewrite the graph if it returns anything else."""
+    out_node = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
+    out = out_node.args[0]
+    if isinstance(out, tuple) and all(not isinstance(o, (list, tuple, dict)) for o in out):
+        return gm, None
+    from torch.utils._pytree import tree_flatten, tree_unflatten
+
+    flat, spec = tree_flatten(out)
+    graph = torch.fx.Graph()
+    env: dict = {}
+    for node in gm.graph.nodes:
+        if node.op == "output":
+            graph.output(tuple(env[o] if isinstance(o, torch.fx.Node) else o for o in flat))
+        else:
+            env[node] = graph.node_copy(node, lambda n: env[n])
+    new_gm = torch.fx.GraphModule(gm, graph)
+    return new_gm, lambda result: tree_unflatten(list(result), spec)
+
+
+def _attach(compiled: Callable, graphs: list[CompiledAtenGraph]) -> Callable:
+    """Expose what was generated on the returned callable (for explain/dump)."""
+
+    class _Kernels(list):
+        pass
+
+    def kernels() -> list[KernelSource]:
+        return [k for g in graphs for k in g.kernels]
+
+    if not hasattr(compiled, "__dict__"):
+        inner = compiled
+
+        def compiled(*args):
+            return inner(*args)
+
+    compiled.graphs = graphs
+    compiled.kernel_list = kernels
+    compiled.kernels = _LiveKernels(graphs)
+    compiled.wrapper_source = graphs[0].wrapper_source if graphs else ""
+    return compiled
+
+
+class _LiveKernels:
+    """A list-like view of all kernels so far (the backward graph compiles on first use)."""
+
+    def __init__(self, graphs: list[CompiledAtenGraph]):
+        self._graphs = graphs
+
+    def _all(self) -> list[KernelSource]:
+        return [k for g in self._graphs for k in g.kernels]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __repr__(self) -> str:
+        return repr(self._all())

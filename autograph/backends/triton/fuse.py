@@ -1,0 +1,105 @@
+"""Group scheduled items into kernels.
+
+Items arrive in program order. Each pointwise or reduction item tries to join
+the kernel being built (the last group): a pointwise item over the same shape
+(vertical fusion of a realized chain, or horizontal siblings), a reduction over
+the same iteration space (several reductions of one row, e.g. mean and
+variance), or an epilogue reading a reduction's result per row (softmax's
+``exp(x - max) / sum``). The writer in ``codegen.py`` decides whether the
+join is valid by generating the kernel; if a value computed in the kernel
+would have to be read at another index, it raises ``CannotFuse`` and the item
+starts a new kernel. An extern call always ends the current kernel.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from autograph.backends.triton.codegen import MAX_KERNEL_OPS, PERSISTENT_MAX, CannotFuse, kernel_source
+from autograph.backends.triton.ir import ExternItem, PointwiseItem, ReductionItem
+
+
+@dataclass(eq=False)
+class KernelGroup:
+    kind: str  # "pointwise" | "reduction"
+    full_shape: tuple[int, ...]
+    rdims: tuple[int, ...] = ()
+    items: list = field(default_factory=list)
+
+    @property
+    def xshape(self) -> tuple[int, ...]:
+        return tuple(s for d, s in enumerate(self.full_shape) if d not in self.rdims)
+
+    @property
+    def rshape(self) -> tuple[int, ...]:
+        return tuple(self.full_shape[d] for d in self.rdims)
+
+    @property
+    def keep_shape(self) -> tuple[int, ...]:
+        return tuple(1 if d in self.rdims else s for d, s in enumerate(self.full_shape))
+
+    @property
+    def xnumel(self) -> int:
+        return math.prod(self.xshape)
+
+    @property
+    def rnumel(self) -> int:
+        return math.prod(self.rshape)
+
+    @property
+    def persistent(self) -> bool:
+        return self.kind == "reduction" and self.rnumel <= PERSISTENT_MAX
+
+    @property
+    def ops(self) -> int:
+        return sum(item.ops for item in self.items)
+
+    def with_item(self, item) -> "KernelGroup | None":
+        """A copy of this group with ``item`` added, or None when shapes cannot match."""
+        if isinstance(item, ReductionItem):
+            shape, rdims = tuple(item.input.shape), tuple(item.rdims)
+            if self.kind == "pointwise" and shape == self.full_shape:
+                return KernelGroup("reduction", shape, rdims, self.items + [item])
+            if self.kind == "reduction" and (shape, rdims) == (self.full_shape, self.rdims):
+                return KernelGroup("reduction", shape, rdims, self.items + [item])
+            return None
+        shape = tuple(item.buffer.shape)
+        if shape == self.full_shape or (self.kind == "reduction" and shape in (self.keep_shape, self.xshape)):
+            return KernelGroup(self.kind, self.full_shape, self.rdims, self.items + [item])
+        return None
+
+
+def new_group(item) -> KernelGroup:
+    if isinstance(item, ReductionItem):
+        return KernelGroup("reduction", tuple(item.input.shape), tuple(item.rdims), [item])
+    return KernelGroup("pointwise", tuple(item.buffer.shape), (), [item])
+
+
+def fits(group: KernelGroup, gpu: bool) -> bool:
+    if group.ops > MAX_KERNEL_OPS:
+        return False
+    try:
+        kernel_source(group, "probe", persistent=group.persistent, stores=None, gpu=False)
+    except CannotFuse:
+        return False
+    return True
+
+
+def fuse(items: list, *, gpu: bool = False, enabled: bool = True) -> list:
+    """Return the schedule: a list of ``KernelGroup`` and ``ExternItem`` in run order."""
+    schedule: list = []
+    current: KernelGroup | None = None
+    for item in items:
+        if isinstance(item, ExternItem):
+            current = None
+            schedule.append(item)
+            continue
+        assert isinstance(item, (PointwiseItem, ReductionItem))
+        if current is not None and enabled:
+            candidate = current.with_item(item)
+            if candidate is not None and fits(candidate, gpu):
+                schedule[-1] = current = candidate
+                continue
+        current = new_group(item)
+        schedule.append(current)
+    return schedule

@@ -1,0 +1,159 @@
+"""The loop-level IR: lazily evaluated tensors and the scheduled items.
+
+A *value* knows its shape and dtype and how to produce one element given an
+index (a list of sympy expressions): ``value.load(kernel, index) -> str``
+returns a Triton expression (a temporary's name) computed inside ``kernel``.
+
+* :class:`Buffer` lives in memory (a graph input, a kernel output, an extern
+  call's result) and is loaded through its strides.
+* :class:`Pointwise` computes an element from its inputs' elements; it is
+  inlined into whatever consumes it until it is *realized* into a Buffer.
+* :class:`View` re-indexes another value (permute, reshape, expand, slice...):
+  no copy, only index arithmetic.
+
+Scheduled items (what the wrapper runs, in order) are :class:`PointwiseItem`,
+:class:`ReductionItem` (these two are grouped into kernels by ``fuse.py``) and
+:class:`ExternItem` (an aten call in the wrapper).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import sympy
+import torch
+
+from autograph.backends.triton.indexing import contiguous_strides, linearize
+
+Index = list  # list[sympy.Expr]
+
+
+class Value:
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    ops: int = 0  # number of ops inlined when this value is loaded (fusion bound)
+    op_names: tuple[str, ...] = ()
+
+    def load(self, k: Any, index: Index) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+
+@dataclass(eq=False)
+class Buffer(Value):
+    """A tensor in memory; ``name`` is its variable in the wrapper."""
+
+    name: str
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    dtype: torch.dtype
+    device: torch.device
+    offset: int = 0
+    producer: Any = None  # the item writing it (None for graph inputs)
+
+    def load(self, k: Any, index: Index) -> str:
+        return k.load_buffer(self, index)
+
+    def flat_index(self, index: Index) -> sympy.Expr:
+        return linearize(index, self.stride, self.offset)
+
+
+def new_buffer(name: str, shape, dtype, device) -> Buffer:
+    shape = tuple(int(s) for s in shape)
+    return Buffer(name, shape, contiguous_strides(shape), dtype, device)
+
+
+@dataclass(eq=False)
+class Pointwise(Value):
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    fn: Callable[[Any, Index], str]
+    ops: int = 1
+    op_names: tuple[str, ...] = ()
+
+    def load(self, k: Any, index: Index) -> str:
+        return self.fn(k, index)
+
+
+@dataclass(eq=False)
+class View(Value):
+    base: Value
+    shape: tuple[int, ...]
+    reindex: Callable[[Index], Index]
+    fx_node: Any = None
+
+    @property
+    def dtype(self) -> torch.dtype:  # type: ignore[override]
+        return self.base.dtype
+
+    @property
+    def ops(self) -> int:  # type: ignore[override]
+        return self.base.ops
+
+    @property
+    def op_names(self) -> tuple[str, ...]:  # type: ignore[override]
+        return self.base.op_names
+
+    def load(self, k: Any, index: Index) -> str:
+        return self.base.load(k, self.reindex(list(index)))
+
+
+REDUCTION_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin")
+
+
+@dataclass(eq=False)
+class PointwiseItem:
+    """Compute ``value`` over ``buffer.shape`` and store it into ``buffer``."""
+
+    buffer: Buffer
+    value: Value
+    op_names: tuple[str, ...] = ()
+
+    @property
+    def ops(self) -> int:
+        return max(1, self.value.ops)
+
+
+@dataclass(eq=False)
+class ReductionItem:
+    """Reduce ``input`` over ``rdims`` (dims of ``input.shape``) into ``buffer``."""
+
+    buffer: Buffer
+    input: Value
+    rdims: tuple[int, ...]
+    kind: str
+    keepdim: bool
+    op_names: tuple[str, ...] = ()
+
+    @property
+    def ops(self) -> int:
+        return max(1, self.input.ops) + 1
+
+    @property
+    def xshape(self) -> tuple[int, ...]:
+        return tuple(s for d, s in enumerate(self.input.shape) if d not in self.rdims)
+
+    @property
+    def rshape(self) -> tuple[int, ...]:
+        return tuple(self.input.shape[d] for d in self.rdims)
+
+
+@dataclass(eq=False)
+class ExternItem:
+    """``name = target(*args, **kwargs)`` run by the wrapper (aten op on real tensors)."""
+
+    name: str
+    target: Any
+    args: tuple
+    kwargs: dict
+    reason: str = ""
+    check_strides: list = field(default_factory=list)  # (name, size, stride) to enforce
+
+
+Item = Any  # PointwiseItem | ReductionItem | ExternItem

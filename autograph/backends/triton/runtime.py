@@ -1,0 +1,124 @@
+"""Loading generated kernels, with an on-disk cache shared between processes.
+
+Kernel modules are written to ``<cache_dir>/kernels/<name>_<hash>.py`` (triton
+needs a real file to read a kernel's source) and imported from there; a second
+process finds the file and skips writing it. Whole-graph results (wrapper and
+kernel sources) are stored as JSON under ``<cache_dir>/graphs/<key>.json`` so a
+second process skips lowering and code generation as well.
+
+On CPU tensors kernels run in triton's interpreter: the function is wrapped in
+``InterpretedFunction`` directly, which works whether or not ``TRITON_INTERPRET``
+was set before triton was imported.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+FORMAT_VERSION = "1"
+
+
+def default_cache_dir() -> Path:
+    return Path.home() / ".cache" / "autograph"
+
+
+def source_hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+class KernelCache:
+    """Kernel modules and compiled-graph records under ``cache_dir``."""
+
+    def __init__(self, cache_dir: str | os.PathLike | None = None):
+        self.root = Path(cache_dir) if cache_dir else default_cache_dir()
+        self._modules: dict[str, Any] = {}
+        self.graph_hits = 0
+        self.graph_misses = 0
+
+    def load_kernel(self, name: str, source: str, *, interpret: bool):
+        """Import kernel ``name`` from ``source`` (written once per source hash)."""
+        digest = source_hash(source)
+        module = self._modules.get(digest)
+        if module is None:
+            path = self.root / "kernels" / f"{name}_{digest}.py"
+            if not path.exists() or path.read_text() != source:
+                _atomic_write(path, source)
+            mod_name = f"autograph_kernel_{name}_{digest}"
+            spec = importlib.util.spec_from_file_location(mod_name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[mod_name] = module
+            spec.loader.exec_module(module)
+            self._modules[digest] = module
+        kernel = getattr(module, name)
+        if interpret:
+            from triton.runtime.interpreter import InterpretedFunction
+
+            if not isinstance(kernel, InterpretedFunction):
+                kernel = InterpretedFunction(getattr(kernel, "fn", kernel))
+        return kernel
+
+    def graph_path(self, key: str) -> Path:
+        return self.root / "graphs" / f"{key}.json"
+
+    def get_graph(self, key: str) -> dict | None:
+        path = self.graph_path(key)
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            self.graph_misses += 1
+            return None
+        if record.get("format") != FORMAT_VERSION:
+            self.graph_misses += 1
+            return None
+        self.graph_hits += 1
+        return record
+
+    def put_graph(self, key: str, record: dict) -> None:
+        try:
+            _atomic_write(self.graph_path(key), json.dumps({"format": FORMAT_VERSION, **record}))
+        except OSError:
+            pass  # a read-only cache only costs recompiles
+
+
+def graph_key(gm: torch.fx.GraphModule, inputs: list, gpu: bool) -> str | None:
+    """Key of an aten graph for the disk cache; None when the graph holds tensor constants."""
+    if any(n.op == "get_attr" for n in gm.graph.nodes):
+        return None
+    parts = [FORMAT_VERSION, torch.__version__, "gpu" if gpu else "interp", gm.code]
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            val = node.meta.get("val")
+            if isinstance(val, torch.Tensor):
+                parts.append(f"{tuple(val.shape)}|{tuple(val.stride())}|{val.dtype}|{val.device.type}")
+            else:
+                parts.append(repr(val))
+    return source_hash("\n".join(parts)) + source_hash(Path(__file__).parent.joinpath("lower.py").read_text())[:8]
+
+
+def restride(t: torch.Tensor, size: tuple, stride: tuple) -> torch.Tensor:
+    """Copy ``t`` into the strides the kernels were generated for."""
+    out = torch.empty_strided(size, stride, dtype=t.dtype, device=t.device)
+    out.copy_(t)
+    return out
+
+
+def ensure_strides(t: torch.Tensor, size: tuple, stride: tuple) -> torch.Tensor:
+    if tuple(t.stride()) == stride or t.numel() <= 1:
+        return t
+    return restride(t, size, stride)

@@ -1,0 +1,133 @@
+"""The Python wrapper of one compiled aten graph: allocate, launch, call externs.
+
+The wrapper is generated as readable source (shown by explain/dump) and run
+with ``exec``; ``call(args)`` takes the boxed argument list AOTAutograd passes.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import torch
+
+from autograph.backends.triton.ir import Buffer, ExternItem
+from autograph.backends.triton.lower import WrapperVar
+
+
+class WrapperWriter:
+    def __init__(self):
+        self.constants: dict[str, Any] = {}
+        self.header: list[str] = []
+
+    def const(self, value: Any, prefix: str = "const") -> str:
+        for name, v in self.constants.items():
+            if v is value:
+                return name
+        name = f"{prefix}_{len(self.constants)}"
+        self.constants[name] = value
+        return name
+
+    def arg(self, a: Any) -> str:
+        if isinstance(a, (Buffer, WrapperVar)):
+            return a.name
+        if isinstance(a, list):
+            return "[" + ", ".join(self.arg(x) for x in a) + "]"
+        if isinstance(a, tuple):
+            return "(" + "".join(self.arg(x) + ", " for x in a) + ")"
+        if isinstance(a, float) and (math.isinf(a) or math.isnan(a)):
+            return f"float('{a}')"
+        if a is None or isinstance(a, (bool, int, float, str)):
+            return repr(a)
+        if isinstance(a, torch.dtype) or isinstance(a, (torch.layout, torch.memory_format)):
+            return str(a)
+        if isinstance(a, torch.device):
+            return f"torch.device({str(a)!r})"
+        return self.const(a)
+
+    def target(self, t: Any) -> str:
+        if isinstance(t, torch._ops.OpOverload):
+            ns = t.namespace
+            if ns in ("aten", "prims"):
+                return str(t)
+        return self.const(t, "extern")
+
+
+def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple[str, dict[str, Any]]:
+    """Return ``(source, constants)``; ``kernels`` maps group -> (name, writer, config)."""
+    w = WrapperWriter()
+    w.constants.update(lowered.constants)
+    lines: list[str] = []
+    module_lines: list[str] = []
+    names_in = [b.name for b in lowered.inputs]
+    lines.append("def call(args):")
+    if names_in:
+        lines.append(f"    {', '.join(names_in)}{',' if len(names_in) == 1 else ''} = args")
+    # inputs read by kernels must have the strides the kernels were generated for
+    read_by_kernels = {n for (name, writer, cfg) in kernels.values() for n in writer.in_args}
+    for b in lowered.inputs:
+        if b.name in read_by_kernels and math.prod(b.shape) > 1:
+            lines.append(f"    if {b.name}.stride() != {b.stride}: {b.name} = restride({b.name}, {b.shape}, {b.stride})")
+    outputs = {o.name for o in lowered.outputs if isinstance(o, (Buffer, WrapperVar))}
+    inputs = set(names_in)
+    steps: list[tuple[list[str], set[str]]] = []  # (lines, names used)
+    devices: dict[str, str] = {}
+    for step in schedule:
+        body: list[str] = []
+        used: set[str] = set()
+        if isinstance(step, ExternItem):
+            if step.target is operator.getitem:
+                call = f"{w.arg(step.args[0])}[{w.arg(step.args[1])}]"
+            else:
+                args = [w.arg(a) for a in step.args] + [f"{k}={w.arg(v)}" for k, v in step.kwargs.items()]
+                call = f"{w.target(step.target)}({', '.join(args)})"
+            body.append(f"{step.name} = {call}")
+            for name, size, stride in step.check_strides:
+                if name in read_by_kernels:
+                    body.append(f"{name} = ensure_strides({name}, {size}, {stride})")
+            used |= _names(step.args) | _names(step.kwargs.values()) | {step.name}
+        else:
+            name, writer, cfg = kernels[step]
+            for bname, ptr in writer.out_args.items():
+                b = writer.arg_buffers[bname]
+                dev = devices.setdefault(str(b.device), f"device{len(devices)}")
+                body.append(f"{bname} = empty_strided({b.shape}, {b.stride}, device={dev}, dtype={b.dtype})")
+            call_args = list(writer.in_args) + list(writer.out_args) + [str(step.xnumel)]
+            if step.kind == "reduction":
+                call_args.append(str(step.rnumel))
+            if gpu:
+                grid = f"grid_{name}"
+                module_lines.append(f"def {grid}(meta):\n    return ((({step.xnumel}) + meta['XBLOCK'] - 1) // meta['XBLOCK'],)")
+                body.append(f"{name}[{grid}]({', '.join(call_args)})")
+            else:
+                consts = [f"{k}={v}" for k, v in cfg.items()]
+                grid = f"({-(-step.xnumel // cfg['XBLOCK'])},)"
+                body.append(f"{name}[{grid}]({', '.join(call_args + consts)})")
+            used |= set(writer.in_args) | set(writer.out_args)
+        steps.append((body, used))
+    last_use: dict[str, int] = {}
+    for i, (_, used) in enumerate(steps):
+        for n in used:
+            last_use[n] = i
+    for i, (body, _) in enumerate(steps):
+        lines += ["    " + b for b in body]
+        dead = sorted(n for n, j in last_use.items() if j == i and n not in outputs and n not in inputs)
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
+    outs = [w.arg(o) if not isinstance(o, (Buffer, WrapperVar)) else o.name for o in lowered.outputs]
+    lines.append(f"    return [{', '.join(outs)}]")
+    for dev, var in devices.items():
+        w.constants[var] = torch.device(dev)
+    source = "\n\n".join(module_lines + ["\n".join(lines)]) + "\n"
+    header = "".join(f"# {v} = {w.constants[v]!r}\n" for v in devices.values())
+    return header + source, w.constants
+
+
+def _names(values) -> set[str]:
+    out: set[str] = set()
+    for v in values:
+        if isinstance(v, (Buffer, WrapperVar)):
+            out.add(v.name)
+        elif isinstance(v, (list, tuple)):
+            out |= _names(v)
+    return out
