@@ -18,6 +18,7 @@ import warnings
 import weakref
 from typing import Any, Callable
 
+from autograph.guards import native as _native
 from autograph.runtime import stats as _stats
 from autograph.runtime.cache import CacheEntry, code_state
 
@@ -63,6 +64,19 @@ def _default_capture() -> Callable[..., Any] | None:
 
 
 _settings_provider: Callable[[], Any] = _default_settings_provider
+_dispatch: Callable[[tuple, tuple, dict], int] = _native.runtime_dispatch()
+
+
+def use_native(flag: bool) -> None:
+    """Switch the hit path between the C dispatcher and the generated Python checks (tests, benchmarks).
+
+    Affects entries created afterwards; existing shims should be reset.
+    """
+    global _dispatch
+    _native.force_python(not flag)
+    if flag and not _native.available():
+        raise RuntimeError("autograph._native is not built")
+    _dispatch = _native.runtime_dispatch()
 _capture_provider: Callable[[], Callable[..., Any] | None] = _default_capture
 
 
@@ -161,19 +175,28 @@ class Shim:
         self.overrides = dict(overrides or {})
         self.state = code_state(fn.__code__)
         self.stats = _stats.stats_for(fn.__code__, fn.__qualname__)
-        self.entries: tuple[CacheEntry, ...] = ()
-        self._dispatch = None  # native dispatcher over self.entries (autograph.guards.native)
+        # (entries, plans): replaced as a whole when an entry is added, read without a lock
+        self._table: tuple[tuple[CacheEntry, ...], tuple] = ((), ())
         functools.update_wrapper(self, fn)
         _all_shims.add(self)
+
+    @property
+    def entries(self) -> tuple[CacheEntry, ...]:
+        return self._table[0]
 
     # -- hit path -------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if _off or self.state.eager or (_active_captures and getattr(_tls, "capturing", 0)):
             return self._eager(args, kwargs)
-        for entry in self.entries:
-            if entry.check(*args, **kwargs) < 0:
-                entry.hits += 1
-                return entry.fn(*args, **kwargs)
+        entries, plans = self._table
+        try:
+            i = _dispatch(plans, args, kwargs)
+        except TypeError:
+            return self.fn(*args, **kwargs)  # the call does not bind: let Python say why
+        if i >= 0:
+            entry = entries[i]
+            entry.hits += 1
+            return entry.fn(*args, **kwargs)
         return self._miss(args, kwargs)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -205,6 +228,8 @@ class Shim:
             self.stats.eager_calls += 1
             return self.fn(*args, **kwargs)
         state = self.state
+        if not self._binds(args, kwargs):
+            return self.fn(*args, **kwargs)  # raises Python's own TypeError for this call
         with state.lock:
             for entry in self.entries:  # another thread may have compiled meanwhile
                 if entry.check(*args, **kwargs) < 0:
@@ -214,6 +239,19 @@ class Shim:
             else:
                 run = self._decide(args, kwargs, settings)
         return run(*args, **kwargs)
+
+    def _binds(self, args: tuple, kwargs: dict) -> bool:
+        """Whether the call binds to the function's parameters (checked before capturing)."""
+        binder = self.__dict__.get("_binder")
+        if binder is None:
+            from autograph.guards.check import GuardSet
+
+            binder = self._binder = GuardSet(self.fn, []).index_fn
+        try:
+            binder(*args, **kwargs)
+        except TypeError:
+            return False
+        return True
 
     def _decide(self, args: tuple, kwargs: dict, settings: Any) -> Callable[..., Any]:
         """Under the lock: return what to run for this missed call (capturing if allowed)."""
@@ -304,12 +342,14 @@ class Shim:
         return self.fn
 
     def _add(self, entry: CacheEntry) -> None:
-        self.entries = self.entries + (entry,)
+        entry.native_plan = _native.runtime_plan(entry.guards)
+        entries, plans = self._table
+        self._table = (entries + (entry,), plans + (entry.native_plan,))
         self.stats.entries.append(entry)
 
     # -- housekeeping ---------------------------------------------------------
     def reset(self) -> None:
-        self.entries = ()
+        self._table = ((), ())
 
     def __repr__(self) -> str:
         n = len(self.entries)

@@ -9,12 +9,21 @@ from autograph.errors import CaptureError
 from autograph.runtime import shim as shim_mod
 from autograph.runtime.shim import RecompileLimitWarning, Shim, is_capturing, shim_for
 
+from autograph.guards import native
+from tests.guards.native_build import load_or_build
 from tests.runtime.fakes import FakeCapture, FakeSettings
 
 
-@pytest.fixture
-def runtime():
-    """Install a fake capture + settings; yields a helper to reconfigure them."""
+@pytest.fixture(params=["python", "native"])
+def runtime(request):
+    """Install a fake capture + settings (hit path: generated Python checks or the C dispatcher)."""
+    if request.param == "native":
+        if load_or_build() is None:
+            pytest.skip("autograph._native not built and no C compiler")
+        shim_mod.use_native(True)
+    else:
+        shim_mod.use_native(False)
+    request.addfinalizer(lambda: shim_mod.use_native(native.load() is not None))
     state = {"settings": FakeSettings(), "capture": FakeCapture()}
 
     def setup(**kw):

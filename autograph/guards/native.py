@@ -1,0 +1,286 @@
+"""The native guard fast path: plans for the C extension, and its pure-Python twin.
+
+``plan_for(guard_set)`` turns a ``GuardSet`` into a plan of plain tuples that
+``autograph._native`` (``native/guards.c``) evaluates without running Python
+bytecode.  ``check_python``/``dispatch_python`` interpret the same plan in
+Python and make identical decisions (tests hold all three — C, plan twin and
+the generated check — to the same answers).  When the extension is missing,
+``dispatch`` is the twin over the generated checks and one line is logged on
+``autograph.runtime``.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import types
+from typing import Any, Callable, Sequence
+
+from autograph.guards.check import GuardSet, check_const
+from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, LENGTH_MATCH, PYTHON,
+                                    SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard)
+from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
+                                      ItemSource, LocalSource, Source)
+
+log = logging.getLogger("autograph.runtime")
+
+# node kinds and guard ops: keep in sync with native/guards.c
+N_POS, N_VARARGS, N_CONST, N_GLOBAL, N_GLOBAL_OR_BUILTIN, N_CELL, N_ATTR, N_ITEM, N_CALL = range(9)
+G_TENSOR, G_TYPE, G_ID, G_CONST, G_LEN, G_EQ, G_CALL = range(7)
+MAX_NODES = 256
+
+
+class _Unsupported(Exception):
+    """The plan cannot express this guard set; the entry uses its Python check."""
+
+
+def _global_state_call(source: GlobalStateSource) -> tuple[Callable[..., Any], tuple]:
+    import torch
+
+    table = {
+        "grad_enabled": (torch.is_grad_enabled, ()),
+        "autocast_cpu": (torch.is_autocast_enabled, ("cpu",)),
+        "autocast_cuda": (torch.is_autocast_enabled, ("cuda",)),
+        "default_dtype": (torch.get_default_dtype, ()),
+        "deterministic": (torch.are_deterministic_algorithms_enabled, ()),
+        "dispatch_tls": (source.reader, ()),
+    }
+    return table[source.kind]
+
+
+class _PlanBuilder:
+    def __init__(self, gs: GuardSet):
+        fn = gs.fn
+        code = fn.__code__
+        self.gs = gs
+        self.fn = fn
+        self.npos = code.co_argcount
+        defaults = fn.__defaults__ or ()
+        self.nrequired = self.npos - len(defaults)
+        self.defaults = {self.nrequired + i: d for i, d in enumerate(defaults)}
+        names = code.co_varnames
+        nkw = code.co_kwonlyargcount
+        self.kwonly = names[self.npos:self.npos + nkw]
+        kwdefaults = fn.__kwdefaults__ or {}
+        if any(n not in kwdefaults for n in self.kwonly):
+            raise _Unsupported("required keyword-only parameter")
+        self.kwdefaults = kwdefaults
+        idx = self.npos + nkw
+        self.varargs = self.varkw = None
+        if code.co_flags & inspect.CO_VARARGS:
+            self.varargs = names[idx]
+            idx += 1
+        if code.co_flags & inspect.CO_VARKEYWORDS:
+            self.varkw = names[idx]
+        self.positional = names[:self.npos]
+        self.nodes: list[tuple] = []
+        self.index: dict[Source, int] = {}
+
+    def node(self, source: Source) -> int:
+        if source in self.index:
+            return self.index[source]
+        if isinstance(source, LocalSource):
+            name = source.name
+            if name in self.positional:
+                i = self.positional.index(name)
+                node = (N_POS, i, self.defaults.get(i))
+            elif name == self.varargs:
+                node = (N_VARARGS, self.npos, None)
+            elif name in self.kwonly:
+                node = (N_CONST, self.kwdefaults[name], None)
+            elif name == self.varkw:
+                node = (N_CONST, {}, None)
+            else:
+                raise _Unsupported(f"{name} is not a parameter")
+        elif isinstance(source, GlobalSource):
+            g = self.fn.__globals__
+            if source.name in g:
+                node = (N_GLOBAL, g, source.name)
+            else:
+                node = (N_GLOBAL_OR_BUILTIN, g, (source.name, self.gs._ns["___B"]))
+        elif isinstance(source, ClosureSource):
+            node = (N_CELL, source.cell(self.fn), None)
+        elif isinstance(source, AttrSource):
+            node = (N_ATTR, self.node(source.base), source.attr)
+        elif isinstance(source, ItemSource):
+            node = (N_ITEM, self.node(source.base), source.key)
+        elif isinstance(source, GlobalStateSource):
+            node = (N_CALL, *_global_state_call(source))
+        else:
+            raise _Unsupported(f"source {type(source).__name__}")
+        self.nodes.append(node)
+        self.index[source] = len(self.nodes) - 1
+        return self.index[source]
+
+    def guard(self, g: Guard) -> tuple:
+        k = g.kind
+        if k in (SHAPE_RELATION, PYTHON):
+            return (G_CALL, tuple(self.node(s) for s in g.sources), g.check_fn)
+        n = self.node(g.source)
+        if k is TENSOR_MATCH:
+            import torch
+
+            f = g.expected
+            return (G_TENSOR, n, f.cls, f.dtype, f.device, f.requires_grad, f.sizes, f.strides,
+                    f.dispatch_keys, torch._C._dispatch_keys)
+        if k is TYPE_MATCH:
+            return (G_TYPE, n, g.expected)
+        if k is ID_MATCH:
+            return (G_ID, n, g.expected)
+        if k is EQUALS_MATCH:
+            return (G_CONST, n, g.expected)
+        if k is LENGTH_MATCH:
+            return (G_LEN, n, g.expected)
+        if k is GLOBAL_STATE:
+            return (G_EQ, n, g.expected)
+        raise _Unsupported(f"guard kind {k}")
+
+
+def plan_for(gs: GuardSet) -> Any:
+    """The plan tuple of a guard set, or its generated Python check when inexpressible."""
+    try:
+        b = _PlanBuilder(gs)
+        guards = tuple(b.guard(g) for g in gs.guards)
+    except _Unsupported:
+        return gs.index_fn
+    if len(b.nodes) > MAX_NODES:
+        return gs.index_fn
+    return (b.npos, b.nrequired, b.varargs is not None, None, tuple(b.nodes), guards, gs.index_fn)
+
+
+# ------------------------------------------------------------ the Python twin of guards.c
+
+class _Fail(Exception):
+    pass
+
+
+def _node_value(plan: tuple, values: list, i: int, args: tuple) -> Any:
+    v = values[i]
+    if v is not _MISSING:
+        return v
+    kind, a, b = plan[4][i]
+    if kind == N_POS:
+        v = args[a] if a < len(args) else b
+    elif kind == N_VARARGS:
+        v = args[a:]
+    elif kind == N_CONST:
+        v = a
+    elif kind == N_GLOBAL:
+        v = a[b]
+    elif kind == N_GLOBAL_OR_BUILTIN:
+        bv = b[1][b[0]]
+        v = a.get(b[0], bv)
+    elif kind == N_CELL:
+        v = a.cell_contents
+    elif kind == N_ATTR:
+        v = getattr(_node_value(plan, values, a, args), b)
+    elif kind == N_ITEM:
+        v = _node_value(plan, values, a, args)[b]
+    elif kind == N_CALL:
+        v = a(*b)
+    else:
+        raise SystemError(f"unknown node kind {kind}")
+    values[i] = v
+    return v
+
+
+_MISSING = object()
+
+
+def _dims_eq(got: Any, expected: tuple) -> bool:
+    if not isinstance(got, tuple) or len(got) != len(expected):
+        return False
+    return all(e is None or g == e for g, e in zip(got, expected))
+
+
+def _guard_ok(plan: tuple, values: list, g: tuple, args: tuple) -> bool:
+    op = g[0]
+    if op == G_CALL:
+        return bool(g[2](*[_node_value(plan, values, n, args) for n in g[1]]))
+    v = _node_value(plan, values, g[1], args)
+    if op == G_TENSOR:
+        return (type(v) is g[2] and v.dtype is g[3] and v.requires_grad is g[5]
+                and _dims_eq(v.size(), g[6]) and _dims_eq(v.stride(), g[7])
+                and bool(v.device == g[4]) and bool(g[9](v) == g[8]))
+    if op == G_TYPE:
+        return type(v) is g[2]
+    if op == G_ID:
+        return v is g[2]
+    if op == G_CONST:
+        return check_const(v, g[2])
+    if op == G_LEN:
+        return len(v) == g[2]
+    if op == G_EQ:
+        return bool(v == g[2])
+    raise SystemError(f"unknown guard op {op}")
+
+
+def check_python(plan: Any, args: tuple, kwargs: dict | None) -> int:
+    """Twin of ``_native.check``: index of the first failing guard, or -1."""
+    if not isinstance(plan, tuple):
+        return plan(*args, **(kwargs or {}))
+    nargs = len(args)
+    if kwargs or nargs < plan[1] or (nargs > plan[0] and not plan[2]):
+        return check_python(plan[6], args, kwargs)
+    values = [_MISSING] * len(plan[4])
+    for i, g in enumerate(plan[5]):
+        try:
+            if not _guard_ok(plan, values, g, args):
+                return i
+        except Exception:
+            return i
+    return -1
+
+
+def dispatch_python(plans: Sequence[Any], args: tuple, kwargs: dict | None) -> int:
+    """Twin of ``_native.dispatch``: index of the first entry whose guards pass, or -1."""
+    for i, plan in enumerate(plans):
+        if check_python(plan, args, kwargs) < 0:
+            return i
+    return -1
+
+
+def _dispatch_generated(checks: Sequence[Callable[..., int]], args: tuple, kwargs: dict | None) -> int:
+    """Fallback hit path without the extension: the generated checks, in order."""
+    kwargs = kwargs or {}
+    for i, check in enumerate(checks):
+        if check(*args, **kwargs) < 0:
+            return i
+    return -1
+
+
+# ------------------------------------------------------------ loading the extension
+
+@functools.lru_cache(maxsize=None)
+def load() -> Any:
+    """The ``autograph._native`` module, or None (logged once) when it is not built."""
+    try:
+        from autograph import _native
+    except ImportError as exc:
+        log.info("autograph._native is not available (%s); guards run in Python "
+                 "(reinstall with a C compiler present for the fast path)", exc)
+        return None
+    return _native
+
+
+_forced_python = False
+
+
+def force_python(flag: bool) -> None:
+    """Use the generated Python checks even when the extension is built (tests, benchmarks)."""
+    global _forced_python
+    _forced_python = flag
+
+
+def available() -> bool:
+    return not _forced_python and load() is not None
+
+
+def runtime_plan(gs: GuardSet) -> Any:
+    """What the shim stores per entry: a native plan, or the generated check without the extension."""
+    return plan_for(gs) if available() else gs.index_fn
+
+
+def runtime_dispatch() -> Callable[[tuple, tuple, dict | None], int]:
+    """``dispatch(plans, args, kwargs) -> entry index or -1`` for the hit path."""
+    return load().dispatch if available() else _dispatch_generated

@@ -1,0 +1,295 @@
+/*
+ * autograph._native: the guard fast path (Python C API only, no torch headers).
+ *
+ * A "plan" (built by autograph/guards/native.py from a GuardSet) is a tuple
+ *   (npos, nrequired, has_varargs, defaults, nodes, guards, fallback)
+ * nodes:  tuple of (kind, a, b) describing how to reach each guarded value;
+ *         a node only depends on earlier nodes, values are computed lazily.
+ * guards: tuple of (op, node_or_nodes, e1, e2, ...).
+ * fallback: the generated Python check (same signature as the function),
+ *         used when the call passes keyword arguments.
+ * Decisions (and the index of the first failing guard) are identical to the
+ * generated Python check in autograph/guards/check.py; a guard whose
+ * evaluation raises fails.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
+       N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8 };
+enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6 };
+
+#define MAX_NODES 256
+
+static PyObject *s_dtype, *s_device, *s_requires_grad, *s_size, *s_stride;
+
+typedef struct {
+    PyObject *args;       /* the call's positional args (borrowed) */
+    PyObject *plan;       /* borrowed */
+    PyObject *nodes;      /* borrowed */
+    PyObject *values[MAX_NODES];  /* owned or NULL */
+    Py_ssize_t nvalues;
+} Frame;
+
+static void frame_clear(Frame *f) {
+    for (Py_ssize_t i = 0; i < f->nvalues; i++) Py_CLEAR(f->values[i]);
+}
+
+/* New reference to node i's value, or NULL with an exception set. */
+static PyObject *node_value(Frame *f, Py_ssize_t i) {
+    if (f->values[i]) { Py_INCREF(f->values[i]); return f->values[i]; }
+    PyObject *node = PyTuple_GET_ITEM(f->nodes, i);
+    long kind = PyLong_AsLong(PyTuple_GET_ITEM(node, 0));
+    PyObject *a = PyTuple_GET_ITEM(node, 1), *b = PyTuple_GET_ITEM(node, 2);
+    PyObject *v = NULL, *base = NULL;
+    switch (kind) {
+    case N_POS: {
+        Py_ssize_t idx = PyLong_AsSsize_t(a);
+        if (idx < PyTuple_GET_SIZE(f->args)) { v = PyTuple_GET_ITEM(f->args, idx); Py_INCREF(v); }
+        else { v = b; Py_INCREF(v); }  /* the default (binding was checked up front) */
+        break;
+    }
+    case N_VARARGS: {
+        Py_ssize_t start = PyLong_AsSsize_t(a), n = PyTuple_GET_SIZE(f->args);
+        v = PyTuple_GetSlice(f->args, start < n ? start : n, n);
+        break;
+    }
+    case N_CONST: v = a; Py_INCREF(v); break;
+    case N_GLOBAL:
+        v = PyDict_GetItemWithError(a, b);
+        if (v) Py_INCREF(v);
+        else if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, b);
+        break;
+    case N_GLOBAL_OR_BUILTIN: {
+        /* same order as the Python twin: ___G.get(name, ___B[name]) */
+        PyObject *builtins = PyTuple_GET_ITEM(b, 1), *name = PyTuple_GET_ITEM(b, 0);
+        PyObject *bv = PyObject_GetItem(builtins, name);
+        if (!bv) break;
+        v = PyDict_GetItemWithError(a, name);
+        if (v) { Py_INCREF(v); Py_DECREF(bv); }
+        else if (PyErr_Occurred()) Py_DECREF(bv);
+        else v = bv;
+        break;
+    }
+    case N_CELL:
+        v = PyCell_GET(a);
+        if (v) Py_INCREF(v); else PyErr_SetString(PyExc_ValueError, "Cell is empty");
+        break;
+    case N_ATTR:
+        base = node_value(f, PyLong_AsSsize_t(a));
+        if (base) { v = PyObject_GetAttr(base, b); Py_DECREF(base); }
+        break;
+    case N_ITEM:
+        base = node_value(f, PyLong_AsSsize_t(a));
+        if (base) { v = PyObject_GetItem(base, b); Py_DECREF(base); }
+        break;
+    case N_CALL:
+        v = PyObject_Call(a, b, NULL);
+        break;
+    default:
+        PyErr_Format(PyExc_SystemError, "autograph._native: unknown node kind %ld", kind);
+    }
+    if (v && !f->values[i]) { Py_INCREF(v); f->values[i] = v; }
+    return v;
+}
+
+/* Python's `a == b` truthiness (no identity shortcut, like the generated code). 1/0, -1 error. */
+static int py_eq(PyObject *a, PyObject *b) {
+    PyObject *r = PyObject_RichCompare(a, b, Py_EQ);
+    if (!r) return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return t;
+}
+
+/* check_const: same type, equal; tuples element by element. */
+static int const_eq(PyObject *v, PyObject *e) {
+    if (Py_TYPE(v) != Py_TYPE(e)) return 0;
+    if (PyTuple_CheckExact(e)) {
+        Py_ssize_t n = PyTuple_GET_SIZE(e);
+        if (PyTuple_GET_SIZE(v) != n) return 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int r = const_eq(PyTuple_GET_ITEM(v, i), PyTuple_GET_ITEM(e, i));
+            if (r != 1) return r;
+        }
+        return 1;
+    }
+    if (v == Py_None || PyBool_Check(v)) return v == e;
+    return py_eq(v, e);
+}
+
+/* Compare a torch.Size / stride tuple with expected (None entries = dynamic). */
+static int dims_eq(PyObject *got, PyObject *expected) {
+    if (!got) return -1;
+    if (!PyTuple_Check(got)) { Py_DECREF(got); return 0; }
+    Py_ssize_t n = PyTuple_GET_SIZE(expected);
+    int ok = PyTuple_GET_SIZE(got) == n;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        PyObject *e = PyTuple_GET_ITEM(expected, i);
+        if (e == Py_None) continue;
+        PyObject *g = PyTuple_GET_ITEM(got, i);
+        if (g == e) continue;
+        Py_ssize_t gi = PyLong_AsSsize_t(g);
+        if (gi == -1 && PyErr_Occurred()) { Py_DECREF(got); return -1; }
+        ok = gi == PyLong_AsSsize_t(e);
+    }
+    Py_DECREF(got);
+    return ok;
+}
+
+/* (op, node, cls, dtype, device, requires_grad, sizes, strides, keys, keys_fn) */
+static int tensor_check(PyObject *t, PyObject *g) {
+    if ((PyObject *)Py_TYPE(t) != PyTuple_GET_ITEM(g, 2)) return 0;
+    PyObject *x = PyObject_GetAttr(t, s_dtype);
+    if (!x) return -1;
+    int ok = x == PyTuple_GET_ITEM(g, 3);
+    Py_DECREF(x);
+    if (!ok) return 0;
+    x = PyObject_GetAttr(t, s_requires_grad);
+    if (!x) return -1;
+    ok = x == PyTuple_GET_ITEM(g, 5);
+    Py_DECREF(x);
+    if (!ok) return 0;
+    ok = dims_eq(PyObject_CallMethodNoArgs(t, s_size), PyTuple_GET_ITEM(g, 6));
+    if (ok != 1) return ok;
+    ok = dims_eq(PyObject_CallMethodNoArgs(t, s_stride), PyTuple_GET_ITEM(g, 7));
+    if (ok != 1) return ok;
+    x = PyObject_GetAttr(t, s_device);
+    if (!x) return -1;
+    ok = py_eq(x, PyTuple_GET_ITEM(g, 4));
+    Py_DECREF(x);
+    if (ok != 1) return ok;
+    x = PyObject_CallOneArg(PyTuple_GET_ITEM(g, 9), t);
+    if (!x) return -1;
+    ok = py_eq(x, PyTuple_GET_ITEM(g, 8));
+    Py_DECREF(x);
+    return ok;
+}
+
+/* 1 pass, 0 fail, -1 error (counts as fail) */
+static int guard_check(Frame *f, PyObject *g) {
+    long op = PyLong_AsLong(PyTuple_GET_ITEM(g, 0));
+    PyObject *nodeidx = PyTuple_GET_ITEM(g, 1);
+    if (op == G_CALL) {
+        Py_ssize_t n = PyTuple_GET_SIZE(nodeidx);
+        PyObject *argv = PyTuple_New(n);
+        if (!argv) return -1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *v = node_value(f, PyLong_AsSsize_t(PyTuple_GET_ITEM(nodeidx, i)));
+            if (!v) { Py_DECREF(argv); return -1; }
+            PyTuple_SET_ITEM(argv, i, v);
+        }
+        PyObject *r = PyObject_Call(PyTuple_GET_ITEM(g, 2), argv, NULL);
+        Py_DECREF(argv);
+        if (!r) return -1;
+        int t = PyObject_IsTrue(r);
+        Py_DECREF(r);
+        return t;
+    }
+    PyObject *v = node_value(f, PyLong_AsSsize_t(nodeidx));
+    if (!v) return -1;
+    int ok;
+    PyObject *e = PyTuple_GET_ITEM(g, 2);
+    switch (op) {
+    case G_TENSOR: ok = tensor_check(v, g); break;
+    case G_TYPE: ok = (PyObject *)Py_TYPE(v) == e; break;
+    case G_ID: ok = v == e; break;
+    case G_CONST: ok = const_eq(v, e); break;
+    case G_LEN: {
+        Py_ssize_t n = PyObject_Size(v);
+        ok = n < 0 ? -1 : n == PyLong_AsSsize_t(e);
+        break;
+    }
+    case G_EQ: ok = py_eq(v, e); break;
+    default:
+        PyErr_Format(PyExc_SystemError, "autograph._native: unknown guard op %ld", op);
+        ok = -1;
+    }
+    Py_DECREF(v);
+    return ok;
+}
+
+/* Index of the first failing guard, -1 all pass; -2 error (exception set). */
+static Py_ssize_t plan_check(PyObject *plan, PyObject *args, PyObject *kwargs) {
+    if (!PyTuple_Check(plan)) {  /* a Python check function (fallback for this entry) */
+        PyObject *r = PyObject_Call(plan, args, kwargs);
+        if (!r) return -2;
+        Py_ssize_t i = PyLong_AsSsize_t(r);
+        Py_DECREF(r);
+        return (i == -1 && PyErr_Occurred()) ? -2 : i;
+    }
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if ((kwargs && PyDict_GET_SIZE(kwargs)) ||
+        nargs < PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 1)) ||
+        (nargs > PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 0)) && PyTuple_GET_ITEM(plan, 2) != Py_True)) {
+        /* keywords or a call that does not bind: Python's binding decides (and raises) */
+        return plan_check(PyTuple_GET_ITEM(plan, 6), args, kwargs);
+    }
+    Frame f;
+    f.args = args;
+    f.plan = plan;
+    f.nodes = PyTuple_GET_ITEM(plan, 4);
+    f.nvalues = PyTuple_GET_SIZE(f.nodes);
+    if (f.nvalues > MAX_NODES) return plan_check(PyTuple_GET_ITEM(plan, 6), args, kwargs);
+    memset(f.values, 0, sizeof(PyObject *) * f.nvalues);
+    PyObject *guards = PyTuple_GET_ITEM(plan, 5);
+    Py_ssize_t n = PyTuple_GET_SIZE(guards), result = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int ok = guard_check(&f, PyTuple_GET_ITEM(guards, i));
+        if (ok != 1) {
+            if (ok < 0) PyErr_Clear();
+            result = i;
+            break;
+        }
+    }
+    frame_clear(&f);
+    return result;
+}
+
+static PyObject *native_check(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc != 3 || !PyTuple_Check(argv[1]) || (argv[2] != Py_None && !PyDict_Check(argv[2]))) {
+        PyErr_SetString(PyExc_TypeError, "check(plan, args: tuple, kwargs: dict | None)");
+        return NULL;
+    }
+    Py_ssize_t r = plan_check(argv[0], argv[1], argv[2] == Py_None ? NULL : argv[2]);
+    if (r == -2) return NULL;
+    return PyLong_FromSsize_t(r);
+}
+
+/* dispatch(plans, args, kwargs) -> index of the first entry whose guards pass, or -1 */
+static PyObject *native_dispatch(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc != 3 || !PyTuple_Check(argv[0]) || !PyTuple_Check(argv[1]) ||
+        (argv[2] != Py_None && !PyDict_Check(argv[2]))) {
+        PyErr_SetString(PyExc_TypeError, "dispatch(plans: tuple, args: tuple, kwargs: dict | None)");
+        return NULL;
+    }
+    PyObject *kwargs = argv[2] == Py_None ? NULL : argv[2];
+    Py_ssize_t n = PyTuple_GET_SIZE(argv[0]);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t r = plan_check(PyTuple_GET_ITEM(argv[0], i), argv[1], kwargs);
+        if (r == -2) return NULL;
+        if (r == -1) return PyLong_FromSsize_t(i);
+    }
+    return PyLong_FromLong(-1);
+}
+
+static PyMethodDef methods[] = {
+    {"check", (PyCFunction)(void (*)(void))native_check, METH_FASTCALL,
+     "check(plan, args, kwargs) -> index of the first failing guard, or -1"},
+    {"dispatch", (PyCFunction)(void (*)(void))native_dispatch, METH_FASTCALL,
+     "dispatch(plans, args, kwargs) -> index of the first passing entry, or -1"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "autograph._native",
+    "Guard fast path of autograph (see autograph/guards/native.py).", -1, methods};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_device = PyUnicode_InternFromString("device");
+    s_requires_grad = PyUnicode_InternFromString("requires_grad");
+    s_size = PyUnicode_InternFromString("size");
+    s_stride = PyUnicode_InternFromString("stride");
+    if (!s_dtype || !s_device || !s_requires_grad || !s_size || !s_stride) return NULL;
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,176 @@
+"""The C fast path, its plan twin and the generated Python check make identical decisions."""
+import itertools
+
+import pytest
+import torch
+
+from autograph.guards import native
+from autograph.guards.check import GuardSet
+from autograph.guards.model import (equals_match, global_state, id_match, length_match, python_guard,
+                                    shape_relation, tensor_match, type_match)
+from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource)
+
+from tests.guards.native_build import load_or_build
+
+_native = load_or_build()
+needs_native = pytest.mark.skipif(_native is None, reason="autograph._native not built and no C compiler")
+
+SCALE = 2
+
+
+class Box:
+    def __init__(self, w, k, training=True):
+        self.w = w
+        self.k = k
+        self.training = training
+
+
+def make_fn():
+    cell = {"s": 1}
+
+    def fn(a, b=3, c=None, *rest, flag=True, **kw):
+        return a, b, c, rest, flag, kw, cell, SCALE
+
+    return fn, cell
+
+
+def guard_sets(fn):
+    t = torch.ones(4, 3)
+    box = Box(torch.zeros(2), 5)
+    A, B, C = LocalSource("a"), LocalSource("b"), LocalSource("c")
+    sets = {
+        "tensor": [tensor_match(A, t)],
+        "tensor_dynamic": [tensor_match(A, t, dynamic_dims=[0])],
+        "const": [equals_match(B, 3), equals_match(C, None), equals_match(LocalSource("flag"), True)],
+        "tuple_const": [equals_match(B, (1, "x", (2.5, None)))],
+        "type_id_len": [type_match(C, box), id_match(GlobalSource("torch"), torch), length_match(LocalSource("rest"), 0)],
+        "attrs": [type_match(C, box), tensor_match(AttrSource(C, "w"), box.w), equals_match(AttrSource(C, "k"), 5),
+                  equals_match(AttrSource(C, "training"), True)],
+        "items": [length_match(LocalSource("rest"), 1), equals_match(ItemSource(LocalSource("rest"), 0), 7)],
+        "globals": [equals_match(GlobalSource("SCALE"), 2), id_match(GlobalSource("len"), len)],
+        "closure": [equals_match(ItemSource(ClosureSource("cell"), "s"), 1)],
+        "state": global_state(),
+        "relations": [shape_relation("a.size(0) == b.size(0)", lambda a, b: a.size(0) == b.size(0), [A, B]),
+                      python_guard("a.is_contiguous()", lambda a: a.is_contiguous(), [A])],
+        "kwargs_len": [length_match(LocalSource("kw"), 0)],
+        "mixed": [tensor_match(A, t), equals_match(B, 3), type_match(C, box),
+                  tensor_match(AttrSource(C, "w"), box.w), *global_state(["grad_enabled"])],
+    }
+    return sets, t, box
+
+
+def calls(t, box):
+    other = Box(torch.zeros(3), 5)
+    yield (t,), {}
+    yield (t, 3), {}
+    yield (t, 3, box), {}
+    yield (t, 3, box, 7), {}
+    yield (t, 3, box, 8), {}
+    yield (t, 3.0, box), {}
+    yield (t, True, box), {}
+    yield (t, (1, "x", (2.5, None))), {}
+    yield (t, (True, "x", (2.5, None))), {}
+    yield (t, (1, "x", (2.5, 0))), {}
+    yield (t.double(),), {}
+    yield (t.t(),), {}
+    yield (torch.ones(5, 3),), {}
+    yield (torch.ones(5, 4),), {}
+    yield (torch.ones(4, 3, requires_grad=True),), {}
+    yield (torch.ones(4, 3, device="meta"),), {}
+    yield (torch.nn.Parameter(torch.ones(4, 3)),), {}
+    yield (t, torch.ones(4)), {}
+    yield (t, torch.ones(5)), {}
+    yield (t, 3, other), {}
+    yield (t, 3, Box(torch.zeros(2), 5, training=False)), {}
+    yield (t, 3, Box(torch.zeros(2), 6)), {}
+    yield (t, 3, object()), {}
+    yield ([1, 2],), {}
+    yield (t,), {"flag": False}
+    yield (t,), {"extra": 1}
+    yield (t,), {"b": 3, "c": box}
+
+
+def decisions(gs, plan, args, kwargs):
+    out = [gs.index_fn(*args, **kwargs), native.check_python(plan, args, kwargs)]
+    if _native is not None:
+        out.append(_native.check(plan, args, kwargs))
+    return out
+
+
+def test_all_paths_agree_on_every_guard_set_and_call():
+    fn, cell = make_fn()
+    sets, t, box = guard_sets(fn)
+    checked = 0
+    for name, guards in sets.items():
+        gs = GuardSet(fn, guards)
+        plan = native.plan_for(gs)
+        assert isinstance(plan, tuple), name
+        for args, kwargs in calls(t, box):
+            got = decisions(gs, plan, args, kwargs)
+            assert len(set(got)) == 1, (name, args, kwargs, got, gs.source_text)
+            checked += 1
+    # state-dependent decisions: grad mode, closure contents, a global
+    gs = GuardSet(fn, sets["state"] + sets["closure"] + sets["globals"])
+    plan = native.plan_for(gs)
+    assert decisions(gs, plan, (t,), {}) == [-1] * len(decisions(gs, plan, (t,), {}))
+    with torch.no_grad():
+        assert set(decisions(gs, plan, (t,), {})) == {0}
+    cell["s"] = 2
+    assert set(decisions(gs, plan, (t,), {})) == {len(sets["state"])}
+    cell["s"] = 1
+    fn.__globals__["SCALE"] = 3
+    try:
+        assert set(decisions(gs, plan, (t,), {})) == {len(sets["state"]) + 1}
+    finally:
+        fn.__globals__["SCALE"] = 2
+    assert checked > 300
+
+
+def test_binding_errors_raise_like_python():
+    fn, _ = make_fn()
+    gs = GuardSet(fn, [equals_match(LocalSource("b"), 3)])
+    plan = native.plan_for(gs)
+    with pytest.raises(TypeError):
+        native.check_python(plan, (), {})
+    if _native is not None:
+        with pytest.raises(TypeError):
+            _native.check(plan, (), None)
+
+
+@needs_native
+def test_dispatch_picks_first_passing_entry():
+    fn, _ = make_fn()
+    plans = tuple(native.plan_for(GuardSet(fn, [equals_match(LocalSource("b"), v)])) for v in (1, 2, 3, 2))
+    for b, want in [(1, 0), (2, 1), (3, 2), (4, -1)]:
+        assert _native.dispatch(plans, (None, b), None) == want == native.dispatch_python(plans, (None, b), None)
+
+
+@needs_native
+def test_inexpressible_plan_uses_python_check_inside_native_dispatch():
+    def kwonly(a, *, k):
+        return a
+
+    gs = GuardSet(kwonly, [equals_match(LocalSource("k"), 1)])
+    plan = native.plan_for(gs)
+    assert plan is gs.index_fn
+    assert _native.dispatch((plan,), (0,), {"k": 1}) == 0
+    assert _native.dispatch((plan,), (0,), {"k": 2}) == -1
+
+
+@needs_native
+def test_no_reference_leaks_on_hit_path():
+    import sys
+
+    fn, _ = make_fn()
+    t = torch.ones(4, 3)
+    box = Box(torch.zeros(2), 5)
+    gs = GuardSet(fn, guard_sets(fn)[0]["mixed"])
+    plan = native.plan_for(gs)
+    args = (t, 3, box)
+    for _ in range(10):
+        _native.check(plan, args, None)
+    before = (sys.getrefcount(t), sys.getrefcount(box), sys.getrefcount(box.w))
+    for _ in range(1000):
+        assert _native.check(plan, args, None) == -1
+        assert _native.check(plan, (t, 4, box), None) == 1
+    assert (sys.getrefcount(t), sys.getrefcount(box), sys.getrefcount(box.w)) == before
