@@ -1,0 +1,283 @@
+"""The differential checker must catch a compiler that changes observable behaviour.
+
+Each fake compiler below breaks exactly one thing a caller can observe; the checker
+must report that difference (with the right kind) on a small hand-written program
+and also on the generated programs, which proves the generator exercises it.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import time
+import types
+
+import pytest
+import torch
+
+from autograph.testing import fuzz
+from autograph.testing.fuzz import Param, Program, check_program, identity_compiler
+
+
+def _program(body: str, params: tuple[Param, ...] = (Param("x", "tensor", ("A", "B")),), header: str = "") -> Program:
+    source = "import torch\n\nCOUNTER = 0\n" + header + "\n\ndef fn(" + ", ".join(p.name for p in params) + "):\n"
+    source += "".join(f"    {line}\n" for line in body.strip().splitlines())
+    return Program(source=source, params=params, dims=(("A", 3), ("B", 4), ("C", 2)), alt_a=5, ints=(2, 3), inputs_seed=7)
+
+
+X = Param("x", "tensor", ("A", "B"))
+ITEMS = Param("items", "list", ("A", "B"), length=1)
+
+# -- fake compilers, each wrong in one observable way -----------------------------
+
+
+def drops_list_appends(fn):
+    def run(*args):
+        return fn(*[list(a) if isinstance(a, list) else a for a in args])
+    return run
+
+
+def rewords_exceptions(fn):
+    def run(*args):
+        try:
+            return fn(*args)
+        except Exception as error:
+            raise type(error)(f"compiled: {error}") from None
+    return run
+
+
+def changes_exception_type(fn):
+    def run(*args):
+        try:
+            return fn(*args)
+        except ValueError as error:
+            raise RuntimeError(str(error)) from None
+    return run
+
+
+def swallows_prints(fn):
+    def run(*args):
+        with contextlib.redirect_stdout(io.StringIO()):
+            return fn(*args)
+    return run
+
+
+def clones_inputs(fn):
+    def run(*args):
+        return fn(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+    return run
+
+
+def isolates_globals(fn):
+    copy = types.FunctionType(fn.__code__, dict(fn.__globals__), fn.__name__, fn.__defaults__, fn.__closure__)
+    return copy
+
+
+def _map_tensors(value, f):
+    if isinstance(value, torch.Tensor):
+        return f(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map_tensors(v, f) for v in value)
+    if isinstance(value, dict):
+        return {k: _map_tensors(v, f) for k, v in value.items()}
+    return value
+
+
+def perturbs_results(fn):
+    def run(*args):
+        return _map_tensors(fn(*args), lambda t: t + 1e-3 if t.is_floating_point() else t)
+    return run
+
+
+def detaches_results(fn):
+    def run(*args):
+        return _map_tensors(fn(*args), lambda t: t.detach())
+    return run
+
+
+def caches_by_shape(fn):
+    """A cache with a too-weak guard: keyed on shapes only, so stale values come back."""
+    cache = {}
+
+    def run(*args):
+        key = tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else repr(a) for a in args)
+        if key not in cache:
+            cache[key] = fn(*args)
+        return cache[key]
+    return run
+
+
+def copies_returned_inputs(fn):
+    def run(*args):
+        result = fn(*args)
+        return list(result) if isinstance(result, list) else result
+    return run
+
+
+def hangs(fn):
+    def run(*args):
+        time.sleep(5)
+        return fn(*args)
+    return run
+
+
+def fails_to_compile(fn):
+    raise RuntimeError("backend exploded")
+
+
+CASES = [
+    ("list_append", drops_list_appends, _program("items.append(x * 2)\nreturn x + 1", (X, ITEMS)), "input_mutation"),
+    ("message", rewords_exceptions, _program('if x.shape[0] > 1:\n    raise ValueError("too many rows")\nreturn x'), "exception"),
+    ("type", changes_exception_type, _program('raise ValueError("no")'), "exception"),
+    ("print", swallows_prints, _program('print("rows", x.shape[0])\nreturn x * 2'), "stdout"),
+    ("inplace", clones_inputs, _program("x.add_(1)\nreturn x.sum()"), "input_mutation"),
+    ("global", isolates_globals, _program("global COUNTER\nCOUNTER += 1\nreturn x"), "global_state"),
+    ("value", perturbs_results, _program("return torch.sin(x) * 2"), "result"),
+    ("requires_grad", detaches_results, _program("return x * W", header="W = torch.ones(4, requires_grad=True)"), "result"),
+    ("stale_cache", caches_by_shape, _program("return x.cos()"), "result"),
+    ("alias", copies_returned_inputs, _program("items.append(1)\nreturn items", (X, ITEMS)), "result"),
+    ("compile", fails_to_compile, _program("return x"), "compiler_error"),
+]
+
+
+@pytest.mark.parametrize("name, compiler, program, kind", CASES, ids=[case[0] for case in CASES])
+def test_checker_reports_what_a_broken_compiler_changes(name, compiler, program, kind):
+    assert check_program(program, identity_compiler()) == []
+    differences = check_program(program, compiler)
+    assert differences, f"{name}: the checker missed the difference"
+    assert kind in {d.kind for d in differences}, differences
+
+
+def test_exception_difference_names_both_messages():
+    program = CASES[1][2]
+    (difference,) = check_program(program, rewords_exceptions)
+    assert "too many rows" in difference.detail and "compiled: too many rows" in difference.detail
+    assert difference.eager_exception == "ValueError"
+
+
+def test_stale_cache_is_caught_on_the_second_call_with_fresh_values():
+    differences = check_program(CASES[8][2], caches_by_shape)
+    assert differences[0].call == 1
+
+
+def test_a_hanging_compiled_call_is_reported_as_timeout():
+    differences = check_program(_program("return x"), hangs, timeout_s=0.3)
+    assert [d.kind for d in differences] == ["timeout"]
+
+
+def test_module_state_changes_are_compared():
+    header = ("class Counter(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+              "        self.calls = 0\n\n    def forward(self, x):\n        self.calls += 1\n        return x\n\n"
+              "counter = Counter()\n")
+    program = _program("return counter(x)", header=header)
+    assert check_program(program, identity_compiler()) == []
+
+    def skips_module_call(fn):
+        return lambda x: x
+
+    differences = check_program(program, skips_module_call)
+    assert any(d.kind == "global_state" and "calls" in d.detail for d in differences), differences
+
+
+def test_nan_results_compare_equal_but_nan_versus_number_does_not():
+    assert fuzz.diff_values(float("nan"), float("nan"), "r") is None
+    assert fuzz.diff_values(torch.tensor([float("nan"), 1.0]), torch.tensor([float("nan"), 1.0]), "r") is None
+    assert fuzz.diff_values(float("nan"), 1.0, "r") is not None
+    assert fuzz.diff_values(torch.tensor([float("nan")]), torch.tensor([1.0]), "r") is not None
+
+
+def test_types_and_structure_are_compared_exactly():
+    assert fuzz.diff_values((1, 2), [1, 2], "r") is not None
+    assert fuzz.diff_values(1, 1.0, "r") is not None
+    assert fuzz.diff_values({"a": 1, "b": 2}, {"b": 2, "a": 1}, "r") is not None
+    assert fuzz.diff_values(torch.ones(2, 3), torch.ones(3, 2).t(), "r") is not None  # strides
+    assert fuzz.diff_values(torch.ones(2, 3), torch.ones(2, 3), "r") is None
+
+
+# -- the generated programs exercise what the fake compilers break ------------------
+
+GENERATED_CATCHES = [
+    (drops_list_appends, "input_mutation"),
+    (rewords_exceptions, "exception"),
+    (swallows_prints, "stdout"),
+    (clones_inputs, "input_mutation"),
+    (isolates_globals, "global_state"),
+    (perturbs_results, "result"),
+    (caches_by_shape, "result"),
+    (detaches_results, "result"),
+]
+
+
+@pytest.mark.parametrize("compiler, kind", GENERATED_CATCHES, ids=[c.__name__ for c, _ in GENERATED_CATCHES])
+def test_generated_programs_catch_each_broken_compiler(compiler, kind):
+    for seed in range(80):
+        differences = check_program(fuzz.generate_program(seed), compiler)
+        if any(d.kind == kind for d in differences):
+            return
+    pytest.fail(f"none of 80 generated programs exposed {compiler.__name__} ({kind})")
+
+
+# -- minimisation and regression files ---------------------------------------------
+
+NOISY = _program("""
+t0 = torch.sin(x)
+t1 = t0 * 2 + x
+if t1.sum() > 100:
+    t1 = t1 * 0
+t2 = t1.cos()
+items.append(t2)
+t3 = t2.sum(dim=-1)
+for i in range(3):
+    t3 = t3 + i
+return t3
+""", (X, ITEMS))
+
+
+def test_minimize_drops_statements_that_do_not_matter():
+    (difference,) = check_program(NOISY, drops_list_appends)
+    small = fuzz.minimize(NOISY, drops_list_appends, difference)
+    assert len(small.source.splitlines()) < len(NOISY.source.splitlines()) - 4
+    assert "items.append" in small.source
+    assert any(d.kind == "input_mutation" for d in check_program(small, drops_list_appends))
+
+
+def _import_file(path):
+    spec = importlib.util.spec_from_file_location(f"fuzz_regression_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_regression_file_reproduces_the_failure(tmp_path):
+    differences = check_program(NOISY, drops_list_appends)
+    text = fuzz.regression_test_source(NOISY, differences, found_by="a unit test", xfail_reason="appends dropped")
+    path = tmp_path / fuzz.regression_file_name(differences[0], NOISY)
+    path.write_text(text)
+    module = _import_file(path)
+    assert module.PROGRAM == NOISY
+    assert "input_mutation" in module.OBSERVED
+    marks = [mark.name for mark in module.test_compiled_matches_eager.pytestmark]
+    assert "xfail" in marks and "fuzz" in marks
+    module.autograph_compiler = lambda backend: drops_list_appends
+    with pytest.raises(AssertionError, match="input_mutation"):
+        module.test_compiled_matches_eager()
+    module.autograph_compiler = lambda backend: identity_compiler()
+    module.test_compiled_matches_eager()
+
+
+def test_program_round_trips_through_a_dict():
+    program = fuzz.generate_program(3)
+    assert Program.from_dict(program.to_dict()) == program
+
+
+def test_programs_run_with_real_line_numbers_in_a_real_file():
+    program = _program("y = x + 1\nraise ValueError('here')")
+    module = fuzz.load_program(program.source)
+    try:
+        with pytest.raises(ValueError) as info:
+            module.fn(torch.ones(2))
+        frame = info.traceback[-1]
+        assert frame.lineno + 1 == program.source.splitlines().index("    raise ValueError('here')") + 1
+        assert str(frame.path).endswith(".py") and open(frame.path).read() == program.source
+    finally:
+        fuzz.unload_program(module)
