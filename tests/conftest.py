@@ -1,0 +1,1 @@
+"""Shared pytest configuration (kept empty on purpose: each room's fixtures live in its folder)."""

@@ -1,0 +1,120 @@
+"""Rule parsing and matching (the semantics documented in README.md, "Rules")."""
+from __future__ import annotations
+
+import pytest
+
+from autograph.hook.select import Rule, Selection
+
+
+@pytest.mark.parametrize(
+    "text, module_glob, qualname_glob",
+    [
+        ("mymodels", "mymodels", None),
+        ("mymodels.layers.*", "mymodels.layers.*", None),
+        ("mymodels.attn:Attention.forward", "mymodels.attn", "Attention.forward"),
+        ("*:*.forward", "*", "*.forward"),
+        ("  pkg_a  ", "pkg_a", None),
+        ("pkg[12].x?:f", "pkg[12].x?", "f"),
+    ],
+)
+def test_rule_parse_valid(text, module_glob, qualname_glob):
+    rule = Rule.parse(text)
+    assert (rule.module_glob, rule.qualname_glob) == (module_glob, qualname_glob)
+    assert Rule.parse(rule.text) == rule
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("", "empty rule"),
+        ("a:b:c", "at most one ':'"),
+        ("my models", "module glob"),
+        ("mymodels.", "module glob"),
+        (".mymodels", "module glob"),
+        ("a..b", "module glob"),
+        ("mymodels:", "qualname glob"),
+        ("mymodels:Attention forward", "qualname glob"),
+        ("pkg/sub", "module glob"),
+    ],
+)
+def test_rule_parse_invalid(text, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        Rule.parse(text)
+
+
+@pytest.mark.parametrize(
+    "rule, module, expected",
+    [
+        ("mymodels", "mymodels", True),
+        ("mymodels", "mymodels.layers.attn", True),
+        ("mymodels", "mymodels_extra", False),
+        ("mymodels", "other.mymodels", False),
+        ("mymodels.layers.*", "mymodels.layers.attn", True),
+        ("mymodels.layers.*", "mymodels.layers.attn.inner", True),
+        ("mymodels.layers.*", "mymodels.layers", False),
+        ("mymodels.layers.*", "mymodels.heads", False),
+        ("*", "anything.at.all", True),
+        ("my*", "mymodels.x", True),
+        ("MyModels", "mymodels", False),  # case-sensitive
+    ],
+)
+def test_rule_matches_module(rule, module, expected):
+    assert Rule.parse(rule).matches_module(module) is expected
+
+
+@pytest.mark.parametrize(
+    "rule, module, qualname, expected",
+    [
+        ("mymodels.attn:Attention.forward", "mymodels.attn", "Attention.forward", True),
+        ("mymodels.attn:Attention.forward", "mymodels.attn", "Attention.reset", False),
+        ("mymodels.attn:Attention.forward", "mymodels.mlp", "Attention.forward", False),
+        ("mymodels.attn:Attention", "mymodels.attn", "Attention.forward", True),  # a class covers its methods
+        ("mymodels.attn:Attention", "mymodels.attn", "AttentionMask.forward", False),
+        ("*:*.forward", "a.b", "Block.forward", True),
+        ("*:*.forward", "a.b", "Outer.Inner.forward", True),
+        ("*:*.forward", "a.b", "forward", False),
+        ("*:*.forward", "a.b", "Block.forward_hook", False),
+        ("mymodels", "mymodels.x", "any_function", True),
+    ],
+)
+def test_rule_matches_function(rule, module, qualname, expected):
+    assert Rule.parse(rule).matches_function(module, qualname) is expected
+
+
+def test_deny_beats_allow():
+    selection = Selection(allow=["mymodels"], deny=["mymodels.debug", "mymodels.attn:Attention.reset"])
+    assert selection.selects_module("mymodels.attn")
+    assert not selection.selects_module("mymodels.debug")
+    assert not selection.selects_module("mymodels.debug.tools")
+    assert selection.selects_function("mymodels.attn", "Attention.forward")
+    assert not selection.selects_function("mymodels.attn", "Attention.reset")
+    assert not selection.selects_function("mymodels.debug", "helper")
+
+
+def test_deny_with_qualname_keeps_module_intercepted():
+    selection = Selection(allow=["pkg"], deny=["pkg:*.extra_repr"])
+    assert selection.selects_module("pkg.layers")
+    assert not selection.selects_function("pkg.layers", "Linear.extra_repr")
+    assert selection.selects_function("pkg.layers", "Linear.forward")
+
+
+def test_allow_with_qualname_intercepts_module_but_selects_only_that_function():
+    selection = Selection(allow=["pkg.attn:Attention.forward"])
+    assert selection.selects_module("pkg.attn")
+    assert not selection.selects_module("pkg.mlp")
+    assert selection.selects_function("pkg.attn", "Attention.forward")
+    assert not selection.selects_function("pkg.attn", "helper")
+
+
+def test_empty_selection_selects_nothing():
+    selection = Selection()
+    assert not selection
+    assert not selection.selects_module("torch")
+
+
+def test_autograph_itself_is_never_selected_except_its_test_models():
+    selection = Selection(allow=["*"])
+    assert not selection.selects_module("autograph")
+    assert not selection.selects_module("autograph.runtime.shim")
+    assert selection.selects_module("autograph.testing.models")
+    assert selection.selects_module("autographer")

@@ -1,0 +1,130 @@
+"""The ``.pth`` start-up hook, in fresh interpreters (needs the project installed: scripts/setup)."""
+from __future__ import annotations
+
+import os
+import site
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from .conftest import write_tree
+
+REPO = Path(__file__).resolve().parents[2]
+PTH = "autograph-startup.pth"
+
+
+def _pth_installed() -> bool:
+    return any((Path(d) / PTH).is_file() for d in site.getsitepackages())
+
+
+needs_pth = pytest.mark.skipif(not _pth_installed(), reason=f"{PTH} not in site-packages: run scripts/setup")
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH")}
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(REPO)])
+    env.update(extra)
+    return env
+
+
+def _python(tmp_path: Path, code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=tmp_path, env=_env(tmp_path, **env),
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def pkg(tmp_path):
+    write_tree(tmp_path, {
+        "agstart/__init__.py": "",
+        "agstart/ops.py": "def inc(x):\n    return x + 1\n",
+        "agstart/check.py": """
+            from autograph.hook.instrument import is_wrapped
+            import agstart.ops
+
+            def report():
+                return f"wrapped={is_wrapped(agstart.ops.inc)}"
+        """,
+    })
+    return tmp_path
+
+
+def test_pth_file_content_is_one_import_line():
+    text = (REPO / "autograph" / "hook" / PTH).read_text()
+    assert text.count("\n") == 1 and text.startswith("import ")
+    assert "AUTOGRAPH_PACKAGES" in text and "AUTOGRAPH_CONFIG" in text
+
+
+@needs_pth
+def test_packages_variable_activates_the_hook(pkg):
+    result = _python(pkg, "import agstart.check as c; print(c.report())", AUTOGRAPH_PACKAGES="agstart")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "wrapped=True"
+
+
+@needs_pth
+def test_config_variable_activates_the_hook(pkg):
+    (pkg / "cfg.yaml").write_text("packages:\n  allow: [agstart.ops]\n")
+    result = _python(pkg, "import agstart.check as c; print(c.report())", AUTOGRAPH_CONFIG=str(pkg / "cfg.yaml"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "wrapped=True"
+
+
+@needs_pth
+def test_without_variables_autograph_is_not_even_imported(pkg):
+    result = _python(pkg, "import sys; before = 'autograph' in sys.modules\nimport agstart.check as c; print(c.report(), before)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "wrapped=False False"
+
+
+@needs_pth
+def test_autograph_zero_turns_it_off(pkg):
+    result = _python(pkg, "import agstart.check as c; print(c.report())", AUTOGRAPH_PACKAGES="agstart", AUTOGRAPH="0")
+    assert result.stdout.strip() == "wrapped=False", result.stderr
+
+
+@needs_pth
+def test_startup_does_not_import_torch(pkg):
+    result = _python(pkg, "import sys; print('torch' in sys.modules, 'autograph.hook.finder' in sys.modules)",
+                     AUTOGRAPH_PACKAGES="agstart")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False True"
+
+
+@needs_pth
+def test_bad_settings_stop_the_interpreter(pkg):
+    marker = pkg / "ran"
+    result = _python(pkg, f"open({str(marker)!r}, 'w').close()", AUTOGRAPH_PACKAGES="agstart,bad rule")
+    assert result.returncode == 2
+    assert "AUTOGRAPH_PACKAGES" in result.stderr and "invalid rule 'bad rule'" in result.stderr
+    assert not marker.exists()
+
+
+@needs_pth
+def test_spawn_child_is_instrumented_via_the_environment(pkg):
+    (pkg / "parent.py").write_text(textwrap.dedent("""
+        import multiprocessing as mp
+        import agstart.check
+        from autograph.hook.instrument import is_wrapped
+        import agstart.ops
+
+        if __name__ == "__main__":
+            ctx = mp.get_context("spawn")
+            with ctx.Pool(1) as pool:
+                child = pool.apply(agstart.check.report)
+                # the wrapped function itself is pickled by name and called in the child
+                value = pool.apply(agstart.ops.inc, (41,))
+            print("parent", agstart.check.report())
+            print("child", child)
+            print("pickled call", value, is_wrapped(agstart.ops.inc))
+    """))
+    result = subprocess.run([sys.executable, "parent.py"], cwd=pkg, env=_env(pkg, AUTOGRAPH_PACKAGES="agstart"),
+                            capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "parent wrapped=True",
+        "child wrapped=True",
+        "pickled call 42 True",
+    ]
