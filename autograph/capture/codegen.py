@@ -1,0 +1,238 @@
+"""The transformed entry of a capture, written as Python source.
+
+The entry has the original signature; it calls the compiled graph once, rebuilds
+the values live at the break (graph outputs, inputs by source, constants,
+containers — each mutable object once, so aliasing holds), runs the breaking
+instruction natively, and returns the resume function's result. Reading it is
+reading what autograph does (``CaptureResult.transformed_source``).
+"""
+from __future__ import annotations
+
+import builtins
+import dis
+import itertools
+import types
+from typing import Any, Callable, Sequence
+
+from autograph.capture.breaks import CaptureBug, Unsupported
+from autograph.capture.instructions import Instruction, normalize
+from autograph.capture.values.base import NULL, Value
+from autograph.guards.sources import AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource
+
+_resume_counter = itertools.count(1)
+_RESUMES: dict[tuple, tuple[Callable, Any]] = {}
+# resume code -> (original code, {offset in resume code: offset in original})
+_ORIGIN: dict[types.CodeType, tuple[types.CodeType, dict[int, int]]] = {}
+
+
+class _Expr(Value):
+    """A value already held in a variable of the generated code."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def reconstruct(self, cg):
+        return self.text
+
+
+class Codegen:
+    def __init__(self, tx, fn: types.FunctionType, wrap_nested: Callable):
+        self.tx = tx
+        self.fn = fn
+        self.wrap_nested = wrap_nested
+        self.ns: dict[str, Any] = {"__builtins__": builtins, "__G": fn.__globals__}
+        self.outputs: list = []
+        self._out_index: dict = {}
+        self.pre: list[str] = []
+        self._shared: dict[int, str] = {}
+        self._consts: dict[int, str] = {}
+        self._n = itertools.count()
+        self.resumes: list = []
+
+    # --- expressions -----------------------------------------------------------
+    def const(self, obj: Any) -> str:
+        key = id(obj)
+        if key not in self._consts:
+            name = f"__c{next(self._n)}"
+            self.ns[name] = obj
+            self._consts[key] = name
+        return self._consts[key]
+
+    def source_expr(self, source) -> str:
+        if isinstance(source, LocalSource):
+            return source.name
+        if isinstance(source, GlobalSource):
+            if source.name in self.fn.__globals__:
+                return f"__G[{source.name!r}]"
+            return self.const(getattr(builtins, source.name))
+        if isinstance(source, ClosureSource):
+            return f"{self.const(source.cell(self.fn))}.cell_contents"
+        if isinstance(source, AttrSource):
+            base = self.source_expr(source.base)
+            if source.attr.isidentifier() and not source.attr.startswith("__"):
+                return f"{base}.{source.attr}"
+            return f"getattr({base}, {source.attr!r})"
+        if isinstance(source, ItemSource):
+            key = source.key
+            text = repr(key) if type(key) in (int, str) else self.const(key)
+            return f"{self.source_expr(source.base)}[{text}]"
+        raise Unsupported(f"cannot rebuild a value from {source!r}")
+
+    def tensor(self, tv) -> str:
+        node = tv.node
+        if node.op == "placeholder":
+            for src, real, n in self.tx.graph.inputs:
+                if n is node:
+                    return self.source_expr(tv.source or src)
+        if node.op == "get_attr":
+            if tv.source is not None:
+                return self.source_expr(tv.source)
+            return self.const(getattr(self.tx.graph.root, node.target))
+        if node not in self._out_index:
+            self._out_index[node] = len(self.outputs)
+            self.outputs.append(node)
+        return f"__out[{self._out_index[node]}]"
+
+    def shared(self, value: Value, text: str) -> str:
+        key = id(value)
+        if key not in self._shared:
+            name = f"__t{next(self._n)}"
+            self.pre.append(f"{name} = {text}")
+            self._shared[key] = name
+        return self._shared[key]
+
+    def reconstruct(self, value: Value) -> str:
+        if value is NULL:
+            raise CaptureBug("NULL rebuilt as a value")
+        return value.reconstruct(self)
+
+    # --- callables at a break -----------------------------------------------------
+    def native_callable(self, fn: Value, args: list[Value]) -> tuple[str, list[Value]]:
+        """Expression of the callable for a native call (user code goes through its own shim)."""
+        from autograph.capture.interpreter import _MethodRef
+        from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+        from autograph.capture.values.modules import ModuleValue, _has_hooks
+        if isinstance(fn, UserFunctionValue):
+            return self.const(self.wrap_nested(fn.fn)), args
+        if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
+            return self.const(self.wrap_nested(fn.func.fn)), [fn.self_value, *args]
+        if isinstance(fn, ModuleValue) and not _has_hooks(fn.module):
+            forward = type(fn.module).forward
+            if isinstance(forward, types.FunctionType):
+                return self.const(self.wrap_nested(forward)), [fn, *args]
+        if isinstance(fn, _MethodRef):
+            real = None
+            try:
+                real = fn.obj.real_value()
+            except Unsupported:
+                pass
+            if real is not None and not isinstance(real, type):
+                for klass in type(real).__mro__:
+                    if fn.name in klass.__dict__:
+                        attr = klass.__dict__[fn.name]
+                        if isinstance(attr, types.FunctionType) and not (
+                                getattr(real, "__dict__", None) and fn.name in real.__dict__):
+                            return self.const(self.wrap_nested(attr)), [fn.obj, *args]
+                        break
+        return self.reconstruct(fn), args
+
+    # --- resume functions -----------------------------------------------------------
+    def resume_call(self, frame, target: Instruction, stack: list[Value], *, wrap: bool) -> str:
+        code, offset = frame.code, target.offset
+        if frame.by_offset.get(offset) is not target:
+            raise Unsupported("a graph break inside a split instruction (slice)")
+        code, offset = origin_of(code, offset)
+        live = _live_locals(code, offset, frame.locals)
+        slots = tuple(v is NULL for v in stack)
+        fn = self._resume_function(code, offset, slots, tuple(live), wrap)
+        args = [self.reconstruct(v) for v in stack if v is not NULL]
+        args += [self.reconstruct(frame.locals[name]) for name in live]
+        return f"{self.const(fn)}({', '.join(args)})"
+
+    def _resume_function(self, code, offset, slots, live, wrap) -> Callable:
+        key = (code, offset, slots, live, wrap)
+        hit = _RESUMES.get(key)
+        if hit is None:
+            name = f"__resume_at_{offset}_{next(_resume_counter)}"
+            resume_code = _make_resume_code(code, offset, list(slots), list(live), name)
+            _ORIGIN[resume_code] = (code, _offset_map(resume_code, code, len(slots)))
+            closure = self.fn.__closure__ if resume_code.co_freevars else None
+            if resume_code.co_freevars and code is not self.fn.__code__ and \
+                    _origin_code(self.fn.__code__) is not code:
+                raise Unsupported("resume of a closure from another code object")
+            raw = types.FunctionType(resume_code, self.fn.__globals__, name, None, closure)
+            raw.__qualname__ = f"{code.co_qualname}.{name}" if hasattr(code, "co_qualname") else name
+            fn = self.wrap_nested(raw) if wrap else raw
+            lineno = next((i.lineno for i in normalize(code) if i.offset == offset), None)
+            from autograph.capture.result import ResumeRecord
+            hit = (fn, ResumeRecord(name, fn, code, offset, lineno))
+            _RESUMES[key] = hit
+        self.resumes.append(hit[1])
+        return hit[0]
+
+
+def _origin_code(code):
+    return _ORIGIN[code][0] if code in _ORIGIN else code
+
+
+def origin_of(code: types.CodeType, offset: int) -> tuple[types.CodeType, int]:
+    """Map an offset in a resume function's code back to the original code."""
+    if code in _ORIGIN:
+        orig, table = _ORIGIN[code]
+        if offset in table:
+            return orig, table[offset]
+    return code, offset
+
+
+def _offset_map(resume_code, orig_code, nslots: int) -> dict[int, int]:
+    skip = ("CACHE", "EXTENDED_ARG")
+    prefix = ("COPY_FREE_VARS", "MAKE_CELL", "RESUME")
+    r = [i for i in dis.get_instructions(resume_code) if i.opname not in skip]
+    o = [i for i in dis.get_instructions(orig_code) if i.opname not in skip]
+    k = 0
+    while k < len(r) and r[k].opname in prefix:
+        k += 1
+    r = r[k + nslots + 1:]
+    k = 0
+    while k < len(o) and o[k].opname in prefix:
+        k += 1
+    o = o[k:]
+    if len(r) != len(o):
+        return {}
+    return {a.offset: b.offset for a, b in zip(r, o)}
+
+
+def _make_resume_code(code, offset, slots, live, name):
+    try:
+        from autograph.bytecode.resume import make_resume_code
+    except ImportError:
+        from autograph.capture.resume_fallback import make_resume_code
+    return make_resume_code(code, offset, slots, live, name)
+
+
+def _live_locals(code, offset, defined: dict) -> list[str]:
+    try:
+        from autograph.bytecode.liveness import live_locals_at
+        live = set(live_locals_at(code, offset))
+    except ImportError:
+        live = set(defined)
+    names = [n for n in code.co_varnames if n in live and n in defined]
+    return names
+
+
+def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_name: str | None,
+                input_exprs: list[str]) -> types.FunctionType:
+    """Compile the entry function: same signature as the original."""
+    from autograph.guards.check import signature_source
+    params, _ = signature_source(cg.fn, cg.ns)
+    lines = [f"def {name}({params}):"]
+    if has_graph:
+        lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")
+    lines += ["    " + line for line in cg.pre]
+    lines += ["    " + line for line in body]
+    source = "\n".join(lines) + "\n"
+    filename = f"<autograph transformed {cg.fn.__qualname__}>"
+    exec(compile(source, filename, "exec"), cg.ns)
+    entry = cg.ns[name]
+    entry.__autograph_source__ = source
+    return entry

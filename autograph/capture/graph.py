@@ -1,0 +1,230 @@
+"""FX graph building with fake-tensor propagation.
+
+One :class:`GraphBuilder` per capture: a fresh ``FakeTensorMode`` (no real kernel
+runs), placeholders for tensor inputs (by source), ``get_attr`` nodes for
+parameters and buffers held by a root module (so optimizers see the real ones),
+and ``call_function``/``call_method`` nodes whose ``example_value`` is computed
+on fake tensors. Each node gets ``stack_trace`` so ``gm.code`` shows the user line.
+"""
+from __future__ import annotations
+
+import operator
+import re
+from typing import Any, Callable
+
+import torch
+import torch.fx
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values.base import Value
+
+
+class GraphBuilder:
+    def __init__(self):
+        self.fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
+        self.graph = torch.fx.Graph()
+        self.root = torch.nn.Module()
+        self.inputs: list[tuple[Any, Any, torch.fx.Node]] = []  # (source, real tensor, node)
+        self._input_by_source: dict[Any, Any] = {}
+        self._attr_by_id: dict[int, Any] = {}
+        self.op_count = 0
+        self.current_trace: str = ""
+        self.names: set[str] = set()
+
+    # --- leaves ------------------------------------------------------------
+    def _fake(self, real: torch.Tensor) -> torch.Tensor:
+        return self.fake_mode.from_tensor(real, static_shapes=True)
+
+    def _name(self, hint: str) -> str:
+        base = re.sub(r"\W", "_", hint).strip("_") or "x"
+        if base[0].isdigit():
+            base = "_" + base
+        name, n = base, 0
+        while name in self.names:
+            n += 1
+            name = f"{base}_{n}"
+        self.names.add(name)
+        return name
+
+    def add_input(self, source, real: torch.Tensor):
+        """The TensorValue for a real tensor input reached through ``source`` (one per source)."""
+        from autograph.capture.values.tensors import TensorValue
+        if source in self._input_by_source:
+            return self._input_by_source[source]
+        for src, other, node in self.inputs:
+            if other is real:  # the same tensor reached two ways: one placeholder
+                value = TensorValue(node, node.meta["example_value"], source)
+                self._input_by_source[source] = value
+                return value
+        node = self._placeholder(self._name(source.expr))
+        fake = self._fake(real)
+        node.meta["example_value"] = fake
+        node.meta["source"] = source.expr
+        self.inputs.append((source, real, node))
+        value = TensorValue(node, fake, source)
+        self._input_by_source[source] = value
+        return value
+
+    def _placeholder(self, name: str) -> torch.fx.Node:
+        last = None
+        for node in self.graph.nodes:
+            if node.op == "placeholder":
+                last = node
+        if last is None:
+            first = next(iter(self.graph.nodes), None)
+            ctx = self.graph.inserting_before(first) if first is not None else None
+        else:
+            ctx = self.graph.inserting_after(last)
+        if ctx is None:
+            return self.graph.placeholder(name)
+        with ctx:
+            return self.graph.placeholder(name)
+
+    def add_attr(self, real: torch.Tensor, hint: str, source=None):
+        """A ``get_attr`` node for a parameter/buffer, held by the root module."""
+        from autograph.capture.values.tensors import TensorValue
+        key = id(real)
+        if key in self._attr_by_id:
+            return self._attr_by_id[key]
+        name = self._name(hint)
+        if isinstance(real, torch.nn.Parameter):
+            self.root.register_parameter(name, real)
+        else:
+            self.root.register_buffer(name, real)
+        node = self.graph.get_attr(name)
+        fake = self._fake(real)
+        node.meta["example_value"] = fake
+        value = TensorValue(node, fake, source)
+        value.is_attr = True
+        self._attr_by_id[key] = value
+        return value
+
+    # --- operations --------------------------------------------------------
+    def call(self, kind: str, target: Any, args: tuple, kwargs: dict) -> Value:
+        """Add ``call_function``/``call_method`` on symbolic args; returns the wrapped result."""
+        node_args = to_node_arg(args)
+        node_kwargs = to_node_arg(kwargs)
+        fake_args = to_fake_arg(args)
+        fake_kwargs = to_fake_arg(kwargs)
+        try:
+            with self.fake_mode:
+                if kind == "call_method":
+                    result = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
+                else:
+                    result = target(*fake_args, **fake_kwargs)
+        except Unsupported:
+            raise
+        except (torch._subclasses.fake_tensor.DataDependentOutputException,
+                torch._subclasses.fake_tensor.DynamicOutputShapeException) as exc:
+            raise Unsupported(f"data-dependent operation {_target_name(target)} "
+                              f"(its result depends on tensor values)")
+        except Exception as exc:
+            name = type(exc).__name__
+            if "DataDependent" in name or "GuardOnDataDependent" in name:
+                raise Unsupported(f"data-dependent operation {_target_name(target)} "
+                                  f"(its result depends on tensor values)")
+            raise Unsupported(f"{_target_name(target)} failed during capture "
+                              f"({name}: {str(exc).splitlines()[0] if str(exc) else ''})", generic=True)
+        return self.wrap_result(kind, target, node_args, node_kwargs, result)
+
+    def wrap_result(self, kind, target, node_args, node_kwargs, result) -> Value:
+        from autograph.capture.values.builder import wrap_fake_result
+        if not _has_tensor(result):
+            return wrap_fake_result(self, None, result)
+        node = self.graph.create_node(kind, target, node_args, node_kwargs,
+                                      name=self._name(_target_name(target).split(".")[-1]))
+        node.meta["example_value"] = result
+        node.stack_trace = self.current_trace
+        self.op_count += 1
+        return wrap_fake_result(self, node, result)
+
+    def getitem_node(self, node: torch.fx.Node, index: int, fake) -> torch.fx.Node:
+        item = self.graph.create_node("call_function", operator.getitem, (node, index), {},
+                                      name=self._name(f"getitem"))
+        item.meta["example_value"] = fake
+        item.stack_trace = self.current_trace
+        return item
+
+    def finish(self, outputs: list[torch.fx.Node]) -> torch.fx.GraphModule:
+        """Close the graph returning ``outputs`` (a tuple) and build the GraphModule."""
+        self.graph.output(tuple(outputs))
+        self.graph.eliminate_dead_code()
+        gm = torch.fx.GraphModule(self.root, self.graph)
+        try:  # show the user's source lines in gm.code (the executed code is unchanged)
+            gm._code = self.graph.python_code(root_module="self", verbose=True).src
+        except Exception:  # pragma: no cover - display only
+            pass
+        return gm
+
+
+def _has_tensor(obj) -> bool:
+    if isinstance(obj, torch.Tensor):
+        return True
+    if isinstance(obj, (tuple, list)):
+        return any(_has_tensor(o) for o in obj)
+    if isinstance(obj, dict):
+        return any(_has_tensor(o) for o in obj.values())
+    return False
+
+
+def _target_name(target) -> str:
+    if isinstance(target, str):
+        return target
+    mod = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or repr(target)
+    if mod.startswith("torch") or mod in ("_operator", "operator"):
+        mod = {"_operator": "operator", "torch._C._nn": "torch.nn.functional",
+               "torch._C._VariableFunctions": "torch"}.get(mod, mod)
+        return f"{mod}.{name}" if mod else name
+    return name
+
+
+def to_node_arg(obj):
+    """Symbolic values → FX node arguments (nodes and plain constants)."""
+    from autograph.capture.values.containers import BaseSequenceValue, DictValue, SliceValue
+    from autograph.capture.values.tensors import TensorValue
+    if isinstance(obj, TensorValue):
+        return obj.node
+    if isinstance(obj, SliceValue):
+        return slice(*(to_node_arg(p) for p in obj.parts))
+    if isinstance(obj, BaseSequenceValue):
+        kind = tuple if obj.kind is not list else list
+        return kind(to_node_arg(i) for i in obj.items)
+    if isinstance(obj, DictValue):
+        return {k: to_node_arg(v) for k, v in obj.items.items()}
+    if isinstance(obj, tuple):
+        return tuple(to_node_arg(o) for o in obj)
+    if isinstance(obj, list):
+        return [to_node_arg(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: to_node_arg(v) for k, v in obj.items()}
+    if isinstance(obj, Value):
+        if obj.is_constant():
+            return obj.as_python_constant()
+        raise Unsupported(f"{obj.describe()} passed to a torch operation")
+    return obj
+
+
+def to_fake_arg(obj):
+    from autograph.capture.values.containers import BaseSequenceValue, DictValue, SliceValue
+    from autograph.capture.values.tensors import TensorValue
+    if isinstance(obj, TensorValue):
+        return obj.fake
+    if isinstance(obj, SliceValue):
+        return slice(*(to_fake_arg(p) for p in obj.parts))
+    if isinstance(obj, BaseSequenceValue):
+        if obj.kind is not list and obj.kind is not tuple:
+            return obj.kind(to_fake_arg(i) for i in obj.items)
+        return obj.kind(to_fake_arg(i) for i in obj.items)
+    if isinstance(obj, DictValue):
+        return {k: to_fake_arg(v) for k, v in obj.items.items()}
+    if isinstance(obj, tuple):
+        return tuple(to_fake_arg(o) for o in obj)
+    if isinstance(obj, list):
+        return [to_fake_arg(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: to_fake_arg(v) for k, v in obj.items()}
+    if isinstance(obj, Value):
+        return obj.as_python_constant()
+    return obj

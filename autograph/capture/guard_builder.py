@@ -1,0 +1,76 @@
+"""Records the guards a capture relies on, deduplicated, in first-use order.
+
+Values reached through a ``Source`` get the guards of ``autograph.guards.model``;
+values reached without one (a global of another module read through a callee,
+say) are *pinned*: a PYTHON guard re-reads the real location and compares.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from autograph.guards import model
+
+
+class GuardRecorder:
+    def __init__(self):
+        self.guards: list[model.Guard] = []
+        self._seen: set = set()
+        self.pin: tuple[Callable[[], Any], str] | None = None
+
+    def _add(self, key, make: Callable[[], model.Guard]) -> None:
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.guards.append(make())
+
+    def _pinned(self, kind: str, obj: Any) -> None:
+        if self.pin is None:
+            return
+        getter, what = self.pin
+        self.pin = None  # only the top-level object of a pinned read
+        if kind == "id":
+            self._add(("pin-id", what, id(obj)), lambda: model.python_guard(
+                f"{what} is <{type(obj).__name__} at {id(obj):#x}>", lambda: getter() is obj, []))
+        elif kind == "eq":
+            self._add(("pin-eq", what, repr(obj)), lambda: model.python_guard(
+                f"{what} == {obj!r}", lambda: (lambda v: type(v) is type(obj) and v == obj)(getter()), []))
+        elif kind == "type":
+            t = type(obj)
+            self._add(("pin-type", what, t), lambda: model.python_guard(
+                f"type({what}) is {t.__qualname__}", lambda: type(getter()) is t, []))
+
+    def tensor(self, source, tensor) -> None:
+        self._add(("tensor", source), lambda: model.tensor_match(source, tensor))
+
+    def equals(self, source, value) -> None:
+        if source is None:
+            return self._pinned("eq", value)
+        if not model._is_constant(value):
+            return self.type_(source, value)
+        self._add(("eq", source), lambda: model.equals_match(source, value))
+
+    def type_(self, source, value) -> None:
+        if source is None:
+            return self._pinned("type", value)
+        self._add(("type", source), lambda: model.type_match(source, value))
+
+    def id_(self, source, obj) -> None:
+        if source is None:
+            return self._pinned("id", obj)
+        self._add(("id", source), lambda: model.id_match(source, obj))
+
+    def length(self, source, obj) -> None:
+        if source is None:
+            return
+        self._add(("len", source), lambda: model.length_match(source, len(obj)))
+
+    def keys(self, source, d: dict) -> None:
+        if source is None:
+            return
+        keys = tuple(d)
+        self._add(("keys", source), lambda: model.python_guard(
+            f"tuple({source.expr}) == {keys!r}", lambda v: tuple(v) == keys, [source]))
+
+    def global_state(self) -> None:
+        for guard in model.global_state():
+            self._add(("state", guard.source), lambda g=guard: g)

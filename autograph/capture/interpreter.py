@@ -1,0 +1,753 @@
+"""Symbolic interpretation of normalised bytecode.
+
+One handler table keyed by opname, each handler registered for a version range
+(``@handler("LOAD_METHOD")``, ``@handler("END_FOR", min_version=(3, 12))``);
+families share behaviour through small factories (all BINARY_OP symbols, all
+POP_JUMP_IF_*, all COMPARE_OP). A missing handler is a graph break. Values
+dispatch through their own protocol (:mod:`autograph.capture.values.base`).
+"""
+from __future__ import annotations
+
+import dis
+import inspect
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from autograph.capture.breaks import CaptureBug, Unsupported, source_line
+from autograph.capture.graph import GraphBuilder
+from autograph.capture.guard_builder import GuardRecorder
+from autograph.capture.instructions import Instruction, binary_op_symbol, normalize
+from autograph.capture.values import builtins as vb
+from autograph.capture.values.base import NULL, Value
+from autograph.capture.values.builder import wrap_real
+from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SliceValue,
+                                                 TupleValue)
+from autograph.capture.values.functions import (BoundMethodValue, CellValue, NestedFunctionValue,
+                                                RealCellValue, UserFunctionValue)
+
+VERSION = sys.version_info[:2]
+MAX_INLINE_DEPTH = 24
+_CO_GENERATOR_LIKE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+Handler = Callable[["Translator", "Frame", Instruction], Any]
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(*opnames: str, min_version: tuple[int, int] = (3, 0), max_version: tuple[int, int] = (9, 99)):
+    """Register a handler for ``opnames`` when the running Python is in the version range."""
+    def register(fn: Handler) -> Handler:
+        if min_version <= VERSION <= max_version:
+            for name in opnames:
+                HANDLERS[name] = fn
+        return fn
+    return register
+
+
+class Frame:
+    """State of one interpreted code object (the root or an inlined callee)."""
+
+    def __init__(self, code: types.CodeType, fn_globals: dict, fn_value: Value | None,
+                 parent: "Frame | None"):
+        self.code = code
+        self.fn_globals = fn_globals
+        self.fn_value = fn_value
+        self.parent = parent
+        self.instructions = normalize(code)
+        self.by_offset = {}
+        for ins in self.instructions:
+            self.by_offset.setdefault(ins.offset, ins)
+        self.locals: dict[str, Value] = {}
+        self.cells: dict[str, Value] = {}
+        self.stack: list[Value] = []
+        self.ip = 0
+        self.current: Instruction | None = None
+
+    def push(self, v: Value) -> None:
+        self.stack.append(v)
+
+    def pop(self) -> Value:
+        return self.stack.pop()
+
+    def popn(self, n: int) -> list[Value]:
+        if n == 0:
+            return []
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    def jump(self, target: Instruction) -> None:
+        self.ip = target.index
+
+    def where(self) -> tuple[str, int, str]:
+        lineno = self.current.lineno if self.current is not None else self.code.co_firstlineno
+        return (self.code.co_filename, lineno, self.code.co_name)
+
+
+@dataclass
+class Return:
+    value: Value
+
+
+@dataclass
+class Stopped:
+    """Interpretation of the root frame stopped right before ``inst`` (a planned break)."""
+    frame: Frame
+    inst: Instruction
+
+
+class BreakAt(Exception):
+    def __init__(self, inst: Instruction, cause: Unsupported):
+        super().__init__(cause.reason)
+        self.inst = inst
+        self.cause = cause
+
+
+class Translator:
+    """One symbolic run of a function: a graph, guards, and the root frame."""
+
+    def __init__(self, fn: types.FunctionType, args: tuple, kwargs: dict, stop_index: int | None = None):
+        self.root_fn = fn
+        self.args = args
+        self.kwargs = kwargs
+        self.stop_index = stop_index
+        self.graph = GraphBuilder()
+        self.guards = GuardRecorder()
+        self.allow_input_mutation = True
+        self.depth = 0
+        self.root: Frame | None = None
+
+    # --- entry -----------------------------------------------------------------
+    def run(self) -> Return | Stopped:
+        from autograph.guards.sources import ClosureSource, LocalSource
+        fn = self.root_fn
+        frame = Frame(fn.__code__, fn.__globals__, UserFunctionValue(fn), None)
+        self.root = frame
+        try:
+            bound = inspect.signature(fn).bind(*self.args, **self.kwargs)
+        except TypeError as exc:
+            raise Unsupported(f"TypeError binding arguments: {exc}", generic=True)
+        bound.apply_defaults()
+        for name, real in bound.arguments.items():
+            frame.locals[name] = self.wrap(real, LocalSource(name))
+        self._setup_cells(frame, UserFunctionValue(fn).closure_cells(self))
+        with self.graph.fake_mode:
+            pass
+        return self.run_frame(frame)
+
+    def _setup_cells(self, frame: Frame, closure: list[Value]) -> None:
+        code = frame.code
+        for name in code.co_cellvars:
+            cell = CellValue()
+            if name in frame.locals:
+                cell.contents = frame.locals.pop(name)
+            frame.cells[name] = cell
+        for name, cell in zip(code.co_freevars, closure):
+            frame.cells[name] = cell
+
+    def run_frame(self, frame: Frame) -> Return | Stopped:
+        insts = frame.instructions
+        is_root = frame.parent is None
+        while True:
+            if frame.ip >= len(insts):
+                raise CaptureBug(f"ran off the end of {frame.code.co_name}")
+            inst = insts[frame.ip]
+            frame.current = inst
+            if is_root and self.stop_index is not None and inst.index == self.stop_index:
+                return Stopped(frame, inst)
+            frame.ip += 1
+            self.graph.current_trace = _trace(frame, inst)
+            fn = HANDLERS.get(inst.opname)
+            try:
+                if fn is None:
+                    raise Unsupported(f"unsupported bytecode {inst.opname}", generic=True)
+                result = fn(self, frame, inst)
+            except Unsupported as exc:
+                exc.user_stack.insert(0, frame.where())
+                if is_root:
+                    raise BreakAt(inst, exc) from None
+                raise
+            if result is not None:
+                return result
+
+    # --- helpers used by values ----------------------------------------------
+    def wrap(self, obj: Any, source, *, pin: Callable[[], Any] | None = None, what: str = "",
+             trusted: bool = False, path: str = "") -> Value:
+        """Value for a real object; guarded through ``source`` or pinned by ``pin``."""
+        if source is None and pin is not None and not trusted:
+            self.guards.pin = (pin, what or "value")
+        try:
+            return wrap_real(self, obj, source, path=path)
+        finally:
+            self.guards.pin = None
+
+    def guard_id(self, source, obj, *, pin=None, what="") -> None:
+        if source is None and pin is not None:
+            self.guards.pin = (pin, what)
+        self.guards.id_(source, obj)
+        self.guards.pin = None
+
+    def guard_len(self, source, n: int, *, pin=None, what="") -> None:
+        if source is not None:
+            self.guards.length(source, range(n))
+
+    def call(self, fn: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        return fn.call(self, args, kwargs)
+
+    def compare(self, a: Value, op: str, b: Value) -> Value:
+        return vb.compare(self, a, op, b)
+
+    def binary(self, op: str, a: Value, b: Value) -> Value:
+        return vb.binary_op(self, op, a, b)
+
+    def unary(self, op: str, a: Value) -> Value:
+        if op == "not":
+            return ConstantValue(not a.truth(self))
+        if a.is_tensor():
+            return self.graph.call("call_function", vb.UNARY[op], (a,), {})
+        if a.is_constant():
+            return vb.fold(self, vb.UNARY[op], [a], {}, f"unary {op}")
+        raise Unsupported(f"unary {op} on {a.describe()}")
+
+    def getitem(self, obj: Value, key: Value) -> Value:
+        return obj.getitem(self, key)
+
+    def inline_function(self, fv: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        code: types.CodeType = fv.code
+        if code.co_flags & _CO_GENERATOR_LIKE:
+            raise Unsupported(f"call to generator/coroutine function {code.co_qualname}")
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise Unsupported(f"inlining deeper than {MAX_INLINE_DEPTH} calls ({code.co_qualname})")
+        sig_fn = fv.signature_fn()
+        try:
+            sig = inspect.signature(sig_fn)
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True)
+        frame = Frame(code, fv.fn_globals, fv, self.root)
+        frame.parent = self.root  # any non-None parent marks an inlined frame
+        for name, param in sig.parameters.items():
+            if name in bound.arguments:
+                value = bound.arguments[name]
+                if param.kind is inspect.Parameter.VAR_POSITIONAL:
+                    value = TupleValue(list(value))
+                elif param.kind is inspect.Parameter.VAR_KEYWORD:
+                    value = DictValue(dict(value))
+            elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+                value = TupleValue([])
+            elif param.kind is inspect.Parameter.VAR_KEYWORD:
+                value = DictValue({})
+            else:
+                value = self._default(fv, name, param)
+            frame.locals[name] = value
+        self._setup_cells(frame, fv.closure_cells(self))
+        self.depth += 1
+        try:
+            result = self.run_frame(frame)
+        finally:
+            self.depth -= 1
+        assert isinstance(result, Return)
+        return result.value
+
+    def _default(self, fv: Value, name: str, param: inspect.Parameter) -> Value:
+        if isinstance(fv, NestedFunctionValue):
+            return fv.default_value(self, name, None, None)
+        from autograph.guards.sources import AttrSource, ItemSource
+        fn = fv.fn
+        code = fn.__code__
+        positional = code.co_varnames[:code.co_argcount + code.co_posonlyargcount] if False else \
+            code.co_varnames[:code.co_argcount]
+        if name in positional and fn.__defaults__ and name in positional[code.co_argcount - len(fn.__defaults__):]:
+            idx = positional.index(name) - (code.co_argcount - len(fn.__defaults__))
+            src = ItemSource(AttrSource(fv.source, "__defaults__"), idx) if fv.source is not None else None
+            return self.wrap(param.default, src, pin=lambda f=fn, i=idx: f.__defaults__[i],
+                             what=f"{fn.__qualname__}.__defaults__[{idx}]")
+        src = ItemSource(AttrSource(fv.source, "__kwdefaults__"), name) if fv.source is not None else None
+        return self.wrap(param.default, src, pin=lambda f=fn, n=name: f.__kwdefaults__[n],
+                         what=f"{fn.__qualname__}.__kwdefaults__[{name!r}]")
+
+    def load_global(self, frame: Frame, name: str) -> Value:
+        from autograph.guards.sources import AttrSource, GlobalSource, ItemSource
+        g = frame.fn_globals
+        if name in g:
+            real = g[name]
+            if g is self.root_fn.__globals__:
+                return self.wrap(real, GlobalSource(name))
+            fsrc = getattr(frame.fn_value, "source", None)
+            if fsrc is not None:
+                return self.wrap(real, ItemSource(AttrSource(fsrc, "__globals__"), name))
+            return self.wrap(real, None, pin=lambda g=g, n=name: g[n], what=f"{g.get('__name__')}.{name}")
+        b = g.get("__builtins__", __builtins__)
+        b = b.__dict__ if isinstance(b, types.ModuleType) else b
+        if name in b:
+            return self.wrap(b[name], None, trusted=True)
+        raise Unsupported(f"NameError: name {name!r} is not defined", generic=True)
+
+
+def _trace(frame: Frame, inst: Instruction) -> str:
+    filename, lineno, name = frame.code.co_filename, inst.lineno, frame.code.co_name
+    return f'  File "{filename}", line {lineno}, in {name}\n    {source_line(filename, lineno)}\n'
+
+
+# ---------------------------------------------------------------------------
+# handlers: no-ops and stack shuffling
+
+@handler("NOP", "RESUME", "COPY_FREE_VARS", "MAKE_CELL", "EXTENDED_ARG", "CACHE")
+def _nop(tx, frame, inst):
+    return None
+
+
+@handler("POP_TOP")
+def _pop_top(tx, frame, inst):
+    frame.pop()
+
+
+@handler("PUSH_NULL")
+def _push_null(tx, frame, inst):
+    frame.push(NULL)
+
+
+@handler("COPY")
+def _copy(tx, frame, inst):
+    frame.push(frame.stack[-inst.arg])
+
+
+@handler("SWAP")
+def _swap(tx, frame, inst):
+    s = frame.stack
+    s[-1], s[-inst.arg] = s[-inst.arg], s[-1]
+
+
+@handler("END_FOR", min_version=(3, 12))
+def _end_for(tx, frame, inst):
+    frame.pop()
+    frame.pop()
+
+
+# --- loads and stores --------------------------------------------------------
+
+@handler("LOAD_CONST")
+def _load_const(tx, frame, inst):
+    frame.push(tx.wrap(inst.argval, None, trusted=True) if not isinstance(inst.argval, types.CodeType)
+               else ConstantValue(inst.argval))
+
+
+@handler("LOAD_FAST", "LOAD_FAST_CHECK")
+def _load_fast(tx, frame, inst):
+    try:
+        frame.push(frame.locals[inst.argval])
+    except KeyError:
+        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True)
+
+
+@handler("LOAD_FAST_AND_CLEAR", min_version=(3, 12))
+def _load_fast_and_clear(tx, frame, inst):
+    frame.push(frame.locals.pop(inst.argval, NULL))
+
+
+@handler("STORE_FAST")
+def _store_fast(tx, frame, inst):
+    value = frame.pop()
+    if value is NULL:
+        frame.locals.pop(inst.argval, None)
+    else:
+        frame.locals[inst.argval] = value
+
+
+@handler("DELETE_FAST")
+def _delete_fast(tx, frame, inst):
+    if inst.argval not in frame.locals:
+        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True)
+    del frame.locals[inst.argval]
+
+
+@handler("LOAD_DEREF")
+def _load_deref(tx, frame, inst):
+    frame.push(frame.cells[inst.argval].load(tx, inst.argval))
+
+
+@handler("STORE_DEREF")
+def _store_deref(tx, frame, inst):
+    frame.cells[inst.argval].store(tx, frame.pop())
+
+
+@handler("LOAD_CLOSURE")
+def _load_closure(tx, frame, inst):
+    frame.push(frame.cells[inst.argval])
+
+
+@handler("LOAD_GLOBAL")
+def _load_global(tx, frame, inst):
+    if inst.arg & 1:
+        frame.push(NULL)
+    frame.push(tx.load_global(frame, inst.argval))
+
+
+@handler("LOAD_NAME")
+def _load_name(tx, frame, inst):
+    frame.push(tx.load_global(frame, inst.argval))
+
+
+@handler("STORE_GLOBAL")
+def _store_global(tx, frame, inst):
+    raise Unsupported(f"assignment to global {inst.argval!r} — a side effect")
+
+
+@handler("LOAD_ATTR")
+def _load_attr(tx, frame, inst):
+    obj = frame.pop()
+    frame.push(obj.getattr(tx, inst.argval))
+
+
+@handler("LOAD_METHOD")
+def _load_method(tx, frame, inst):
+    obj = frame.pop()
+    frame.push(NULL)
+    frame.push(_MethodRef(obj, inst.argval) if not isinstance(obj, (UserFunctionValue,)) else obj.getattr(tx, inst.argval))
+
+
+class _MethodRef(Value):
+    """``obj.name`` loaded for a call: dispatches to ``obj.call_method`` (no bound object made)."""
+
+    def __init__(self, obj: Value, name: str):
+        self.obj = obj
+        self.name = name
+
+    def describe(self):
+        return f"method .{self.name} of {self.obj.describe()}"
+
+    def call(self, tx, args, kwargs):
+        return self.obj.call_method(tx, self.name, args, kwargs)
+
+    def resolve(self, tx) -> Value:
+        return self.obj.getattr(tx, self.name)
+
+    def reconstruct(self, cg):
+        return f"{cg.reconstruct(self.obj)}.{self.name}"
+
+
+@handler("STORE_ATTR")
+def _store_attr(tx, frame, inst):
+    obj = frame.pop()
+    value = frame.pop()
+    obj.setattr(tx, inst.argval, value)
+
+
+@handler("DELETE_ATTR")
+def _delete_attr(tx, frame, inst):
+    raise Unsupported(f"`del` of attribute {inst.argval!r} — a side effect")
+
+
+@handler("BINARY_SUBSCR")
+def _binary_subscr(tx, frame, inst):
+    key = frame.pop()
+    obj = frame.pop()
+    frame.push(obj.getitem(tx, key))
+
+
+@handler("STORE_SUBSCR")
+def _store_subscr(tx, frame, inst):
+    key = frame.pop()
+    obj = frame.pop()
+    value = frame.pop()
+    obj.setitem(tx, key, value)
+
+
+@handler("DELETE_SUBSCR")
+def _delete_subscr(tx, frame, inst):
+    key = frame.pop()
+    obj = frame.pop()
+    obj.delitem(tx, key)
+
+
+# --- operators -----------------------------------------------------------------
+
+@handler("BINARY_OP")
+def _binary_op(tx, frame, inst):
+    b = frame.pop()
+    a = frame.pop()
+    frame.push(tx.binary(binary_op_symbol(inst.arg), a, b))
+
+
+def _unary(symbol: str) -> Handler:
+    def run(tx, frame, inst):
+        frame.push(tx.unary(symbol, frame.pop()))
+    return run
+
+
+handler("UNARY_NEGATIVE")(_unary("-"))
+handler("UNARY_POSITIVE", max_version=(3, 11))(_unary("+"))
+handler("UNARY_INVERT")(_unary("~"))
+handler("UNARY_NOT")(_unary("not"))
+
+
+@handler("COMPARE_OP")
+def _compare_op(tx, frame, inst):
+    b = frame.pop()
+    a = frame.pop()
+    frame.push(tx.compare(a, inst.argval, b))
+
+
+@handler("IS_OP")
+def _is_op(tx, frame, inst):
+    b = frame.pop()
+    a = frame.pop()
+    frame.push(tx.compare(a, "is not" if inst.arg else "is", b))
+
+
+@handler("CONTAINS_OP")
+def _contains_op(tx, frame, inst):
+    b = frame.pop()
+    a = frame.pop()
+    frame.push(tx.compare(a, "not in" if inst.arg else "in", b))
+
+
+@handler("CALL_INTRINSIC_1", min_version=(3, 12))
+def _call_intrinsic_1(tx, frame, inst):
+    name = dis._intrinsic1_descs[inst.arg] if hasattr(dis, "_intrinsic1_descs") else str(inst.argval)
+    if name == "INTRINSIC_LIST_TO_TUPLE":
+        frame.push(TupleValue(frame.pop().iter_items(tx)))
+    elif name == "INTRINSIC_UNARY_POSITIVE":
+        frame.push(tx.unary("+", frame.pop()))
+    else:
+        raise Unsupported(f"unsupported bytecode CALL_INTRINSIC_1 {name}", generic=True)
+
+
+# --- building containers --------------------------------------------------------
+
+@handler("BUILD_TUPLE")
+def _build_tuple(tx, frame, inst):
+    frame.push(TupleValue(frame.popn(inst.arg)))
+
+
+@handler("BUILD_LIST")
+def _build_list(tx, frame, inst):
+    frame.push(ListValue(frame.popn(inst.arg)))
+
+
+@handler("LIST_TO_TUPLE", max_version=(3, 11))
+def _list_to_tuple(tx, frame, inst):
+    frame.push(TupleValue(frame.pop().iter_items(tx)))
+
+
+@handler("BUILD_MAP")
+def _build_map(tx, frame, inst):
+    flat = frame.popn(2 * inst.arg)
+    d = DictValue({})
+    for k, v in zip(flat[::2], flat[1::2]):
+        d.items[d._key(k)] = v
+    frame.push(d)
+
+
+@handler("BUILD_CONST_KEY_MAP")
+def _build_const_key_map(tx, frame, inst):
+    keys = frame.pop().as_python_constant()
+    values = frame.popn(inst.arg)
+    frame.push(DictValue(dict(zip(keys, values))))
+
+
+@handler("BUILD_SLICE")
+def _build_slice(tx, frame, inst):
+    parts = frame.popn(inst.arg)
+    if len(parts) == 2:
+        parts.append(ConstantValue(None))
+    frame.push(SliceValue(*parts))
+
+
+@handler("BUILD_STRING")
+def _build_string(tx, frame, inst):
+    parts = frame.popn(inst.arg)
+    frame.push(ConstantValue("".join(p.as_python_constant() for p in parts)))
+
+
+@handler("FORMAT_VALUE")
+def _format_value(tx, frame, inst):
+    spec = frame.pop().as_python_constant() if (inst.arg & 0x04) == 0x04 else ""
+    value = frame.pop()
+    if not value.is_constant():
+        raise Unsupported(f"f-string formatting of {value.describe()}")
+    v = value.as_python_constant()
+    conv = inst.arg & 0x03
+    v = {0: lambda x: x, 1: str, 2: repr, 3: ascii}[conv](v)
+    frame.push(ConstantValue(format(v, spec)))
+
+
+@handler("LIST_APPEND")
+def _list_append(tx, frame, inst):
+    v = frame.pop()
+    frame.stack[-inst.arg].items.append(v)
+
+
+@handler("LIST_EXTEND")
+def _list_extend(tx, frame, inst):
+    v = frame.pop()
+    frame.stack[-inst.arg].items.extend(v.iter_items(tx))
+
+
+@handler("MAP_ADD")
+def _map_add(tx, frame, inst):
+    v = frame.pop()
+    k = frame.pop()
+    d = frame.stack[-inst.arg]
+    d.items[d._key(k)] = v
+
+
+@handler("DICT_UPDATE", "DICT_MERGE")
+def _dict_update(tx, frame, inst):
+    v = frame.pop()
+    d = frame.stack[-inst.arg]
+    if not isinstance(v, DictValue):
+        raise Unsupported(f"** of {v.describe()}")
+    if inst.opname == "DICT_MERGE" and set(v.items) & set(d.items):
+        raise Unsupported("TypeError: got multiple values for keyword argument", generic=True)
+    d.items.update(v.items)
+
+
+@handler("UNPACK_SEQUENCE")
+def _unpack_sequence(tx, frame, inst):
+    items = frame.pop().iter_items(tx)
+    if len(items) != inst.arg:
+        raise Unsupported(f"ValueError: unpacking {len(items)} values into {inst.arg}", generic=True)
+    for item in reversed(items):
+        frame.push(item)
+
+
+@handler("UNPACK_EX")
+def _unpack_ex(tx, frame, inst):
+    items = frame.pop().iter_items(tx)
+    before, after = inst.arg & 0xFF, inst.arg >> 8
+    if len(items) < before + after:
+        raise Unsupported("ValueError: not enough values to unpack", generic=True)
+    rest = ListValue(items[before:len(items) - after])
+    for item in reversed(items[len(items) - after:]):
+        frame.push(item)
+    frame.push(rest)
+    for item in reversed(items[:before]):
+        frame.push(item)
+
+
+# --- iteration ---------------------------------------------------------------------
+
+@handler("GET_ITER")
+def _get_iter(tx, frame, inst):
+    obj = frame.pop()
+    frame.push(obj if isinstance(obj, ListIteratorValue) else ListIteratorValue(obj.iter_items(tx)))
+
+
+@handler("FOR_ITER")
+def _for_iter(tx, frame, inst):
+    it = frame.stack[-1]
+    if not isinstance(it, ListIteratorValue):
+        raise Unsupported(f"iteration over {it.describe()}")
+    item = it.next(tx)
+    if item is None:
+        frame.pop()
+        frame.jump(inst.target)
+    else:
+        frame.push(item)
+
+
+# --- jumps ----------------------------------------------------------------------------
+
+@handler("JUMP")
+def _jump(tx, frame, inst):
+    frame.jump(inst.target)
+
+
+def _pop_jump(test: Callable[["Translator", Value], bool]) -> Handler:
+    def run(tx, frame, inst):
+        value = frame.stack[-1]
+        taken = test(tx, value)  # may break: the stack still holds the condition
+        frame.pop()
+        if taken:
+            frame.jump(inst.target)
+    return run
+
+
+def _is_none(tx, v: Value) -> bool:
+    return tx.compare(v, "is", ConstantValue(None)).truth(tx)
+
+
+handler("POP_JUMP_IF_TRUE")(_pop_jump(lambda tx, v: v.truth(tx)))
+handler("POP_JUMP_IF_FALSE")(_pop_jump(lambda tx, v: not v.truth(tx)))
+handler("POP_JUMP_IF_NONE")(_pop_jump(_is_none))
+handler("POP_JUMP_IF_NOT_NONE")(_pop_jump(lambda tx, v: not _is_none(tx, v)))
+
+
+def _jump_or_pop(when: bool) -> Handler:
+    def run(tx, frame, inst):
+        if frame.stack[-1].truth(tx) == when:
+            frame.jump(inst.target)
+        else:
+            frame.pop()
+    return run
+
+
+handler("JUMP_IF_TRUE_OR_POP", max_version=(3, 11))(_jump_or_pop(True))
+handler("JUMP_IF_FALSE_OR_POP", max_version=(3, 11))(_jump_or_pop(False))
+
+
+# --- calls and functions -------------------------------------------------------------
+
+def _resolve_callable(tx, slots: list[Value], args: list[Value]) -> tuple[Value, list[Value]]:
+    first, second = slots
+    if first is NULL:
+        return second, args
+    return first, [second, *args]
+
+
+@handler("CALL")
+def _call(tx, frame, inst):
+    argc = inst.arg
+    kw_names = inst.argval or ()
+    items = frame.popn(argc)
+    slots = frame.popn(2)
+    fn, args = _resolve_callable(tx, slots, items)
+    if kw_names:
+        kwargs = dict(zip(kw_names, args[len(args) - len(kw_names):]))
+        args = args[:len(args) - len(kw_names)]
+    else:
+        kwargs = {}
+    frame.push(tx.call(fn, args, kwargs))
+
+
+@handler("CALL_FUNCTION_EX")
+def _call_function_ex(tx, frame, inst):
+    kwargs_v = frame.pop() if inst.arg & 1 else DictValue({})
+    args_v = frame.pop()
+    fn = frame.pop()
+    null = frame.pop()
+    if null is not NULL:  # defensive: CPython puts NULL under the callable
+        raise CaptureBug("CALL_FUNCTION_EX without NULL")
+    if not isinstance(kwargs_v, DictValue):
+        raise Unsupported(f"** of {kwargs_v.describe()}")
+    frame.push(tx.call(fn, args_v.iter_items(tx), dict(kwargs_v.items)))
+
+
+@handler("MAKE_FUNCTION")
+def _make_function(tx, frame, inst):
+    code = frame.pop().as_python_constant()
+    flags = inst.arg
+    closure = frame.pop().items if flags & 0x08 else []
+    if flags & 0x04:
+        frame.pop()
+    kwdefaults = frame.pop() if flags & 0x02 else None
+    defaults = frame.pop() if flags & 0x01 else None
+    frame.push(NestedFunctionValue(code, frame.fn_globals, defaults, kwdefaults, list(closure)))
+
+
+@handler("RETURN_VALUE")
+def _return_value(tx, frame, inst):
+    return Return(frame.pop())
+
+
+@handler("LOAD_ASSERTION_ERROR")
+def _load_assertion_error(tx, frame, inst):
+    frame.push(tx.wrap(AssertionError, None, trusted=True))
+
+
+@handler("RAISE_VARARGS")
+def _raise(tx, frame, inst):
+    raise Unsupported("`raise` — the exception is raised by Python", generic=True)

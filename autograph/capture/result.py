@@ -1,0 +1,40 @@
+"""What one capture produces (the ``capture ← runtime`` contract)."""
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from autograph.capture.breaks import BreakRecord
+
+
+@dataclass
+class GraphRecord:
+    name: str
+    gm: Any                      # torch.fx.GraphModule
+    compiled: Callable
+    op_count: int
+    example_inputs: list = field(default_factory=list, repr=False)
+
+
+@dataclass
+class ResumeRecord:
+    name: str
+    function: Callable
+    original_code: types.CodeType
+    offset: int
+    lineno: int | None
+
+
+@dataclass
+class CaptureResult:
+    fn: Callable
+    guards: Any                  # autograph.guards.check.GuardSet
+    transformed_code: types.CodeType | None
+    graphs: list[GraphRecord] = field(default_factory=list)
+    resumes: list[ResumeRecord] = field(default_factory=list)
+    breaks: list[BreakRecord] = field(default_factory=list)
+    no_tensor_work: bool = False
+    capture_seconds: float = 0.0
+    compile_seconds: float = 0.0
+    transformed_source: str = ""   # readable Python of the transformed entry

@@ -1,0 +1,103 @@
+"""The symbolic value protocol.
+
+Every value the interpreter tracks is a :class:`Value`; instructions dispatch to
+these methods (the Python object protocol), never to isinstance cascades. The
+defaults raise :class:`Unsupported`, which becomes a graph break.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from autograph.capture.breaks import Unsupported
+
+if TYPE_CHECKING:  # pragma: no cover
+    from autograph.capture.codegen import Codegen
+    from autograph.capture.interpreter import Translator
+
+
+class Value:
+    """Base of all symbolic values. ``source`` names where a real input came from."""
+
+    source = None
+    mutable = False
+
+    # --- facts -------------------------------------------------------------
+    def python_type(self) -> type:
+        raise Unsupported(f"type of {self.describe()} is unknown at capture time")
+
+    def is_constant(self) -> bool:
+        return False
+
+    def as_python_constant(self) -> Any:
+        raise Unsupported(f"{self.describe()} is not a Python constant")
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+    def is_tensor(self) -> bool:
+        return False
+
+    # --- protocol ----------------------------------------------------------
+    def getattr(self, tx: "Translator", name: str) -> "Value":
+        raise Unsupported(f"attribute `.{name}` of {self.describe()}")
+
+    def setattr(self, tx: "Translator", name: str, value: "Value") -> None:
+        raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()} — a side effect")
+
+    def call(self, tx: "Translator", args: list["Value"], kwargs: dict[str, "Value"]) -> "Value":
+        raise Unsupported(f"call to {self.describe()}")
+
+    def call_method(self, tx: "Translator", name: str, args: list["Value"],
+                    kwargs: dict[str, "Value"]) -> "Value":
+        return self.getattr(tx, name).call(tx, args, kwargs)
+
+    def getitem(self, tx: "Translator", key: "Value") -> "Value":
+        raise Unsupported(f"indexing {self.describe()}")
+
+    def setitem(self, tx: "Translator", key: "Value", value: "Value") -> None:
+        raise Unsupported(f"item store on {self.describe()} — a side effect")
+
+    def delitem(self, tx: "Translator", key: "Value") -> None:
+        raise Unsupported(f"item delete on {self.describe()}")
+
+    def iter_items(self, tx: "Translator") -> list["Value"]:
+        """The items of ``iter(self)``, unrolled at capture time."""
+        raise Unsupported(f"iterating over {self.describe()}")
+
+    def length(self, tx: "Translator") -> int:
+        return len(self.iter_items(tx))
+
+    def truth(self, tx: "Translator") -> bool:
+        raise Unsupported(f"truth value of {self.describe()}")
+
+    def contains(self, tx: "Translator", item: "Value") -> "Value":
+        from autograph.capture.values.constants import ConstantValue
+        for x in self.iter_items(tx):
+            eq = tx.compare(x, "==", item)
+            if eq.truth(tx):
+                return ConstantValue(True)
+        return ConstantValue(False)
+
+    # --- runtime rebuild ---------------------------------------------------
+    def reconstruct(self, cg: "Codegen") -> str:
+        """A Python expression (in the transformed code) that yields the real value."""
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        raise Unsupported(f"{self.describe()} cannot be rebuilt at a graph break")
+
+    def real_value(self) -> Any:
+        """The real object, when the value stands for one known at capture time."""
+        raise Unsupported(f"{self.describe()} has no real value at capture time")
+
+    def __repr__(self) -> str:
+        return f"<{self.describe()}>"
+
+
+class NullValue(Value):
+    """The NULL CPython pushes under a callable."""
+
+    def describe(self) -> str:
+        return "NULL"
+
+
+NULL = NullValue()

@@ -1,0 +1,146 @@
+"""Turn real objects (inputs, globals, attributes) and fake results into values.
+
+This is the one place that looks at a real object's type; it also records the
+guards that make what capture saw stay true (TENSOR_MATCH for tensors, equality
+for constants, identity for functions/modules/classes, type for other objects).
+"""
+from __future__ import annotations
+
+import builtins
+import types
+from typing import Any
+
+import torch
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values.base import Value
+from autograph.capture.values.builtins import BuiltinValue, PyFunctionValue, TorchFunctionValue
+from autograph.capture.values.constants import ConstantValue, is_literal
+from autograph.capture.values.containers import DictValue, ListValue, SizeValue, TupleValue
+from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+from autograph.capture.values.modules import ModuleValue
+from autograph.capture.values.objects import ClassValue, ObjectValue, PythonModuleValue
+
+_BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
+
+
+def _is_torch_callable(obj: Any) -> bool:
+    if isinstance(obj, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return True
+    mod = getattr(obj, "__module__", None) or ""
+    if isinstance(obj, (types.BuiltinFunctionType, types.FunctionType)) and (
+            mod.startswith("torch") or mod == "torch._C._nn" or mod == "torch._C._VariableFunctions"):
+        return not mod.startswith("torch.nn.modules")
+    objclass = getattr(obj, "__objclass__", None)
+    if objclass is not None and isinstance(objclass, type) and issubclass(objclass, torch._C.TensorBase):
+        return True
+    if type(obj).__name__ in ("method_descriptor", "wrapper_descriptor", "getset_descriptor") and objclass is not None \
+            and objclass.__module__.startswith("torch"):
+        return True
+    return False
+
+
+def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
+    """The value for a real object reached through ``source`` (None: a trusted read)."""
+    g = tx.guards
+    if isinstance(obj, torch.Tensor):
+        if source is None:
+            raise Unsupported("a tensor reached without a guardable source")
+        if isinstance(obj, torch.nn.Parameter) or type(obj) not in (torch.Tensor, torch.nn.Parameter):
+            if type(obj) not in (torch.Tensor, torch.nn.Parameter):
+                raise Unsupported(f"tensor subclass {type(obj).__name__}")
+        g.tensor(source, obj)
+        return tx.graph.add_input(source, obj)
+    if type(obj) in (bool, int, float, str, bytes, complex, type(None)) or isinstance(obj, (torch.dtype, torch.device)):
+        g.equals(source, obj)
+        return ConstantValue(obj, source)
+    if obj is Ellipsis or obj is NotImplemented or is_literal(obj):
+        if source is not None:
+            g.type_(source, obj)
+        return ConstantValue(obj, source)
+    if type(obj) is torch.Size:
+        g.equals(source, tuple(obj))
+        return SizeValue([ConstantValue(int(s)) for s in obj], source)
+    if type(obj) in (tuple, list):
+        from autograph.guards.sources import ItemSource
+        g.type_(source, obj)
+        g.length(source, obj)
+        items = [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
+                 for i, x in enumerate(obj)]
+        return (TupleValue if type(obj) is tuple else ListValue)(items, source)
+    if type(obj) is dict and all(type(k) in (str, int) for k in obj):
+        from autograph.guards.sources import ItemSource
+        g.type_(source, obj)
+        g.keys(source, obj)
+        return DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
+                          for k, v in obj.items()}, source)
+    if isinstance(obj, torch.nn.Module):
+        g.id_(source, obj)
+        if source is not None:
+            from autograph.guards.sources import AttrSource
+            g.equals(AttrSource(source, "training"), obj.training)
+        return ModuleValue(obj, source, path or (source.expr if source is not None else type(obj).__name__))
+    if _is_torch_callable(obj):
+        g.id_(source, obj)
+        return TorchFunctionValue(obj)
+    if isinstance(obj, types.FunctionType):
+        g.id_(source, obj)
+        return UserFunctionValue(obj, source)
+    if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):
+        g.id_(source, obj.__func__) if source is None else None
+        from autograph.guards.sources import AttrSource
+        self_src = AttrSource(source, "__self__") if source is not None else None
+        func_src = AttrSource(source, "__func__") if source is not None else None
+        if func_src is not None:
+            g.id_(func_src, obj.__func__)
+        return BoundMethodValue(UserFunctionValue(obj.__func__, func_src), wrap_real(tx, obj.__self__, self_src), source)
+    if obj in _BUILTIN_FUNCS or obj in (builtins.range, builtins.enumerate, builtins.zip, builtins.reversed,
+                                        builtins.map, builtins.filter, builtins.super) if _hashable(obj) else False:
+        g.id_(source, obj)
+        return BuiltinValue(obj)
+    if isinstance(obj, types.BuiltinFunctionType) and getattr(obj, "__module__", "") in ("_operator", "math", "operator"):
+        g.id_(source, obj)
+        return BuiltinValue(obj)
+    if isinstance(obj, types.ModuleType):
+        g.id_(source, obj)
+        return PythonModuleValue(obj, source)
+    if isinstance(obj, type):
+        g.id_(source, obj)
+        return ClassValue(obj, source)
+    if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        g.id_(source, obj)
+        return PyFunctionValue(obj)
+    g.type_(source, obj)
+    return ObjectValue(obj, source)
+
+
+def _hashable(obj) -> bool:
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def wrap_fake_result(graph, node, result: Any) -> Value:
+    """Wrap the result of a fake computation (``node`` is None when no node was made)."""
+    from autograph.capture.values.tensors import TensorValue
+    if isinstance(result, torch.Tensor):
+        return TensorValue(node, result)
+    if isinstance(result, torch.Size):
+        return SizeValue([ConstantValue(int(s)) for s in result])
+    if isinstance(result, (tuple, list)):
+        items = []
+        for i, r in enumerate(result):
+            if isinstance(r, torch.Tensor):
+                items.append(TensorValue(graph.getitem_node(node, i, r), r))
+            elif isinstance(r, (tuple, list)) and node is not None:
+                raise Unsupported("nested sequence result of a torch operation")
+            else:
+                items.append(wrap_fake_result(graph, None, r))
+        return (ListValue if isinstance(result, list) else TupleValue)(items)
+    if isinstance(result, torch.SymInt):
+        raise Unsupported("symbolic size")
+    if type(result) in (bool, int, float, complex, str, type(None)) or isinstance(result, (torch.dtype, torch.device)):
+        return ConstantValue(result)
+    raise Unsupported(f"torch operation returned {type(result).__name__}")

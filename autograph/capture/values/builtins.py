@@ -1,0 +1,499 @@
+"""Builtins, ``operator``/``math`` on constants, torch functions into the graph."""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+import types
+from typing import Any, Callable
+
+import torch
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values.base import Value
+from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
+                                                 TupleValue)
+
+
+def _all_constant(args, kwargs) -> bool:
+    return all(a.is_constant() for a in args) and all(v.is_constant() for v in kwargs.values())
+
+
+def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
+    """Run ``fn`` on the real constant values now; its exception is raised natively later."""
+    try:
+        result = fn(*(a.as_python_constant() for a in args),
+                    **{k: v.as_python_constant() for k, v in kwargs.items()})
+    except Exception as exc:
+        raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True)
+    return tx.wrap(result, None, trusted=True)
+
+
+class PyFunctionValue(Value):
+    """A real callable applied to constant arguments (folded at capture time)."""
+
+    def __init__(self, fn: Callable, name: str | None = None):
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", repr(fn))
+
+    def describe(self):
+        return f"{self.name}"
+
+    def real_value(self):
+        return self.fn
+
+    def call(self, tx, args, kwargs):
+        if _all_constant(args, kwargs):
+            return fold(tx, self.fn, args, kwargs, self.name)
+        raise Unsupported(f"unsupported: {self.name} on non-constant arguments")
+
+    def reconstruct(self, cg):
+        return cg.const(self.fn)
+
+
+class BuiltinMethodValue(Value):
+    """``obj.method`` of a constant or container, waiting to be called."""
+
+    def __init__(self, obj: Value, name: str):
+        self.obj = obj
+        self.name = name
+
+    def describe(self):
+        return f"method .{self.name}() of {self.obj.describe()}"
+
+    def call(self, tx, args, kwargs):
+        from autograph.capture.values.containers import BaseSequenceValue, DictValue
+        if isinstance(self.obj, (BaseSequenceValue, DictValue)) and type(self.obj).call_method is not Value.call_method:
+            return self.obj.call_method(tx, self.name, args, kwargs)
+        if self.obj.is_constant() and _all_constant(args, kwargs):
+            return fold(tx, getattr(self.obj.as_python_constant(), self.name), args, kwargs, self.name)
+        if self.name == "format" and isinstance(self.obj.as_python_constant(), str):
+            raise Unsupported("str.format on a non-constant value")
+        raise Unsupported(f"unsupported: {self.describe()}")
+
+    def reconstruct(self, cg):
+        return f"{cg.reconstruct(self.obj)}.{self.name}"
+
+
+# ---------------------------------------------------------------------------
+# operators shared by the interpreter (BINARY_OP, COMPARE_OP, UNARY_*)
+
+BINARY = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+    ">>": operator.rshift,
+    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
+    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+}
+COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
+           ">": operator.gt, ">=": operator.ge}
+UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
+_OPERATOR_FNS = {v: k for k, v in {**BINARY, **COMPARE}.items()}
+
+
+def binary_op(tx, op: str, a: Value, b: Value) -> Value:
+    fn = BINARY[op]
+    if a.is_tensor() or b.is_tensor():
+        if op.endswith("=") and a.is_tensor():
+            return tx.graph.call("call_function", fn, (a, b), {})
+        if not a.is_tensor() and not b.is_constant() and not b.is_tensor():
+            raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}")
+        return tx.graph.call("call_function", BINARY[op.rstrip("=")] if op.endswith("=") else fn, (a, b), {})
+    if a.is_constant() and b.is_constant():
+        return fold(tx, fn, [a, b], {}, f"operator {op}")
+    for left, right in ((a, b),):
+        handler = getattr(left, "binary_op", None)
+        if handler is not None:
+            out = handler(tx, op.rstrip("=") if op.endswith("=") and not left.mutable else op, right)
+            if out is not NotImplemented:
+                if op.endswith("=") and isinstance(left, ListValue) and op == "+=":
+                    left._check_mutable()
+                    left.items[:] = out.items
+                    return left
+                return out
+    raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}")
+
+
+def compare(tx, a: Value, op: str, b: Value) -> Value:
+    if op in ("is", "is not"):
+        same = _identical(tx, a, b)
+        return ConstantValue(same if op == "is" else not same)
+    if op in ("in", "not in"):
+        found = b.contains(tx, a).truth(tx)
+        return ConstantValue(found if op == "in" else not found)
+    fn = COMPARE[op]
+    if a.is_tensor() or b.is_tensor():
+        return tx.graph.call("call_function", fn, (a, b), {})
+    if a.is_constant() and b.is_constant():
+        return fold(tx, fn, [a, b], {}, f"operator {op}")
+    if op in ("==", "!="):
+        try:
+            ra, rb = a.real_value(), b.real_value()
+        except Unsupported:
+            ra = rb = None
+        if ra is not None and rb is not None:
+            eq = ra is rb or (type(ra) is type(rb) and ra == rb) if not isinstance(ra, torch.Tensor) else ra is rb
+            return ConstantValue(eq if op == "==" else not eq)
+        if type(a) is not type(b) and not (a.is_constant() or b.is_constant()):
+            pass
+        ita, itb = _seq(a), _seq(b)
+        if ita is not None and itb is not None:
+            eq = a.python_type() is b.python_type() and len(ita) == len(itb) and all(
+                compare(tx, x, "==", y).truth(tx) for x, y in zip(ita, itb))
+            return ConstantValue(eq if op == "==" else not eq)
+        if a is b:
+            return ConstantValue(op == "==")
+        if (a.is_constant() and a.as_python_constant() is None) or (b.is_constant() and b.as_python_constant() is None):
+            return ConstantValue(op == "!=")
+    raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}")
+
+
+def _seq(v):
+    from autograph.capture.values.containers import BaseSequenceValue
+    return v.items if isinstance(v, BaseSequenceValue) else None
+
+
+def _identical(tx, a: Value, b: Value) -> bool:
+    if a is b:
+        return True
+    if a.is_constant() and b.is_constant():
+        x, y = a.as_python_constant(), b.as_python_constant()
+        if isinstance(x, (tuple,)) or isinstance(y, tuple):
+            return False
+        return x is y
+    if a.is_tensor() or b.is_tensor():
+        if a.is_tensor() and b.is_tensor():
+            return a.node is b.node
+        return False
+    try:
+        return a.real_value() is b.real_value()
+    except Unsupported:
+        pass
+    if a.mutable or b.mutable:
+        return False
+    raise Unsupported(f"identity test between {a.describe()} and {b.describe()}")
+
+
+# ---------------------------------------------------------------------------
+# builtin functions
+
+_BREAK_BUILTINS = {
+    print: "call to print() — a Python side effect",
+    input: "call to input() — a Python side effect",
+    open: "call to open() — a Python side effect",
+    exec: "call to exec()", eval: "call to eval()", breakpoint: "call to breakpoint()",
+    setattr: "setattr() — a side effect", delattr: "delattr() — a side effect",
+    id: "id() of a value", globals: "globals()", locals: "locals()", vars: "vars()",
+    __import__: "import at run time",
+}
+
+
+class BuiltinValue(Value):
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def describe(self):
+        return f"builtin {getattr(self.fn, '__name__', self.fn)}"
+
+    def real_value(self):
+        return self.fn
+
+    def python_type(self):
+        return type(self.fn)
+
+    def call(self, tx, args, kwargs):
+        if self.fn in _BREAK_BUILTINS:
+            raise Unsupported(_BREAK_BUILTINS[self.fn])
+        handler = _BUILTIN_HANDLERS.get(self.fn)
+        if handler is not None:
+            out = handler(tx, *args, **kwargs)
+            if out is not NotImplemented:
+                return out
+        if self.fn in _OPERATOR_FNS and len(args) == 2 and not kwargs:
+            sym = _OPERATOR_FNS[self.fn]
+            return compare(tx, args[0], sym, args[1]) if sym in COMPARE else binary_op(tx, sym, *args)
+        if any(a.is_tensor() for a in args) and getattr(self.fn, "__module__", None) in ("_operator", "operator"):
+            return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
+        if _all_constant(args, kwargs):
+            return fold(tx, self.fn, args, kwargs, getattr(self.fn, "__name__", "builtin"))
+        raise Unsupported(f"unsupported: {getattr(self.fn, '__name__', self.fn)}() on "
+                          + ", ".join(a.describe() for a in args))
+
+    def reconstruct(self, cg):
+        return cg.const(self.fn)
+
+
+def _const_int(v: Value) -> int:
+    return v.as_python_constant()
+
+
+def _len(tx, obj):
+    return ConstantValue(obj.length(tx))
+
+
+def _isinstance(tx, obj, cls):
+    classes = cls.as_python_constant() if cls.is_constant() else cls.real_value()
+    try:
+        t = obj.python_type()
+    except Unsupported:
+        raise
+    if obj.is_tensor():
+        fake = obj.fake
+        return ConstantValue(_tensor_isinstance(obj, classes))
+    return ConstantValue(issubclass(t, classes))
+
+
+def _tensor_isinstance(obj, classes) -> bool:
+    classes = classes if isinstance(classes, tuple) else (classes,)
+    for c in classes:
+        if c is torch.nn.Parameter:
+            if getattr(obj, "is_attr", False) and isinstance(getattr(obj, "real_param", None), torch.nn.Parameter):
+                return True
+            continue
+        if isinstance(c, type) and issubclass(torch.Tensor, c):
+            return True
+    return False
+
+
+def _getattr(tx, obj, name, default=None):
+    try:
+        return obj.getattr(tx, name.as_python_constant())
+    except Unsupported as exc:
+        if default is not None and "AttributeError" in exc.reason:
+            return default
+        raise
+
+
+def _hasattr(tx, obj, name):
+    try:
+        obj.getattr(tx, name.as_python_constant())
+        return ConstantValue(True)
+    except Unsupported as exc:
+        if "AttributeError" in exc.reason:
+            return ConstantValue(False)
+        raise
+
+
+def _range(tx, *args):
+    return ConstantValue(range(*(_const_int(a) for a in args)))
+
+
+def _enumerate(tx, it, start=None):
+    s = _const_int(start) if start is not None else 0
+    return ListIteratorValue([TupleValue([ConstantValue(i + s), v]) for i, v in enumerate(it.iter_items(tx))])
+
+
+def _zip(tx, *its, strict=None):
+    lists = [i.iter_items(tx) for i in its]
+    if strict is not None and strict.as_python_constant() and len({len(l) for l in lists}) > 1:
+        raise Unsupported("ValueError from zip(strict=True)", generic=True)
+    return ListIteratorValue([TupleValue(list(t)) for t in zip(*lists)])
+
+
+def _reversed(tx, it):
+    return ListIteratorValue(list(reversed(it.iter_items(tx))))
+
+
+def _iter(tx, it):
+    if isinstance(it, ListIteratorValue):
+        return it
+    return ListIteratorValue(it.iter_items(tx))
+
+
+def _next(tx, it, default=None):
+    if not isinstance(it, ListIteratorValue):
+        raise Unsupported("next() on a non-iterator value")
+    item = it.next(tx)
+    if item is None:
+        if default is not None:
+            return default
+        raise Unsupported("StopIteration from next()", generic=True)
+    return item
+
+
+def _minmax(fn):
+    def handler(tx, *args, **kwargs):
+        items = args[0].iter_items(tx) if len(args) == 1 else list(args)
+        if all(i.is_constant() for i in items) and _all_constant([], kwargs):
+            return fold(tx, fn, [TupleValue(items)] if True else items, kwargs, fn.__name__)
+        if len(items) == 2 and not kwargs and any(i.is_tensor() for i in items):
+            return NotImplemented
+        return NotImplemented
+    return handler
+
+
+def _sum(tx, it, start=None):
+    items = it.iter_items(tx)
+    total = start if start is not None else ConstantValue(0)
+    for item in items:
+        total = binary_op(tx, "+", total, item)
+    return total
+
+
+def _all_any(is_all):
+    def handler(tx, it):
+        for item in it.iter_items(tx):
+            t = item.truth(tx)
+            if is_all and not t:
+                return ConstantValue(False)
+            if not is_all and t:
+                return ConstantValue(True)
+        return ConstantValue(is_all)
+    return handler
+
+
+def _abs(tx, x):
+    if x.is_tensor():
+        return tx.graph.call("call_function", torch.abs, (x,), {})
+    return NotImplemented
+
+
+def _bool(tx, x=None):
+    if x is None:
+        return ConstantValue(False)
+    return ConstantValue(x.truth(tx))
+
+
+def _tuple(tx, it=None):
+    return TupleValue(it.iter_items(tx) if it is not None else [])
+
+
+def _list(tx, it=None):
+    return ListValue(it.iter_items(tx) if it is not None else [])
+
+
+def _dict(tx, it=None, **kwargs):
+    out = DictValue({})
+    if it is not None:
+        if isinstance(it, DictValue):
+            out.items.update(it.items)
+        else:
+            for pair in it.iter_items(tx):
+                k, v = pair.iter_items(tx)
+                out.items[k.as_python_constant()] = v
+    out.items.update(kwargs)
+    return out
+
+
+def _type(tx, x):
+    return tx.wrap(x.python_type(), None, trusted=True)
+
+
+def _callable(tx, x):
+    from autograph.capture.values.functions import BoundMethodValue, NestedFunctionValue, UserFunctionValue
+    from autograph.capture.values.modules import ModuleValue
+    if isinstance(x, (UserFunctionValue, NestedFunctionValue, BoundMethodValue, ModuleValue, BuiltinValue)):
+        return ConstantValue(True)
+    try:
+        return ConstantValue(callable(x.real_value()))
+    except Unsupported:
+        if x.is_constant() or x.is_tensor():
+            return ConstantValue(callable(x.as_python_constant()) if x.is_constant() else False)
+        raise
+
+
+def _map(tx, fn, *its):
+    lists = [i.iter_items(tx) for i in its]
+    return ListIteratorValue([tx.call(fn, list(t), {}) for t in zip(*lists)])
+
+
+def _filter(tx, fn, it):
+    out = []
+    for item in it.iter_items(tx):
+        keep = item.truth(tx) if (fn.is_constant() and fn.as_python_constant() is None) else \
+            tx.call(fn, [item], {}).truth(tx)
+        if keep:
+            out.append(item)
+    return ListIteratorValue(out)
+
+
+def _sorted(tx, it, **kwargs):
+    items = it.iter_items(tx)
+    if all(i.is_constant() for i in items) and _all_constant([], kwargs):
+        return ListValue([ConstantValue(x) for x in sorted((i.as_python_constant() for i in items),
+                                                              **{k: v.as_python_constant() for k, v in kwargs.items()})])
+    raise Unsupported("sorted() on non-constant items")
+
+
+def _super(tx, *args):
+    raise Unsupported("super()")
+
+
+def _float_int(kind):
+    def handler(tx, x=None, *rest):
+        if x is not None and x.is_tensor():
+            raise Unsupported(f"`{kind.__name__}(tensor)` reads a tensor value into Python")
+        return NotImplemented
+    return handler
+
+
+_BUILTIN_HANDLERS: dict[Any, Callable] = {
+    len: _len, isinstance: _isinstance, getattr: _getattr, hasattr: _hasattr, range: _range,
+    enumerate: _enumerate, zip: _zip, reversed: _reversed, iter: _iter, next: _next,
+    min: _minmax(min), max: _minmax(max), sum: _sum, all: _all_any(True), any: _all_any(False),
+    abs: _abs, bool: _bool, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
+    map: _map, filter: _filter, sorted: _sorted, super: _super, float: _float_int(float),
+    int: _float_int(int), operator.getitem: lambda tx, a, b: tx.getitem(a, b),
+    operator.not_: lambda tx, a: ConstantValue(not a.truth(tx)),
+    operator.neg: lambda tx, a: tx.unary("-", a), operator.truth: lambda tx, a: ConstantValue(a.truth(tx)),
+}
+
+
+def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
+    """Calling a class: builtin value types are handled; others are a break."""
+    handler = _BUILTIN_HANDLERS.get(cls)
+    if handler is not None:
+        out = handler(tx, *args, **kwargs)
+        if out is not NotImplemented:
+            return out
+    if cls is torch.Size:
+        items = args[0].iter_items(tx) if args else []
+        if all(i.is_constant() for i in items):
+            return SizeValue(items)
+    if cls in (torch.device, torch.dtype) or cls in (int, float, str, complex, slice, set, frozenset, bytes) \
+            or cls is object:
+        if _all_constant(args, kwargs):
+            return fold(tx, cls, args, kwargs, cls.__name__)
+    if isinstance(cls, type) and issubclass(cls, BaseException) and _all_constant(args, kwargs):
+        return fold(tx, cls, args, kwargs, cls.__name__)
+    raise Unsupported(f"unsupported: creating a {cls.__qualname__} object")
+
+
+# ---------------------------------------------------------------------------
+# torch functions
+
+_TORCH_BREAKS = {
+    "manual_seed", "seed", "set_grad_enabled", "no_grad", "enable_grad", "inference_mode",
+    "set_default_dtype", "set_default_device", "save", "load", "synchronize", "set_printoptions",
+    "use_deterministic_algorithms", "compile", "set_num_threads", "get_rng_state", "set_rng_state",
+}
+
+
+class TorchFunctionValue(Value):
+    """A torch function, ``torch.nn.functional`` function or Tensor method descriptor."""
+
+    def __init__(self, fn: Callable):
+        self.fn = fn
+
+    def describe(self):
+        return f"{getattr(self.fn, '__module__', 'torch')}.{getattr(self.fn, '__name__', self.fn)}"
+
+    def real_value(self):
+        return self.fn
+
+    def call(self, tx, args, kwargs):
+        name = getattr(self.fn, "__name__", "")
+        if name in _TORCH_BREAKS:
+            raise Unsupported(f"unsupported: torch.{name}() changes global state")
+        if self.fn is torch.is_grad_enabled:
+            return ConstantValue(torch.is_grad_enabled())
+        if self.fn in (torch.is_tensor,) and len(args) == 1:
+            return ConstantValue(args[0].is_tensor())
+        return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
+
+    def reconstruct(self, cg):
+        return cg.const(self.fn)

@@ -1,0 +1,80 @@
+"""Python constants: int, float, str, bool, None, bytes, dtype, device, range, ...
+
+Operations between constants are folded at capture time; branches on them are
+decided at capture time (the guards on their sources keep that valid).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values.base import Value
+
+_LITERAL_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis))
+
+
+class ConstantValue(Value):
+    """A value known exactly at capture time."""
+
+    def __init__(self, value: Any, source=None):
+        self.value = value
+        self.source = source
+
+    def describe(self) -> str:
+        return f"constant {self.value!r}"[:80]
+
+    def python_type(self) -> type:
+        return type(self.value)
+
+    def is_constant(self) -> bool:
+        return True
+
+    def as_python_constant(self) -> Any:
+        return self.value
+
+    def real_value(self) -> Any:
+        return self.value
+
+    def truth(self, tx) -> bool:
+        return bool(self.value)
+
+    def getattr(self, tx, name: str) -> Value:
+        from autograph.capture.values.builtins import BuiltinMethodValue
+        try:
+            attr = getattr(self.value, name)
+        except AttributeError as exc:
+            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True)
+        if callable(attr):
+            return BuiltinMethodValue(self, name)
+        return ConstantValue(attr)
+
+    def iter_items(self, tx) -> list[Value]:
+        if isinstance(self.value, (str, bytes, range)):
+            return [ConstantValue(x) for x in self.value]
+        return super().iter_items(tx)
+
+    def length(self, tx) -> int:
+        return len(self.value)
+
+    def getitem(self, tx, key: Value) -> Value:
+        if isinstance(self.value, (str, bytes, range)) and key.is_constant():
+            try:
+                return ConstantValue(self.value[key.as_python_constant()])
+            except Exception as exc:  # IndexError etc. must be raised natively
+                raise Unsupported(f"{type(exc).__name__} indexing {self.describe()}", generic=True)
+        return super().getitem(tx, key)
+
+    def reconstruct(self, cg) -> str:
+        if isinstance(self.value, _LITERAL_TYPES) and not (
+                isinstance(self.value, float) and self.value != self.value):
+            text = repr(self.value)
+            if text not in ("inf", "-inf", "nan", "infj", "nanj") and "inf" not in text:
+                return text
+        return cg.const(self.value)
+
+
+def is_literal(obj: Any) -> bool:
+    """True for the plain immutable values folded as constants."""
+    import torch
+    return isinstance(obj, _LITERAL_TYPES + (torch.dtype, torch.device, torch.memory_format,
+                                              torch.layout, range, type(NotImplemented)))

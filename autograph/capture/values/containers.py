@@ -1,0 +1,345 @@
+"""Tuples, lists, dicts, slices, torch.Size and unrolled iterators.
+
+Containers created during capture are plain Python lists of values mutated in
+place; they are rebuilt at a graph break (once per object, so aliasing holds).
+A container that came from an input is read through guards and never mutated
+during capture (a mutation is a side effect and breaks before it).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values.base import Value
+from autograph.capture.values.constants import ConstantValue
+
+
+class BaseSequenceValue(Value):
+    kind: type = tuple
+
+    def __init__(self, items: list[Value], source=None):
+        self.items = list(items)
+        self.source = source
+
+    def describe(self) -> str:
+        return f"{self.kind.__name__} of {len(self.items)}"
+
+    def python_type(self) -> type:
+        return self.kind
+
+    def is_constant(self) -> bool:
+        return all(i.is_constant() for i in self.items)
+
+    def as_python_constant(self) -> Any:
+        return self.kind([i.as_python_constant() for i in self.items])
+
+    def iter_items(self, tx) -> list[Value]:
+        return list(self.items)
+
+    def length(self, tx) -> int:
+        return len(self.items)
+
+    def truth(self, tx) -> bool:
+        return bool(self.items)
+
+    def getitem(self, tx, key: Value) -> Value:
+        k = key.as_python_constant() if key.is_constant() else None
+        if isinstance(k, slice):
+            return type(self)(self.items[k]) if type(self) is not SizeValue else SizeValue(self.items[k])
+        if isinstance(k, int) and not isinstance(k, bool) or isinstance(k, bool):
+            try:
+                return self.items[k]
+            except IndexError:
+                raise Unsupported(f"IndexError: {self.kind.__name__} index out of range", generic=True)
+        raise Unsupported(f"indexing a {self.kind.__name__} with {key.describe()}")
+
+    def getattr(self, tx, name: str) -> Value:
+        from autograph.capture.values.builtins import BuiltinMethodValue
+        if hasattr(self.kind, name):
+            return BuiltinMethodValue(self, name)
+        return super().getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "index" and not kwargs:
+            for i, item in enumerate(self.items):
+                if tx.compare(item, "==", args[0]).truth(tx):
+                    return ConstantValue(i)
+            raise Unsupported("ValueError from .index()", generic=True)
+        if name == "count" and not kwargs:
+            return ConstantValue(sum(1 for i in self.items if tx.compare(i, "==", args[0]).truth(tx)))
+        return super().call_method(tx, name, args, kwargs)
+
+    def binary_op(self, tx, op: str, other: Value):
+        if op in ("+", "+=") and type(other) is type(self):
+            return type(self)(self.items + other.items)
+        if op in ("*", "*=") and other.is_constant() and isinstance(other.as_python_constant(), int):
+            return type(self)(self.items * other.as_python_constant())
+        return NotImplemented
+
+    def reconstruct(self, cg) -> str:
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        parts = [cg.reconstruct(i) for i in self.items]
+        if self.kind is tuple:
+            return "(" + "".join(p + ", " for p in parts) + ")"
+        return cg.const(self.kind) + "((" + "".join(p + ", " for p in parts) + "))"
+
+
+class TupleValue(BaseSequenceValue):
+    kind = tuple
+
+
+class SizeValue(TupleValue):
+    """``torch.Size`` with constant (static) sizes."""
+
+    @property
+    def kind(self):  # type: ignore[override]
+        import torch
+        return torch.Size
+
+    def getattr(self, tx, name):
+        if name == "numel":
+            from autograph.capture.values.builtins import PyFunctionValue
+            import math
+            return PyFunctionValue(lambda: math.prod(self.as_python_constant()), "numel")
+        return super().getattr(tx, name)
+
+    def describe(self) -> str:
+        return "torch.Size"
+
+
+class ListValue(BaseSequenceValue):
+    kind = list
+    mutable = True
+
+    def _check_mutable(self):
+        if self.source is not None:
+            raise Unsupported(f"mutation of a list that came from outside ({self.source.expr}) — a side effect")
+
+    def call_method(self, tx, name, args, kwargs):
+        if name in ("append", "extend", "insert", "pop", "clear", "reverse", "remove") and not kwargs:
+            self._check_mutable()
+            if name == "append":
+                self.items.append(args[0])
+            elif name == "extend":
+                self.items.extend(args[0].iter_items(tx))
+            elif name == "insert":
+                self.items.insert(args[0].as_python_constant(), args[1])
+            elif name == "pop":
+                if not self.items:
+                    raise Unsupported("IndexError: pop from empty list", generic=True)
+                return self.items.pop(*(a.as_python_constant() for a in args))
+            elif name == "clear":
+                self.items.clear()
+            elif name == "reverse":
+                self.items.reverse()
+            elif name == "remove":
+                for i, item in enumerate(self.items):
+                    if tx.compare(item, "==", args[0]).truth(tx):
+                        del self.items[i]
+                        break
+                else:
+                    raise Unsupported("ValueError from list.remove()", generic=True)
+            return ConstantValue(None)
+        if name == "copy" and not args:
+            return ListValue(list(self.items))
+        return super().call_method(tx, name, args, kwargs)
+
+    def setitem(self, tx, key, value):
+        self._check_mutable()
+        k = key.as_python_constant()
+        if isinstance(k, slice):
+            self.items[k] = value.iter_items(tx)
+        else:
+            try:
+                self.items[k] = value
+            except IndexError:
+                raise Unsupported("IndexError: list assignment index out of range", generic=True)
+
+    def delitem(self, tx, key):
+        self._check_mutable()
+        del self.items[key.as_python_constant()]
+
+    def reconstruct(self, cg) -> str:
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
+
+
+class DictValue(Value):
+    """A dict with constant keys (insertion order kept)."""
+
+    mutable = True
+
+    def __init__(self, items: dict, source=None, kind: type = dict):
+        self.items = dict(items)  # python-constant key -> Value
+        self.source = source
+        self.kind = kind
+
+    def describe(self) -> str:
+        return f"dict of {len(self.items)}"
+
+    def python_type(self):
+        return self.kind
+
+    def is_constant(self):
+        return all(v.is_constant() for v in self.items.values())
+
+    def as_python_constant(self):
+        return self.kind((k, v.as_python_constant()) for k, v in self.items.items())
+
+    def truth(self, tx):
+        return bool(self.items)
+
+    def length(self, tx):
+        return len(self.items)
+
+    def iter_items(self, tx):
+        return [ConstantValue(k) for k in self.items]
+
+    def _key(self, key: Value):
+        if not key.is_constant():
+            raise Unsupported(f"dict key {key.describe()} is not a constant")
+        return key.as_python_constant()
+
+    def getitem(self, tx, key):
+        k = self._key(key)
+        if k not in self.items:
+            raise Unsupported(f"KeyError: {k!r}", generic=True)
+        return self.items[k]
+
+    def _check_mutable(self):
+        if self.source is not None:
+            raise Unsupported(f"mutation of a dict that came from outside ({self.source.expr}) — a side effect")
+
+    def setitem(self, tx, key, value):
+        self._check_mutable()
+        self.items[self._key(key)] = value
+
+    def delitem(self, tx, key):
+        self._check_mutable()
+        k = self._key(key)
+        if k not in self.items:
+            raise Unsupported(f"KeyError: {k!r}", generic=True)
+        del self.items[k]
+
+    def contains(self, tx, item):
+        return ConstantValue(self._key(item) in self.items)
+
+    def getattr(self, tx, name):
+        from autograph.capture.values.builtins import BuiltinMethodValue
+        if hasattr(dict, name):
+            return BuiltinMethodValue(self, name)
+        return super().getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "items" and not args:
+            return ListIteratorValue([TupleValue([ConstantValue(k), v]) for k, v in self.items.items()],
+                                     kind="dict_items")
+        if name == "keys" and not args:
+            return ListIteratorValue([ConstantValue(k) for k in self.items], kind="dict_keys")
+        if name == "values" and not args:
+            return ListIteratorValue(list(self.items.values()), kind="dict_values")
+        if name == "get" and not kwargs:
+            k = self._key(args[0])
+            if k in self.items:
+                return self.items[k]
+            return args[1] if len(args) > 1 else ConstantValue(None)
+        if name == "update" and len(args) <= 1:
+            self._check_mutable()
+            if args:
+                other = args[0]
+                if isinstance(other, DictValue):
+                    self.items.update(other.items)
+                else:
+                    for pair in other.iter_items(tx):
+                        k, v = pair.iter_items(tx)
+                        self.items[self._key(k)] = v
+            for k, v in kwargs.items():
+                self.items[k] = v
+            return ConstantValue(None)
+        if name == "pop" and not kwargs:
+            self._check_mutable()
+            k = self._key(args[0])
+            if k in self.items:
+                return self.items.pop(k)
+            if len(args) > 1:
+                return args[1]
+            raise Unsupported(f"KeyError: {k!r}", generic=True)
+        if name == "setdefault":
+            self._check_mutable()
+            k = self._key(args[0])
+            if k not in self.items:
+                self.items[k] = args[1] if len(args) > 1 else ConstantValue(None)
+            return self.items[k]
+        if name == "copy":
+            return DictValue(self.items, kind=self.kind)
+        return super().call_method(tx, name, args, kwargs)
+
+    def reconstruct(self, cg):
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        body = ", ".join(f"{cg.const(k) if not isinstance(k, (str, int)) else repr(k)}: {cg.reconstruct(v)}"
+                         for k, v in self.items.items())
+        text = "{" + body + "}"
+        if self.kind is not dict:
+            text = f"{cg.const(self.kind)}({text})"
+        return cg.shared(self, text)
+
+
+class SliceValue(Value):
+    def __init__(self, start: Value, stop: Value, step: Value):
+        self.parts = (start, stop, step)
+
+    def describe(self):
+        return "slice"
+
+    def python_type(self):
+        return slice
+
+    def is_constant(self):
+        return all(p.is_constant() for p in self.parts)
+
+    def as_python_constant(self):
+        return slice(*(p.as_python_constant() for p in self.parts))
+
+    def reconstruct(self, cg):
+        return "slice(" + ", ".join(cg.reconstruct(p) for p in self.parts) + ")"
+
+
+class ListIteratorValue(Value):
+    """An iterator unrolled at capture time: the items still to come."""
+
+    mutable = True
+
+    def __init__(self, items: list[Value], kind: str = "iterator"):
+        self.items = list(items)
+        self.index = 0
+        self.kind = kind
+
+    def describe(self):
+        return self.kind
+
+    def python_type(self):
+        return type(iter(()))
+
+    def next(self, tx) -> Value | None:
+        if self.index >= len(self.items):
+            return None
+        item = self.items[self.index]
+        self.index += 1
+        return item
+
+    def iter_items(self, tx):
+        rest = self.items[self.index:]
+        self.index = len(self.items)
+        return rest
+
+    def length(self, tx):
+        if self.kind == "iterator":
+            raise Unsupported("len() of an iterator", generic=True)
+        return len(self.items) - self.index
+
+    def reconstruct(self, cg):
+        rest = self.items[self.index:]
+        return cg.shared(self, "iter((" + "".join(cg.reconstruct(i) + ", " for i in rest) + "))")

@@ -1,0 +1,138 @@
+"""Python modules, classes and other user objects read through guards."""
+from __future__ import annotations
+
+import types
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values.base import Value
+
+# modules whose attributes are trusted not to change: reads are not guarded
+TRUSTED_MODULES = ("torch", "math", "operator", "builtins", "functools", "itertools", "collections",
+                   "typing", "numbers", "numpy")
+
+
+def is_trusted_module(mod: types.ModuleType) -> bool:
+    return mod.__name__.split(".")[0] in TRUSTED_MODULES
+
+
+class PythonModuleValue(Value):
+    def __init__(self, module: types.ModuleType, source=None):
+        self.module = module
+        self.source = source
+
+    def describe(self):
+        return f"module {self.module.__name__}"
+
+    def python_type(self):
+        return types.ModuleType
+
+    def real_value(self):
+        return self.module
+
+    def getattr(self, tx, name):
+        from autograph.guards.sources import AttrSource
+        try:
+            real = getattr(self.module, name)
+        except AttributeError as exc:
+            raise Unsupported(f"AttributeError: {exc}", generic=True)
+        if is_trusted_module(self.module):
+            return tx.wrap(real, None, trusted=True)
+        src = AttrSource(self.source, name) if self.source is not None else None
+        return tx.wrap(real, src, pin=lambda m=self.module, n=name: getattr(m, n),
+                       what=f"{self.module.__name__}.{name}")
+
+    def reconstruct(self, cg):
+        return cg.const(self.module)
+
+
+class ClassValue(Value):
+    """A class object; calling it runs construction (supported for simple value types)."""
+
+    def __init__(self, cls: type, source=None):
+        self.cls = cls
+        self.source = source
+
+    def describe(self):
+        return f"class {self.cls.__qualname__}"
+
+    def python_type(self):
+        return type(self.cls)
+
+    def real_value(self):
+        return self.cls
+
+    def getattr(self, tx, name):
+        from autograph.guards.sources import AttrSource
+        try:
+            real = getattr(self.cls, name)
+        except AttributeError as exc:
+            raise Unsupported(f"AttributeError: {exc}", generic=True)
+        if isinstance(self.cls.__dict__.get(name), staticmethod):
+            return tx.wrap(real, None, trusted=True)
+        src = AttrSource(self.source, name) if self.source is not None else None
+        trusted = (self.cls.__module__ or "").split(".")[0] in TRUSTED_MODULES
+        return tx.wrap(real, None if trusted else src, trusted=trusted,
+                       pin=lambda c=self.cls, n=name: getattr(c, n), what=f"{self.cls.__qualname__}.{name}")
+
+    def call(self, tx, args, kwargs):
+        from autograph.capture.values.builtins import call_builtin_type
+        return call_builtin_type(tx, self.cls, args, kwargs)
+
+    def reconstruct(self, cg):
+        return cg.const(self.cls)
+
+
+class ObjectValue(Value):
+    """Any other real object: attribute reads go through the real object with guards."""
+
+    def __init__(self, obj, source=None, what: str = ""):
+        self.obj = obj
+        self.source = source
+        self.what = what or type(obj).__name__
+
+    def describe(self):
+        return f"{type(self.obj).__qualname__} object"
+
+    def python_type(self):
+        return type(self.obj)
+
+    def real_value(self):
+        return self.obj
+
+    def getattr(self, tx, name):
+        from autograph.guards.sources import AttrSource
+        obj = self.obj
+        d = getattr(obj, "__dict__", None)
+        src = AttrSource(self.source, name) if self.source is not None else None
+        if isinstance(d, dict) and name in d:
+            return tx.wrap(d[name], src, pin=lambda o=obj, n=name: getattr(o, n), what=f"{self.what}.{name}")
+        for klass in type(obj).__mro__:
+            if name in klass.__dict__:
+                attr = klass.__dict__[name]
+                if isinstance(attr, types.FunctionType):
+                    from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+                    return BoundMethodValue(UserFunctionValue(attr), self)
+                if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+                    from autograph.capture.values.functions import UserFunctionValue
+                    return UserFunctionValue(attr.fget).call(tx, [self], {})
+                if hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
+                        and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
+                    raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+                break
+        try:
+            real = getattr(obj, name)
+        except AttributeError as exc:
+            raise Unsupported(f"AttributeError: {exc}", generic=True)
+        return tx.wrap(real, src, pin=lambda o=obj, n=name: getattr(o, n), what=f"{self.what}.{name}")
+
+    def call(self, tx, args, kwargs):
+        call = getattr(type(self.obj), "__call__", None)
+        if isinstance(call, types.FunctionType):
+            from autograph.capture.values.functions import UserFunctionValue
+            return UserFunctionValue(call).call(tx, [self, *args], kwargs)
+        raise Unsupported(f"unsupported: call to {self.describe()}")
+
+    def reconstruct(self, cg):
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        return cg.const(self.obj)

@@ -1,0 +1,133 @@
+"""Tensors: an FX node plus its fake value (``node.meta['example_value']``).
+
+Metadata (shape, dtype, device, ...) is read from the fake tensor and becomes a
+constant (shapes are static; the TENSOR_MATCH guard keeps that valid). Anything
+that needs the tensor's *values* in Python (truth, ``item()``, ``tolist()``)
+is a graph break.
+"""
+from __future__ import annotations
+
+import operator
+
+import torch
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values.base import Value
+from autograph.capture.values.constants import ConstantValue
+
+# attributes answered from the fake tensor's metadata
+_META_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_sparse",
+               "is_quantized", "is_meta", "layout", "is_leaf", "is_floating_point", "is_complex"}
+# attributes that are graph operations
+_OP_ATTRS = {"T", "mT", "H", "mH", "real", "imag", "data", "grad"}
+# methods whose answer is metadata only
+_META_METHODS = {"size", "dim", "stride", "numel", "nelement", "element_size", "is_contiguous",
+                 "is_floating_point", "is_complex", "get_device", "ndimension", "storage_offset",
+                 "type" }
+# methods that need real values or are side effects beyond the graph
+_BREAK_METHODS = {
+    "item": "`.item()` reads a tensor value into Python",
+    "tolist": "`.tolist()` reads tensor values into Python",
+    "numpy": "`.numpy()` leaves torch",
+    "backward": "`.backward()` runs autograd outside the graph",
+    "__bool__": "data-dependent branch on a tensor value",
+    "register_hook": "tensor hooks",
+    "data_ptr": "`.data_ptr()`",
+}
+
+
+class TensorValue(Value):
+    is_attr = False
+
+    def __init__(self, node: torch.fx.Node, fake: torch.Tensor, source=None):
+        self.node = node
+        self.fake = fake
+        self.source = source
+
+    def describe(self) -> str:
+        return f"tensor {self.node.name}"
+
+    def is_tensor(self) -> bool:
+        return True
+
+    def python_type(self) -> type:
+        return type(self.fake) if not isinstance(self.fake, torch._subclasses.FakeTensor) else (
+            torch.nn.Parameter if self.is_attr and isinstance(self.fake, torch.nn.Parameter) else torch.Tensor)
+
+    def truth(self, tx) -> bool:
+        raise Unsupported("data-dependent branch on a tensor value")
+
+    def getattr(self, tx, name: str) -> Value:
+        from autograph.capture.values.builder import wrap_fake_result
+        if name in _META_ATTRS:
+            value = getattr(self.fake, name)
+            if name == "shape":
+                return wrap_fake_result(tx.graph, None, value)
+            return ConstantValue(value() if callable(value) else value)
+        if name in _OP_ATTRS:
+            if name == "grad":
+                raise Unsupported("reading `.grad` of a tensor")
+            return tx.graph.call("call_function", getattr, (self, name), {})
+        if name in _BREAK_METHODS:
+            return TensorMethodValue(self, name)
+        attr = getattr(torch.Tensor, name, None)
+        if attr is None:
+            raise Unsupported(f"tensor attribute `.{name}`")
+        if callable(attr):
+            return TensorMethodValue(self, name)
+        raise Unsupported(f"tensor attribute `.{name}`")
+
+    def setattr(self, tx, name, value):
+        raise Unsupported(f"setting `.{name}` on a tensor — a side effect")
+
+    def getitem(self, tx, key: Value) -> Value:
+        return tx.graph.call("call_function", operator.getitem, (self, key), {})
+
+    def setitem(self, tx, key, value):
+        if self.source is not None and not tx.allow_input_mutation:
+            pass
+        tx.graph.call("call_function", operator.setitem, (self, key, value), {})
+
+    def iter_items(self, tx):
+        if self.fake.dim() == 0:
+            raise Unsupported("iteration over a 0-d tensor", generic=True)
+        return [self.getitem(tx, ConstantValue(i)) for i in range(self.fake.shape[0])]
+
+    def length(self, tx):
+        if self.fake.dim() == 0:
+            raise Unsupported("len() of a 0-d tensor", generic=True)
+        return int(self.fake.shape[0])
+
+    def reconstruct(self, cg) -> str:
+        return cg.tensor(self)
+
+
+class TensorMethodValue(Value):
+    """``tensor.method`` waiting to be called."""
+
+    def __init__(self, tensor: TensorValue, name: str):
+        self.tensor = tensor
+        self.name = name
+
+    def describe(self):
+        return f"Tensor.{self.name}"
+
+    def call(self, tx, args, kwargs):
+        if self.name in _BREAK_METHODS:
+            raise Unsupported(_BREAK_METHODS[self.name])
+        if self.name in _META_METHODS:
+            from autograph.capture.graph import to_fake_arg
+            from autograph.capture.values.builder import wrap_fake_result
+            with tx.graph.fake_mode:
+                try:
+                    result = getattr(self.tensor.fake, self.name)(*to_fake_arg(args), **to_fake_arg(kwargs))
+                except Exception as exc:
+                    raise Unsupported(f"Tensor.{self.name} failed: {type(exc).__name__}", generic=True)
+            if not isinstance(result, torch.Tensor):
+                return wrap_fake_result(tx.graph, None, result)
+        if self.name in ("tolist", "item"):
+            raise Unsupported(_BREAK_METHODS[self.name])
+        return tx.graph.call("call_method", self.name, (self.tensor, *args), kwargs)
+
+    def reconstruct(self, cg):
+        return f"{cg.reconstruct(self.tensor)}.{self.name}"
