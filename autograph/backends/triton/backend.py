@@ -62,7 +62,7 @@ def decompositions() -> dict:
 
     table = dict(core_aten_decompositions())
     table.update(get_decompositions([
-        aten._softmax, aten._log_softmax, aten.native_layer_norm, aten.gelu, aten.leaky_relu, aten.hardtanh, aten.mean.dim, aten.linalg_vector_norm, aten.elu, aten.logsumexp, aten.silu,
+        aten._softmax, aten._log_softmax, aten.native_layer_norm, aten.gelu, aten.leaky_relu, aten.hardtanh, aten.linalg_vector_norm, aten.elu, aten.logsumexp, aten.silu,
     ]))
     for keep in (aten.addmm.default, aten.mm.default, aten.bmm.default, aten.embedding.default,
                  aten.convolution.default, aten.native_dropout.default):

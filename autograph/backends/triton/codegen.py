@@ -167,7 +167,7 @@ class KernelWriter:
         if ptr is None:
             ptr = self.in_args[buf.name] = f"in_ptr{len(self.in_args)}"
             self.arg_buffers[buf.name] = buf
-        offset = texpr(buf.flat_index(index))
+        offset = self.offset(buf.flat_index(index))
         value = self.emit(f"tl.load({ptr} + ({offset}), {self.mask}, other=0)")
         if compute_dtype(buf.dtype) != buf.dtype:
             value = self.emit(f"{value}.to({tl_dtype(compute_dtype(buf.dtype))})")
@@ -181,7 +181,13 @@ class KernelWriter:
         self.arg_buffers[buf.name] = buf
         if buf.dtype != torch.float32:
             value = f"{value}.to({tl_dtype(buf.dtype)})"
-        self.line(f"tl.store({ptr} + ({texpr(buf.flat_index(index))}), {value}, {self.mask})")
+        self.line(f"tl.store({ptr} + ({self.offset(buf.flat_index(index))}), {value}, {self.mask})")
+
+    def offset(self, expr) -> str:
+        """Offset source; a constant offset is broadcast to a block (triton needs a block pointer)."""
+        if not expr.free_symbols:
+            return f"{texpr(expr)} + 0 * xindex"
+        return texpr(expr)
 
     # -- loops -----------------------------------------------------------
     def dims_code(self, syms, shape, var: str) -> None:

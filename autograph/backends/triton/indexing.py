@@ -117,10 +117,12 @@ def texpr(expr: sympy.Expr) -> str:
     """Print an index expression as Triton/Python source."""
     if expr.is_Integer or expr.is_Symbol:
         return str(expr)
-    if isinstance(expr, FloorDiv):
-        return f"({texpr(expr.args[0])} // {texpr(expr.args[1])})"
-    if isinstance(expr, ModularIndexing):
-        return f"({texpr(expr.args[0])} % {texpr(expr.args[1])})"
+    if isinstance(expr, (FloorDiv, ModularIndexing)):
+        num = texpr(expr.args[0])
+        if expr.args[0].is_Add or expr.args[0].is_Mul:
+            num = f"({num})"
+        op = "//" if isinstance(expr, FloorDiv) else "%"
+        return f"({num} {op} {texpr(expr.args[1])})"
     if expr.is_Add:
         return " + ".join(texpr(a) for a in sorted(expr.args, key=str))
     if expr.is_Mul:

@@ -506,6 +506,9 @@ def _convert(L, node, a, dtype):
         return L.pointwise(node, [a], lambda x: f"{x} != 0", "to_copy", compute=compute_dtype(a.dtype))
     if a.dtype == torch.bool:
         return L.pointwise(node, [a], lambda x: f"{x}.to({tl_dtype(compute_dtype(out))})", "to_copy", cast=(False,))
+    if out in (torch.float16, torch.bfloat16) and a.dtype != out:
+        # values of half types are kept in fp32 registers: round them as a store would
+        return L.pointwise(node, [a], lambda x: f"{x}.to({tl_dtype(out)}).to(tl.float32)", "to_copy")
     return L.pointwise(node, [a], lambda x: x, "to_copy")
 
 
@@ -773,3 +776,30 @@ def _broadcast_in_dim(L, node, a, shape, broadcast_dimensions):
     in_shape = tuple(a.shape)
     return _view_of(L, node, a, lambda idx: [sympy.Integer(0) if in_shape[i] == 1 else idx[d]
                                              for i, d in enumerate(broadcast_dimensions)])
+
+
+# prims that torch's reference decompositions emit
+register(prims.add.default)(_binary("{} + {}", "add"))
+register(prims.sub.default)(_binary("{} - {}", "sub"))
+register(prims.mul.default)(_binary("{} * {}", "mul"))
+register(prims.div.default)(_div)
+
+
+@register(prims.sum.default)
+def _prims_sum(L, node, a, dims, *, output_dtype=None):
+    return L.reduce(node, a, list(dims), False, "sum")
+
+
+@register(prims.amax.default)
+def _prims_amax(L, node, a, dims):
+    return L.reduce(node, a, list(dims), False, "max")
+
+
+@register(prims.amin.default)
+def _prims_amin(L, node, a, dims):
+    return L.reduce(node, a, list(dims), False, "min")
+
+
+@register(prims.var.default)
+def _prims_var(L, node, a, dims, correction=1, *, output_dtype=None):
+    return _var(L, node, a, list(dims), correction=correction, keepdim=False)

@@ -1,0 +1,32 @@
+"""Backend tests run Triton kernels on CPU tensors in triton's interpreter.
+
+TRITON_INTERPRET must be set before triton is first imported; the backend
+itself also wraps kernels for CPU tensors in the interpreter explicitly.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+
+@pytest.fixture
+def triton_backend(tmp_path):
+    pytest.importorskip("triton")
+    from autograph.backends.triton.backend import TritonBackend
+
+    return TritonBackend(cache_dir=str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def compile_fn(triton_backend):
+    """Trace ``fn`` with torch.fx and compile it with the Triton backend."""
+
+    def compile_(fn, *inputs):
+        gm = fn if isinstance(fn, torch.fx.GraphModule) else torch.fx.symbolic_trace(fn)
+        return triton_backend(gm, list(inputs))
+
+    return compile_
