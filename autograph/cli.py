@@ -12,13 +12,16 @@ settings to the environment so child processes compile the same packages.
 """
 from __future__ import annotations
 
+import builtins
+import importlib.machinery
+import io
 import json
 import os
 import runpy
 import signal
 import sys
 import types
-from pathlib import Path
+import zipfile
 from typing import Any, NoReturn, Sequence
 
 USAGE = """\
@@ -145,7 +148,7 @@ def run(argv: list[str]) -> int:
 
     try:
         if kind == "path":
-            runpy.run_path(os.path.abspath(target), run_name="__main__")
+            _run_script(target)
         else:
             runpy.run_module(target, run_name="__main__", alter_sys=True)
     except SystemExit:
@@ -158,6 +161,32 @@ def run(argv: list[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - re-reported exactly like the interpreter does
         _exit_like_python(exc)
     return 0
+
+
+def _run_script(path: str) -> None:
+    """Run a script file as ``__main__`` exactly like ``python path`` (argv[0] as typed, ``__file__`` absolute)."""
+    absolute = os.path.abspath(path)
+    if os.path.isdir(absolute) or zipfile.is_zipfile(absolute):
+        runpy.run_path(absolute, run_name="__main__")  # a directory or zip with __main__.py
+        return
+    with io.open_code(absolute) as file:
+        source = file.read()
+    code = compile(source, absolute, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(
+        __file__=absolute,
+        __cached__=None,
+        __loader__=importlib.machinery.SourceFileLoader("__main__", absolute),
+        __spec__=None,
+        __package__=None,
+        __builtins__=builtins,
+    )
+    _keep_alive.append(sys.modules.get("__main__"))  # autograph's own __main__, still running
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)
+
+
+_keep_alive: list = []
 
 
 def _is_runpy_lookup(exc: ImportError) -> bool:

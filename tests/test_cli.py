@@ -1,0 +1,237 @@
+"""``python -m autograph``: run scripts and modules exactly like Python does; config check/schema.
+
+Every scenario runs as a subprocess; where it makes sense the same target is also run
+with plain ``python`` and the two results must match.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+SCRIPT = '''
+import os, sys
+print("argv", sys.argv)
+print("name", __name__)
+print("path0", sys.path[0])
+print("file", __file__)
+if len(sys.argv) > 1 and sys.argv[1] == "exit":
+    sys.exit(int(sys.argv[2]))
+if len(sys.argv) > 1 and sys.argv[1] == "exit-message":
+    sys.exit("leaving with a message")
+if len(sys.argv) > 1 and sys.argv[1] == "raise":
+    def inner():
+        raise ValueError("boom from the script")
+    inner()
+if len(sys.argv) > 1 and sys.argv[1] == "interrupt":
+    raise KeyboardInterrupt
+'''
+
+
+def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(tmp_path / "lib")])
+    env.update(extra)
+    return env
+
+
+def run(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=tmp_path, env=env_for(tmp_path, **env),
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "prog.py").write_text(SCRIPT)
+    lib = tmp_path / "lib" / "agcli"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "ops.py").write_text("def inc(x):\n    return x + 1\n")
+    (lib / "prog.py").write_text(SCRIPT)
+    (lib / "uses.py").write_text(textwrap.dedent("""
+        import os, sys
+        from autograph.hook.instrument import is_wrapped
+        import agcli.ops
+        print("wrapped", is_wrapped(agcli.ops.inc))
+        print("report", os.environ.get("AUTOGRAPH_REPORT"), "backend", os.environ.get("AUTOGRAPH_BACKEND"))
+        if "--child" in sys.argv:
+            import subprocess
+            out = subprocess.run([sys.executable, "-c", "from autograph.hook.instrument import is_wrapped; "
+                                  "import agcli.ops; print(is_wrapped(agcli.ops.inc))"], capture_output=True, text=True)
+            print("child wrapped", out.stdout.strip(), out.stderr.strip())
+    """))
+    return tmp_path
+
+
+def lines(result: subprocess.CompletedProcess) -> list[str]:
+    return result.stdout.splitlines()
+
+
+@pytest.mark.parametrize("args", [["a", "--flag", "-m", "x"], ["exit", "3"], ["exit", "0"], ["exit-message"]])
+def test_script_behaves_like_python(project, args):
+    plain = run(project, "scripts/prog.py", *args)
+    ours = run(project, "-m", "autograph", "run", "scripts/prog.py", *args)
+    assert ours.returncode == plain.returncode
+    assert lines(ours) == lines(plain)
+    assert ours.stderr == plain.stderr
+
+
+def test_script_argv_name_and_path(project):
+    result = run(project, "-m", "autograph", "run", "scripts/prog.py", "one", "two")
+    assert result.returncode == 0, result.stderr
+    out = lines(result)
+    assert out[0] == "argv ['scripts/prog.py', 'one', 'two']"
+    assert out[1] == "name __main__"
+    assert out[2] == f"path0 {project / 'scripts'}"
+    assert out[3] == f"file {project / 'scripts' / 'prog.py'}"
+
+
+def test_script_exception_traceback_has_no_autograph_frames(project):
+    plain = run(project, "scripts/prog.py", "raise")
+    ours = run(project, "-m", "autograph", "run", "scripts/prog.py", "raise")
+    assert ours.returncode == plain.returncode == 1
+    assert "ValueError: boom from the script" in ours.stderr
+    frames = [line for line in ours.stderr.splitlines() if line.strip().startswith("File ")]
+    assert frames and all("prog.py" in line for line in frames), ours.stderr
+    assert ours.stderr == plain.stderr
+
+
+def test_keyboard_interrupt_exits_like_python(project):
+    plain = run(project, "scripts/prog.py", "interrupt")
+    ours = run(project, "-m", "autograph", "run", "scripts/prog.py", "interrupt")
+    assert plain.returncode == -signal.SIGINT
+    assert ours.returncode == plain.returncode
+    assert "KeyboardInterrupt" in ours.stderr
+
+
+@pytest.mark.parametrize("args", [["x", "--y"], ["exit", "5"]])
+def test_module_behaves_like_python_dash_m(project, args):
+    plain = run(project, "-m", "agcli.prog", *args)
+    ours = run(project, "-m", "autograph", "run", "-m", "agcli.prog", *args)
+    assert ours.returncode == plain.returncode
+    assert lines(ours) == lines(plain)
+    out = lines(ours)
+    assert out[0] == f"argv ['{project / 'lib' / 'agcli' / 'prog.py'}', '{args[0]}', '{args[1]}']"
+    assert out[1] == "name __main__"
+    assert out[2] == f"path0 {project}"
+
+
+def test_missing_module_and_missing_script(project):
+    plain = run(project, "-m", "agcli.nope")
+    ours = run(project, "-m", "autograph", "run", "-m", "agcli.nope")
+    assert ours.returncode == plain.returncode == 1
+    assert ours.stderr == plain.stderr
+    missing = run(project, "-m", "autograph", "run", "nope.py")
+    assert missing.returncode == 2 and "can't open file" in missing.stderr
+
+
+def test_selected_package_is_instrumented_and_settings_exported(project):
+    result = run(project, "-m", "autograph", "run", "--backend", "eager", "--report=out.json", "-m", "agcli.uses",
+                 AUTOGRAPH_PACKAGES="agcli")
+    assert result.returncode == 0, result.stderr
+    assert lines(result)[:2] == ["wrapped True", "report out.json backend eager"]
+
+
+def test_config_flag_selects_packages(project):
+    (project / "cfg.yaml").write_text("packages:\n  allow: [agcli]\nbackend: eager\n")
+    result = run(project, "-m", "autograph", "run", "--config", "cfg.yaml", "-m", "agcli.uses")
+    assert result.returncode == 0, result.stderr
+    assert lines(result)[:2] == ["wrapped True", "report 0 backend eager"]
+
+
+def test_not_selected_means_not_instrumented(project):
+    result = run(project, "-m", "autograph", "run", "-m", "agcli.uses")
+    assert lines(result)[0] == "wrapped False", result.stderr
+
+
+def test_child_process_inherits_the_selection(project):
+    import site
+
+    if not any((Path(d) / "autograph-startup.pth").is_file() for d in site.getsitepackages()):
+        pytest.skip("autograph-startup.pth not installed: run scripts/setup")
+    (project / "cfg.yaml").write_text("packages:\n  allow: [agcli]\n")
+    result = run(project, "-m", "autograph", "run", "--config", "cfg.yaml", "-m", "agcli.uses", "--child")
+    assert result.returncode == 0, result.stderr
+    assert "child wrapped True " in result.stdout + " ", result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--backend", "trition"], "did you mean 'triton'?"),
+        (["--config", "bad.yaml"], "bad.yaml:3:1: malformed YAML"),
+        (["--config", "missing.yaml"], "settings file not found"),
+    ],
+)
+def test_bad_settings_stop_before_the_script_runs(project, args, fragment):
+    (project / "bad.yaml").write_text("packages:\n  allow: [a\n")
+    result = run(project, "-m", "autograph", "run", *args, "scripts/prog.py")
+    assert result.returncode == 2
+    assert fragment in result.stderr
+    assert result.stdout == ""  # the script never ran
+
+
+def test_bad_environment_stops_before_the_script_runs(project):
+    result = run(project, "-m", "autograph", "run", "scripts/prog.py", AUTOGRAPH_MODE="fast")
+    assert result.returncode == 2 and "AUTOGRAPH_MODE" in result.stderr and result.stdout == ""
+
+
+@pytest.mark.parametrize("args", [["run"], ["run", "--frobnicate", "x.py"], ["run", "-m"], ["bogus"], ["config"], []])
+def test_usage_errors(project, args):
+    result = run(project, "-m", "autograph", *args)
+    assert result.returncode == 2
+    assert "usage: autograph run" in result.stderr
+
+
+def test_help(project):
+    result = run(project, "-m", "autograph", "--help")
+    assert result.returncode == 0 and "config check" in result.stdout
+
+
+def test_config_check_prints_effective_settings(project):
+    (project / "cfg.yaml").write_text("packages:\n  allow: [agcli]\nbackend: eager\n")
+    result = run(project, "-m", "autograph", "config", "check", "cfg.yaml", AUTOGRAPH_PACKAGES="more")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("# settings OK - from cfg.yaml; environment: AUTOGRAPH_PACKAGES\n")
+    assert "  allow:\n  - agcli\n  - more\n" in out and "backend: eager\n" in out
+
+
+def test_config_check_defaults_to_autograph_yaml(project):
+    (project / "autograph.yaml").write_text("mode: run-only\n")
+    result = run(project, "-m", "autograph", "config", "check")
+    assert result.returncode == 0 and "mode: run-only" in result.stdout
+    assert "from autograph.yaml" in result.stdout
+
+
+def test_config_check_reports_errors(project):
+    (project / "cfg.yaml").write_text("backend: eager\nrecompile_limt: 3\n")
+    result = run(project, "-m", "autograph", "config", "check", "cfg.yaml")
+    assert result.returncode == 2
+    assert "cfg.yaml:2:1: unknown key 'recompile_limt'; did you mean 'recompile_limit'?" in result.stderr
+
+
+def test_config_schema_is_the_committed_one(project):
+    result = run(project, "-m", "autograph", "config", "schema")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == json.loads((REPO / "config" / "settings.schema.json").read_text())
+
+
+def test_console_script(project):
+    exe = Path(sys.executable).with_name("autograph")
+    if not exe.exists():
+        pytest.skip("autograph console script not installed: run scripts/setup")
+    result = subprocess.run([str(exe), "run", "scripts/prog.py", "exit", "4"], cwd=project, env=env_for(project),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 4
+    assert lines(result)[0] == "argv ['scripts/prog.py', 'exit', '4']"
+    assert lines(result)[2] == f"path0 {project / 'scripts'}"
