@@ -90,10 +90,11 @@ class TritonBackend:
             log.warning("triton backend: cannot compile here (triton missing or devices %s); running eager", devices)
             return gm.forward
         graphs: list[CompiledAtenGraph] = []
+        training = _any_grad(example_inputs)
 
         def compiler(kind):
             def compile_graph(aten_gm, inputs):
-                record = self.compile_aten(aten_gm, inputs, kind if kind != "forward" or _any_grad(example_inputs) else "inference")
+                record = self.compile_aten(aten_gm, inputs, kind if kind != "forward" or training else "inference")
                 graphs.append(record.info)
                 self.compiled.append(record.info)
                 return record.call

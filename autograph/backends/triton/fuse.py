@@ -85,21 +85,57 @@ def fits(group: KernelGroup, gpu: bool) -> bool:
     return True
 
 
+def _reads(item) -> set[str]:
+    """Names of the buffers ``item`` loads (by generating it alone)."""
+    _, writer = kernel_source(new_group(item), "probe", persistent=new_group(item).persistent, stores=None, gpu=False)
+    return set(writer.in_args)
+
+
+def _writes(step) -> set[str]:
+    if isinstance(step, ExternItem):
+        return {step.name}
+    return {item.buffer.name for item in step.items}
+
+
+def _is_barrier(step) -> bool:
+    """An extern that mutates memory: nothing moves across it."""
+    if not isinstance(step, ExternItem):
+        return False
+    schema = getattr(step.target, "_schema", None)
+    return schema is None or schema.is_mutable
+
+
+LOOKBACK = 8
+
+
 def fuse(items: list, *, gpu: bool = False, enabled: bool = True) -> list:
-    """Return the schedule: a list of ``KernelGroup`` and ``ExternItem`` in run order."""
+    """Return the schedule: a list of ``KernelGroup`` and ``ExternItem`` in run order.
+
+    A kernel item joins the latest compatible kernel it can legally move up to:
+    it may hop over extern calls and other kernels that produce nothing it
+    reads (e.g. a saved activation realized at the end of a forward graph joins
+    the kernel that computed its inputs, before a matmul).
+    """
     schedule: list = []
-    current: KernelGroup | None = None
     for item in items:
         if isinstance(item, ExternItem):
-            current = None
             schedule.append(item)
             continue
         assert isinstance(item, (PointwiseItem, ReductionItem))
-        if current is not None and enabled:
-            candidate = current.with_item(item)
-            if candidate is not None and fits(candidate, gpu):
-                schedule[-1] = current = candidate
+        if enabled:
+            reads = _reads(item)
+            placed = False
+            for pos in range(len(schedule) - 1, max(-1, len(schedule) - 1 - LOOKBACK), -1):
+                step = schedule[pos]
+                if isinstance(step, KernelGroup):
+                    candidate = step.with_item(item)
+                    if candidate is not None and fits(candidate, gpu):
+                        schedule[pos] = candidate
+                        placed = True
+                        break
+                if _is_barrier(step) or (_writes(step) & reads):
+                    break
+            if placed:
                 continue
-        current = new_group(item)
-        schedule.append(current)
+        schedule.append(new_group(item))
     return schedule
