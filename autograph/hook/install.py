@@ -144,28 +144,26 @@ def install(*rules: str, deny: Iterable[str] = (), settings: Settings | None = N
     ``install("mymodels")`` is the in-code twin of ``AUTOGRAPH_PACKAGES=mymodels``.
     """
     global _active
-    base = settings if settings is not None else current_settings()
-    if rules or deny:
-        try:
-            allow = [Rule.parse(r).text for r in rules]
-            denied = [Rule.parse(r).text for r in deny]
-        except ValueError as exc:
-            raise SettingsError(f"autograph.install: {exc}") from None
-        packages = base.packages.model_copy(
-            update={
-                "allow": tuple(dict.fromkeys(base.packages.allow + tuple(allow))),
-                "deny": tuple(dict.fromkeys(base.packages.deny + tuple(denied))),
-            }
-        )
-        base = base.model_copy(update={"packages": packages})
+    try:
+        allow = tuple(Rule.parse(r).text for r in rules)
+        denied = tuple(Rule.parse(r).text for r in deny)
+    except ValueError as exc:
+        raise SettingsError(f"autograph.install: {exc}") from None
     with _install_lock:
         previous = _active
         if previous is not None:
-            previous.uninstall()
-            previous_settings = previous._previous_settings
-        else:
-            previous_settings = loaded_settings()
-        installation = Installation(base, previous_settings)
+            previous.uninstall()  # restores the settings that were in force before it
+        prior = loaded_settings()
+        base = settings if settings is not None else (prior if prior is not None else current_settings())
+        if allow or denied:
+            packages = base.packages.model_copy(
+                update={
+                    "allow": tuple(dict.fromkeys(base.packages.allow + allow)),
+                    "deny": tuple(dict.fromkeys(base.packages.deny + denied)),
+                }
+            )
+            base = base.model_copy(update={"packages": packages})
+        installation = Installation(base, prior)
         set_current_settings(base)
         _active = installation
         if base.mode != "off" and installation.selection:

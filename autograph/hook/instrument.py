@@ -16,6 +16,7 @@ anything marked ``__autograph_skip__`` (``@autograph.skip``).
 """
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 import types
@@ -50,6 +51,17 @@ class AutographBoundFunctionWrapper(wrapt.BoundFunctionWrapper):
     def __reduce__(self) -> tuple:
         return self.__reduce_ex__(2)
 
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        """Like a bound method: bind the same function to a deep copy of the instance."""
+        parent = self._self_parent
+        instance = self._self_instance
+        if instance is None or isinstance(instance, type) or getattr(parent, "_self_binding", "") == "staticmethod":
+            return self
+        return getattr(copy.deepcopy(instance, memo), parent._self_autograph_attr)
+
 
 class AutographFunctionWrapper(wrapt.FunctionWrapper):
     """A selected function (or ``staticmethod``/``classmethod`` object) routed through its shim."""
@@ -68,6 +80,12 @@ class AutographFunctionWrapper(wrapt.FunctionWrapper):
 
     def __reduce__(self) -> tuple:
         return self.__reduce_ex__(2)
+
+    def __copy__(self):  # functions are atomic for copy/deepcopy; so are their wrappers
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        return self
 
 
 def _shim_for(fn: types.FunctionType) -> Callable:

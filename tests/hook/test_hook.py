@@ -388,6 +388,9 @@ def test_wrapped_functions_and_methods_pickle(tree, fake_shim):
         import copy
 
         assert copy.deepcopy(layers.double) is layers.double
+        copied = copy.deepcopy(layer.forward)
+        assert is_wrapped(copied) and copied.__self__ is not layer and copied.__self__.k == 3
+        assert copy.deepcopy(layers.Layer.make) is not None and copy.copy(layers.double) is layers.double
     # unpickling where the hook is not installed yields the plain function
     data = None
     with install("agpkg"):
