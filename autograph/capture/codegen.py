@@ -138,8 +138,8 @@ class Codegen:
 
     # --- resume functions -----------------------------------------------------------
     def resume_call(self, frame, target: Instruction, stack: list[Value], *, wrap: bool) -> str:
-        code, offset = frame.code, target.offset
-        if frame.by_offset.get(offset) is not target:
+        code, offset = frame.code, target.resume_offset
+        if frame.by_offset.get(target.offset) is not target:
             raise Unsupported("a graph break inside a split instruction (slice)")
         code, offset = origin_of(code, offset)
         live = _live_locals(code, offset, frame.locals)

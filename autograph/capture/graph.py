@@ -130,13 +130,17 @@ class GraphBuilder:
 
     def wrap_result(self, kind, target, node_args, node_kwargs, result) -> Value:
         from autograph.capture.values.builder import wrap_fake_result
-        if not _has_tensor(result):
+        mutates = target is operator.setitem or (isinstance(target, str) and target.endswith("_")) \
+            or getattr(target, "__name__", "").endswith("_")
+        if not _has_tensor(result) and not mutates:
             return wrap_fake_result(self, None, result)
         node = self.graph.create_node(kind, target, node_args, node_kwargs,
                                       name=self._name(_target_name(target).split(".")[-1]))
         node.meta["example_value"] = result
         node.stack_trace = self.current_trace
         self.op_count += 1
+        if not _has_tensor(result):
+            return wrap_fake_result(self, None, result)
         return wrap_fake_result(self, node, result)
 
     def getitem_node(self, node: torch.fx.Node, index: int, fake) -> torch.fx.Node:

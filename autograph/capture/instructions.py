@@ -42,6 +42,8 @@ class Instruction:
     exn: ExnEntry | None = None
     index: int = -1
     argrepr: str = ""
+    # where a resume function must start to re-run this instruction (KW_NAMES/PRECALL folded in)
+    resume_offset: int = -1
 
     def __repr__(self) -> str:
         return f"<{self.offset} {self.opname} {self.argrepr or self.argval!r}>"
@@ -62,6 +64,7 @@ def normalize(code: types.CodeType) -> list[Instruction]:
     pending_kw: Any = None
     lineno = code.co_firstlineno
     pending_ext: list[int] = []
+    folded_from: int | None = None
     for ins in raw:
         if ins.positions is not None and ins.positions.lineno is not None:
             lineno = ins.positions.lineno
@@ -74,18 +77,22 @@ def normalize(code: types.CodeType) -> list[Instruction]:
         first_index = len(out)
 
         def emit(opname, arg=arg, argval=argval, argrepr=ins.argrepr):
-            new = Instruction(opname, arg, argval, ins.offset, lineno, argrepr=argrepr)
+            start = pending_ext[0] if pending_ext else ins.offset
+            new = Instruction(opname, arg, argval, ins.offset, lineno, argrepr=argrepr,
+                              resume_offset=start if folded_from is None else folded_from)
             new.index = len(out)
             out.append(new)
             return new
 
         if op == "PRECALL":
-            pass
+            folded_from = folded_from if folded_from is not None else (pending_ext[0] if pending_ext else ins.offset)
         elif op == "KW_NAMES":
             pending_kw = code.co_consts[arg]
+            folded_from = pending_ext[0] if pending_ext else ins.offset
         elif op == "CALL":
             emit("CALL", argval=pending_kw or ())
             pending_kw = None
+            folded_from = None
         elif op == "LOAD_ATTR" and PY312 and arg & 1:
             emit("LOAD_METHOD")
         elif op == "LOAD_ATTR" and PY312:

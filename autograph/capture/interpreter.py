@@ -229,6 +229,9 @@ class Translator:
         frame = Frame(code, fv.fn_globals, fv, self.root)
         frame.parent = self.root  # any non-None parent marks an inlined frame
         for name, param in sig.parameters.items():
+            local = name
+            if name.startswith("implicit") and name not in code.co_varnames:
+                local = "." + name[len("implicit"):]  # inspect renames comprehension args ".0"
             if name in bound.arguments:
                 value = bound.arguments[name]
                 if param.kind is inspect.Parameter.VAR_POSITIONAL:
@@ -241,7 +244,7 @@ class Translator:
                 value = DictValue({})
             else:
                 value = self._default(fv, name, param)
-            frame.locals[name] = value
+            frame.locals[local] = value
         self._setup_cells(frame, fv.closure_cells(self))
         self.depth += 1
         try:

@@ -17,7 +17,7 @@ from autograph.capture.values.constants import ConstantValue
 
 # attributes answered from the fake tensor's metadata
 _META_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_sparse",
-               "is_quantized", "is_meta", "layout", "is_leaf", "is_floating_point", "is_complex"}
+               "is_quantized", "is_meta", "layout", "is_leaf"}
 # attributes that are graph operations
 _OP_ATTRS = {"T", "mT", "H", "mH", "real", "imag", "data", "grad"}
 # methods whose answer is metadata only
