@@ -75,14 +75,12 @@ def _dispatch_tls_reader():
 
 
 # GLOBAL_STATE kind -> code reading it (``___torch`` is bound in the namespace)
-_GLOBAL_STATE_CODE = {
-    "grad_enabled": "___torch.is_grad_enabled()",
-    "autocast_cpu": "___torch.is_autocast_enabled('cpu')",
-    "autocast_cuda": "___torch.is_autocast_enabled('cuda')",
-    "default_dtype": "___torch.get_default_dtype()",
-    "deterministic": "___torch.are_deterministic_algorithms_enabled()",
-    "dispatch_tls": "___dispatch_tls()",
-}
+def _global_state_code(kind: str) -> str:
+    from autograph.guards.sources import GLOBAL_STATE_KINDS
+
+    if kind == "dispatch_tls":
+        return "___dispatch_tls()"
+    return "___" + GLOBAL_STATE_KINDS[kind][0]
 
 
 def signature_source(fn: types.FunctionType, ns: dict) -> tuple[str, list[str]]:
@@ -156,7 +154,7 @@ class _Codegen:
         if isinstance(source, ItemSource):
             return f"{self.expr(source.base)}[{self.bind('key', source.key)}]"
         if isinstance(source, GlobalStateSource):
-            return _GLOBAL_STATE_CODE[source.kind]
+            return _global_state_code(source.kind)
         raise TypeError(f"cannot generate code for source {source!r}")
 
     def guard(self, guard: Guard) -> str:

@@ -209,12 +209,26 @@ def global_state_guard(kind: str, value: Any | None = None) -> Guard:
     return Guard(GLOBAL_STATE, source, value, f"{source.expr} == {_value_repr(value)}")
 
 
-_DEFAULT_GLOBAL_STATE = ("grad_enabled", "autocast_cpu", "autocast_cuda", "default_dtype",
-                         "deterministic", "dispatch_tls")
+_ALWAYS = ("grad_enabled", "default_dtype", "deterministic", "inference_mode",
+           "torch_function_modes", "torch_dispatch_modes", "functorch_level")
 
 
-def global_state(kinds: Iterable[str] = _DEFAULT_GLOBAL_STATE) -> list[Guard]:
-    """Guards on the interpreter-wide state a graph bakes in, read now."""
+def global_state(kinds: Iterable[str] | None = None) -> list[Guard]:
+    """Guards on the interpreter-wide state a graph bakes in, read now.
+
+    By default: grad mode, default dtype, deterministic algorithms, inference
+    mode, the torch-function / torch-dispatch mode stacks and the functorch
+    level; autocast as one cheap "any autocast enabled" check, or per device
+    (with its dtype) when autocast is on at capture time.
+    """
+    if kinds is None:
+        from autograph.guards.sources import GLOBAL_STATE_KINDS as table
+
+        kinds = list(_ALWAYS)
+        if table["autocast_any"][1]():
+            kinds += ["autocast_cpu", "autocast_dtype_cpu", "autocast_cuda", "autocast_dtype_cuda"]
+        else:
+            kinds.append("autocast_any")
     return [global_state_guard(k) for k in kinds if k in GLOBAL_STATE_KINDS]
 
 

@@ -10,6 +10,7 @@ the generated check — to the same answers).  When the extension is missing,
 """
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
 import logging
@@ -35,17 +36,18 @@ class _Unsupported(Exception):
 
 
 def _global_state_call(source: GlobalStateSource) -> tuple[Callable[..., Any], tuple]:
+    """The torch function and arguments a GLOBAL_STATE source reads (called from C directly)."""
     import torch
 
-    table = {
-        "grad_enabled": (torch.is_grad_enabled, ()),
-        "autocast_cpu": (torch.is_autocast_enabled, ("cpu",)),
-        "autocast_cuda": (torch.is_autocast_enabled, ("cuda",)),
-        "default_dtype": (torch.get_default_dtype, ()),
-        "deterministic": (torch.are_deterministic_algorithms_enabled, ()),
-        "dispatch_tls": (source.reader, ()),
-    }
-    return table[source.kind]
+    if source.kind == "dispatch_tls":
+        return source.reader, ()
+    expr = source.expr  # "torch.a.b(args)": resolve the callable, evaluate the constant arguments
+    name, _, rest = expr.partition("(")
+    target: Any = torch
+    for part in name.split(".")[1:]:
+        target = getattr(target, part)
+    args = ast.literal_eval("(" + rest[:-1] + ",)") if rest[:-1] else ()
+    return target, args
 
 
 class _PlanBuilder:

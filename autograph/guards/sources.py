@@ -137,12 +137,6 @@ class ItemSource(Source):
         return self.base_source.fetch(frame_locals, fn)[self.key]
 
 
-def _grad_enabled() -> bool:
-    import torch
-
-    return torch.is_grad_enabled()
-
-
 def _autocast(device_type: str) -> Callable[[], bool]:
     def read() -> bool:
         import torch
@@ -152,16 +146,27 @@ def _autocast(device_type: str) -> Callable[[], bool]:
     return read
 
 
-def _default_dtype():
-    import torch
+def _autocast_dtype(device_type: str) -> Callable[[], Any]:
+    def read() -> Any:
+        import torch
 
-    return torch.get_default_dtype()
+        return torch.get_autocast_dtype(device_type)
+
+    return read
 
 
-def _deterministic() -> bool:
-    import torch
+def _torch_call(name: str) -> Callable[[], Any]:
+    """Reader calling ``torch.<name>()`` (dotted names allowed), resolved on first use."""
+    def read() -> Any:
+        import torch
 
-    return torch.are_deterministic_algorithms_enabled()
+        target: Any = torch
+        for part in name.split("."):
+            target = getattr(target, part)
+        return target()
+
+    read.__name__ = name
+    return read
 
 
 def _dispatch_tls():
@@ -173,11 +178,20 @@ def _dispatch_tls():
 
 # kind -> (readable expression, zero-argument reader)
 GLOBAL_STATE_KINDS: dict[str, tuple[str, Callable[[], Any]]] = {
-    "grad_enabled": ("torch.is_grad_enabled()", _grad_enabled),
+    "grad_enabled": ("torch.is_grad_enabled()", _torch_call("is_grad_enabled")),
+    "autocast_any": ("torch._C._is_any_autocast_enabled()", _torch_call("_C._is_any_autocast_enabled")),
     "autocast_cpu": ("torch.is_autocast_enabled('cpu')", _autocast("cpu")),
     "autocast_cuda": ("torch.is_autocast_enabled('cuda')", _autocast("cuda")),
-    "default_dtype": ("torch.get_default_dtype()", _default_dtype),
-    "deterministic": ("torch.are_deterministic_algorithms_enabled()", _deterministic),
+    "autocast_dtype_cpu": ("torch.get_autocast_dtype('cpu')", _autocast_dtype("cpu")),
+    "autocast_dtype_cuda": ("torch.get_autocast_dtype('cuda')", _autocast_dtype("cuda")),
+    "default_dtype": ("torch.get_default_dtype()", _torch_call("get_default_dtype")),
+    "deterministic": ("torch.are_deterministic_algorithms_enabled()",
+                      _torch_call("are_deterministic_algorithms_enabled")),
+    "inference_mode": ("torch.is_inference_mode_enabled()", _torch_call("is_inference_mode_enabled")),
+    "torch_function_modes": ("torch._C._len_torch_function_stack()", _torch_call("_C._len_torch_function_stack")),
+    "torch_dispatch_modes": ("torch._C._len_torch_dispatch_stack()", _torch_call("_C._len_torch_dispatch_stack")),
+    "functorch_level": ("torch._C._functorch.maybe_current_level()",
+                        _torch_call("_C._functorch.maybe_current_level")),
     "dispatch_tls": ("___dispatch_tls()", _dispatch_tls),
 }
 

@@ -138,8 +138,32 @@ def test_grad_mode_and_global_state():
         assert gs.first_failure(1).src == "torch.get_default_dtype() == torch.float32"
     finally:
         torch.set_default_dtype(old)
+    inference_only = GuardSet(fn, global_state(["inference_mode"]))
+    with torch.inference_mode():  # also turns grad off, the first guard
+        assert gs.first_failure(1).src == "torch.is_grad_enabled() == True"
+        assert inference_only.first_failure(1).src == "torch.is_inference_mode_enabled() == False"
+    with torch.device("meta"):  # a TorchFunctionMode changes what torch calls do
+        assert gs.first_failure(1).src == "torch._C._len_torch_function_stack() == 0"
+    with torch.autocast("cpu"):
+        assert gs.first_failure(1).src == "torch._C._is_any_autocast_enabled() == False"
+
+
+def test_autocast_guards_device_and_dtype_when_enabled():
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        gs = GuardSet(fn, global_state())
+        assert gs.check(1)
+        assert "torch.get_autocast_dtype('cpu') == torch.bfloat16" in [g.src for g in gs.guards]
+    assert gs.first_failure(1).src == "torch.is_autocast_enabled('cpu') == True"
+    with torch.autocast("cpu", dtype=torch.float16):
+        assert gs.first_failure(1).src == "torch.get_autocast_dtype('cpu') == torch.bfloat16"
+
+
+def test_dispatch_tls_guard():
+    g = global_state_guard("dispatch_tls")
+    gs = GuardSet(fn, [g])
+    assert gs.check(1)
     with torch.inference_mode():
-        assert gs.first_failure(1).src.startswith("___dispatch_tls()") or not gs.check(1)
+        assert gs.first_failure(1) is g
 
 
 def test_attribute_source_and_missing_attribute_fails():

@@ -6,7 +6,7 @@ import torch
 
 from autograph.guards import native
 from autograph.guards.check import GuardSet
-from autograph.guards.model import (equals_match, global_state, id_match, length_match, python_guard,
+from autograph.guards.model import (equals_match, global_state, global_state_guard, id_match, length_match, python_guard,
                                     shape_relation, tensor_match, type_match)
 from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource)
 
@@ -115,6 +115,15 @@ def test_all_paths_agree_on_every_guard_set_and_call():
     assert decisions(gs, plan, (t,), {}) == [-1] * len(decisions(gs, plan, (t,), {}))
     with torch.no_grad():
         assert set(decisions(gs, plan, (t,), {})) == {0}
+    for ctx in (torch.inference_mode(), torch.device("meta"), torch.autocast("cpu")):
+        with ctx:
+            got = decisions(gs, plan, (t,), {})
+        assert len(set(got)) == 1 and got[0] >= 0, (ctx, got)
+    with torch.autocast("cpu"):
+        gs_on = GuardSet(fn, global_state() + [global_state_guard("dispatch_tls")])
+    plan_on = native.plan_for(gs_on)
+    got = decisions(gs_on, plan_on, (t,), {})
+    assert len(set(got)) == 1 and got[0] >= 0
     cell["s"] = 2
     assert set(decisions(gs, plan, (t,), {})) == {len(sets["state"])}
     cell["s"] = 1
