@@ -47,7 +47,7 @@ class Attention(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch, length, dim = x.shape
         q, k, v = self.qkv(x).view(batch, length, 3, self.heads, dim // self.heads).unbind(2)
-        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
         scores = q @ k.transpose(-2, -1) / math.sqrt(dim // self.heads)
         scores = scores.masked_fill(~self.causal_mask(length, x.device), float("-inf"))
         y = scores.softmax(-1) @ v
