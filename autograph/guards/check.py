@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import itertools
+import re
 import types
 from typing import Any, Callable, Sequence
 
@@ -220,7 +221,8 @@ class GuardSet:
         for guard in self.guards:
             for s in _sources_read(guard):
                 uses[s] = uses.get(s, 0) + 1
-        name = f"___guards_{fn.__name__}_{next(_counter)}"
+        # a valid identifier even for `<lambda>`, `<genexpr>` and resume names
+        name = "___guards_%s_%d" % (re.sub(r"\W", "_", fn.__name__), next(_counter))
         lines = [f"def {name}({params}):", "    ___i = 0", "    try:"]
         for i, guard in enumerate(self.guards):
             if i:
