@@ -138,6 +138,7 @@ class GraphBuilder:
                                       name=self._name(_target_name(target).split(".")[-1]))
         node.meta["example_value"] = result
         node.stack_trace = self.current_trace
+        node.meta["mutates"] = mutates
         self.op_count += 1
         if not _has_tensor(result):
             return wrap_fake_result(self, None, result)
@@ -153,13 +154,21 @@ class GraphBuilder:
     def finish(self, outputs: list[torch.fx.Node]) -> torch.fx.GraphModule:
         """Close the graph returning ``outputs`` (a tuple) and build the GraphModule."""
         self.graph.output(tuple(outputs))
-        self.graph.eliminate_dead_code()
+        self._eliminate_dead_code()
         gm = torch.fx.GraphModule(self.root, self.graph)
         try:  # show the user's source lines in gm.code (the executed code is unchanged)
             gm._code = self.graph.python_code(root_module="self", verbose=True).src
         except Exception:  # pragma: no cover - display only
             pass
         return gm
+
+
+    def _eliminate_dead_code(self) -> None:
+        """Drop unused pure nodes; in-place ops and item stores stay (their effect is the point)."""
+        for node in reversed(list(self.graph.nodes)):
+            if node.op in ("call_function", "call_method", "get_attr") and not node.users \
+                    and not node.meta.get("mutates"):
+                self.graph.erase_node(node)
 
 
 def _has_tensor(obj) -> bool:

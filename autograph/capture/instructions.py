@@ -77,7 +77,7 @@ def normalize(code: types.CodeType) -> list[Instruction]:
         first_index = len(out)
 
         def emit(opname, arg=arg, argval=argval, argrepr=ins.argrepr):
-            start = pending_ext[0] if pending_ext else ins.offset
+            start = min(pending_ext) if pending_ext else ins.offset
             new = Instruction(opname, arg, argval, ins.offset, lineno, argrepr=argrepr,
                               resume_offset=start if folded_from is None else folded_from)
             new.index = len(out)
@@ -85,10 +85,10 @@ def normalize(code: types.CodeType) -> list[Instruction]:
             return new
 
         if op == "PRECALL":
-            folded_from = folded_from if folded_from is not None else (pending_ext[0] if pending_ext else ins.offset)
+            folded_from = folded_from if folded_from is not None else (min(pending_ext) if pending_ext else ins.offset)
         elif op == "KW_NAMES":
             pending_kw = code.co_consts[arg]
-            folded_from = pending_ext[0] if pending_ext else ins.offset
+            folded_from = min(pending_ext) if pending_ext else ins.offset
         elif op == "CALL":
             emit("CALL", argval=pending_kw or ())
             pending_kw = None
@@ -114,11 +114,12 @@ def normalize(code: types.CodeType) -> list[Instruction]:
             emit("COMPARE_OP", argval=str(argval).replace("bool(", "").rstrip(")"))
         else:
             emit(op)
-        for offset in pending_ext + [ins.offset]:
-            if len(out) > first_index:
-                by_offset.setdefault(offset, out[first_index])
         if len(out) > first_index:
+            for offset in pending_ext + [ins.offset]:
+                by_offset.setdefault(offset, out[first_index])
             pending_ext = []
+        else:  # folded away (PRECALL, KW_NAMES): jumps to it land on the next emitted instruction
+            pending_ext.append(ins.offset)
     for new in out:
         if id(new) in jump_offsets:
             target = by_offset[jump_offsets[id(new)]]

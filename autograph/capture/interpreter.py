@@ -130,8 +130,11 @@ class Translator:
         except TypeError as exc:
             raise Unsupported(f"TypeError binding arguments: {exc}", generic=True)
         bound.apply_defaults()
+        var_kw = {n for n, p in inspect.signature(fn).parameters.items() if p.kind is p.VAR_KEYWORD}
         for name, real in bound.arguments.items():
             frame.locals[name] = self.wrap(real, LocalSource(name))
+            if name in var_kw and isinstance(frame.locals[name], DictValue):
+                frame.locals[name].source = None  # `**kwargs` is a fresh dict per call: mutating it is local
         self._setup_cells(frame, UserFunctionValue(fn).closure_cells(self))
         with self.graph.fake_mode:
             pass

@@ -85,6 +85,8 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         return TorchFunctionValue(obj)
     if isinstance(obj, types.FunctionType):
         g.id_(source, obj)
+        if _opaque_library(obj):
+            return OpaqueCallableValue(obj, source)
         return UserFunctionValue(obj, source)
     if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):
         g.id_(source, obj.__func__) if source is None else None
@@ -110,8 +112,72 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
         g.id_(source, obj)
         return PyFunctionValue(obj)
+    if type(obj) in _ITERATOR_TYPES and source is not None:
+        remaining = _iterator_remaining(obj)
+        if remaining is not None and all(type(v) in (int, float, str, bool, type(None)) for v in remaining):
+            from autograph.capture.values.containers import ListIteratorValue
+            from autograph.guards import model
+            expected = tuple(remaining)
+            g._add(("iter", source), lambda: model.python_guard(
+                f"remaining({source.expr}) == {expected!r}",
+                lambda it: type(it) is type(obj) and _iterator_remaining(it) == expected, [source]))
+            return ListIteratorValue([ConstantValue(v) for v in remaining])
+    if callable(obj) and not isinstance(obj, type) and _opaque_library(obj):
+        g.id_(source, obj)
+        return OpaqueCallableValue(obj, source)
     g.type_(source, obj)
     return ObjectValue(obj, source)
+
+
+_ITERATOR_TYPES = (type(iter(())), type(iter([])), type(iter(range(1))))
+
+# libraries whose functions are called, never inlined: a call to one is a graph break
+OPAQUE_LIBRARIES = ("numpy", "scipy", "pandas", "logging", "warnings", "os", "sys", "re", "json", "random",
+                    "time", "threading", "inspect", "pickle", "copy", "io", "subprocess", "socket",
+                    "PIL", "tqdm", "transformers.utils.logging")
+
+
+def _opaque_library(obj) -> bool:
+    mod = getattr(obj, "__module__", None) or ""
+    return mod.split(".")[0] in OPAQUE_LIBRARIES
+
+
+def _iterator_remaining(it):
+    """The items a tuple/list/range iterator will still yield, without consuming it."""
+    try:
+        fn, args, *state = it.__reduce__()
+        seq = args[0]
+        pos = state[0] if state else 0
+        return tuple(seq[pos:])
+    except Exception:
+        return None
+
+
+class OpaqueCallableValue(Value):
+    """A library callable autograph does not look into: calling it is a graph break."""
+
+    def __init__(self, fn, source=None):
+        self.fn = fn
+        self.source = source
+
+    def describe(self):
+        mod = getattr(self.fn, "__module__", None) or ""
+        name = getattr(self.fn, "__qualname__", None) or getattr(self.fn, "__name__", None) or type(self.fn).__name__
+        return f"{mod.split('.')[0]}.{name}" if mod else name
+
+    def real_value(self):
+        return self.fn
+
+    def call(self, tx, args, kwargs):
+        raise Unsupported(f"unsupported: {self.describe()}")
+
+    def getattr(self, tx, name):
+        return tx.wrap(getattr(self.fn, name), None, trusted=True)
+
+    def reconstruct(self, cg):
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        return cg.const(self.fn)
 
 
 def _hashable(obj) -> bool:

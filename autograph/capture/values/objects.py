@@ -130,6 +130,10 @@ class ObjectValue(Value):
         if isinstance(call, types.FunctionType):
             from autograph.capture.values.functions import UserFunctionValue
             return UserFunctionValue(call).call(tx, [self, *args], kwargs)
+        mod = (getattr(self.obj, "__module__", None) or "").split(".")[0]
+        name = getattr(self.obj, "__qualname__", None) or getattr(self.obj, "__name__", None)
+        if name:
+            raise Unsupported(f"unsupported: {mod + '.' if mod else ''}{name}")
         raise Unsupported(f"unsupported: call to {self.describe()}")
 
     def reconstruct(self, cg):
