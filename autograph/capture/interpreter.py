@@ -126,11 +126,11 @@ class Translator:
         frame = Frame(fn.__code__, fn.__globals__, UserFunctionValue(fn), None)
         self.root = frame
         try:
-            bound = inspect.signature(fn).bind(*self.args, **self.kwargs)
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*self.args, **self.kwargs)
         except TypeError as exc:
             raise Unsupported(f"TypeError binding arguments: {exc}", generic=True)
         bound.apply_defaults()
-        var_kw = {n for n, p in inspect.signature(fn).parameters.items() if p.kind is p.VAR_KEYWORD}
+        var_kw = {n for n, p in inspect.signature(fn, follow_wrapped=False).parameters.items() if p.kind is p.VAR_KEYWORD}
         for name, real in bound.arguments.items():
             frame.locals[name] = self.wrap(real, LocalSource(name))
             if name in var_kw and isinstance(frame.locals[name], DictValue):
@@ -225,7 +225,7 @@ class Translator:
             raise Unsupported(f"inlining deeper than {MAX_INLINE_DEPTH} calls ({code.co_qualname})")
         sig_fn = fv.signature_fn()
         try:
-            sig = inspect.signature(sig_fn)
+            sig = inspect.signature(sig_fn, follow_wrapped=False)
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
             raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True)
