@@ -77,10 +77,12 @@ class Installation:
         if not by_id:
             return
         stale: list[str] = []
+        seen: set[int] = set()
         for name, module in list(sys.modules.items()):
             namespace = getattr(module, "__dict__", None)
-            if not isinstance(module, types.ModuleType) or not isinstance(namespace, dict):
-                continue
+            if not isinstance(module, types.ModuleType) or not isinstance(namespace, dict) or id(module) in seen:
+                continue  # (one module can be registered twice: __main__ and __mp_main__)
+            seen.add(id(module))
             if name == "autograph" or name.startswith("autograph."):
                 continue
             for attr, value in list(namespace.items()):

@@ -317,18 +317,20 @@ def test_mode_off_installs_nothing(tree, fake_shim):
         assert not installation.active and not is_wrapped(layers.double)
 
 
-def test_already_imported_module_is_instrumented_in_place_with_one_alias_warning(tree, fake_shim):
+def test_already_imported_module_is_instrumented_in_place_with_one_alias_warning(tree, fake_shim, monkeypatch):
     import agpkg.layers as layers
     import other_mod
 
     original = layers.double
     other_mod.double = original  # what `from agpkg.layers import double` leaves behind
+    monkeypatch.setitem(sys.modules, "other_mod_again", other_mod)  # like __main__ / __mp_main__
     with pytest.warns(AliasWarning) as record:
         installation = install("agpkg")
     try:
         assert len(record) == 1
         message = str(record[0].message)
         assert "other_mod.double (is agpkg.layers.double)" in message
+        assert message.count("agpkg.layers.double") == 1  # a module registered twice is named once
         assert "agpkg.helpers" not in message  # not imported yet, nothing stale there
         assert is_wrapped(layers.double) and layers.double.__wrapped__ is original
         assert other_mod.double is original  # other modules are not rewritten, only named
