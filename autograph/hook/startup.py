@@ -13,6 +13,7 @@ rule as ``python -m autograph run``: nothing runs with settings the user did not
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import sys
 from typing import Any
@@ -46,12 +47,14 @@ def _report_now() -> None:
 def print_report(settings: Any) -> None:
     """The one call into the report room; prints nothing until ``autograph.explain.report`` exists."""
     try:
-        from autograph.explain.report import print_report as report
-    except ImportError as exc:
-        if getattr(exc, "name", None) in ("autograph.explain.report", None) or "print_report" in str(exc):
+        module = importlib.import_module("autograph.explain.report")
+    except ModuleNotFoundError as exc:
+        if exc.name == "autograph.explain.report":
             return
         raise
-    report(settings)
+    report = getattr(module, "print_report", None)
+    if report is not None:
+        report(settings)
 
 
 def activate() -> None:

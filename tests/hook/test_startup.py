@@ -128,3 +128,35 @@ def test_spawn_child_is_instrumented_via_the_environment(pkg):
         "child wrapped=True",
         "pickled call 42 True",
     ]
+
+
+def test_report_goes_to_the_report_room_when_it_exists(monkeypatch):
+    import types
+
+    from autograph.hook import startup
+    from autograph.settings import Settings
+
+    seen = []
+    fake = types.ModuleType("autograph.explain.report")
+    fake.print_report = seen.append
+    monkeypatch.setitem(sys.modules, "autograph.explain.report", fake)
+    monkeypatch.setattr(startup, "_report_settings", None)
+    monkeypatch.setattr(startup.atexit, "register", lambda fn: None)
+    quiet, loud = Settings(), Settings(report=True)
+    startup.print_report_at_exit(quiet)
+    startup._report_now()
+    assert seen == []  # report: false prints nothing
+    startup.print_report_at_exit(loud)  # a later call only swaps the settings
+    startup._report_now()
+    assert seen == [loud]
+
+
+def test_report_is_silent_without_the_report_room(monkeypatch):
+    from autograph.hook import startup
+    from autograph.settings import Settings
+
+    monkeypatch.setitem(sys.modules, "autograph.explain.report", None)  # import raises ModuleNotFoundError
+    try:
+        startup.print_report(Settings(report=True))
+    except ModuleNotFoundError as exc:  # pragma: no cover - shows the failure clearly
+        pytest.fail(f"print_report must be silent when the report room is missing: {exc}")
