@@ -1,0 +1,85 @@
+"""Find the runtime shim behind whatever the user holds.
+
+Users hold many shapes of "a compiled function": the ``Shim`` that
+``autograph.compile`` returns, a bound method of it, a compiled module view, a
+function instrumented by the import hook (a ``wrapt`` wrapper), an original
+function whose shim lives in its ``__dict__``, or a module whose ``forward`` was
+instrumented.  ``find_shim`` accepts all of them.
+"""
+from __future__ import annotations
+
+import types
+from typing import Any
+
+_SHIM_ATTR = "__autograph_shim__"
+
+
+def _shim_class() -> type | None:
+    try:
+        from autograph.runtime.shim import Shim
+    except ImportError:  # pragma: no cover - runtime room always present
+        return None
+    return Shim
+
+
+def find_shim(obj: Any, _depth: int = 0) -> Any | None:
+    """The shim compiling ``obj``, or None when autograph does not compile it."""
+    if obj is None or _depth > 6:
+        return None
+    shim_cls = _shim_class()
+    if shim_cls is not None and isinstance(obj, shim_cls):
+        return obj
+    if isinstance(obj, types.MethodType):
+        return find_shim(obj.__func__, _depth + 1)
+    try:
+        view_shim = getattr(type(obj), "_autograph_shim", None)
+    except Exception:  # noqa: BLE001
+        view_shim = None
+    if view_shim is not None:
+        return find_shim(view_shim, _depth + 1)
+    # import-hook wrappers (wrapt): the wrapper is a bound method of the shim
+    for attr in ("_self_wrapper", "_self_autograph_original", "_self_parent"):
+        try:
+            inner = object.__getattribute__(obj, attr)
+        except Exception:  # noqa: BLE001
+            continue
+        found = find_shim(inner, _depth + 1)
+        if found is not None:
+            return found
+    if isinstance(obj, types.FunctionType):
+        return obj.__dict__.get(_SHIM_ATTR)
+    try:
+        import torch
+    except ImportError:  # pragma: no cover
+        return None
+    if isinstance(obj, torch.nn.Module):
+        return find_shim(getattr(obj, "forward", None), _depth + 1)
+    return None
+
+
+def original_function(obj: Any) -> types.FunctionType | None:
+    """The plain Python function behind ``obj`` (for naming it when it is not compiled)."""
+    for _ in range(6):
+        if isinstance(obj, types.FunctionType):
+            return obj
+        if isinstance(obj, types.MethodType):
+            obj = obj.__func__
+            continue
+        nxt = getattr(obj, "__wrapped__", None)
+        if nxt is None:
+            try:
+                import torch
+
+                if isinstance(obj, torch.nn.Module):
+                    nxt = type(obj).forward
+            except ImportError:  # pragma: no cover
+                pass
+        if nxt is None:
+            return None
+        obj = nxt
+    return None
+
+
+def is_resume(shim: Any) -> bool:
+    """True for the shim of a generated resume function."""
+    return getattr(getattr(shim, "fn", None), "__name__", "").startswith("__resume_at_")
