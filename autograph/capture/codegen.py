@@ -150,7 +150,7 @@ class Codegen:
         return f"{self.const(fn)}({', '.join(args)})"
 
     def _resume_function(self, code, offset, slots, live, wrap) -> Callable:
-        key = (code, offset, slots, live, wrap)
+        key = (code, offset, slots, live, wrap, self.wrap_nested if wrap else None)
         hit = _RESUMES.get(key)
         if hit is None:
             name = f"__resume_at_{offset}_{next(_resume_counter)}"

@@ -35,6 +35,13 @@ _CO_GENERATOR_LIKE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_AS
 Handler = Callable[["Translator", "Frame", Instruction], Any]
 HANDLERS: dict[str, Handler] = {}
 
+# Debug mode: after each handler, compare the stack change with ``dis.stack_effect``.
+CHECK_STACK_EFFECTS = False
+# normalised forms whose effect differs from the raw opcode of the same name (or has none)
+_NO_EFFECT_CHECK = {"CALL", "LOAD_METHOD", "JUMP", "FOR_ITER", "RETURN_VALUE", "END_FOR", "BUILD_SLICE",
+                    "BINARY_SUBSCR", "STORE_SUBSCR", "LOAD_CONST", "JUMP_IF_TRUE_OR_POP",
+                    "JUMP_IF_FALSE_OR_POP", "LOAD_ATTR", "LOAD_GLOBAL"}
+
 
 def handler(*opnames: str, min_version: tuple[int, int] = (3, 0), max_version: tuple[int, int] = (9, 99)):
     """Register a handler for ``opnames`` when the running Python is in the version range."""
@@ -163,10 +170,13 @@ class Translator:
             frame.ip += 1
             self.graph.current_trace = _trace(frame, inst)
             fn = HANDLERS.get(inst.opname)
+            depth = len(frame.stack)
             try:
                 if fn is None:
                     raise Unsupported(f"unsupported bytecode {inst.opname}", generic=True)
                 result = fn(self, frame, inst)
+                if CHECK_STACK_EFFECTS and result is None:
+                    _check_stack_effect(inst, len(frame.stack) - depth)
             except Unsupported as exc:
                 exc.user_stack.insert(0, frame.where())
                 if is_root:
@@ -290,6 +300,20 @@ class Translator:
         if name in b:
             return self.wrap(b[name], None, trusted=True)
         raise Unsupported(f"NameError: name {name!r} is not defined", generic=True)
+
+
+def _check_stack_effect(inst: Instruction, actual: int) -> None:
+    """Debug check: a handler must move the stack as CPython's instruction does."""
+    op = dis.opmap.get(inst.opname)
+    if op is None or inst.opname in _NO_EFFECT_CHECK:
+        return
+    arg = inst.arg if op >= dis.HAVE_ARGUMENT else None
+    try:
+        allowed = {dis.stack_effect(op, arg, jump=True), dis.stack_effect(op, arg, jump=False)}
+    except ValueError:
+        return
+    if actual not in allowed:
+        raise CaptureBug(f"handler for {inst.opname} moved the stack by {actual}, CPython by {allowed}")
 
 
 def _trace(frame: Frame, inst: Instruction) -> str:
