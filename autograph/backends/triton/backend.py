@@ -90,7 +90,7 @@ class TritonBackend:
             log.warning("triton backend: cannot compile here (triton missing or devices %s); running eager", devices)
             return gm.forward
         graphs: list[CompiledAtenGraph] = []
-        training = _any_grad(example_inputs)
+        training = _any_grad(list(example_inputs) + list(gm.parameters()))
 
         def compiler(kind):
             def compile_graph(aten_gm, inputs):

@@ -13,6 +13,7 @@ starts a new kernel. An extern call always ends the current kernel.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 
 from autograph.backends.triton.codegen import MAX_KERNEL_OPS, PERSISTENT_MAX, CannotFuse, kernel_source
@@ -99,13 +100,13 @@ def _writes(step) -> set[str]:
 
 def _is_barrier(step) -> bool:
     """An extern that mutates memory: nothing moves across it."""
-    if not isinstance(step, ExternItem):
+    if not isinstance(step, ExternItem) or step.target is operator.getitem:
         return False
     schema = getattr(step.target, "_schema", None)
     return schema is None or schema.is_mutable
 
 
-LOOKBACK = 8
+LOOKBACK_KERNELS = 6  # how many earlier kernels an item may try to join
 
 
 def fuse(items: list, *, gpu: bool = False, enabled: bool = True) -> list:
@@ -124,10 +125,13 @@ def fuse(items: list, *, gpu: bool = False, enabled: bool = True) -> list:
         assert isinstance(item, (PointwiseItem, ReductionItem))
         if enabled:
             reads = _reads(item)
-            placed = False
-            for pos in range(len(schedule) - 1, max(-1, len(schedule) - 1 - LOOKBACK), -1):
+            placed, tried = False, 0
+            for pos in range(len(schedule) - 1, -1, -1):
                 step = schedule[pos]
                 if isinstance(step, KernelGroup):
+                    tried += 1
+                    if tried > LOOKBACK_KERNELS:
+                        break
                     candidate = step.with_item(item)
                     if candidate is not None and fits(candidate, gpu):
                         schedule[pos] = candidate

@@ -12,6 +12,7 @@ was set before triton was imported.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
@@ -108,7 +109,14 @@ def graph_key(gm: torch.fx.GraphModule, inputs: list, gpu: bool) -> str | None:
                 parts.append(f"{tuple(val.shape)}|{tuple(val.stride())}|{val.dtype}|{val.device.type}")
             else:
                 parts.append(repr(val))
-    return source_hash("\n".join(parts)) + source_hash(Path(__file__).parent.joinpath("lower.py").read_text())[:8]
+    return source_hash("\n".join(parts) + _backend_version())
+
+
+@functools.lru_cache(maxsize=None)
+def _backend_version() -> str:
+    """Hash of this backend's own sources: a changed lowering never reuses stale cached graphs."""
+    here = Path(__file__).parent
+    return source_hash("".join(p.read_text() for p in sorted(here.glob("*.py"))))
 
 
 def restride(t: torch.Tensor, size: tuple, stride: tuple) -> torch.Tensor:
