@@ -1,0 +1,207 @@
+"""Resume functions: continue the *original* code at an offset.
+
+Why: after a graph break the rest of the function runs in a generated
+function that starts in the middle of the original bytecode. Generating it
+from the original code object (never from a previous resume function) keeps
+a resume of a resume from growing, and jumping into an untouched copy of the
+original instruction stream keeps every exception-table entry, ``with`` exit
+and loop in place.
+
+Layout of the generated code (``make_resume_code``)::
+
+    COPY_FREE_VARS / MAKE_CELL ... / RESUME      the original's frame prefix
+    LOAD_FAST ___stack<i> | PUSH_NULL            one per stack slot, bottom first
+    JUMP_FORWARD  -> target                      one jump
+    <the original instructions minus their prefix, a label before `offset`>
+
+Parameters: ``___stack<i>`` for each *value* slot ``i`` (a NULL slot takes no
+parameter, so the numbers have gaps), then ``live_locals`` in the given order.
+Call it with ``types.FunctionType(code, fn.__globals__, name, None,
+fn.__closure__)`` -- free variables are the original's, in the same order.
+
+Cells: a live local that is a cell variable is passed by *value*; the
+frame prefix's ``MAKE_CELL`` wraps the argument into a fresh cell. A closure
+created *before* the break keeps the old cell, so a later write on one side
+is not seen by the other; the capture engine must not break while such a
+closure is alive (or must fall back).
+
+Refused with ``ValueError`` (the caller falls back to running eagerly):
+generators/coroutines, an unreachable offset, an offset inside an ``except``
+handler body (the handled exception is frame state no argument can carry),
+and a stack layout whose depth differs from the original's at ``offset``.
+
+Locals not passed are unbound; on 3.12+ every ``LOAD_FAST`` of a name that
+is not a parameter is turned into ``LOAD_FAST_CHECK``, so reading one raises
+``UnboundLocalError`` instead of crashing the interpreter.
+"""
+from __future__ import annotations
+
+import dis
+import sys
+import threading
+import weakref
+from types import CodeType
+from typing import Sequence, Union
+
+from bytecode import Bytecode, Instr, Label
+from bytecode.instr import InstrLocation, SetLineno
+
+from .assemble import CO_GENERATOR_LIKE, abstract_with_offsets, assemble, prefix_instrs
+from .stackdepth import frame_facts
+
+__all__ = ["make_resume_code", "resume_param_names", "Slot"]
+
+PY = sys.version_info[:2]
+Slot = Union[str, bool]  # "value" | "null"  (or False | True: is it a NULL?)
+_PREFIX_OPS = ("COPY_FREE_VARS", "MAKE_CELL", "RESUME")
+
+_cache: "weakref.WeakKeyDictionary[CodeType, dict]" = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def _is_null(slot: Slot) -> bool:
+    if slot in ("null", True):
+        return True
+    if slot in ("value", False):
+        return False
+    raise ValueError(f"stack slot must be 'value' or 'null', not {slot!r}")
+
+
+def resume_param_names(stack_slots: Sequence[Slot], live_locals: Sequence[str]) -> list[str]:
+    """The resume function's parameter names, in call order."""
+    return [f"___stack{i}" for i, s in enumerate(stack_slots) if not _is_null(s)] + list(live_locals)
+
+
+def _where(code: CodeType, offset: int) -> str:
+    line = None
+    for start, _end, ln in code.co_lines():
+        if start <= offset and ln is not None:
+            line = ln
+    return f"{code.co_filename}:{line if line is not None else code.co_firstlineno}"
+
+
+def _real_offset(code: CodeType, offset: int, table: dict) -> int:
+    """Forward an ``EXTENDED_ARG`` prefix offset to the instruction it extends."""
+    if offset in table:
+        return offset
+    raw = list(dis.get_instructions(code))
+    for n, ins in enumerate(raw):
+        if ins.offset == offset and ins.opname == "EXTENDED_ARG":
+            for nxt in raw[n + 1:]:
+                if nxt.offset in table:
+                    return nxt.offset
+    raise ValueError(f"{_where(code, offset)}: no instruction at offset {offset} in {code.co_name}")
+
+
+def make_resume_code(
+    code: CodeType,
+    offset: int,
+    stack_slots: Sequence[Slot],
+    live_locals: Sequence[str],
+    name: str,
+) -> CodeType:
+    """Code of a function ``(___stack.., *live_locals)`` that rebuilds the value
+    stack and continues ``code`` at ``offset`` (see the module docstring)."""
+    slots = tuple(_is_null(s) for s in stack_slots)
+    live = tuple(live_locals)
+    key = (offset, slots, live, name)
+    per_code = _cache.get(code)
+    if per_code is not None and key in per_code:
+        return per_code[key]
+    result = _build(code, offset, slots, live, name)
+    with _lock:
+        per_code = _cache.setdefault(code, {})
+        return per_code.setdefault(key, result)
+
+
+def _build(code: CodeType, offset: int, nulls: tuple, live: tuple, name: str) -> CodeType:
+    if code.co_flags & CO_GENERATOR_LIKE:
+        raise ValueError(
+            f"{_where(code, offset)}: cannot resume {code.co_name} in the middle: "
+            "generators and coroutines keep their frame; run it eagerly instead"
+        )
+    bc, table = abstract_with_offsets(code)
+    offset = _real_offset(code, offset, table)
+    facts = frame_facts(code)
+    if offset not in facts.depth:
+        raise ValueError(f"{_where(code, offset)}: offset {offset} of {code.co_name} is unreachable")
+    if offset in facts.in_handler:
+        raise ValueError(
+            f"{_where(code, offset)}: offset {offset} of {code.co_name} is inside an except "
+            "handler; a resume function cannot restore the handled exception"
+        )
+    if len(nulls) != facts.depth[offset]:
+        raise ValueError(
+            f"{_where(code, offset)}: the stack of {code.co_name} holds {facts.depth[offset]} "
+            f"slots at offset {offset}, got a layout of {len(nulls)}"
+        )
+    allowed = set(code.co_varnames) | set(code.co_cellvars)
+    for local in live:
+        if local not in allowed:
+            raise ValueError(f"{local!r} is not a local or cell variable of {code.co_name}")
+    if len(set(live)) != len(live):
+        raise ValueError(f"duplicate live locals {live}")
+
+    items = list(bc)
+    target_instr = items[table[offset]]
+    label = Label()
+    items.insert(table[offset], label)
+    # drop the original frame prefix (it runs once, first, from our own prefix)
+    start = 0
+    while start < len(items):
+        item = items[start]
+        if isinstance(item, SetLineno) or (isinstance(item, Instr) and item.name in _PREFIX_OPS):
+            start += 1
+            continue
+        break
+    body = items[start:]
+
+    params = resume_param_names(["null" if n else "value" for n in nulls], live)
+    if PY >= (3, 12):
+        body = _checked_loads(body, set(params))
+
+    loc = target_instr.location
+    lineno = loc.lineno if loc is not None and loc.lineno is not None else code.co_firstlineno
+    here = InstrLocation(lineno, lineno, None, None)
+    new = Bytecode()
+    new.name = name
+    if hasattr(new, "qualname"):
+        new.qualname = name
+    new.filename = code.co_filename
+    new.first_lineno = code.co_firstlineno
+    new.flags = code.co_flags & ~(0x04 | 0x08)  # no *args / **kwargs
+    new.cellvars = list(code.co_cellvars)
+    new.freevars = list(code.co_freevars)
+    new.argnames = params
+    new.argcount = len(params)
+    new.posonlyargcount = 0
+    new.kwonlyargcount = 0
+    new.extend(prefix_instrs(code.co_cellvars, code.co_freevars, code.co_firstlineno))
+    for i, null in enumerate(nulls):
+        new.append(Instr("PUSH_NULL", location=here) if null else Instr("LOAD_FAST", f"___stack{i}", location=here))
+    new.append(Instr("JUMP_FORWARD", label, location=here))
+    new.extend(body)
+    return assemble(new)
+
+
+def _checked_loads(body: list, params: set) -> list:
+    """3.12+: unchecked loads of possibly-unbound locals become LOAD_FAST_CHECK."""
+    out = []
+    for item in body:
+        if not isinstance(item, Instr):
+            out.append(item)
+            continue
+        loc = item.location
+        if item.name == "LOAD_FAST" and item.arg not in params:
+            out.append(Instr("LOAD_FAST_CHECK", item.arg, location=loc))
+        elif item.name == "LOAD_FAST_LOAD_FAST" and not set(item.arg) <= params:
+            a, b = item.arg
+            out.append(Instr("LOAD_FAST_CHECK", a, location=loc))
+            out.append(Instr("LOAD_FAST_CHECK", b, location=loc))
+        elif item.name == "STORE_FAST_LOAD_FAST" and item.arg[1] not in params:
+            a, b = item.arg
+            out.append(Instr("STORE_FAST", a, location=loc))
+            out.append(Instr("LOAD_FAST_CHECK", b, location=loc))
+        else:
+            out.append(item)
+    return out
