@@ -54,10 +54,20 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if type(obj) in (bool, int, float, str, bytes, complex, type(None)) or isinstance(obj, (torch.dtype, torch.device)):
         g.equals(source, obj)
         return ConstantValue(obj, source)
+    if type(obj) is slice and all(type(p) in (int, type(None)) for p in (obj.start, obj.stop, obj.step)):
+        from autograph.capture.values.containers import SliceValue
+        from autograph.guards.sources import AttrSource
+        g.type_(source, obj)
+        return SliceValue(*(wrap_real(tx, p, AttrSource(source, n) if source is not None else None)
+                            for n, p in (("start", obj.start), ("stop", obj.stop), ("step", obj.step))))
     if obj is Ellipsis or obj is NotImplemented or is_literal(obj):
         if source is not None:
             g.type_(source, obj)
         return ConstantValue(obj, source)
+    if type(obj) is slice:
+        from autograph.capture.values.containers import SliceValue
+        g.equals(source, (obj.start, obj.stop, obj.step)) if False else g.type_(source, obj)
+        return SliceValue(*(wrap_real(tx, p, None) for p in (obj.start, obj.stop, obj.step)))
     if type(obj) is torch.Size:
         g.equals(source, tuple(obj))
         return SizeValue([ConstantValue(int(s)) for s in obj], source)

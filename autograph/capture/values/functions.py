@@ -29,6 +29,11 @@ class UserFunctionValue(Value):
     def getattr(self, tx, name):
         if name in ("__name__", "__qualname__", "__module__", "__doc__"):
             return ConstantValue(getattr(self.fn, name))
+        if name in ("__code__", "__defaults__", "__kwdefaults__", "__wrapped__", "__globals__", "__closure__"):
+            from autograph.guards.sources import AttrSource
+            src = AttrSource(self.source, name) if self.source is not None else None
+            return tx.wrap(getattr(self.fn, name, None), src, pin=lambda f=self.fn, n=name: getattr(f, n, None),
+                           what=f"{self.fn.__qualname__}.{name}")
         return super().getattr(tx, name)
 
     def call(self, tx, args, kwargs):

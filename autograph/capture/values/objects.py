@@ -115,6 +115,8 @@ class ObjectValue(Value):
                 if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
                     from autograph.capture.values.functions import UserFunctionValue
                     return UserFunctionValue(attr.fget).call(tx, [self], {})
+                if isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)):
+                    break  # a C-level slot read (no Python code runs): read the real value below
                 if hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
                         and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
                     raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
