@@ -411,7 +411,7 @@ def _env_overrides(base: Settings, env: Mapping[str, str]) -> tuple[dict[str, An
     if "packages" in origin:
         data["packages"] = {"allow": allow, "deny": deny}
     for var, field in _SCALAR_ENV.items():
-        if var in env:
+        if var in env and (env[var].strip() or field == "log"):  # VAR= (empty) means unset; empty log: none
             data[field] = env[var]
             origin[field] = var
     if "AUTOGRAPH_RECOMPILE_LIMIT" in env:

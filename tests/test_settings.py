@@ -80,6 +80,13 @@ def test_cli_overrides_environment(tmp_path):
     assert s.backend == "triton" and s.report is True
 
 
+def test_empty_environment_variables_mean_unset(tmp_path):
+    path = write(tmp_path, "backend: eager\nmode: run-only\nlog: [guards]\n")
+    s = load_settings(path, env={"AUTOGRAPH_BACKEND": "", "AUTOGRAPH_MODE": " ", "AUTOGRAPH_PACKAGES": ""})
+    assert (s.backend, s.mode, s.packages.allow) == ("eager", "run-only", ())
+    assert load_settings(path, env={"AUTOGRAPH_LOG": ""}).log == ()  # empty log list: no channels
+
+
 def test_cli_none_values_are_ignored():
     s = load_settings(env={"AUTOGRAPH_BACKEND": "eager"}, cli={"backend": None})
     assert s.backend == "eager"
