@@ -14,20 +14,18 @@ from typing import Any
 _SHIM_ATTR = "__autograph_shim__"
 
 
-def _shim_class() -> type | None:
-    try:
-        from autograph.runtime.shim import Shim
-    except ImportError:  # pragma: no cover - runtime room always present
-        return None
-    return Shim
+def is_shim(obj: Any) -> bool:
+    """True for a runtime shim (``Shim``, ``PyShim``...): duck-typed, imports nothing."""
+    cls = type(obj)
+    return (hasattr(obj, "entries") and isinstance(getattr(obj, "fn", None), types.FunctionType)
+            and any(k.__module__ == "autograph.runtime.shim" for k in cls.__mro__))
 
 
 def find_shim(obj: Any, _depth: int = 0) -> Any | None:
     """The shim compiling ``obj``, or None when autograph does not compile it."""
     if obj is None or _depth > 6:
         return None
-    shim_cls = _shim_class()
-    if shim_cls is not None and isinstance(obj, shim_cls):
+    if is_shim(obj):
         return obj
     if isinstance(obj, types.MethodType):
         return find_shim(obj.__func__, _depth + 1)

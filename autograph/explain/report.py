@@ -1,0 +1,203 @@
+"""The run report: one table per function autograph ran, as text or JSON.
+
+``report()`` returns a :class:`RunReport` (``str()`` is the text tables,
+``as_dict()``/``to_json()`` the same data).  ``print_report(settings)`` is what
+``python -m autograph run --report[=PATH]`` calls at exit: tables on stderr (the
+program's stdout stays its own) and, when ``settings.report`` is a path, the
+JSON written there.
+
+Data comes from ``autograph.runtime.stats`` (counters) and the live cache
+entries (break locations, graph op counts).  The share of torch calls inside
+graphs needs a count of torch calls run *outside* graphs, which the runtime
+does not keep: it is reported as n/a (``null`` in JSON), never guessed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from autograph.explain import render
+
+SCHEMA_VERSION = 1
+NOT_AVAILABLE = "n/a"
+MISSING_DATA = ["torch_call_share: the runtime does not count torch calls that run outside graphs"]
+
+
+@dataclass
+class BreakInfo:
+    reason: str
+    filename: str | None
+    lineno: int | None
+
+    @property
+    def where(self) -> str:
+        return f"{render.short_file(self.filename)}:{self.lineno}" if self.filename else "location unknown"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason, "filename": self.filename, "lineno": self.lineno}
+
+
+@dataclass
+class FunctionReport:
+    qualname: str
+    filename: str
+    lineno: int
+    calls: int
+    hits: int
+    misses: int
+    eager_calls: int
+    captures: int
+    cache_entries: int
+    recompiles: list[tuple[str, str]]          # (failing guard src, plain words)
+    breaks: list[BreakInfo]
+    errors: list[str]
+    ops_in_graphs: int
+    capture_seconds: float
+    compile_seconds: float
+    eager_reason: str | None = None
+    resume_of: str | None = None               # qualname of the function a resume function continues
+    torch_call_share: float | None = None      # not measured by the runtime (see MISSING_DATA)
+
+    @property
+    def where(self) -> str:
+        return f"{render.short_file(self.filename)}:{self.lineno}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "qualname": self.qualname, "filename": self.filename, "lineno": self.lineno,
+            "resume_of": self.resume_of, "calls": self.calls, "cache_hits": self.hits,
+            "misses": self.misses, "eager_calls": self.eager_calls, "captures": self.captures,
+            "cache_entries": self.cache_entries,
+            "recompiles": [{"guard": g, "reason": why} for g, why in self.recompiles],
+            "graph_breaks": [b.as_dict() for b in self.breaks], "errors": list(self.errors),
+            "ops_in_graphs": self.ops_in_graphs, "torch_call_share": self.torch_call_share,
+            "capture_seconds": round(self.capture_seconds, 6), "compile_seconds": round(self.compile_seconds, 6),
+            "eager_reason": self.eager_reason,
+        }
+
+    def rows(self) -> list[tuple[str, str]]:
+        rows = [("calls", str(self.calls)), ("cache hits", str(self.hits)),
+                ("captures", str(self.captures)), ("cache entries", str(self.cache_entries)),
+                ("recompiles", str(len(self.recompiles)))]
+        rows += [("", f"guard failed: {g}") for g, _ in self.recompiles]
+        rows.append(("graph breaks", str(len(self.breaks))))
+        rows += [("", f"{b.reason} ({b.where})") for b in self.breaks]
+        rows.append(("ops in graphs", str(self.ops_in_graphs)))
+        share = NOT_AVAILABLE if self.torch_call_share is None else f"{self.torch_call_share:.0%}"
+        rows.append(("torch calls in graphs", share))
+        rows.append(("capture time", f"{self.capture_seconds:.3f} s"))
+        rows.append(("compile time", f"{self.compile_seconds:.3f} s"))
+        if self.eager_calls:
+            rows.append(("eager calls", str(self.eager_calls)))
+        if self.eager_reason:
+            rows.append(("runs eagerly", self.eager_reason))
+        rows += [("capture error", e) for e in self.errors]
+        return rows
+
+    def table(self) -> str:
+        title = f"{self.qualname} ({self.where})"
+        if self.resume_of:
+            title += f" — resume function of {self.resume_of}"
+        return _table(title, self.rows())
+
+
+@dataclass
+class RunReport:
+    functions: list[FunctionReport] = field(default_factory=list)
+
+    def totals(self) -> dict[str, Any]:
+        f = self.functions
+        return {"functions": len(f), "calls": sum(x.calls for x in f), "cache_hits": sum(x.hits for x in f),
+                "captures": sum(x.captures for x in f), "recompiles": sum(len(x.recompiles) for x in f),
+                "graph_breaks": sum(len(x.breaks) for x in f),
+                "capture_seconds": round(sum(x.capture_seconds for x in f), 6),
+                "compile_seconds": round(sum(x.compile_seconds for x in f), 6)}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"autograph_report": SCHEMA_VERSION, "totals": self.totals(),
+                "functions": [x.as_dict() for x in self.functions], "not_measured": list(MISSING_DATA)}
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict(), indent=2)
+
+    def write_json(self, path: str | os.PathLike) -> Path:
+        path = Path(path).expanduser()
+        if path.parent and not path.parent.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json() + "\n", encoding="utf-8")
+        return path
+
+    def __str__(self) -> str:
+        t = self.totals()
+        if not self.functions:
+            return "autograph run report: no compiled function was called."
+        head = (f"autograph run report: {t['functions']} function{'s' if t['functions'] != 1 else ''}, "
+                f"{t['calls']} calls, {t['captures']} captures, {t['recompiles']} recompiles, "
+                f"{t['graph_breaks']} graph breaks, capture {t['capture_seconds']:.3f} s, "
+                f"compile {t['compile_seconds']:.3f} s")
+        return "\n\n".join([head] + [x.table() for x in self.functions])
+
+
+def _table(title: str, rows: list[tuple[str, str]]) -> str:
+    left = max(len(k) for k, _ in rows)
+    right = max(max(len(v) for _, v in rows), len(title) - left - 3)
+    rule = f"+-{'-' * left}-+-{'-' * right}-+"
+    lines = [rule, f"| {title.ljust(left + right + 3)} |", rule]
+    lines += [f"| {k.ljust(left)} | {v.ljust(right)} |" for k, v in rows]
+    lines.append(rule)
+    return "\n".join(lines)
+
+
+def report() -> RunReport:
+    """The run report so far: every function autograph ran, in order of first call."""
+    from autograph.runtime.stats import all_stats
+
+    return RunReport([_function_report(st) for st in all_stats()])
+
+
+def _function_report(st: Any) -> FunctionReport:
+    entries = list(getattr(st, "entries", ()) or ())
+    breaks: list[BreakInfo] = []
+    ops = 0
+    for e in entries:
+        result = getattr(e, "result", None)
+        for b in getattr(result, "breaks", ()) or ():
+            breaks.append(BreakInfo(b.reason, b.filename, b.lineno))
+        ops += sum(getattr(g, "op_count", 0) for g in getattr(result, "graphs", ()) or ())
+    if len(breaks) < getattr(st, "breaks", 0):  # entries dropped (reset): keep the recorded reasons
+        breaks += [BreakInfo(r, None, None) for r in list(st.break_reasons)[len(breaks):]]
+    qualname = st.qualname
+    resume_of = None
+    head, _, last = qualname.rpartition(".")
+    if last.startswith("__resume_at_"):
+        resume_of = head or None
+    return FunctionReport(
+        qualname=qualname, filename=st.filename, lineno=st.lineno, calls=st.calls, hits=st.hits,
+        misses=st.misses, eager_calls=st.eager_calls, captures=st.captures, cache_entries=len(entries),
+        recompiles=[(r.guard_src, r.description) for r in st.recompiles], breaks=breaks,
+        errors=list(st.errors), ops_in_graphs=ops, capture_seconds=st.capture_seconds,
+        compile_seconds=st.compile_seconds, eager_reason=st.eager_reason, resume_of=resume_of)
+
+
+def print_report(settings: Any = None, *, stream: TextIO | None = None) -> RunReport:
+    """Print the run report (stderr) and, when ``settings.report`` is a path, write the JSON there."""
+    rep = report()
+    stream = stream if stream is not None else sys.stderr
+    target = getattr(settings, "report", None) if settings is not None else None
+    text = str(rep)
+    if isinstance(target, (str, os.PathLike)) and not isinstance(target, bool) and str(target):
+        try:
+            path = rep.write_json(target)
+            text += f"\n\nautograph: report written to {path}"
+        except OSError as exc:
+            text += f"\n\nautograph: could not write the report to {target}: {exc.strerror or exc}"
+    try:
+        stream.write(text + "\n")
+        stream.flush()
+    except Exception:  # noqa: BLE001 - at exit the stream may be gone; the report is best effort
+        pass
+    return rep
