@@ -6,20 +6,30 @@ Generates program after program from ``--seed`` (program i uses generator seed
 against eager, minimises every failure and saves one regression test per distinct
 failure under tests/fuzz_regressions/ (xfail(strict=True) until fixed).
 
+The programs run in a worker process; if it dies (segfault, abort), the program it
+was checking is saved as a ``crash`` regression test (re-checked in a child
+interpreter) and a new worker continues with the next program.
+
     .venv/bin/python scripts/fuzz.py --minutes 10 --seed 1
     .venv/bin/python scripts/fuzz.py --minutes 1 --compiler dynamo --no-save   # validate the harness
 
-Exit status: 0 when no failure was found, 1 otherwise.
+Exit status: 0 when no failure was found, 1 otherwise, 2 when the compiler is missing.
 """
 from __future__ import annotations
 
 import argparse
 import collections
 import datetime
+import faulthandler
 import itertools
+import json
 import logging
+import os
 import pathlib
+import re
+import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -34,8 +44,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="run seed; program i uses seed*1_000_000+i")
     parser.add_argument("--start", type=int, default=0, help="first program index (to resume a run)")
     parser.add_argument("--backend", default="eager", help="autograph backend to compile with (default eager)")
-    parser.add_argument("--compiler", choices=("autograph", "dynamo", "identity"), default="autograph",
-                        help="what to check: autograph.compile, torch.compile (harness validation) or nothing")
+    parser.add_argument("--compiler", default="autograph",
+                        help="what to check: autograph (autograph.compile), dynamo (torch.compile, to validate "
+                             "the harness), identity, or module:function returning a compiler")
     parser.add_argument("--save-dir", type=pathlib.Path, default=ROOT / "tests" / "fuzz_regressions")
     parser.add_argument("--no-save", action="store_true", help="report failures without writing regression tests")
     parser.add_argument("--no-xfail", action="store_true", help="save regression tests without the xfail marker")
@@ -43,20 +54,36 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one call may take before it is a hang")
     parser.add_argument("--without", nargs="*", default=[], metavar="FEATURE",
                         help=f"feature families to leave out: {', '.join(sorted(fuzz.FEATURES))}")
-    parser.add_argument("--verbose", action="store_true", help="show autograph's own log lines (fallbacks, breaks)")
+    parser.add_argument("--verbose", action="store_true", help="show autograph's and torch's log lines")
+    # internal: the supervisor starts workers with these
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--state", type=pathlib.Path, help=argparse.SUPPRESS)
+    parser.add_argument("--progress", type=pathlib.Path, help=argparse.SUPPRESS)
+    parser.add_argument("--crash-log", type=pathlib.Path, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
-def _compiler(args: argparse.Namespace):
-    if args.compiler == "dynamo":
-        return fuzz.dynamo_compiler(args.backend)
-    if args.compiler == "identity":
-        return fuzz.identity_compiler()
-    return fuzz.autograph_compiler(args.backend)
+# -- state shared by the supervisor and its workers (a JSON file) -------------------
+
+def _empty_state() -> dict:
+    return {"checked": 0, "repeats": {}, "fallbacks": {}, "new": [], "first": None, "last": None}
+
+
+def _load_state(path: pathlib.Path | None) -> dict:
+    if path is not None and path.exists() and path.stat().st_size:
+        return json.loads(path.read_text())
+    return _empty_state()
+
+
+def _write_state(path: pathlib.Path | None, state: dict) -> None:
+    if path is not None:
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state))
+        tmp.replace(path)
 
 
 def _known_signatures(save_dir: pathlib.Path) -> set[str]:
-    """Signatures already saved by earlier runs (the SIGNATURE line of each file)."""
+    """Signatures saved by earlier runs (the SIGNATURE line of each regression file)."""
     known = set()
     for path in save_dir.glob("test_fuzz_*.py"):
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -64,6 +91,31 @@ def _known_signatures(save_dir: pathlib.Path) -> set[str]:
                 known.add(eval(line.split("=", 1)[1]))  # noqa: S307 - our own repr() output
     return known
 
+
+def _save(args: argparse.Namespace, program: fuzz.Program, differences: list[fuzz.Difference], seed: int,
+          signature: str, minimised: bool) -> pathlib.Path | None:
+    if args.no_save:
+        return None
+    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    found_by = (f"scripts/fuzz.py --seed {args.seed}, program seed {seed}, {today}, "
+                + ("minimised" if minimised else "not minimised"))
+    first = differences[0]
+    reason = None if args.no_xfail else f"fuzz-found bug, not fixed yet: {first.kind}: {first.detail[:200]}"
+    text = fuzz.regression_test_source(program, differences, found_by=found_by, backend=args.backend,
+                                       xfail_reason=reason)
+    text += f"\nSIGNATURE = {signature!r}\n"
+    path = args.save_dir / fuzz.regression_file_name(first, program)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _shown(path: pathlib.Path | None) -> str:
+    if path is None:
+        return "not saved (--no-save)"
+    return f"saved as {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
+
+
+# -- the worker: generate, check, minimise, save ------------------------------------
 
 class _CollectingCompiler:
     """Wraps a compiler; before each reset it keeps the capture failures autograph
@@ -87,57 +139,148 @@ class _CollectingCompiler:
         return repr(self.inner)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parse(argv)
-    if not args.verbose:
-        logging.getLogger("autograph").setLevel(logging.CRITICAL)
+def _compiler(args: argparse.Namespace):
+    if args.compiler == "dynamo":
+        return fuzz.dynamo_compiler(args.backend)
+    if args.compiler == "identity":
+        return fuzz.identity_compiler()
+    if ":" in args.compiler:
+        import importlib
+        module, function = args.compiler.split(":", 1)
+        return getattr(importlib.import_module(module), function)()
+    if args.compiler != "autograph":
+        raise ImportError(f"unknown compiler {args.compiler!r}: use autograph, dynamo, identity or module:function")
+    return fuzz.autograph_compiler(args.backend)
+
+
+def _short(error: str) -> str:
+    text = error.split(": ", 1)[-1] if ".py:" in error else error
+    return re.sub(r"\d+", "N", text)[:140]
+
+
+def _work(args: argparse.Namespace) -> int:
+    if args.crash_log is not None:
+        faulthandler.enable(file=open(args.crash_log, "w"))  # noqa: SIM115 - lives as long as the process
     config = fuzz.DEFAULT_CONFIG.without(*args.without)
     try:
         compiler = _CollectingCompiler(_compiler(args))
     except ImportError as error:
         print(f"fuzz: cannot check {args.compiler}: {error}", file=sys.stderr)
         return 2
-    args.save_dir.mkdir(parents=True, exist_ok=True)
-    known = _known_signatures(args.save_dir)
+    state = _load_state(args.state)
+    known = _known_signatures(args.save_dir) | set(state["repeats"])
     deadline = time.monotonic() + args.minutes * 60
-    failures: dict[str, tuple[fuzz.Program, list[fuzz.Difference], pathlib.Path | None]] = {}
-    repeats: collections.Counter[str] = collections.Counter()
-    fallbacks: collections.Counter[str] = collections.Counter()
-    checked = 0
-    started = time.monotonic()
-    last_report = started
-    print(f"fuzz: checking {compiler!r} for {args.minutes:g} min, seed {args.seed}", flush=True)
+    last_report = time.monotonic()
     for index in itertools.count(args.start):
         if time.monotonic() >= deadline:
             break
+        if args.progress is not None:
+            args.progress.write_text(str(index))
         seed = args.seed * 1_000_000 + index
         program = fuzz.generate_program(seed, config)
         differences = fuzz.check_program(program, compiler, timeout_s=args.timeout)
         for error in compiler.fallbacks:
-            fallbacks[_short(error)] += 1
+            state["fallbacks"][_short(error)] = state["fallbacks"].get(_short(error), 0) + 1
         compiler.fallbacks.clear()
-        checked += 1
+        state["checked"] += 1
+        state["first"] = index if state["first"] is None else state["first"]
+        state["last"] = index
         if differences:
             signature = differences[0].signature()
-            repeats[signature] += 1
-            if signature not in failures and signature not in known:
+            state["repeats"][signature] = state["repeats"].get(signature, 0) + 1
+            if signature not in known:
+                known.add(signature)
                 small = fuzz.minimize(program, compiler, differences[0], max_seconds=args.minimize_seconds)
                 small_differences = fuzz.check_program(small, compiler, timeout_s=args.timeout) or differences
-                path = None if args.no_save else _save(args, small, small_differences, seed, signature)
-                failures[signature] = (small, small_differences, path)
-                print(f"\nFAILURE {len(failures)} (program seed {seed}): {small_differences[0]}", flush=True)
+                path = _save(args, small, small_differences, seed, signature, minimised=True)
+                state["new"].append(signature)
+                print(f"\nFAILURE (program seed {seed}): {small_differences[0]}", flush=True)
                 print(fuzz.format_failure(small, small_differences), flush=True)
-                if path is not None:
-                    print(f"saved as {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}", flush=True)
+                print(_shown(path), flush=True)
+        _write_state(args.state, state)
         if time.monotonic() - last_report > 30:
             last_report = time.monotonic()
-            print(f"  {checked} programs, {sum(repeats.values())} failing, {len(failures)} new distinct", flush=True)
+            print(f"  {state['checked']} programs, {sum(state['repeats'].values())} failing, "
+                  f"{len(state['new'])} new distinct", flush=True)
+    return 0
+
+
+# -- the supervisor: restarts workers after a crash ---------------------------------
+
+def _crash_difference(returncode: int, crash_log: pathlib.Path) -> tuple[fuzz.Difference, str]:
+    text = crash_log.read_text(errors="replace") if crash_log.exists() else ""
+    frames = re.findall(r'File "([^"]+)", line (\d+) in (\S+)', text)
+    where = f"{os.path.basename(frames[0][0])}:{frames[0][2]}" if frames else "unknown place"
+    stack = "; ".join(f"{os.path.basename(f)}:{line} {name}" for f, line, name in frames[:8])
+    how = fuzz.describe_exit(returncode)
+    difference = fuzz.Difference(-1, "crash", f"the interpreter was {how} in {where} (stack: {stack})")
+    return difference, f"crash: {how} in {where}"
+
+
+def _worker_command(args: argparse.Namespace, start: int, minutes: float, tmp: pathlib.Path) -> list[str]:
+    command = [sys.executable, str(pathlib.Path(__file__).resolve()), "--worker", "--seed", str(args.seed),
+               "--start", str(start), "--minutes", f"{minutes:.4f}", "--backend", args.backend,
+               "--compiler", args.compiler, "--save-dir", str(args.save_dir),
+               "--minimize-seconds", str(args.minimize_seconds), "--timeout", str(args.timeout),
+               "--state", str(tmp / "state.json"), "--progress", str(tmp / "progress"),
+               "--crash-log", str(tmp / "crash.log")]
+    command += ["--no-save"] * args.no_save + ["--no-xfail"] * args.no_xfail + ["--verbose"] * args.verbose
+    if args.without:
+        command += ["--without", *args.without]
+    return command
+
+
+def _supervise(args: argparse.Namespace) -> int:
+    args.save_dir.mkdir(parents=True, exist_ok=True)
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="autograph_fuzz_run_"))
+    state_path = tmp / "state.json"
+    deadline = time.monotonic() + args.minutes * 60
+    started = time.monotonic()
+    start = args.start
+    print(f"fuzz: checking {args.compiler} (backend {args.backend!r}) for {args.minutes:g} min, seed {args.seed}",
+          flush=True)
+    while True:
+        remaining = (deadline - time.monotonic()) / 60
+        if remaining <= 0:
+            break
+        (tmp / "progress").write_text("")
+        returncode = subprocess.call(_worker_command(args, start, remaining, tmp))
+        if returncode == 2:
+            return 2
+        if returncode == 0:
+            break
+        progress = (tmp / "progress").read_text().strip()
+        if not progress:
+            print(f"fuzz: the worker died before checking a program ({fuzz.describe_exit(returncode)})")
+            return 3
+        index = int(progress)
+        seed = args.seed * 1_000_000 + index
+        difference, signature = _crash_difference(returncode, tmp / "crash.log")
+        state = _load_state(state_path)
+        state["checked"] += 1
+        state["last"] = index
+        known = _known_signatures(args.save_dir) | set(state["repeats"])
+        state["repeats"][signature] = state["repeats"].get(signature, 0) + 1
+        if signature not in known:
+            program = fuzz.generate_program(seed, fuzz.DEFAULT_CONFIG.without(*args.without))
+            path = _save(args, program, [difference], seed, signature, minimised=False)
+            state["new"].append(signature)
+            print(f"\nFAILURE (program seed {seed}): {difference}", flush=True)
+            print(fuzz.format_failure(program, [difference]), flush=True)
+            print(_shown(path), flush=True)
+        else:
+            print(f"fuzz: program seed {seed} crashed the worker again ({signature})", flush=True)
+        _write_state(state_path, state)
+        start = index + 1
+    state = _load_state(state_path)
     elapsed = time.monotonic() - started
-    print(f"\nfuzz: {checked} programs in {elapsed / 60:.1f} min (seed {args.seed}, indices {args.start}.."
-          f"{args.start + checked - 1}); {sum(repeats.values())} failing programs, {len(repeats)} distinct "
-          f"differences, {len(failures)} new")
+    repeats = collections.Counter(state["repeats"])
+    print(f"\nfuzz: {state['checked']} programs in {elapsed / 60:.1f} min (seed {args.seed}, indices "
+          f"{state['first']}..{state['last']}); {sum(repeats.values())} failing programs, "
+          f"{len(repeats)} distinct differences, {len(state['new'])} new")
     for signature, count in repeats.most_common():
-        print(f"  {count:4d} x {signature}{'' if signature in failures else '  (already saved)'}")
+        print(f"  {count:4d} x {signature}{'' if signature in state['new'] else '  (already known)'}")
+    fallbacks = collections.Counter(state["fallbacks"])
     if fallbacks:
         print(f"autograph fell back to eager {sum(fallbacks.values())} times (not failures; coverage gaps):")
         for reason, count in fallbacks.most_common(15):
@@ -145,22 +288,14 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if repeats else 0
 
 
-def _short(error: str) -> str:
-    text = error.split(": ", 1)[-1] if ".py:" in error else error
-    return text[:140]
-
-
-def _save(args: argparse.Namespace, program: fuzz.Program, differences: list[fuzz.Difference], seed: int,
-          signature: str) -> pathlib.Path:
-    today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    found_by = f"scripts/fuzz.py --seed {args.seed}, program seed {seed}, {today}, minimised"
-    reason = None if args.no_xfail else f"fuzz-found bug, not fixed yet: {differences[0].kind}: {differences[0].detail[:200]}"
-    text = fuzz.regression_test_source(program, differences, found_by=found_by, backend=args.backend,
-                                       xfail_reason=reason)
-    text += f"\nSIGNATURE = {signature!r}\n"
-    path = args.save_dir / fuzz.regression_file_name(differences[0], program)
-    path.write_text(text, encoding="utf-8")
-    return path
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    if not args.verbose:
+        for name in ("autograph", "torch", "torch._subclasses.fake_tensor", "torch._dynamo"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    if args.worker:
+        return _work(args)
+    return _supervise(args)
 
 
 if __name__ == "__main__":

@@ -28,11 +28,14 @@ import hashlib
 import importlib.util
 import io
 import itertools
+import json
 import linecache
 import math
 import os
 import random
+import re
 import signal
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -996,8 +999,8 @@ class Difference:
     def signature(self) -> str:
         """A short key that groups differences with the same cause (numbers and
         generated names removed)."""
-        import re
         detail = re.sub(r"\b[tklfpdvij]\d+\b", "<var>", self.detail)
+        detail = re.sub(r"'\w+'", "'<name>'", detail)
         detail = re.sub(r"[-+]?\d+(\.\d+)?(e[-+]?\d+)?", "N", detail)
         detail = re.sub(r"0x[0-9a-f]+", "ADDR", detail)
         return f"{self.kind}: {detail[:160]}"
@@ -1296,11 +1299,15 @@ def regression_test_source(program: Program, differences: Sequence[Difference], 
     marker = ""
     if xfail_reason is not None:
         marker = f"@pytest.mark.xfail(strict=True, reason={xfail_reason!r})\n"
+    # a crash of the interpreter itself is re-checked in a child interpreter
+    check = "check_program_isolated(PROGRAM, BACKEND)" if any(d.kind == "crash" for d in differences) \
+        else "check_program(PROGRAM, autograph_compiler(BACKEND))"
     return (
         f'"""Fuzz regression (found by {found_by}).\n\nObserved difference:\n'
         + textwrap.indent(observed.replace("\\", "/").replace('"""', "'''"), "    ") + '\n"""\n'
         "import pytest\n\n"
-        "from autograph.testing.fuzz import Program, autograph_compiler, check_program, format_failure\n\n"
+        "from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,\n"
+        "                                    format_failure)\n\n"
         f"SOURCE = {source!r}\n\n"
         f"PROGRAM = Program.from_dict(dict({data!r}, source=SOURCE))\n"
         f"OBSERVED = {observed!r}\n"
@@ -1308,9 +1315,47 @@ def regression_test_source(program: Program, differences: Sequence[Difference], 
         "@pytest.mark.fuzz\n"
         f"{marker}"
         "def test_compiled_matches_eager():\n"
-        "    differences = check_program(PROGRAM, autograph_compiler(BACKEND))\n"
+        f"    differences = {check}\n"
         "    assert not differences, format_failure(PROGRAM, differences)\n"
     )
+
+
+_ISOLATED_CHECK = """
+import dataclasses, json, sys
+from autograph.testing import fuzz
+program = fuzz.Program.from_dict(json.load(sys.stdin))
+found = fuzz.check_program(program, fuzz.autograph_compiler(sys.argv[1]))
+print("FUZZ-RESULT " + json.dumps([dataclasses.asdict(d) for d in found]))
+"""
+
+
+def check_program_isolated(program: Program, backend: str = "eager", *, timeout_s: float = 600.0) -> list[Difference]:
+    """``check_program`` against ``autograph.compile`` in a child interpreter, so that a
+    crash (segfault, abort) or a hang becomes a ``crash``/``timeout`` Difference."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    try:
+        proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _ISOLATED_CHECK, backend],
+                              input=json.dumps(program.to_dict()), capture_output=True, text=True,
+                              timeout=timeout_s, env=env, cwd=root)
+    except subprocess.TimeoutExpired:
+        return [Difference(-1, "timeout", f"the check did not finish within {timeout_s:g} s")]
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith("FUZZ-RESULT "):
+            return [Difference(**d) for d in json.loads(line[len("FUZZ-RESULT "):])]
+    return [Difference(-1, "crash", f"the interpreter died ({describe_exit(proc.returncode)}); "
+                                    f"stderr ends with: {proc.stderr[-1500:]}")]
+
+
+def describe_exit(returncode: int) -> str:
+    """'killed by SIGSEGV' or 'exit code 3' (a shell's 128+N counts as signal N)."""
+    number = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else None
+    if number:
+        try:
+            return f"killed by {signal.Signals(number).name}"
+        except ValueError:
+            pass
+    return f"exit code {returncode}"
 
 
 def regression_file_name(difference: Difference, program: Program) -> str:
