@@ -120,9 +120,12 @@ class TritonBackend:
         info = CompiledAtenGraph(kind)
         try:
             result = self._compile(gm, info)
-        except (GraphUnsupported, NotImplementedError, CannotFuse) as exc:
+        except Exception as exc:  # never fail the user's program because of this backend
             info.fallback_reason = f"{type(exc).__name__}: {exc}"
-            log.warning("triton backend: %s graph runs with aten: %s", kind, info.fallback_reason)
+            if not isinstance(exc, (GraphUnsupported, NotImplementedError, CannotFuse)):
+                log.debug("triton backend internal error", exc_info=True)
+            log.warning("triton backend: %s graph runs with aten instead of Triton kernels: %s",
+                        kind, info.fallback_reason)
             result = _Result(info, gm.forward)
         info.compile_seconds = time.perf_counter() - start
         return result

@@ -1,0 +1,90 @@
+"""The Triton backend as a whole: registry, fallbacks, exposed sources, GPU code generation."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+import torch
+
+from autograph.backends import registry
+
+pytestmark = pytest.mark.triton
+
+
+def f(x, y):
+    return (x.sin() + y).softmax(-1)
+
+
+def test_lookup_triton_compiles_through_registry(tmp_path):
+    settings = type("S", (), {"cache_dir": str(tmp_path)})()
+    backend = registry.lookup("triton", settings=settings)
+    x, y = torch.randn(3, 5), torch.randn(5)
+    compiled = backend(torch.fx.symbolic_trace(f), [x, y])
+    torch.testing.assert_close(compiled(x, y), f(x, y))
+    assert compiled.kernels and all(k.source.startswith("import triton") for k in compiled.kernels)
+    assert "def call(args)" in compiled.wrapper_source
+    assert list(tmp_path.glob("kernels/*.py"))  # written under the settings' cache_dir
+
+
+def test_bf16_on_cpu_runs_aten_with_a_reason(triton_backend, caplog):
+    x = torch.randn(4, 4, dtype=torch.bfloat16)
+    with caplog.at_level(logging.WARNING, logger="autograph.backends.triton"):
+        compiled = triton_backend(torch.fx.symbolic_trace(lambda x: x * 2 + 1), [x])
+    torch.testing.assert_close(compiled(x), x * 2 + 1)
+    assert "bf16" in compiled.graphs[0].fallback_reason
+    assert "runs with aten" in caplog.text
+
+
+def test_symbolic_shapes_fall_back(triton_backend):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    gm = make_fx(lambda x: x.cos() * 3, tracing_mode="symbolic")(torch.randn(6))
+    x = torch.randn(6)
+    compiled = triton_backend(gm, [x])
+    torch.testing.assert_close(compiled(x), x.cos() * 3)
+
+
+def test_nested_outputs_are_rebuilt(triton_backend):
+    def g(x):
+        return {"a": x + 1, "b": [x * 2, x.sum()]}
+
+    x = torch.randn(3)
+    out = triton_backend(torch.fx.symbolic_trace(g), [x])(x)
+    torch.testing.assert_close(out["a"], x + 1)
+    torch.testing.assert_close(out["b"][1], x.sum())
+
+
+def test_compiled_once_per_graph_not_per_call(triton_backend):
+    x, y = torch.randn(3, 5), torch.randn(5)
+    compiled = triton_backend(torch.fx.symbolic_trace(f), [x, y])
+    for _ in range(3):
+        compiled(torch.randn(3, 5), torch.randn(5))
+    assert len(compiled.graphs) == 1
+
+
+def test_input_with_other_strides_at_run_time_is_restrided(triton_backend):
+    x, y = torch.randn(3, 5), torch.randn(5)
+    compiled = triton_backend(torch.fx.symbolic_trace(f), [x, y])
+    xt = torch.randn(5, 3).t()  # same shape, transposed strides
+    torch.testing.assert_close(compiled(xt, y), f(xt, y))
+
+
+def test_gpu_sources_are_valid_python_with_autotune(tmp_path):
+    """No GPU here: generate the CUDA variant and check it compiles as Python and autotunes."""
+    import torch.nn.functional as F
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from autograph.backends.triton.backend import TritonBackend, decompositions
+
+    def fn(x, w):
+        return F.layer_norm(x, (2000,), w).relu(), x.sum(-1)
+
+    aten_gm = make_fx(fn, decomposition_table=decompositions())(torch.randn(4, 2000), torch.randn(2000))
+    record = TritonBackend(str(tmp_path))._generate(aten_gm, gpu=True)
+    assert record["kernels"]
+    for name, source in record["kernels"]:
+        compile(source, name, "exec")
+        assert "@triton.autotune(configs=[" in source
+    compile(record["wrapper"], "wrapper", "exec")
+    assert "meta['XBLOCK']" in record["wrapper"]
+    assert any(name.startswith("triton_red_") for name, _ in record["kernels"])  # 2000 > 1024: looped
