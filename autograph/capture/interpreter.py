@@ -34,6 +34,8 @@ _CO_GENERATOR_LIKE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_AS
 
 Handler = Callable[["Translator", "Frame", Instruction], Any]
 HANDLERS: dict[str, Handler] = {}
+# calling a generator function: ``(tx, fn_value, args, kwargs) -> Value`` (set by values/user_objects.py)
+GENERATOR_FACTORY: Callable[..., Value] | None = None
 
 # Debug mode: after each handler, compare the stack change with ``dis.stack_effect``.
 CHECK_STACK_EFFECTS = False
@@ -227,9 +229,12 @@ class Translator:
     def getitem(self, obj: Value, key: Value) -> Value:
         return obj.getitem(self, key)
 
-    def inline_function(self, fv: Value, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    def inline_function(self, fv: Value, args: list[Value], kwargs: dict[str, Value], *,
+                        frame_only: bool = False) -> Value:
         code: types.CodeType = fv.code
-        if code.co_flags & _CO_GENERATOR_LIKE:
+        if code.co_flags & _CO_GENERATOR_LIKE and not frame_only:
+            if code.co_flags & inspect.CO_GENERATOR and GENERATOR_FACTORY is not None:
+                return GENERATOR_FACTORY(self, fv, args, kwargs)  # lazily run frame (values/user_objects.py)
             raise Unsupported(f"call to generator/coroutine function {code.co_qualname}")
         if self.depth >= MAX_INLINE_DEPTH:
             raise Unsupported(f"inlining deeper than {MAX_INLINE_DEPTH} calls ({code.co_qualname})")
@@ -259,6 +264,8 @@ class Translator:
                 value = self._default(fv, name, param)
             frame.locals[local] = value
         self._setup_cells(frame, fv.closure_cells(self))
+        if frame_only:
+            return frame
         self.depth += 1
         try:
             result = self.run_frame(frame)
@@ -781,3 +788,7 @@ def _load_assertion_error(tx, frame, inst):
 @handler("RAISE_VARARGS")
 def _raise(tx, frame, inst):
     raise Unsupported("`raise` — the exception is raised by Python", generic=True)
+
+
+# object protocol for user classes, super(), generators: registers into the tables above
+from autograph.capture.values import user_objects as _user_objects  # noqa: E402,F401

@@ -85,7 +85,7 @@ class FunctionReport:
                 ("recompiles", str(len(self.recompiles)))]
         rows += [("", f"guard failed: {g}") for g, _ in self.recompiles]
         rows.append(("graph breaks", str(len(self.breaks))))
-        rows += [("", f"{b.reason} ({b.where})") for b in self.breaks]
+        rows += [("", b.reason if b.where in b.reason else f"{b.reason} ({b.where})") for b in self.breaks]
         rows.append(("ops in graphs", str(self.ops_in_graphs)))
         share = NOT_AVAILABLE if self.torch_call_share is None else f"{self.torch_call_share:.0%}"
         rows.append(("torch calls in graphs", share))

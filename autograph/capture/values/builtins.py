@@ -460,7 +460,16 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
             return fold(tx, cls, args, kwargs, cls.__name__)
     if isinstance(cls, type) and issubclass(cls, BaseException) and _all_constant(args, kwargs):
         return fold(tx, cls, args, kwargs, cls.__name__)
+    for hook in CLASS_CALL_HOOKS:
+        out = hook(tx, cls, args, kwargs)
+        if out is not NotImplemented:
+            return out
     raise Unsupported(f"unsupported: creating a {cls.__qualname__} object")
+
+
+# ``hook(tx, cls, args, kwargs) -> Value | NotImplemented`` for classes not handled above
+# (user-defined classes: autograph/capture/values/user_objects.py)
+CLASS_CALL_HOOKS: list[Callable] = []
 
 
 # ---------------------------------------------------------------------------

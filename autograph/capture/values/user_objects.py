@@ -1,0 +1,461 @@
+"""User-defined class instances created during capture, ``super()``, and generators.
+
+Python's object protocol, interpreted: attribute lookup goes through the MRO
+(data descriptors, then the instance ``__dict__``, then class attributes, then
+``__getattr__``), ``obj.x = v`` runs a user ``__setattr__``, ``obj[k]`` a user
+``__getitem__``, and so on. Instances of ``dict`` subclasses (dataclass-like
+``ModelOutput``s, say) also carry their dict items. Nothing runs for real at
+capture time; at a graph break or return the object is rebuilt from its final
+state (class, ``__dict__``, dict items) — the same object eager would have made.
+
+Anything this module cannot follow exactly (a metaclass, ``__slots__``, a
+C-level ``__new__``/``__getattribute__``, a descriptor we do not know) raises
+``Unsupported``: a graph break, never a wrong result.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import types
+from typing import Any
+
+from autograph.capture import interpreter
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values import builtins as vb
+from autograph.capture.values.base import Value
+from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.containers import DictValue, ListIteratorValue, TupleValue
+from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+
+# C base classes whose construction and slots this module models
+_DICT_BASES = (dict, collections.OrderedDict)
+_PLAIN_BASES = (object,) + _DICT_BASES
+
+
+def _rebuild(cls: type, attrs: dict, items: dict | None) -> Any:
+    """The real object with the final state capture computed (used by the transformed code)."""
+    obj = cls.__new__(cls)
+    if items is not None:
+        base = next(b for b in cls.__mro__ if b in _DICT_BASES)
+        for k, v in items.items():
+            base.__setitem__(obj, k, v)
+    obj.__dict__.update(attrs)
+    return obj
+
+
+def _python_attr(cls: type, name: str) -> Any:
+    """``name`` from the first class in ``cls.__mro__`` defining it (``None`` when absent)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
+def _user_defined(cls: type, name: str) -> types.FunctionType | None:
+    """A Python-level special method (not one inherited from object/dict)."""
+    attr = _python_attr(cls, name)
+    return attr if isinstance(attr, types.FunctionType) else None
+
+
+def supported_class(cls: type) -> str | None:
+    """Why instances of ``cls`` cannot be modelled, or None when they can."""
+    if type(cls) not in (type,) and not (isinstance(cls, type) and type(cls).__name__ == "ABCMeta"):
+        return f"class {cls.__qualname__} has metaclass {type(cls).__name__}"
+    for klass in cls.__mro__:
+        if klass in _PLAIN_BASES:
+            continue
+        if klass.__module__ == "builtins" or not hasattr(klass, "__dict__") or "__slots__" in klass.__dict__:
+            return f"class {cls.__qualname__} derives from {klass.__qualname__} (C type or __slots__)"
+    for name in ("__new__", "__getattribute__", "__del__"):
+        attr = _python_attr(cls, name)
+        if attr is not None and not any(attr is b.__dict__.get(name) for b in _PLAIN_BASES):
+            return f"class {cls.__qualname__} defines {name}"
+    return None
+
+
+class UserObjectValue(Value):
+    """An instance of a user-defined class made during capture."""
+
+    mutable = True
+
+    def __init__(self, cls: type):
+        self.cls = cls
+        self.attrs = DictValue({})  # the instance __dict__
+        self.items = DictValue({}, kind=dict) if issubclass(cls, _DICT_BASES) else None
+
+    def describe(self):
+        return f"{self.cls.__qualname__} object (made during capture)"
+
+    def python_type(self):
+        return self.cls
+
+    # --- attribute protocol ----------------------------------------------------
+    def getattr(self, tx, name):
+        if name == "__class__":
+            return tx.wrap(self.cls, None, trusted=True)
+        if name == "__dict__":
+            return self.attrs
+        attr = _python_attr(self.cls, name)
+        if isinstance(attr, property):
+            if not isinstance(attr.fget, types.FunctionType):
+                raise Unsupported(f"property `.{name}` of {self.describe()} has no Python getter")
+            return UserFunctionValue(attr.fget).call(tx, [self], {})
+        if attr is not None and _is_data_descriptor(attr):
+            raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+        if name in self.attrs.items:
+            return self.attrs.items[name]
+        if attr is not None:
+            return _bind_class_attr(tx, self, self.cls, name, attr)
+        getattr_fn = _user_defined(self.cls, "__getattr__")
+        if getattr_fn is not None:
+            return UserFunctionValue(getattr_fn).call(tx, [self, ConstantValue(name)], {})
+        raise Unsupported(f"AttributeError: {self.cls.__qualname__!r} object has no attribute {name!r}",
+                          generic=True)
+
+    def setattr(self, tx, name, value):
+        setattr_fn = _user_defined(self.cls, "__setattr__")
+        if setattr_fn is not None:
+            UserFunctionValue(setattr_fn).call(tx, [self, ConstantValue(name), value], {})
+            return
+        self.object_setattr(tx, name, value)
+
+    def object_setattr(self, tx, name, value):
+        """``object.__setattr__``: data descriptors first, then the instance ``__dict__``."""
+        attr = _python_attr(self.cls, name)
+        if isinstance(attr, property):
+            if not isinstance(attr.fset, types.FunctionType):
+                raise Unsupported(f"AttributeError: property {name!r} has no Python setter", generic=True)
+            UserFunctionValue(attr.fset).call(tx, [self, value], {})
+            return
+        if attr is not None and _is_data_descriptor(attr):
+            raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}")
+        self.attrs.items[name] = value
+
+    # --- special methods -------------------------------------------------------------
+    def _special(self, tx, name, args):
+        fn = _user_defined(self.cls, name)
+        if fn is None:
+            return None
+        return UserFunctionValue(fn).call(tx, [self, *args], {})
+
+    def call(self, tx, args, kwargs):
+        fn = _user_defined(self.cls, "__call__")
+        if fn is None:
+            raise Unsupported(f"TypeError: {self.describe()} is not callable", generic=True)
+        return UserFunctionValue(fn).call(tx, [self, *args], kwargs)
+
+    def getitem(self, tx, key):
+        out = self._special(tx, "__getitem__", [key])
+        if out is not None:
+            return out
+        if self.items is not None:
+            return self.items.getitem(tx, key)
+        raise Unsupported(f"TypeError: {self.describe()} is not subscriptable", generic=True)
+
+    def setitem(self, tx, key, value):
+        if self._special(tx, "__setitem__", [key, value]) is not None:
+            return
+        if self.items is not None:
+            return self.items.setitem(tx, key, value)
+        raise Unsupported(f"TypeError: {self.describe()} does not support item assignment", generic=True)
+
+    def iter_items(self, tx):
+        out = self._special(tx, "__iter__", [])
+        if out is not None:
+            return out.iter_items(tx)
+        if self.items is not None:
+            return self.items.iter_items(tx)
+        raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True)
+
+    def length(self, tx):
+        out = self._special(tx, "__len__", [])
+        if out is not None:
+            return out.as_python_constant()
+        if self.items is not None:
+            return self.items.length(tx)
+        raise Unsupported(f"TypeError: object of type {self.cls.__qualname__} has no len()", generic=True)
+
+    def truth(self, tx):
+        out = self._special(tx, "__bool__", [])
+        if out is not None:
+            return out.truth(tx)
+        if _user_defined(self.cls, "__len__") is not None or self.items is not None:
+            return self.length(tx) > 0
+        return True
+
+    def contains(self, tx, item):
+        out = self._special(tx, "__contains__", [item])
+        if out is not None:
+            return ConstantValue(out.truth(tx))
+        if self.items is not None:
+            return self.items.contains(tx, item)
+        return super().contains(tx, item)
+
+    def reconstruct(self, cg):
+        items = cg.reconstruct(self.items) if self.items is not None else "None"
+        return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items})")
+
+
+def _is_data_descriptor(attr: Any) -> bool:
+    t = type(attr)
+    return hasattr(t, "__get__") and (hasattr(t, "__set__") or hasattr(t, "__delete__"))
+
+
+def _bind_class_attr(tx, obj: Value, cls: type, name: str, attr: Any) -> Value:
+    """A class attribute seen through an instance: functions bind, others are read."""
+    if isinstance(attr, types.FunctionType):
+        return BoundMethodValue(UserFunctionValue(attr), obj)
+    if isinstance(attr, staticmethod):
+        return tx.wrap(attr.__func__, None, pin=lambda: _python_attr(cls, name).__func__,
+                       what=f"{cls.__qualname__}.{name}")
+    if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
+        return BoundMethodValue(UserFunctionValue(attr.__func__), tx.wrap(cls, None, trusted=True))
+    if type(attr).__name__ in ("method_descriptor", "wrapper_descriptor", "builtin_function_or_method"):
+        return NativeMethodValue(obj, attr, name)
+    if hasattr(type(attr), "__get__"):
+        raise Unsupported(f"descriptor attribute `.{name}` of {cls.__qualname__}")
+    return tx.wrap(getattr(cls, name), None, pin=lambda: getattr(cls, name), what=f"{cls.__qualname__}.{name}")
+
+
+# ---------------------------------------------------------------------------
+# C methods of object/dict applied to a captured object
+
+_DICT_METHODS = {"get", "keys", "values", "items", "pop", "setdefault", "update", "copy", "clear",
+                 "popitem", "__getitem__", "__setitem__", "__delitem__", "__contains__", "__len__", "__iter__"}
+
+
+class NativeMethodValue(Value):
+    """``object.__setattr__``, ``dict.__setitem__``, … bound to a captured object."""
+
+    def __init__(self, obj: Value, method: Any, name: str):
+        self.obj = obj
+        self.method = method
+        self.name = name
+
+    def describe(self):
+        return f"method {self.name} of {self.obj.describe()}"
+
+    def call(self, tx, args, kwargs):
+        obj, name = self.obj, self.name
+        owner = getattr(self.method, "__objclass__", None)
+        if isinstance(obj, UserObjectValue):
+            if owner is object:
+                if name == "__setattr__" and len(args) == 2 and not kwargs:
+                    obj.object_setattr(tx, args[0].as_python_constant(), args[1])
+                    return ConstantValue(None)
+                if name == "__init__" and not args and not kwargs:
+                    return ConstantValue(None)
+                if name == "__getattribute__" and len(args) == 1:
+                    return obj.getattr(tx, args[0].as_python_constant())
+            if owner in _DICT_BASES and obj.items is not None and name in _DICT_METHODS | {"__init__"}:
+                return _dict_method(tx, obj.items, name, args, kwargs)
+            raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}")
+        real = _real_or_none(obj)
+        if real is not None and owner is not None and name in ("get", "keys", "__getitem__", "__contains__",
+                                                               "__len__") and vb._all_constant(args, kwargs):
+            # a read of a real dict (global registry, say): pinned by re-reading it in the guard
+            real_args = [a.as_python_constant() for a in args]
+            try:
+                result = self.method(real, *real_args)
+            except Exception as exc:  # noqa: BLE001 - raised natively after the break
+                raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True)
+            return tx.wrap(result, None, pin=lambda m=self.method, r=real, a=real_args: m(r, *a),
+                           what=f"{type(real).__qualname__}.{name}{tuple(real_args)!r}")
+        raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}")
+
+
+def _real_or_none(v: Value) -> Any:
+    try:
+        return v.real_value()
+    except Unsupported:
+        return None
+
+
+def _dict_method(tx, items: DictValue, name: str, args, kwargs) -> Value:
+    if name == "__init__":
+        if args:
+            items.call_method(tx, "update", args, {})
+        for k, v in kwargs.items():
+            items.items[k] = v
+        return ConstantValue(None)
+    if name == "__getitem__":
+        return items.getitem(tx, *args)
+    if name == "__setitem__":
+        items.setitem(tx, *args)
+        return ConstantValue(None)
+    if name == "__delitem__":
+        items.delitem(tx, *args)
+        return ConstantValue(None)
+    if name == "__contains__":
+        return items.contains(tx, *args)
+    if name == "__len__":
+        return ConstantValue(items.length(tx))
+    if name == "__iter__":
+        return ListIteratorValue(items.iter_items(tx))
+    return items.call_method(tx, name, args, kwargs)
+
+
+# ---------------------------------------------------------------------------
+# construction: ``cls(*args, **kwargs)`` for a user-defined class
+
+def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """``type.__call__``: ``__new__`` (object/dict ones only), then ``__init__``."""
+    if not isinstance(cls, type) or cls.__module__ == "builtins":
+        return NotImplemented
+    reason = supported_class(cls)
+    if reason is not None:
+        raise Unsupported(f"unsupported: creating a {cls.__qualname__} object: {reason}")
+    obj = UserObjectValue(cls)
+    init = _python_attr(cls, "__init__")
+    if isinstance(init, types.FunctionType):
+        UserFunctionValue(init).call(tx, [obj, *args], kwargs)
+    else:
+        NativeMethodValue(obj, init, "__init__").call(tx, args, kwargs)
+    return obj
+
+
+# ---------------------------------------------------------------------------
+# super()
+
+class SuperValue(Value):
+    """``super(start, obj)``: attribute lookup in ``type(obj).__mro__`` after ``start``."""
+
+    def __init__(self, start: type, obj: Value, obj_type: type):
+        self.start = start
+        self.obj = obj
+        self.obj_type = obj_type
+
+    def describe(self):
+        return f"super({self.start.__qualname__})"
+
+    def getattr(self, tx, name):
+        mro = self.obj_type.__mro__
+        try:
+            rest = mro[mro.index(self.start) + 1:]
+        except ValueError:
+            raise Unsupported("TypeError: super(type, obj): obj must be an instance or subtype of type",
+                              generic=True)
+        for klass in rest:
+            if name in klass.__dict__:
+                return _bind_class_attr(tx, self.obj, klass, name, klass.__dict__[name])
+        raise Unsupported(f"AttributeError: 'super' object has no attribute {name!r}", generic=True)
+
+
+def _super(tx, *args):
+    if len(args) == 2:
+        start = args[0].real_value()
+        obj = args[1]
+    elif not args:
+        frame = tx.frames[-1]
+        cell = frame.cells.get("__class__")
+        code = frame.code
+        if cell is None or not code.co_argcount:
+            raise Unsupported("RuntimeError: super(): no arguments", generic=True)
+        start = cell.load(tx, "__class__").real_value()
+        first = code.co_varnames[0]
+        obj = frame.locals.get(first)
+        if obj is None and first in frame.cells:
+            obj = frame.cells[first].load(tx, first)
+        if obj is None:
+            raise Unsupported("RuntimeError: super(): arg[0] deleted", generic=True)
+    else:
+        raise Unsupported("super() with one argument")
+    obj_type = obj.python_type()
+    return SuperValue(start, obj, obj_type)
+
+
+# ---------------------------------------------------------------------------
+# generators: run lazily, one ``yield`` at a time, in their own frame
+
+class Yielded:
+    def __init__(self, value: Value):
+        self.value = value
+
+
+class GeneratorValue(ListIteratorValue):
+    """A generator made by calling a generator function during capture."""
+
+    def __init__(self, tx, frame):
+        super().__init__([], kind="generator")
+        self.frame = frame
+        self.started = False
+        self.done = False
+
+    def describe(self):
+        return f"generator {self.frame.code.co_qualname}"
+
+    def python_type(self):
+        return types.GeneratorType
+
+    def _advance(self, tx) -> Value | None:
+        if self.done:
+            return None
+        if self.started:
+            self.frame.push(ConstantValue(None))  # the value of the `yield` expression (next() sends None)
+        self.started = True
+        if tx.depth >= interpreter.MAX_INLINE_DEPTH:
+            raise Unsupported("generator nested too deeply")
+        tx.depth += 1
+        try:
+            out = tx.run_frame(self.frame)
+        finally:
+            tx.depth -= 1
+        if isinstance(out, Yielded):
+            return out.value
+        self.done = True
+        return None
+
+    def next(self, tx):
+        if self.index < len(self.items):
+            return super().next(tx)
+        item = self._advance(tx)
+        if item is not None:
+            self.items.append(item)
+            self.index += 1
+        return item
+
+    def iter_items(self, tx):
+        while self._advance_into_items(tx):
+            pass
+        return super().iter_items(tx)
+
+    def _advance_into_items(self, tx) -> bool:
+        item = self._advance(tx)
+        if item is None:
+            return False
+        self.items.append(item)
+        return True
+
+    def length(self, tx):
+        raise Unsupported("TypeError: object of type 'generator' has no len()", generic=True)
+
+    def reconstruct(self, cg):
+        if not self.done:
+            raise Unsupported("a running generator is live at a graph break")
+        return super().reconstruct(cg)
+
+
+def make_generator(tx, fv: Value, args, kwargs) -> Value:
+    frame = tx.inline_function(fv, args, kwargs, frame_only=True)
+    return GeneratorValue(tx, frame)
+
+
+@interpreter.handler("RETURN_GENERATOR")
+def _return_generator(tx, frame, inst):
+    frame.push(ConstantValue(None))  # popped by the POP_TOP that follows
+
+
+@interpreter.handler("YIELD_VALUE")
+def _yield_value(tx, frame, inst):
+    return Yielded(frame.pop())
+
+
+def install() -> None:
+    """Wire this module's mechanisms into the interpreter's extension points."""
+    interpreter.GENERATOR_FACTORY = make_generator
+    vb._BUILTIN_HANDLERS[super] = _super
+    if construct not in vb.CLASS_CALL_HOOKS:
+        vb.CLASS_CALL_HOOKS.append(construct)
+
+
+install()
