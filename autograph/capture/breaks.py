@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 class Unsupported(Exception):
     """Capture cannot continue here; ``reason`` is in the user's language."""
 
-    def __init__(self, reason: str, *, generic: bool = False):
+    def __init__(self, reason: str, *, generic: bool = False, exc: BaseException | None = None):
         super().__init__(reason)
         self.reason = reason
+        # the real exception, when capture knows exactly what Python raises here
+        self.exc = exc
         # user stack of (filename, lineno, function name), innermost last
         self.user_stack: list[tuple[str, int, str]] = []
         self.generic = generic

@@ -127,6 +127,7 @@ class Translator:
         self.allow_input_mutation = True
         self.depth = 0
         self.root: Frame | None = None
+        self.frames: list[Frame] = []
 
     # --- entry -----------------------------------------------------------------
     def run(self) -> Return | Stopped:
@@ -160,6 +161,13 @@ class Translator:
             frame.cells[name] = cell
 
     def run_frame(self, frame: Frame) -> Return | Stopped:
+        self.frames.append(frame)
+        try:
+            return self._run_frame(frame)
+        finally:
+            self.frames.pop()
+
+    def _run_frame(self, frame: Frame) -> Return | Stopped:
         insts = frame.instructions
         is_root = frame.parent is None
         while True:
@@ -180,6 +188,10 @@ class Translator:
                 if CHECK_STACK_EFFECTS and result is None:
                     _check_stack_effect(inst, len(frame.stack) - depth)
             except Unsupported as exc:
+                if exc.exc is not None and inst.exn is not None and not exc.user_stack:
+                    # the exception is known exactly: run the user's handler symbolically
+                    _enter_handler(frame, inst, exc.exc)
+                    continue
                 exc.user_stack.insert(0, frame.where())
                 if is_root:
                     raise BreakAt(inst, exc) from None
@@ -307,6 +319,34 @@ class Translator:
         if name in b:
             return self.wrap(b[name], None, trusted=True)
         raise Unsupported(f"NameError: name {name!r} is not defined", generic=True)
+
+
+class ExceptionValue(Value):
+    """A real exception object raised by a call capture folded."""
+
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+    def describe(self):
+        return f"{type(self.exc).__name__} exception"
+
+    def python_type(self):
+        return type(self.exc)
+
+    def real_value(self):
+        return self.exc
+
+    def reconstruct(self, cg):
+        return cg.const(self.exc)
+
+
+def _enter_handler(frame: "Frame", inst: Instruction, exc: BaseException) -> None:
+    entry = inst.exn
+    del frame.stack[entry.depth:]
+    if entry.lasti:
+        frame.push(ConstantValue(inst.offset))
+    frame.push(ExceptionValue(exc))
+    frame.jump(entry.target)
 
 
 def _check_stack_effect(inst: Instruction, actual: int) -> None:
@@ -465,6 +505,17 @@ class _MethodRef(Value):
         return f"{cg.reconstruct(self.obj)}.{self.name}"
 
 
+@handler("LOAD_SUPER_ATTR", min_version=(3, 12))
+def _load_super_attr(tx, frame, inst):
+    obj = frame.pop()
+    cls = frame.pop()
+    frame.pop()  # the global `super`
+    value = vb._BUILTIN_HANDLERS[super](tx, cls, obj).getattr(tx, inst.argval)
+    if inst.arg & 1:
+        frame.push(NULL)
+    frame.push(value)
+
+
 @handler("STORE_ATTR")
 def _store_attr(tx, frame, inst):
     obj = frame.pop()
@@ -609,6 +660,36 @@ def _format_value(tx, frame, inst):
     conv = inst.arg & 0x03
     v = {0: lambda x: x, 1: str, 2: repr, 3: ascii}[conv](v)
     frame.push(ConstantValue(format(v, spec)))
+
+
+@handler("BUILD_SET")
+def _build_set(tx, frame, inst):
+    items = frame.popn(inst.arg)
+    if not all(i.is_constant() for i in items):
+        raise Unsupported("a set of non-constant values")
+    try:
+        frame.push(ConstantValue({i.as_python_constant() for i in items}))
+    except TypeError as exc:
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc)
+
+
+@handler("SET_ADD")
+def _set_add(tx, frame, inst):
+    v = frame.pop()
+    target = frame.stack[-inst.arg]
+    if not (v.is_constant() and type(target.as_python_constant()) is set):
+        raise Unsupported("a set of non-constant values")
+    target.value.add(v.as_python_constant())
+
+
+@handler("SET_UPDATE")
+def _set_update(tx, frame, inst):
+    v = frame.pop()
+    target = frame.stack[-inst.arg]
+    items = v.iter_items(tx)
+    if not all(i.is_constant() for i in items):
+        raise Unsupported("a set of non-constant values")
+    target.value.update(i.as_python_constant() for i in items)
 
 
 @handler("LIST_APPEND")
@@ -780,9 +861,54 @@ def _return_value(tx, frame, inst):
     return Return(frame.pop())
 
 
+@handler("IMPORT_NAME")
+def _import_name(tx, frame, inst):
+    fromlist = frame.pop().as_python_constant()
+    level = frame.pop().as_python_constant()
+    name = inst.argval
+    if level != 0 or name not in sys.modules:
+        raise Unsupported(f"import of {name!r} at run time", generic=True)
+    module = sys.modules[name] if fromlist else sys.modules[name.partition(".")[0]]
+    frame.push(tx.wrap(module, None, trusted=True))
+
+
+@handler("IMPORT_FROM")
+def _import_from(tx, frame, inst):
+    frame.push(frame.stack[-1].getattr(tx, inst.argval))
+
+
 @handler("LOAD_ASSERTION_ERROR")
 def _load_assertion_error(tx, frame, inst):
     frame.push(tx.wrap(AssertionError, None, trusted=True))
+
+
+@handler("PUSH_EXC_INFO")
+def _push_exc_info(tx, frame, inst):
+    exc = frame.pop()
+    frame.push(ConstantValue(None))
+    frame.push(exc)
+
+
+@handler("CHECK_EXC_MATCH")
+def _check_exc_match(tx, frame, inst):
+    cls = frame.pop()
+    exc = frame.stack[-1]
+    if not isinstance(exc, ExceptionValue):
+        raise Unsupported("exception matching on an unknown exception")
+    classes = cls.as_python_constant() if cls.is_constant() else cls.real_value()
+    frame.push(ConstantValue(isinstance(exc.exc, classes)))
+
+
+@handler("POP_EXCEPT")
+def _pop_except(tx, frame, inst):
+    frame.pop()
+
+
+@handler("RERAISE")
+def _reraise(tx, frame, inst):
+    exc = frame.stack[-1]
+    raise Unsupported("exception re-raised", generic=True,
+                      exc=exc.exc if isinstance(exc, ExceptionValue) else None)
 
 
 @handler("RAISE_VARARGS")

@@ -26,7 +26,7 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
         result = fn(*(a.as_python_constant() for a in args),
                     **{k: v.as_python_constant() for k, v in kwargs.items()})
     except Exception as exc:
-        raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True)
+        raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc)
     return tx.wrap(result, None, trusted=True)
 
 
@@ -420,7 +420,7 @@ def _sorted(tx, it, **kwargs):
 
 
 def _super(tx, *args):
-    raise Unsupported("super()")
+    raise Unsupported("super()")  # replaced by values.user_objects when installed
 
 
 def _float_int(kind):
@@ -450,6 +450,10 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
         out = handler(tx, *args, **kwargs)
         if out is not NotImplemented:
             return out
+    if cls is str and len(args) == 1 and not kwargs:
+        from autograph.capture.values.objects import ClassValue
+        if isinstance(args[0], ClassValue):
+            return ConstantValue(str(args[0].cls))
     if cls is torch.Size:
         items = args[0].iter_items(tx) if args else []
         if all(i.is_constant() for i in items):
@@ -502,7 +506,15 @@ class TorchFunctionValue(Value):
             return ConstantValue(torch.is_grad_enabled())
         if self.fn in (torch.is_tensor,) and len(args) == 1:
             return ConstantValue(args[0].is_tensor())
-        return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
+        try:
+            return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
+        except Unsupported:
+            # a query without tensor arguments (torch.cuda.is_available(), is_scripting(), ...)
+            if _all_constant(args, kwargs) and isinstance(self.fn, types.FunctionType):
+                result = fold(tx, self.fn, args, kwargs, self.describe())
+                if not result.is_tensor():
+                    return result
+            raise
 
     def reconstruct(self, cg):
         return cg.const(self.fn)

@@ -46,15 +46,23 @@ class ConstantValue(Value):
             raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True)
         if callable(attr):
             return BuiltinMethodValue(self, name)
-        return ConstantValue(attr)
+        return tx.wrap(attr, None, trusted=True)
 
     def iter_items(self, tx) -> list[Value]:
-        if isinstance(self.value, (str, bytes, range)):
+        if isinstance(self.value, (str, bytes, range, tuple, frozenset)):
             return [ConstantValue(x) for x in self.value]
         return super().iter_items(tx)
 
     def length(self, tx) -> int:
         return len(self.value)
+
+    def contains(self, tx, item: Value) -> Value:
+        if isinstance(self.value, (set, frozenset, dict)) and item.is_constant():
+            try:
+                return ConstantValue(item.as_python_constant() in self.value)
+            except TypeError:  # unhashable: Python raises it natively
+                raise Unsupported("TypeError: unhashable type in `in`", generic=True)
+        return super().contains(tx, item)
 
     def getitem(self, tx, key: Value) -> Value:
         if isinstance(self.value, (str, bytes, range)) and key.is_constant():
@@ -65,6 +73,8 @@ class ConstantValue(Value):
         return super().getitem(tx, key)
 
     def reconstruct(self, cg) -> str:
+        if type(self.value) is set:  # a set made during capture: a fresh copy per call
+            return f"set({cg.const(frozenset(self.value))})"
         if isinstance(self.value, _LITERAL_TYPES) and not (
                 isinstance(self.value, float) and self.value != self.value):
             text = repr(self.value)
@@ -76,5 +86,6 @@ class ConstantValue(Value):
 def is_literal(obj: Any) -> bool:
     """True for the plain immutable values folded as constants."""
     import torch
+    import types
     return isinstance(obj, _LITERAL_TYPES + (torch.dtype, torch.device, torch.memory_format,
-                                              torch.layout, range, type(NotImplemented)))
+                                              torch.layout, range, type(NotImplemented), types.CodeType))

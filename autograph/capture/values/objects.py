@@ -142,3 +142,4 @@ class ObjectValue(Value):
         if self.source is not None:
             return cg.source_expr(self.source)
         return cg.const(self.obj)
+

@@ -72,7 +72,8 @@ class TensorValue(Value):
             return TensorMethodValue(self, name)
         attr = getattr(torch.Tensor, name, None)
         if attr is None:
-            raise Unsupported(f"tensor attribute `.{name}`")
+            err = AttributeError(f"'Tensor' object has no attribute '{name}'")
+            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
         if callable(attr):
             return TensorMethodValue(self, name)
         raise Unsupported(f"tensor attribute `.{name}`")
