@@ -90,20 +90,40 @@ def _parse_run(argv: list[str]) -> tuple[dict[str, Any], str, str, list[str]]:
     return options, "path", argv[i], argv[i + 1:]
 
 
-def _cut_own_frames(tb: types.TracebackType | None) -> types.TracebackType | None:
-    """Drop the leading frames of this module and runpy: the user's traceback starts at their code."""
-    while tb is not None and _is_own_frame(tb.tb_frame):
+def _user_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
+    """The traceback the user would see without autograph.
+
+    Leading frames of this module and runpy always go. autograph's frames between two
+    user frames (the wrapper and shim around a compiled function) go too, unless the
+    error was raised inside autograph itself: then every frame stays, for the bug report.
+    """
+    while tb is not None and _is_launcher_frame(tb.tb_frame):
         tb = tb.tb_next
-    return tb
+    frames = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    if not frames or _is_autograph_frame(frames[-1].tb_frame):
+        return frames[0] if frames else None
+    kept = [f for f in frames if not _is_autograph_frame(f.tb_frame)]
+    for outer, inner in zip(kept, kept[1:]):
+        outer.tb_next = inner
+    kept[-1].tb_next = None
+    return kept[0]
 
 
-def _is_own_frame(frame: types.FrameType) -> bool:
+def _is_launcher_frame(frame: types.FrameType) -> bool:
     return frame.f_globals.get("__name__") in (__name__, "runpy")
+
+
+def _is_autograph_frame(frame: types.FrameType) -> bool:
+    name = frame.f_globals.get("__name__") or ""
+    return name.startswith("autograph.") and not name.startswith("autograph.testing")
 
 
 def _exit_like_python(exc: BaseException) -> NoReturn:
     """Report an uncaught exception of the script the way the interpreter would."""
-    exc = exc.with_traceback(_cut_own_frames(exc.__traceback__))
+    exc = exc.with_traceback(_user_traceback(exc.__traceback__))
     sys.excepthook(type(exc), exc, exc.__traceback__)
     if isinstance(exc, KeyboardInterrupt):
         sys.stdout.flush()

@@ -55,7 +55,7 @@ def project(tmp_path):
     lib = tmp_path / "lib" / "agcli"
     lib.mkdir(parents=True)
     (lib / "__init__.py").write_text("")
-    (lib / "ops.py").write_text("def inc(x):\n    return x + 1\n")
+    (lib / "ops.py").write_text("def inc(x):\n    return x + 1\n\ndef fail(x):\n    raise ValueError(f'bad {x}')\n")
     (lib / "prog.py").write_text(SCRIPT)
     (lib / "uses.py").write_text(textwrap.dedent("""
         import os, sys
@@ -103,6 +103,17 @@ def test_script_exception_traceback_has_no_autograph_frames(project):
     frames = [line for line in ours.stderr.splitlines() if line.strip().startswith("File ")]
     assert frames and all("prog.py" in line for line in frames), ours.stderr
     assert ours.stderr == plain.stderr
+
+
+def test_traceback_through_compiled_functions_hides_autograph_frames(project):
+    (project / "calls.py").write_text("import agcli.ops\nagcli.ops.fail(3)\n")
+    result = run(project, "-m", "autograph", "run", "calls.py", AUTOGRAPH_PACKAGES="agcli")
+    assert result.returncode == 1
+    assert result.stderr.rstrip().endswith("ValueError: bad 3")
+    frames = [line.strip() for line in result.stderr.splitlines() if line.strip().startswith("File ")]
+    assert frames[0].startswith(f'File "{project / "calls.py"}"')
+    assert any("ops.py" in frame for frame in frames)
+    assert not [f for f in frames if "/autograph/" in f], result.stderr
 
 
 def test_keyboard_interrupt_exits_like_python(project):
