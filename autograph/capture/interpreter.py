@@ -913,7 +913,20 @@ def _reraise(tx, frame, inst):
 
 @handler("RAISE_VARARGS")
 def _raise(tx, frame, inst):
-    raise Unsupported("`raise` — the exception is raised by Python", generic=True)
+    exc = None
+    if inst.arg == 1:  # `raise X(...)` of a known exception: callers' handlers can run symbolically
+        try:
+            exc = frame.stack[-1].real_value()
+        except Unsupported:
+            exc = None
+        if isinstance(exc, type) and issubclass(exc, BaseException):
+            try:
+                exc = exc()
+            except Exception:  # noqa: BLE001 - an odd exception class: leave it to Python
+                exc = None
+        if not isinstance(exc, BaseException):
+            exc = None
+    raise Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc)
 
 
 # object protocol for user classes, super(), generators: registers into the tables above

@@ -235,8 +235,16 @@ def _len(tx, obj):
     return ConstantValue(obj.length(tx))
 
 
+def _class_info(cls: Value):
+    """The real class (or tuple of classes) an isinstance/issubclass test names."""
+    from autograph.capture.values.containers import TupleValue
+    if isinstance(cls, TupleValue):
+        return tuple(_class_info(c) for c in cls.items)
+    return cls.as_python_constant() if cls.is_constant() else cls.real_value()
+
+
 def _isinstance(tx, obj, cls):
-    classes = cls.as_python_constant() if cls.is_constant() else cls.real_value()
+    classes = _class_info(cls)
     try:
         t = obj.python_type()
     except Unsupported:
@@ -486,6 +494,11 @@ _TORCH_BREAKS = {
 }
 
 
+# ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented``: torch functions answered at
+# capture time (``torch.compiler.is_compiling()``, ``torch.finfo``…: values/torch_objects.py)
+TORCH_CALL_OVERRIDES: dict[Any, Callable] = {}
+
+
 class TorchFunctionValue(Value):
     """A torch function, ``torch.nn.functional`` function or Tensor method descriptor."""
 
@@ -504,6 +517,11 @@ class TorchFunctionValue(Value):
             raise Unsupported(f"unsupported: torch.{name}() changes global state")
         if self.fn is torch.is_grad_enabled:
             return ConstantValue(torch.is_grad_enabled())
+        override = TORCH_CALL_OVERRIDES.get(self.fn)
+        if override is not None:
+            out = override(tx, args, kwargs)
+            if out is not NotImplemented:
+                return out
         if self.fn in (torch.is_tensor,) and len(args) == 1:
             return ConstantValue(args[0].is_tensor())
         try:

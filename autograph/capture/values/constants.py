@@ -64,6 +64,14 @@ class ConstantValue(Value):
                 raise Unsupported("TypeError: unhashable type in `in`", generic=True)
         return super().contains(tx, item)
 
+    def contains(self, tx, item: Value) -> Value:
+        if isinstance(self.value, (set, frozenset, dict)) and item.is_constant():
+            try:
+                return ConstantValue(item.as_python_constant() in self.value)
+            except TypeError:  # unhashable: Python raises it natively
+                raise Unsupported("TypeError: unhashable type in `in`", generic=True)
+        return super().contains(tx, item)
+
     def getitem(self, tx, key: Value) -> Value:
         if isinstance(self.value, (str, bytes, range)) and key.is_constant():
             try:

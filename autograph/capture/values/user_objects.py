@@ -64,7 +64,7 @@ def supported_class(cls: type) -> str | None:
     for klass in cls.__mro__:
         if klass in _PLAIN_BASES:
             continue
-        if klass.__module__ == "builtins" or not hasattr(klass, "__dict__") or "__slots__" in klass.__dict__:
+        if klass.__module__ == "builtins" or klass.__dict__.get("__slots__", ()) != ():
             return f"class {cls.__qualname__} derives from {klass.__qualname__} (C type or __slots__)"
     for name in ("__new__", "__getattribute__", "__del__"):
         attr = _python_attr(cls, name)
@@ -452,6 +452,7 @@ def _yield_value(tx, frame, inst):
 
 def install() -> None:
     """Wire this module's mechanisms into the interpreter's extension points."""
+    from autograph.capture.values import torch_objects  # noqa: F401 - registers its answers
     interpreter.GENERATOR_FACTORY = make_generator
     vb._BUILTIN_HANDLERS[super] = _super
     if construct not in vb.CLASS_CALL_HOOKS:

@@ -1,0 +1,61 @@
+"""Torch queries answered at capture time, the way TorchDynamo answers them.
+
+* ``torch.compiler.is_compiling()`` (and its aliases) is True inside captured
+  code: libraries use it to skip eager-only work (hook registration,
+  data-dependent checks) while being compiled.
+* ``torch.jit.is_tracing()`` / ``is_scripting()`` are False (autograph is neither).
+* ``torch.finfo(dtype)`` / ``torch.iinfo(dtype)`` of a constant dtype are constants.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from autograph.capture.values import builtins as vb
+from autograph.capture.values.constants import ConstantValue
+
+
+def _const(value: bool):
+    def answer(tx, args, kwargs):
+        if args or kwargs:
+            return NotImplemented
+        return ConstantValue(value)
+    return answer
+
+
+def _compiling_functions() -> list[Any]:
+    fns = [getattr(torch.compiler, "is_compiling", None), getattr(torch.compiler, "is_dynamo_compiling", None)]
+    try:
+        import torch._dynamo as dynamo
+        fns += [getattr(dynamo, "is_compiling", None)]
+        fns += [getattr(dynamo.external_utils, "is_compiling", None)]
+    except Exception:  # noqa: BLE001 - optional aliases
+        pass
+    try:
+        from torch._utils import is_compiling
+        fns.append(is_compiling)
+    except ImportError:
+        pass
+    return [f for f in fns if f is not None]
+
+
+def _dtype_info(cls):
+    def construct(tx, klass, args, kwargs):
+        if klass is not cls or kwargs or len(args) > 1 or not vb._all_constant(args, {}):
+            return NotImplemented
+        return vb.fold(tx, cls, args, {}, cls.__name__)
+    return construct
+
+
+def install() -> None:
+    for fn in _compiling_functions():
+        vb.TORCH_CALL_OVERRIDES[fn] = _const(True)
+    for fn in (torch.jit.is_tracing, torch.jit.is_scripting, torch._C._get_tracing_state):
+        vb.TORCH_CALL_OVERRIDES.setdefault(fn, _const(False))
+    for cls in (torch.finfo, torch.iinfo):
+        hook = _dtype_info(cls)
+        vb.CLASS_CALL_HOOKS.insert(0, hook)
+
+
+install()
