@@ -1,0 +1,112 @@
+"""Log channels on/off, the new-entry subscription, and the TTY-only progress line."""
+import io
+import logging
+import time
+import types
+
+import pytest
+import torch
+
+import autograph
+from autograph.explain import events, logs
+from autograph.explain.progress import progress
+from tests.explain import seeds
+
+
+@pytest.fixture
+def stream():
+    s = io.StringIO()
+    yield s
+    logs.configure([])
+
+
+def _call_toy():
+    f = autograph.compile(seeds.toy_example, backend="eager")
+    f(torch.ones(4), -torch.ones(4))
+    f(torch.ones(5), -torch.ones(5))  # recompile
+    return f
+
+
+def test_breaks_channel_on(stream):
+    events.activate(types.SimpleNamespace(log=("graph_breaks",), dump=None))
+    logs.configure(["graph_breaks"], stream=stream)
+    _call_toy()
+    text = stream.getvalue()
+    line = seeds.line_of(seeds.toy_example, "if b.sum() < 0:")
+    assert f"[autograph.breaks] graph break in toy_example at seeds.py:{line}: data-dependent branch" in text
+    assert "[autograph.guards]" not in text and "[autograph.recompiles]" not in text
+
+
+def test_every_entry_channel(stream):
+    channels = ("breaks", "recompiles", "guards", "graphs", "bytecode")
+    events.activate(types.SimpleNamespace(log=channels, dump=None))
+    logs.configure(channels, stream=stream)
+    _call_toy()
+    text = stream.getvalue()
+    assert "[autograph.guards] guards of toy_example (seeds.py:" in text
+    assert "a: Tensor float32 cpu size (4,) stride (1,) requires_grad=False" in text
+    assert "[autograph.graphs] graph __compiled_fn_" in text and "torch.abs(a)" in text
+    assert "[autograph.bytecode] transformed code of toy_example" in text and "__resume_at_" in text
+    assert "[autograph.recompiles] recompiling toy_example" in text and "___check_tensor(a," in text
+
+
+def test_channels_off_log_nothing(stream):
+    events.activate(types.SimpleNamespace(log=(), dump=None))
+    logs.configure([], stream=stream)
+    _call_toy()
+    assert stream.getvalue() == ""
+    assert not logs.enabled("breaks") and not logs.enabled("guards")
+
+
+def test_deactivate_restores_the_runtime():
+    from autograph.runtime import shim as shim_module
+
+    owner = next(k for k in shim_module.Shim.__mro__ if "_add" in k.__dict__)
+    original = owner.__dict__["_add"]
+    events.activate(types.SimpleNamespace(log=("guards",), dump=None))
+    assert owner.__dict__["_add"] is not original or hasattr(shim_module, "add_entry_listener")
+    events.deactivate()
+    assert owner.__dict__["_add"] is original
+    logs.configure([])
+
+
+def test_channel_names():
+    assert logs.loggers_for(["graph_breaks", "breaks"]) == ["autograph.breaks"]
+    assert logs.loggers_for(["backend"]) == ["autograph.kernels"]
+    assert set(logs.loggers_for(["all"])) >= {"autograph.breaks", "autograph.recompiles", "autograph.guards",
+                                              "autograph.graphs", "autograph.bytecode", "autograph.kernels"}
+    with pytest.raises(ValueError, match="unknown log channel 'brakes'"):
+        logs.loggers_for(["brakes"])
+    assert logs.logger("breaks") is logging.getLogger("autograph.breaks")
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_shows_on_a_tty_after_the_delay_and_erases_itself():
+    s = _Tty()
+    with progress("capturing toy_example", stream=s, delay=0.05, interval=0.02) as p:
+        time.sleep(0.3)
+    out = s.getvalue()
+    assert p.shown and "autograph: capturing toy_example ... " in out
+    assert out.endswith("\r\x1b[K") and "\n" not in out
+
+
+def test_progress_is_silent_for_short_work_and_off_a_tty():
+    fast = _Tty()
+    with progress("x", stream=fast, delay=1.0):
+        pass
+    assert fast.getvalue() == ""
+    pipe = io.StringIO()
+    with progress("x", stream=pipe, delay=0.0, interval=0.01):
+        time.sleep(0.05)
+    assert pipe.getvalue() == ""
+
+
+def test_progress_never_goes_through_logging(caplog):
+    with caplog.at_level(logging.DEBUG):
+        with progress("x", stream=_Tty(), delay=0.0, interval=0.01):
+            time.sleep(0.05)
+    assert not [r for r in caplog.records if "autograph: x" in r.getMessage()]
