@@ -181,3 +181,36 @@ def test_unsupported_op_falls_back_to_aten_inside_the_wrapper(compile_fn):
     compiled = check(compile_fn, f, x, i, externs_ok=True)
     assert any("cumsum" in e for e in compiled.graphs[0].externs)
     assert "aten.cumsum.default" in compiled.graphs[0].wrapper_source
+
+
+def test_nan_semantics_match_torch(compile_fn):
+    x = torch.randn(4, 6)
+    x[1, 2] = float("nan")
+    x[3, 0] = float("nan")
+    check(compile_fn, lambda x: (x.amax(-1), x.amin(0), x.max(), x.argmax(-1), x.argmin(-1), x.relu(),
+                                 x.clamp(-0.5, 0.5), torch.maximum(x, x.flip(0))), x)
+
+
+def test_nan_in_looped_reduction(compile_fn):
+    x = torch.randn(2, 1300)
+    x[0, 1234] = float("nan")
+    check(compile_fn, lambda x: (x.amax(-1), x.amin(-1)), x)
+
+
+def test_input_mutation_is_seen_in_order(compile_fn):
+    def f(x, y):
+        z = x * 2  # read before the mutation
+        x.add_(y)
+        return z + x  # x after the mutation
+
+    x, y = torch.randn(5), torch.randn(5)
+    compiled = compile_fn(f, x.clone(), y)
+    xc, xe = x.clone(), x.clone()
+    torch.testing.assert_close(compiled(xc, y), f(xe, y))
+    torch.testing.assert_close(xc, xe)
+
+
+def test_tuple_output_stays_a_tuple(compile_fn):
+    x = torch.randn(3)
+    out = compile_fn(lambda x: (x + 1, x * 2), x)(x)
+    assert isinstance(out, tuple) and len(out) == 2

@@ -219,7 +219,7 @@ def _flat_outputs(gm: torch.fx.GraphModule):
     out_node = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
     out = out_node.args[0]
     if isinstance(out, tuple) and all(not isinstance(o, (list, tuple, dict)) for o in out):
-        return gm, None
+        return gm, tuple  # AOTAutograd returns a list; the graph returned a tuple
     from torch.utils._pytree import tree_flatten, tree_unflatten
 
     flat, spec = tree_flatten(out)

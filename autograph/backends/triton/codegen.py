@@ -244,14 +244,13 @@ def write_item(k: KernelWriter, item) -> None:
     ident = reduction_identity(item.kind, acc_dtype)
     cast = f".to({tl_dtype(acc_dtype)})" if compute_dtype(item.input.dtype) != acc_dtype else ""
     out_index, _ = k.index_for(item.buffer.shape)
+    floating = acc_dtype.is_floating_point
     if k.persistent:
         k.open_rloop()
         k.space = "xr"
         value = item.input.load(k, list(k.full_index))
         masked = k.emit(f"tl.where(xrmask, {value}{cast}, {ident})")
-        fn = {"sum": "tl.sum", "max": "tl.max", "min": "tl.min", "argmax": "tl.argmax",
-              "argmin": "tl.argmin", "prod": "_prod"}[item.kind]
-        red = k.emit(f"{fn}({masked}, 1)[:, None]" if item.kind != "prod" else f"tl.reduce({masked}, 1, _prod_combine)[:, None]")
+        red = _row_reduce(k, item.kind, masked, floating)
     else:
         if item.kind in ("argmax", "argmin"):
             raise CannotFuse("arg-reductions are persistent only")
@@ -261,12 +260,13 @@ def write_item(k: KernelWriter, item) -> None:
         k.open_rloop()
         k.space = "xr"
         value = item.input.load(k, list(k.full_index))
-        combine = {"sum": f"{acc} + {value}{cast}", "prod": f"{acc} * {value}{cast}",
-                   "max": f"tl.maximum({acc}, {value}{cast})", "min": f"tl.minimum({acc}, {value}{cast})"}[item.kind]
+        v = k.emit(f"{value}{cast}") if cast else value
+        combine = {"sum": f"{acc} + {v}", "prod": f"{acc} * {v}",
+                   "max": nan_max(acc, v) if floating else f"tl.maximum({acc}, {v})",
+                   "min": nan_min(acc, v) if floating else f"tl.minimum({acc}, {v})"}[item.kind]
         k.line(f"{acc} = tl.where(xrmask, {combine}, {acc})")
         k.close_rloop()
-        fn = {"sum": "tl.sum", "max": "tl.max", "min": "tl.min", "prod": "_prod"}[item.kind]
-        red = k.emit(f"{fn}({acc}, 1)[:, None]" if item.kind != "prod" else f"tl.reduce({acc}, 1, _prod_combine)[:, None]")
+        red = _row_reduce(k, item.kind, acc, floating)
     k.count_op(item.kind)
     k.space = "x"
     k.store(item.buffer, out_index, red, "x")
@@ -347,3 +347,28 @@ def autotune_decorator(group, persistent: bool) -> str:
         configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={8 if x * r >= 2048 else 4})" for x in xs]
         key = "['xnumel', 'rnumel']"
     return f"@triton.autotune(configs=[{', '.join(configs)}], key={key})"
+
+
+def nan_max(a: str, b: str) -> str:
+    """torch's maximum: NaN wins (triton's tl.maximum drops NaN on the GPU)."""
+    return f"tl.where(({a} > {b}) | ({a} != {a}), {a}, {b})"
+
+
+def nan_min(a: str, b: str) -> str:
+    return f"tl.where(({a} < {b}) | ({a} != {a}), {a}, {b})"
+
+
+def _row_reduce(k: KernelWriter, kind: str, block: str, floating: bool) -> str:
+    """Reduce a [XBLOCK, RBLOCK] block along the row, with torch's NaN semantics for floats."""
+    if kind == "prod":
+        return k.emit(f"tl.reduce({block}, 1, _prod_combine)[:, None]")
+    fn = {"sum": "tl.sum", "max": "tl.max", "min": "tl.min", "argmax": "tl.argmax", "argmin": "tl.argmin"}[kind]
+    red = k.emit(f"{fn}({block}, 1)[:, None]")
+    if kind == "sum" or not floating:
+        return red
+    isnan = k.emit(f"({block} != {block}).to(tl.int32)")
+    any_nan = k.emit(f"tl.max({isnan}, 1)[:, None] > 0")
+    if kind in ("max", "min"):
+        return k.emit(f'tl.where({any_nan}, float("nan"), {red})')
+    first_nan = k.emit(f"tl.argmax({isnan}, 1)[:, None]")  # torch: the first NaN is the arg-extremum
+    return k.emit(f"tl.where({any_nan}, {first_nan}, {red})")

@@ -181,6 +181,21 @@ class Lowering:
         self.realized[id(value)] = buf
         return buf
 
+    def realize_live_values(self, mutation: torch.fx.Node) -> None:
+        """Before an op mutates memory, compute every lazy value still needed later.
+
+        Lazy values read their inputs when the kernel that inlines them runs; after
+        the mutation they would read the new contents.
+        """
+        order = {n: i for i, n in enumerate(self.gm.graph.nodes)}
+        here = order[mutation]
+        for n, value in list(self.env.items()):
+            if isinstance(value, Value) and not isinstance(value, Buffer) and any(order[u] > here for u in n.users):
+                self.env[n] = self.realize(value, n)
+            elif isinstance(value, (tuple, list)):
+                if any(order[u] > here for u in n.users):
+                    self.env[n] = type(value)(self.realize(v) if isinstance(v, Value) else v for v in value)
+
     def materialize_arg(self, arg):
         if isinstance(arg, Value):
             buf = self.realize(arg)
@@ -191,6 +206,9 @@ class Lowering:
         return arg
 
     def extern(self, node: torch.fx.Node, reason: str):
+        schema = getattr(node.target, "_schema", None)
+        if schema is not None and schema.is_mutable:
+            self.realize_live_values(node)
         args = tuple(self.materialize_arg(self.env_of(a)) for a in node.args)
         kwargs = {k: self.materialize_arg(self.env_of(v)) for k, v in node.kwargs.items()}
         name = self.fresh()
@@ -331,6 +349,11 @@ def _div(L, node, a, b, rounding_mode=None):
     return L.pointwise(node, [a, b], lambda x, y: f"tl.where({x} / {y} < 0, tl.math.ceil({x} / {y}), tl.floor({x} / {y}))", "div")
 
 
+def k_emitless(expr: str) -> str:
+    """Parenthesize a sub-expression that is used several times in a bigger one."""
+    return f"({expr})"
+
+
 def _float_only(node):
     if not meta(node).dtype.is_floating_point:
         raise Unsupported("float-only op on integers")
@@ -369,7 +392,13 @@ for _op, _tpl, _name in [
 
 register(aten.neg.default)(_unary("-{x}", "neg", float_only=False))
 register(aten.abs.default)(_unary("tl.abs({x})", "abs", float_only=False))
-register(aten.relu.default)(_unary("tl.maximum({x}, 0)", "relu", float_only=False))
+
+
+@register(aten.relu.default)
+def _relu(L, node, a):
+    if meta(node).dtype.is_floating_point:  # relu(nan) is nan in torch
+        return L.pointwise(node, [a], lambda x: f"tl.where(({x} > 0) | ({x} != {x}), {x}, 0.0)", "relu")
+    return L.pointwise(node, [a], lambda x: f"tl.maximum({x}, 0)", "relu")
 
 
 @register(aten.sign.default)
@@ -454,14 +483,22 @@ def _minimum(L, node, a, b):
 def _clamp(L, node, a, lo=None, hi=None):
     if node.target in (aten.clamp_max.default, aten.clamp_max.Tensor):
         lo, hi = None, lo
-    args, parts = [a], "{0}"
-    if lo is not None:
-        args.append(lo)
-        parts = f"tl.maximum({parts}, {{{len(args) - 1}}})"
-    if hi is not None:
-        args.append(hi)
-        parts = f"tl.minimum({parts}, {{{len(args) - 1}}})"
-    return L.pointwise(node, args, lambda *xs: parts.format(*xs), "clamp")
+    from autograph.backends.triton.codegen import nan_max, nan_min
+
+    floating = meta(node).dtype.is_floating_point
+    args = [a] + [b for b in (lo, hi) if b is not None]
+
+    def body(*xs):
+        expr, rest = xs[0], list(xs[1:])
+        if lo is not None:  # clamp(nan) is nan in torch
+            bound = rest.pop(0)
+            expr = k_emitless(nan_max(expr, bound) if floating else f"tl.maximum({expr}, {bound})")
+        if hi is not None:
+            bound = rest.pop(0)
+            expr = nan_min(f"({expr})", bound) if floating else f"tl.minimum({expr}, {bound})"
+        return expr
+
+    return L.pointwise(node, args, body, "clamp")
 
 
 @register(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
@@ -651,6 +688,13 @@ def _slice(L, node, a, dim=0, start=None, end=None, step=1):
         return idx
 
     return _view_of(L, node, a, reindex)
+
+
+@register(aten.flip.default)
+def _flip(L, node, a, dims):
+    n = len(a.shape)
+    flipped = {d % n for d in dims}
+    return _view_of(L, node, a, lambda idx: [a.shape[d] - 1 - i if d in flipped else i for d, i in enumerate(idx)])
 
 
 @register(aten.select.int)
