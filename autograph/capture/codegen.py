@@ -207,7 +207,10 @@ def _make_resume_code(code, offset, slots, live, name):
         from autograph.bytecode.resume import make_resume_code
     except ImportError:
         from autograph.capture.resume_fallback import make_resume_code
-    return make_resume_code(code, offset, slots, live, name)
+    try:
+        return make_resume_code(code, offset, slots, live, name)
+    except ValueError as exc:  # e.g. inside an except handler: no resume can restore that state
+        raise Unsupported(f"cannot continue after this graph break: {exc}") from exc
 
 
 def _live_locals(code, offset, defined: dict) -> list[str]:

@@ -188,8 +188,10 @@ class Translator:
                 if CHECK_STACK_EFFECTS and result is None:
                     _check_stack_effect(inst, len(frame.stack) - depth)
             except Unsupported as exc:
-                if exc.exc is not None and inst.exn is not None and not exc.user_stack:
-                    # the exception is known exactly: run the user's handler symbolically
+                if exc.exc is not None and inst.exn is not None:
+                    # the exception is known exactly (raised here or by an inlined callee, whose
+                    # effects so far are eager's too): run the user's handler symbolically
+                    exc.user_stack.clear()
                     _enter_handler(frame, inst, exc.exc)
                     continue
                 exc.user_stack.insert(0, frame.where())
@@ -895,8 +897,7 @@ def _check_exc_match(tx, frame, inst):
     exc = frame.stack[-1]
     if not isinstance(exc, ExceptionValue):
         raise Unsupported("exception matching on an unknown exception")
-    classes = cls.as_python_constant() if cls.is_constant() else cls.real_value()
-    frame.push(ConstantValue(isinstance(exc.exc, classes)))
+    frame.push(ConstantValue(isinstance(exc.exc, vb._class_info(cls))))
 
 
 @handler("POP_EXCEPT")

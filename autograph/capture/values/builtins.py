@@ -458,10 +458,16 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
         out = handler(tx, *args, **kwargs)
         if out is not NotImplemented:
             return out
-    if cls is str and len(args) == 1 and not kwargs:
+    if cls in (str, repr) and len(args) == 1 and not kwargs:
         from autograph.capture.values.objects import ClassValue
         if isinstance(args[0], ClassValue):
-            return ConstantValue(str(args[0].cls))
+            return ConstantValue(cls(args[0].cls))
+        try:
+            real = args[0].real_value()
+        except Unsupported:
+            real = None
+        if isinstance(real, BaseException):
+            return ConstantValue(cls(real))
     if cls is torch.Size:
         items = args[0].iter_items(tx) if args else []
         if all(i.is_constant() for i in items):

@@ -64,14 +64,6 @@ class ConstantValue(Value):
                 raise Unsupported("TypeError: unhashable type in `in`", generic=True)
         return super().contains(tx, item)
 
-    def contains(self, tx, item: Value) -> Value:
-        if isinstance(self.value, (set, frozenset, dict)) and item.is_constant():
-            try:
-                return ConstantValue(item.as_python_constant() in self.value)
-            except TypeError:  # unhashable: Python raises it natively
-                raise Unsupported("TypeError: unhashable type in `in`", generic=True)
-        return super().contains(tx, item)
-
     def getitem(self, tx, key: Value) -> Value:
         if isinstance(self.value, (str, bytes, range)) and key.is_constant():
             try:
@@ -96,4 +88,4 @@ def is_literal(obj: Any) -> bool:
     import torch
     import types
     return isinstance(obj, _LITERAL_TYPES + (torch.dtype, torch.device, torch.memory_format,
-                                              torch.layout, range, type(NotImplemented), types.CodeType))
+                                              torch.layout, range, type(NotImplemented), types.CodeType, frozenset))

@@ -1,0 +1,90 @@
+"""Exceptions capture knows exactly are handled by the user's own except blocks; imports; sets."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests.capture.checks import check
+
+
+def x_except_folded(x):
+    try:
+        k = int("not a number")
+    except ValueError:
+        k = 3
+    return x * k
+
+
+def x_except_in_callee(x):
+    try:
+        k = _parse("oops")
+    except (KeyError, ValueError) as err:
+        k = len(str(err)) % 5 + 1
+    return x * k
+
+
+def _parse(s):
+    return int(s)
+
+
+def x_except_not_matching(x):
+    try:
+        k = {"a": 1}["b"]
+    except ValueError:
+        k = 2
+    return x * k
+
+
+def x_except_finally(x):
+    out = x
+    try:
+        out = out + int("1")
+        out = out * int("z")
+    except ValueError:
+        out = out - 1
+    finally:
+        out = out * 2
+    return out
+
+
+def x_hasattr_tensor(x):
+    if hasattr(x, "jax"):
+        return x
+    return x + 1
+
+
+def x_getattr_default(x):
+    scale = getattr(x, "scale", 2.0)
+    return x * scale
+
+
+def x_import_inside(x):
+    import math
+    from torch.nn import functional as F
+    return F.relu(x) * math.pi
+
+
+def x_set_ops(x):
+    names = {"a", "b"}
+    names.add("c")
+    allowed = {n for n in ("a", "z")}
+    return x * len(names) + len(allowed) + ("c" in names)
+
+
+def x_frozen_membership(x):
+    if "relu" in frozenset({"relu", "gelu"}):
+        return torch.relu(x)
+    return x
+
+
+@pytest.mark.parametrize("fn", [x_except_folded, x_except_in_callee, x_except_finally, x_hasattr_tensor,
+                                x_getattr_default, x_import_inside, x_set_ops, x_frozen_membership],
+                         ids=lambda f: f.__name__)
+def test_handled_in_one_graph(fn):
+    h = check(fn, lambda: (torch.randn(4),))
+    assert h.breaks == [], [str(b) for b in h.breaks]
+    assert len(h.backend.graphs) == 1
+
+
+def test_unhandled_exception_raises_like_eager():
+    check(x_except_not_matching, lambda: (torch.randn(4),))
