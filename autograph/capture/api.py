@@ -16,6 +16,7 @@ from autograph.capture.breaks import BreakRecord, CaptureBug, Unsupported, sourc
 from autograph.capture.codegen import Codegen, _Expr, build_entry, origin_of
 from autograph.capture.interpreter import BreakAt, Return, Stopped, Translator, _resolve_callable
 from autograph.capture.result import CaptureResult, GraphRecord
+from autograph.capture.values import side_effects
 from autograph.capture.values.base import NULL
 from autograph.errors import CaptureError
 
@@ -75,6 +76,7 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         if frame.code.co_cellvars:
             raise Unsupported(f"graph break ({breaks[-1].reason}) in a function with closure cells")
         body = _plan_break(cg, frame, inst, generic=brk.cause.generic if brk else False)
+    body = side_effects.replay_lines(cg, tx) + body  # attribute stores on outside objects, in order
 
     t1 = time.perf_counter()
     graph_name = None

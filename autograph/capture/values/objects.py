@@ -4,6 +4,7 @@ from __future__ import annotations
 import types
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value
 
 # modules whose attributes are trusted not to change: reads are not guarded
@@ -85,6 +86,16 @@ class ClassValue(Value):
 class ObjectValue(Value):
     """Any other real object: attribute reads go through the real object with guards."""
 
+    def setattr(self, tx, name, value):
+        """A plain instance-``__dict__`` store is recorded and replayed after the graph."""
+        cls = type(self.obj)
+        plain = getattr(cls, "__setattr__", None) is object.__setattr__ and isinstance(
+            getattr(self.obj, "__dict__", None), dict)
+        descriptor = any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__set__") for k in cls.__mro__)
+        if not plain or descriptor:
+            return super().setattr(tx, name, value)
+        side_effects.record_store(tx, self, self.obj, name, value)
+
     def __init__(self, obj, source=None, what: str = ""):
         self.obj = obj
         self.source = source
@@ -102,6 +113,9 @@ class ObjectValue(Value):
     def getattr(self, tx, name):
         from autograph.guards.sources import AttrSource
         obj = self.obj
+        stored = side_effects.pending(tx, obj, name)
+        if stored is not None:  # written earlier in this capture (replayed after the graph)
+            return stored
         d = getattr(obj, "__dict__", None)
         src = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(d, dict) and name in d:
