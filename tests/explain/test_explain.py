@@ -99,3 +99,20 @@ def test_capture_failure_is_reported_and_the_call_still_runs(monkeypatch):
     assert out.graph_count == 0 and len(out.failures) == 1
     assert "Not compiled (runs eagerly): toy_example:" in str(out) and "seeds.py:7" in str(out)
     assert torch.equal(out.result, seeds.toy_example(a, b))
+
+
+def test_autograph_explain_stays_callable_after_a_submodule_import():
+    import autograph.explain.report  # binds the package to autograph.explain  # noqa: F401
+
+    out = autograph.explain(seeds.LinearRelu(), torch.randn(1, 4))
+    assert out.graph_count == 1
+
+
+def test_importing_the_package_is_cheap():
+    import subprocess
+    import sys
+
+    code = "import sys, autograph.explain, autograph.explain.logs, autograph.explain.progress; " \
+           "print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
