@@ -141,6 +141,38 @@ class ObjectValue(Value):
             raise Unsupported(f"AttributeError: {exc}", generic=True)
         return tx.wrap(real, src, pin=lambda o=obj, n=name: getattr(o, n), what=f"{self.what}.{name}")
 
+    def _python_special(self, tx, name, args):
+        """Run a Python-level special method of the object's class (None when it has none)."""
+        fn = getattr(type(self.obj), name, None)
+        if not isinstance(fn, types.FunctionType):
+            return None
+        from autograph.capture.values.functions import UserFunctionValue
+        return UserFunctionValue(fn).call(tx, [self, *args], {})
+
+    def getitem(self, tx, key):
+        out = self._python_special(tx, "__getitem__", [key])
+        return out if out is not None else super().getitem(tx, key)
+
+    def iter_items(self, tx):
+        out = self._python_special(tx, "__iter__", [])
+        return out.iter_items(tx) if out is not None else super().iter_items(tx)
+
+    def length(self, tx):
+        out = self._python_special(tx, "__len__", [])
+        return out.as_python_constant() if out is not None else super().length(tx)
+
+    def contains(self, tx, item):
+        from autograph.capture.values.constants import ConstantValue
+        out = self._python_special(tx, "__contains__", [item])
+        return ConstantValue(out.truth(tx)) if out is not None else super().contains(tx, item)
+
+    def truth(self, tx):
+        for name in ("__bool__", "__len__"):
+            out = self._python_special(tx, name, [])
+            if out is not None:
+                return out.truth(tx)
+        return super().truth(tx)
+
     def call(self, tx, args, kwargs):
         call = getattr(type(self.obj), "__call__", None)
         if isinstance(call, types.FunctionType):
