@@ -44,7 +44,9 @@ def _inductor() -> Backend:
 def _triton(settings: Any = None) -> Backend:
     from autograph.backends.triton import make_triton_backend
 
-    return make_triton_backend(cache_dir=getattr(settings, "cache_dir", None))
+    cache_path = getattr(settings, "cache_path", None)
+    cache_dir = cache_path() if callable(cache_path) else getattr(settings, "cache_dir", None)
+    return make_triton_backend(cache_dir=cache_dir)
 
 
 def triton_usable(device_hint: str | None = None) -> bool:
