@@ -63,13 +63,25 @@ class AutographBoundFunctionWrapper(wrapt.BoundFunctionWrapper):
         return getattr(copy.deepcopy(instance, memo), parent._self_autograph_attr)
 
 
+# wrapt's binding "function" makes every call of an unbound wrapper look up
+# ``__self__`` on the function, which raises and clears an AttributeError (~2 us).
+# Module-level functions get a binding wrapt does not special-case: calls go straight
+# to our wrapper, which re-inserts ``self`` itself if the function is ever bound.
+MODULE_FUNCTION_BINDING = "autograph-module-function"
+_WRAPPER_BASE = next((base for base in wrapt.FunctionWrapper.__mro__[1:] if base.__name__ == "_FunctionWrapperBase"), None)
+
+
 class AutographFunctionWrapper(wrapt.FunctionWrapper):
     """A selected function (or ``staticmethod``/``classmethod`` object) routed through its shim."""
 
     __bound_function_wrapper__ = AutographBoundFunctionWrapper
 
-    def __init__(self, wrapped: Any, wrapper: Callable, *, module: str, qualname: str, attr: str, original: types.FunctionType):
-        super().__init__(wrapped, wrapper)
+    def __init__(self, wrapped: Any, wrapper: Callable, *, module: str, qualname: str, attr: str,
+                 original: types.FunctionType, binding: str | None = None):
+        if binding is not None and _WRAPPER_BASE is not None:
+            _WRAPPER_BASE.__init__(self, wrapped, None, wrapper, None, binding)
+        else:
+            super().__init__(wrapped, wrapper)
         self._self_autograph_module = module
         self._self_autograph_qualname = qualname
         self._self_autograph_attr = attr
@@ -114,14 +126,15 @@ def _call_through(shim: Callable, binding: str) -> Callable:
     return call
 
 
-def wrap_function(raw: Any, *, module: str, qualname: str, attr: str) -> AutographFunctionWrapper:
+def wrap_function(raw: Any, *, module: str, qualname: str, attr: str, module_level: bool = False) -> AutographFunctionWrapper:
     """Wrap ``raw`` (a function, ``staticmethod`` or ``classmethod``) so calls go to its shim."""
     if isinstance(raw, (staticmethod, classmethod)):
         original, binding = raw.__func__, type(raw).__name__
     else:
         original, binding = raw, "function"
     call = _call_through(_shim_for(original), binding)
-    return AutographFunctionWrapper(raw, call, module=module, qualname=qualname, attr=attr, original=original)
+    return AutographFunctionWrapper(raw, call, module=module, qualname=qualname, attr=attr, original=original,
+                                    binding=MODULE_FUNCTION_BINDING if module_level and binding == "function" else None)
 
 
 def is_wrapped(obj: Any) -> bool:
@@ -200,7 +213,8 @@ def instrument_module(module: types.ModuleType, selection: Selection) -> list[Pa
             continue
         wrapper = wrappers.get(id(raw))
         if wrapper is None:
-            wrapper = wrappers[id(raw)] = wrap_function(raw, module=modname, qualname=qualname, attr=attr)
+            wrapper = wrappers[id(raw)] = wrap_function(raw, module=modname, qualname=qualname, attr=attr,
+                                                        module_level=owner is module)
         setattr(owner, attr, wrapper)
         patches.append(Patch(owner, attr, raw, wrapper, modname, qualname))
     return patches

@@ -412,3 +412,22 @@ def test_wrapper_class_is_a_wrapt_function_wrapper(tree, fake_shim):
 
 def test_public_api_names(tree, fake_shim):
     assert autograph.install is install and autograph.uninstall is uninstall
+
+
+def test_module_function_wrapper_still_binds_when_put_on_a_class(fake_shim):
+    from autograph.hook.instrument import MODULE_FUNCTION_BINDING, wrap_function
+
+    def first(a, b=None):
+        return a, b
+
+    wrapper = wrap_function(first, module=__name__, qualname="first", attr="first", module_level=True)
+    assert wrapper._self_binding == MODULE_FUNCTION_BINDING  # the fast call path in wrapt
+
+    class Holder:
+        method = wrapper
+
+    holder = Holder()
+    assert wrapper(1, 2) == (1, 2)
+    assert holder.method(3) == (holder, 3)  # bound like a plain function would be
+    assert Holder.method(holder, 4) == (holder, 4)
+    assert [args for _, args, _ in fake_shim.calls] == [(1, 2), (holder, 3), (holder, 4)]
