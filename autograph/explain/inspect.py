@@ -72,7 +72,8 @@ class EntryView:
         if self.transformed:
             out += [f"Transformed code ({self.transformed_how}):", render.indent(self.transformed)]
         for b in self.breaks:
-            out.append(f"Graph break: {b.reason} at {render.short_file(b.filename)}:{b.lineno}")
+            where = f"{render.short_file(b.filename)}:{b.lineno}"
+            out.append(f"Graph break: {b.reason}" + ("" if where in b.reason else f" at {where}"))
         out += [s.render() for s in self.subgraphs]
         out += [r.render() for r in self.resumes]
         return "\n".join(out)

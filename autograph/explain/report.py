@@ -85,7 +85,7 @@ class FunctionReport:
                 ("recompiles", str(len(self.recompiles)))]
         rows += [("", f"guard failed: {g}") for g, _ in self.recompiles]
         rows.append(("graph breaks", str(len(self.breaks))))
-        rows += [("", b.reason if b.where in b.reason else f"{b.reason} ({b.where})") for b in self.breaks]
+        rows += [("", text) for text in _grouped(self.breaks)]
         rows.append(("ops in graphs", str(self.ops_in_graphs)))
         share = NOT_AVAILABLE if self.torch_call_share is None else f"{self.torch_call_share:.0%}"
         rows.append(("torch calls in graphs", share))
@@ -140,6 +140,15 @@ class RunReport:
                 f"{t['graph_breaks']} graph breaks, capture {t['capture_seconds']:.3f} s, "
                 f"compile {t['compile_seconds']:.3f} s")
         return "\n\n".join([head] + [x.table() for x in self.functions])
+
+
+def _grouped(breaks: list[BreakInfo]) -> list[str]:
+    """One line per distinct break (each capture of the same code breaks at the same place): ``reason ×N``."""
+    counts: dict[str, int] = {}
+    for b in breaks:
+        text = b.reason if b.where in b.reason else f"{b.reason} ({b.where})"
+        counts[text] = counts.get(text, 0) + 1
+    return [text if n == 1 else f"{text} ×{n}" for text, n in counts.items()]
 
 
 def _table(title: str, rows: list[tuple[str, str]]) -> str:

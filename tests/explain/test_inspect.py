@@ -112,6 +112,8 @@ def test_foo2_nests_resumes_of_resumes():
     assert nested_breaks and all(b.lineno == second_if for b in nested_breaks)
     assert re.search(r"^  Resume function __resume_at_\d+_\d+ continues at seeds\.py:\d+:$", text, re.M)
     assert "data-dependent branch on a tensor value (`if x.sum() > 0:`" in text
+    line = first.breaks[0].lineno
+    assert f"Graph break: data-dependent branch on a tensor value (`if b.sum() < 0:`, seeds.py:{line})\n" in text
 
 
 def test_linear_relu_module():

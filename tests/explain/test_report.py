@@ -48,6 +48,9 @@ def test_text_table_per_function():
         assert row in text, row
     assert "guard failed: ___check_tensor(a, torch.float32, 'cpu', (10,), (1,)" in text
     assert "— resume function of toy_example" in text
+    line = seeds.line_of(seeds.toy_example, "if b.sum() < 0:")
+    # both entries break at the same place: one line, counted
+    assert f"| data-dependent branch on a tensor value (`if b.sum() < 0:`, seeds.py:{line}) ×2 " in text
 
 
 def test_print_report_writes_json_when_report_is_a_path(tmp_path):
