@@ -214,3 +214,22 @@ def test_tuple_output_stays_a_tuple(compile_fn):
     x = torch.randn(3)
     out = compile_fn(lambda x: (x + 1, x * 2), x)(x)
     assert isinstance(out, tuple) and len(out) == 2
+
+
+def test_cat_of_computed_values(compile_fn):
+    def f(x, y):
+        return torch.cat([x.sin(), y * 2, x[:, :1]], dim=1) + 1
+
+    check(compile_fn, f, torch.randn(4, 3), torch.randn(4, 5))
+
+
+def test_rotate_half_with_cat(compile_fn):
+    def rotate_half(x):
+        x1, x2 = x[..., :4], x[..., 4:]
+        return torch.cat((-x2, x1), dim=-1) * 0.5 + x
+
+    check(compile_fn, rotate_half, torch.randn(2, 3, 8))
+
+
+def test_constant_pad(compile_fn):
+    check(compile_fn, lambda x: torch.nn.functional.pad(x.exp(), (1, 2, 0, 1), value=-3.0), torch.randn(3, 4))

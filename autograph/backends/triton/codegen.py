@@ -94,6 +94,7 @@ class KernelWriter:
         self.cse: list[dict[str, str]] = [{}]
         self.counter = 0
         self.space = "x"  # "x": per-row values; "xr": full iteration space
+        self.extra_masks: list[str] = []
         self.scope = 0  # loop id; registers of full-space values only valid inside it
         self.registers: dict[Buffer, tuple[str, str, int]] = {}  # buffer -> (var, space, scope)
         self.op_names: list[str] = []
@@ -128,7 +129,21 @@ class KernelWriter:
 
     @property
     def mask(self) -> str:
-        return "xrmask" if self.space == "xr" else "xmask"
+        base = "xrmask" if self.space == "xr" else "xmask"
+        return " & ".join([base] + self.extra_masks) if self.extra_masks else base
+
+    def masked(self, condition: str):
+        """Loads inside the ``with`` block also require ``condition`` (cat, padding)."""
+        writer = self
+
+        class _Ctx:
+            def __enter__(self):
+                writer.extra_masks.append(f"({condition})")
+
+            def __exit__(self, *exc):
+                writer.extra_masks.pop()
+
+        return _Ctx()
 
     # -- emission --------------------------------------------------------
     def line(self, text: str) -> None:

@@ -847,3 +847,67 @@ def _prims_amin(L, node, a, dims):
 @register(prims.var.default)
 def _prims_var(L, node, a, dims, correction=1, *, output_dtype=None):
     return _var(L, node, a, list(dims), correction=correction, keepdim=False)
+
+
+@register(aten.cat.default)
+def _cat(L, node, tensors, dim=0):
+    """Each element comes from the input whose range along ``dim`` holds it (masked loads)."""
+    from autograph.backends.triton.indexing import texpr
+
+    out = meta(node)
+    shape, dtype = tuple(out.shape), out.dtype
+    parts = [t for t in tensors if isinstance(t, Value) and not (len(t.shape) == 1 and t.shape[0] == 0)]
+    if len(parts) != len([t for t in tensors if isinstance(t, Value)]) and any(not isinstance(t, Value) for t in tensors):
+        raise Unsupported("cat of non-tensors")
+    if not parts or len(parts) > 8:
+        raise Unsupported("cat of many tensors")
+    dim = dim % len(shape)
+    compute = compute_dtype(dtype)
+    offsets, start = [], 0
+    for t in parts:
+        offsets.append(start)
+        start += t.shape[dim]
+
+    def fn(k, index):
+        pos = texpr(index[dim])
+        result = None
+        for t, off in reversed(list(zip(parts, offsets))):
+            idx = list(index)
+            idx[dim] = index[dim] - off
+            lo, hi = off, off + t.shape[dim]
+            cond = f"({pos} >= {lo}) & ({pos} < {hi})"
+            with k.masked(cond):
+                value = t.load(k, idx)
+            if compute_dtype(t.dtype) != compute:
+                value = k.emit(f"{value}.to({tl_dtype(compute)})")
+            result = value if result is None else k.emit(f"tl.where({cond}, {value}, {result})")
+        k.count_op("cat")
+        return result
+
+    return Pointwise(shape, dtype, fn, 1 + sum(t.ops for t in parts), ("cat",) + tuple(n for t in parts for n in t.op_names))
+
+
+@register(aten.constant_pad_nd.default)
+def _pad(L, node, a, pad, value=0):
+    """Elements outside the input read ``value``; the input is loaded under a bounds mask."""
+    from autograph.backends.triton.indexing import texpr
+
+    if not isinstance(a, Value) or any(p < 0 for p in pad):
+        raise Unsupported("negative padding")
+    out = meta(node)
+    n = len(a.shape)
+    before = [0] * n
+    for i in range(len(pad) // 2):
+        before[n - 1 - i] = pad[2 * i]
+
+    def fn(k, index):
+        idx = [i - b for i, b in zip(index, before)]
+        conds = [f"({texpr(index[d])} >= {before[d]}) & ({texpr(index[d])} < {before[d] + a.shape[d]})"
+                 for d in range(n) if out.shape[d] != a.shape[d]]
+        cond = " & ".join(conds) if conds else "True"
+        with k.masked(cond):
+            loaded = a.load(k, idx)
+        k.count_op("pad")
+        return k.emit(f"tl.where({cond}, {loaded}, {literal(value)})")
+
+    return Pointwise(tuple(out.shape), out.dtype, fn, 1 + a.ops, ("pad",) + a.op_names)
