@@ -95,6 +95,3 @@ class AutographFinder(importlib.abc.MetaPathFinder):
             if spec is not None:
                 return spec
         return None
-
-    def invalidate_caches(self) -> None:
-        self.selection = Selection(self.selection.allow, self.selection.deny)
