@@ -15,6 +15,8 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import torch
+
 from autograph.capture.breaks import CaptureBug, Unsupported, source_line
 from autograph.capture.graph import GraphBuilder
 from autograph.capture.guard_builder import GuardRecorder
@@ -148,7 +150,11 @@ class Translator:
         self._setup_cells(frame, UserFunctionValue(fn).closure_cells(self))
         with self.graph.fake_mode:
             pass
-        return self.run_frame(frame)
+        grad_mode = torch.is_grad_enabled()  # `with torch.no_grad()` in captured code switches it
+        try:
+            return self.run_frame(frame)
+        finally:
+            torch._C._set_grad_enabled(grad_mode)
 
     def _setup_cells(self, frame: Frame, closure: list[Value]) -> None:
         code = frame.code

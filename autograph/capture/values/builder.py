@@ -163,6 +163,11 @@ def _iterator_remaining(it):
         return None
 
 
+# ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented`` for library calls answerable at
+# capture time (values/stdlib.py)
+OPAQUE_CALL_HANDLERS: dict = {}
+
+
 class OpaqueCallableValue(Value):
     """A library callable autograph does not look into: calling it is a graph break."""
 
@@ -179,6 +184,11 @@ class OpaqueCallableValue(Value):
         return self.fn
 
     def call(self, tx, args, kwargs):
+        handler = OPAQUE_CALL_HANDLERS.get(self.fn) if _hashable(self.fn) else None
+        if handler is not None:
+            out = handler(tx, args, kwargs)
+            if out is not NotImplemented:
+                return out
         raise Unsupported(f"unsupported: {self.describe()}")
 
     def getattr(self, tx, name):

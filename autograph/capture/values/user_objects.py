@@ -452,7 +452,7 @@ def _yield_value(tx, frame, inst):
 
 def install() -> None:
     """Wire this module's mechanisms into the interpreter's extension points."""
-    from autograph.capture.values import torch_objects  # noqa: F401 - registers its answers
+    from autograph.capture.values import contexts, stdlib, torch_objects  # noqa: F401 - register themselves
     interpreter.GENERATOR_FACTORY = make_generator
     vb._BUILTIN_HANDLERS[super] = _super
     if construct not in vb.CLASS_CALL_HOOKS:
