@@ -159,3 +159,39 @@ def test_uncalled_compiled_function_has_no_entries():
 def test_marker_on_missing_source_is_explained():
     code = compile("def f(a):\n    return a\n", "<nowhere>", "exec").co_consts[0]
     assert "not available" in render.source_with_marker(code, 2)
+
+
+def test_function_without_tensor_work_says_it_runs_eagerly():
+    def count(n):
+        return n + 1
+
+    f = autograph.compile(count, backend="eager")
+    assert f(1) == 2
+    text = str(autograph.inspect(f))
+    assert "It has 0 cache entries." in text
+    assert "It runs eagerly from now on: no tensor work" in text
+    out = autograph.explain(count, 1)
+    assert out.graph_count == 0 and out.eager_functions == [count.__qualname__] and out.result == 2
+    assert f"No tensor work, runs eagerly: {count.__qualname__}" in str(out)
+
+
+def test_kernel_sources_exposed_by_the_backend_are_shown():
+    class Kernel:
+        name, source = "k0", "@triton.jit\ndef k0(x_ptr):\n    pass\n"
+
+    def kernel_backend(gm, example_inputs):
+        def run(*args):
+            return gm(*args)
+        run.kernels = [Kernel()]
+        return run
+
+    m = autograph.compile(seeds.LinearRelu(), backend=kernel_backend)
+    m(torch.randn(2, 4))
+    text = str(autograph.inspect(m))
+    assert "  Kernel k0:\n      @triton.jit\n      def k0(x_ptr):" in text
+
+
+def test_explain_accepts_keyword_arguments():
+    a, b = torch.ones(3), -torch.ones(3)
+    out = autograph.explain(seeds.toy_example, a, b=b)
+    assert out.graph_break_count == 1 and torch.equal(out.result, seeds.toy_example(a, b))
