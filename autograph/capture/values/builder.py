@@ -135,8 +135,15 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if callable(obj) and not isinstance(obj, type) and _opaque_library(obj):
         g.id_(source, obj)
         return OpaqueCallableValue(obj, source)
+    wrapper = TYPE_WRAPPERS.get(type(obj))
+    if wrapper is not None:  # objects with a capture-time model of their own (values/stdlib.py)
+        return wrapper(tx, obj, source)
     g.type_(source, obj)
     return ObjectValue(obj, source)
+
+
+# ``type -> wrapper(tx, obj, source) -> Value`` for objects modelled specially (``os.environ``…)
+TYPE_WRAPPERS: dict = {}
 
 
 _ITERATOR_TYPES = (type(iter(())), type(iter([])), type(iter(range(1))))

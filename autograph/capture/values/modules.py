@@ -118,6 +118,9 @@ class ModuleValue(Value):
             except IndexError:
                 raise Unsupported("IndexError: module index out of range", generic=True)
             return self.getattr(tx, name)
+        if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)) and isinstance(k, slice):
+            from autograph.capture.values.module_slices import module_slice
+            return module_slice(tx, self, k)
         raise Unsupported(f"indexing {self.describe()} with {k!r}")
 
     def call_method(self, tx, name, args, kwargs):
