@@ -14,6 +14,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
        N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8 };
@@ -273,16 +274,132 @@ static PyObject *native_dispatch(PyObject *self, PyObject *const *argv, Py_ssize
     return PyLong_FromLong(-1);
 }
 
+
+/* ------------------------------------------------------------------ HitPath
+ * Base type of autograph.runtime.shim.Shim: the whole cache-hit path in C.
+ *   _table: (entries, plans, fns) replaced as a whole by Python when an entry is added
+ *   _fast:  False when the code object is marked eager (the Python side decides)
+ * Anything but a clean hit goes to the Python method ``_slow(args, kwargs)``:
+ * misses, mode "off", captures in progress (thread-local check in Python), and
+ * calls whose arguments do not bind (Python then raises its own TypeError).
+ */
+
+static int g_off = 0;         /* settings mode "off" */
+static long g_captures = 0;   /* captures in progress in any thread */
+static PyObject *s_slow, *s_hits, *s_one;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *table;
+    char fast;
+} HitPath;
+
+static PyObject *hitpath_slow(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *kw = kwargs ? kwargs : PyDict_New();
+    if (!kw) return NULL;
+    PyObject *r = PyObject_CallMethodObjArgs(self, s_slow, args, kw, NULL);
+    if (!kwargs) Py_DECREF(kw);
+    return r;
+}
+
+static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
+    HitPath *self = (HitPath *)op;
+    PyObject *table = self->table;
+    if (!self->fast || g_off || g_captures || !table || !PyTuple_Check(table) || PyTuple_GET_SIZE(table) != 3)
+        return hitpath_slow(op, args, kwargs);
+    PyObject *entries = PyTuple_GET_ITEM(table, 0), *plans = PyTuple_GET_ITEM(table, 1),
+             *fns = PyTuple_GET_ITEM(table, 2);
+    Py_ssize_t n = PyTuple_GET_SIZE(plans), hit = -1;
+    Py_INCREF(table);  /* keep this table alive even if another thread swaps it */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t r = plan_check(PyTuple_GET_ITEM(plans, i), args, kwargs);
+        if (r == -2) { PyErr_Clear(); break; }   /* does not bind: Python reports it */
+        if (r == -1) { hit = i; break; }
+    }
+    if (hit < 0) {
+        Py_DECREF(table);
+        return hitpath_slow(op, args, kwargs);
+    }
+    PyObject *entry = PyTuple_GET_ITEM(entries, hit);
+    PyObject *hits = PyObject_GetAttr(entry, s_hits);
+    if (hits) {
+        PyObject *more = PyNumber_Add(hits, s_one);
+        Py_DECREF(hits);
+        if (more) { PyObject_SetAttr(entry, s_hits, more); Py_DECREF(more); }
+    }
+    PyErr_Clear();  /* statistics never fail a call */
+    PyObject *fn = PyTuple_GET_ITEM(fns, hit);
+    Py_INCREF(fn);
+    Py_DECREF(table);
+    PyObject *result = PyObject_Call(fn, args, kwargs);
+    Py_DECREF(fn);
+    return result;
+}
+
+static int hitpath_traverse(PyObject *op, visitproc visit, void *arg) {
+    Py_VISIT(((HitPath *)op)->table);
+    return 0;
+}
+
+static int hitpath_clear(PyObject *op) {
+    Py_CLEAR(((HitPath *)op)->table);
+    return 0;
+}
+
+/* Python subclasses (Shim) are deallocated by subtype_dealloc, which calls this
+   and drops the reference to the heap type itself. */
+static void hitpath_dealloc(PyObject *op) {
+    PyObject_GC_UnTrack(op);
+    hitpath_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyMemberDef hitpath_members[] = {
+    {"_table", T_OBJECT, offsetof(HitPath, table), 0, "(entries, plans, fns) of the cache"},
+    {"_fast", T_BOOL, offsetof(HitPath, fast), 0, "whether the C hit path may run entries"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject HitPathType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autograph._native.HitPath",
+    .tp_basicsize = sizeof(HitPath),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "C cache-hit path; subclassed by autograph.runtime.shim.Shim",
+    .tp_call = hitpath_call,
+    .tp_traverse = hitpath_traverse,
+    .tp_clear = hitpath_clear,
+    .tp_dealloc = hitpath_dealloc,
+    .tp_members = hitpath_members,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyObject *native_set_flags(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc != 2) {
+        PyErr_SetString(PyExc_TypeError, "set_flags(off: bool, captures: int)");
+        return NULL;
+    }
+    int off = PyObject_IsTrue(argv[0]);
+    long captures = PyLong_AsLong(argv[1]);
+    if (off < 0 || (captures == -1 && PyErr_Occurred())) return NULL;
+    g_off = off;
+    g_captures = captures;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"check", (PyCFunction)(void (*)(void))native_check, METH_FASTCALL,
      "check(plan, args, kwargs) -> index of the first failing guard, or -1"},
     {"dispatch", (PyCFunction)(void (*)(void))native_dispatch, METH_FASTCALL,
      "dispatch(plans, args, kwargs) -> index of the first passing entry, or -1"},
+    {"set_flags", (PyCFunction)(void (*)(void))native_set_flags, METH_FASTCALL,
+     "set_flags(off, captures): switches read by HitPath (settings mode off, captures in progress)"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "autograph._native",
-    "Guard fast path of autograph (see autograph/guards/native.py).", -1, methods};
+    "Guard fast path of autograph (see autograph/guards/native.py).", -1, methods,
+    NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__native(void) {
     s_dtype = PyUnicode_InternFromString("dtype");
@@ -290,6 +407,18 @@ PyMODINIT_FUNC PyInit__native(void) {
     s_requires_grad = PyUnicode_InternFromString("requires_grad");
     s_size = PyUnicode_InternFromString("size");
     s_stride = PyUnicode_InternFromString("stride");
-    if (!s_dtype || !s_device || !s_requires_grad || !s_size || !s_stride) return NULL;
-    return PyModule_Create(&module);
+    s_slow = PyUnicode_InternFromString("_slow");
+    s_hits = PyUnicode_InternFromString("hits");
+    s_one = PyLong_FromLong(1);
+    if (!s_dtype || !s_device || !s_requires_grad || !s_size || !s_stride || !s_slow || !s_hits || !s_one) return NULL;
+    if (PyType_Ready(&HitPathType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&HitPathType);
+    if (PyModule_AddObject(m, "HitPath", (PyObject *)&HitPathType) < 0) {
+        Py_DECREF(&HitPathType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -122,6 +122,7 @@ class capturing:
         global _active_captures
         with _counter_lock:
             _active_captures += 1
+            _sync_flags()
         _tls.capturing = getattr(_tls, "capturing", 0) + 1
 
     def __exit__(self, *exc):
@@ -129,6 +130,14 @@ class capturing:
         _tls.capturing -= 1
         with _counter_lock:
             _active_captures -= 1
+            _sync_flags()
+
+
+def _sync_flags() -> None:
+    """Mirror the switches into the C hit path."""
+    native = _native.load()
+    if native is not None:
+        native.set_flags(_off, _active_captures)
 
 
 _counter_lock = threading.Lock()
@@ -138,6 +147,7 @@ def refresh() -> None:
     """Re-read the settings switch the hit path uses (call after settings change)."""
     global _off
     _off = _settings_provider().mode == "off"
+    _sync_flags()
 
 
 # ------------------------------------------------------------ the shim
@@ -165,8 +175,27 @@ def _where(fn: types.FunctionType) -> str:
     return f"{code.co_filename}:{code.co_firstlineno}"
 
 
-class Shim:
-    """Callable standing in for one original function; owns its cache entries."""
+class _PyHitPath:
+    """Pure-Python twin of ``autograph._native.HitPath`` (used when the extension is missing)."""
+
+    _table: tuple = ((), (), ())
+    _fast: bool = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._fast and not _off and not _active_captures:
+            entries, plans, fns = self._table
+            try:
+                i = _dispatch(plans, args, kwargs)
+            except TypeError:
+                return self._slow(args, kwargs)
+            if i >= 0:
+                entries[i].hits += 1
+                return fns[i](*args, **kwargs)
+        return self._slow(args, kwargs)
+
+
+class _ShimLogic:
+    """Everything of a shim except the hit path (which is C or ``_PyHitPath``)."""
 
     def __init__(self, fn: types.FunctionType, overrides: dict | None = None):
         if not isinstance(fn, types.FunctionType):
@@ -175,8 +204,9 @@ class Shim:
         self.overrides = dict(overrides or {})
         self.state = code_state(fn.__code__)
         self.stats = _stats.stats_for(fn.__code__, fn.__qualname__)
-        # (entries, plans): replaced as a whole when an entry is added, read without a lock
-        self._table: tuple[tuple[CacheEntry, ...], tuple] = ((), ())
+        # (entries, plans, fns): replaced as a whole when an entry is added, read without a lock
+        self._table = ((), (), ())
+        self._fast = not self.state.eager
         functools.update_wrapper(self, fn)
         _all_shims.add(self)
 
@@ -184,33 +214,27 @@ class Shim:
     def entries(self) -> tuple[CacheEntry, ...]:
         return self._table[0]
 
-    # -- hit path -------------------------------------------------------------
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if _off or self.state.eager or (_active_captures and getattr(_tls, "capturing", 0)):
-            return self._eager(args, kwargs)
-        entries, plans = self._table
-        try:
-            i = _dispatch(plans, args, kwargs)
-        except TypeError:
-            return self.fn(*args, **kwargs)  # the call does not bind: let Python say why
-        if i >= 0:
-            entry = entries[i]
-            entry.hits += 1
-            return entry.fn(*args, **kwargs)
-        return self._miss(args, kwargs)
-
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
             return self
         return types.MethodType(self, obj)
 
-    def _eager(self, args: tuple, kwargs: dict) -> Any:
+    # -- everything that is not a clean hit -------------------------------------
+    def _slow(self, args: tuple, kwargs: dict) -> Any:
         if _off:
             refresh()  # settings may have been switched back on
-            if not _off:
-                return self(*args, **kwargs)
-        self.stats.eager_calls += 1
-        return self.fn(*args, **kwargs)
+        if _off or self.state.eager or is_capturing():
+            self.stats.eager_calls += 1
+            return self.fn(*args, **kwargs)
+        for entry in self.entries:  # e.g. a capture runs in another thread
+            try:
+                ok = entry.check(*args, **kwargs) < 0
+            except TypeError:
+                return self.fn(*args, **kwargs)  # the call does not bind: let Python say why
+            if ok:
+                entry.hits += 1
+                return entry.fn(*args, **kwargs)
+        return self._miss(args, kwargs)
 
     def wrapt_wrapper(self, wrapped: Any, instance: Any, args: tuple, kwargs: dict) -> Any:
         """Wrapper for ``wrapt.FunctionWrapper``: re-inserts the bound ``self``/``cls``."""
@@ -225,6 +249,7 @@ class Shim:
         settings = _with_overrides(_settings_provider(), self.overrides)
         if settings.mode == "off":
             _off = True
+            _sync_flags()
             self.stats.eager_calls += 1
             return self.fn(*args, **kwargs)
         state = self.state
@@ -288,8 +313,8 @@ class Shim:
         st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)
         st.compile_seconds += getattr(result, "compile_seconds", 0.0)
         if getattr(result, "no_tensor_work", False):
-            state.eager = True
-            state.eager_reason = st.eager_reason = "no tensor work: nothing worth compiling"
+            _mark_eager(state, "no tensor work: nothing worth compiling")
+            st.eager_reason = state.eager_reason
             st.eager_calls += 1
             return self.fn
         if failed is not None:
@@ -335,25 +360,51 @@ class Shim:
         if settings.on_error == "raise":
             raise exc
         st.errors.append(str(exc))
-        self.state.eager = True
-        self.state.eager_reason = st.eager_reason = f"capture failed: {exc}"
+        _mark_eager(self.state, f"capture failed: {exc}")
+        st.eager_reason = self.state.eager_reason
         st.eager_calls += 1
         breaks_log.warning("%s could not be compiled and runs eagerly: %s", self.fn.__qualname__, exc)
         return self.fn
 
     def _add(self, entry: CacheEntry) -> None:
         entry.native_plan = _native.runtime_plan(entry.guards)
-        entries, plans = self._table
-        self._table = (entries + (entry,), plans + (entry.native_plan,))
+        entries, plans, fns = self._table
+        self._table = (entries + (entry,), plans + (entry.native_plan,), fns + (entry.fn,))
         self.stats.entries.append(entry)
 
     # -- housekeeping ---------------------------------------------------------
     def reset(self) -> None:
-        self._table = ((), ())
+        self._table = ((), (), ())
+        self._fast = True
 
     def __repr__(self) -> str:
         n = len(self.entries)
         return f"<autograph compiled function {self.fn.__qualname__}, {n} cache entr{'y' if n == 1 else 'ies'}>"
+
+
+_native_module = _native.load()
+_HitPath = _native_module.HitPath if _native_module is not None else _PyHitPath
+
+
+class Shim(_ShimLogic, _HitPath):
+    """Callable standing in for one original function; owns its cache entries.
+
+    Calling it runs the C hit path (``autograph._native.HitPath``) when the
+    extension is built, else ``_PyHitPath``; both fall back to ``_slow``.
+    """
+
+
+class PyShim(_ShimLogic, _PyHitPath):
+    """A shim whose hit path is always Python (tests, benchmarks)."""
+
+
+def _mark_eager(state: Any, reason: str) -> None:
+    """Run a code object's original from now on, in every shim of it."""
+    state.eager = True
+    state.eager_reason = reason
+    for shim in list(_all_shims):
+        if shim.state is state:
+            shim._fast = False
 
 
 _all_shims: "weakref.WeakSet[Shim]" = weakref.WeakSet()

@@ -7,22 +7,24 @@ import torch
 
 from autograph.errors import CaptureError
 from autograph.runtime import shim as shim_mod
-from autograph.runtime.shim import RecompileLimitWarning, Shim, is_capturing, shim_for
+from autograph.runtime.shim import RecompileLimitWarning, Shim, is_capturing, shim_for  # noqa: F401
 
 from autograph.guards import native
-from tests.guards.native_build import load_or_build
 from tests.runtime.fakes import FakeCapture, FakeSettings
 
 
 @pytest.fixture(params=["python", "native"])
 def runtime(request):
     """Install a fake capture + settings (hit path: generated Python checks or the C dispatcher)."""
+    global Shim
     if request.param == "native":
-        if load_or_build() is None:
-            pytest.skip("autograph._native not built and no C compiler")
+        if native.load() is None:
+            pytest.skip("autograph._native not built (python setup.py build_ext --inplace)")
         shim_mod.use_native(True)
+        Shim = shim_mod.Shim
     else:
         shim_mod.use_native(False)
+        Shim = shim_mod.PyShim
     request.addfinalizer(lambda: shim_mod.use_native(native.load() is not None))
     state = {"settings": FakeSettings(), "capture": FakeCapture()}
 
@@ -217,6 +219,12 @@ def test_missing_capture_engine_uses_stub_entry(runtime):
     assert torch.equal(s(torch.ones(2), torch.ones(2)), torch.full((2,), 3.0))
     assert len(s.entries) == 1 and s.entries[0].result is None
     assert "not available" in s.stats.eager_reason
+
+
+def test_native_shim_is_the_c_hit_path():
+    if shim_mod._native_module is None:
+        pytest.skip("autograph._native not built")
+    assert isinstance(shim_mod.Shim(make_fn()), shim_mod._native_module.HitPath)
 
 
 def test_shim_for_is_one_per_function_and_repr(runtime):
