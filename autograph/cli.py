@@ -161,9 +161,10 @@ def run(argv: list[str]) -> int:
 
     os.environ.update(export_env(settings))
     from autograph.hook.install import install
-    from autograph.hook.startup import print_report_at_exit
+    from autograph.hook.startup import activate_logs, print_report_at_exit
 
     install(settings=settings)
+    activate_logs(settings)
     print_report_at_exit(settings)
 
     try:

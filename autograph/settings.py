@@ -37,6 +37,7 @@ LOG_CHANNELS = (
     "backend",      # backend compile times and kernels
     "perf",         # per-call timings of the shim
 )
+LOG_ALIASES = {"breaks": "graph_breaks", "graphs": "graph", "kernels": "backend"}  # the explain room's names
 CONFIG_FILE_NAME = "autograph.yaml"
 
 # ---------------------------------------------------------------------------
@@ -190,6 +191,11 @@ class Settings(BaseModel):
         default=None,
         description="Directory for on-disk caches (compiled kernels); null: $XDG_CACHE_HOME/autograph or ~/.cache/autograph.",
     )
+    dump: Path | None = Field(
+        default=None,
+        description="Directory where every new cache entry's guards, transformed code, graphs and kernels are "
+        "written as files; null: no dumps.",
+    )
 
     @field_validator("backend")
     @classmethod
@@ -226,6 +232,7 @@ class Settings(BaseModel):
     @field_validator("log", mode="after")
     @classmethod
     def _known_channels(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        value = tuple(LOG_ALIASES.get(channel, channel) for channel in value)
         for channel in value:
             if channel not in LOG_CHANNELS:
                 raise ValueError(f"unknown log channel {channel!r}{_closest(channel, LOG_CHANNELS)} Known: {', '.join(LOG_CHANNELS)}")
@@ -381,6 +388,7 @@ ENV_VARS = {
     "AUTOGRAPH_REPORT": "report: 1/true, 0/false, or a path",
     "AUTOGRAPH_LOG": "comma-separated log channels (replaces log)",
     "AUTOGRAPH_CACHE_DIR": "cache_dir (empty: the default)",
+    "AUTOGRAPH_DUMP": "dump (empty: no dumps)",
 }
 _SCALAR_ENV = {
     "AUTOGRAPH_BACKEND": "backend",
@@ -429,6 +437,9 @@ def _env_overrides(base: Settings, env: Mapping[str, str]) -> tuple[dict[str, An
         raw = env["AUTOGRAPH_CACHE_DIR"].strip()
         data["cache_dir"] = raw or None
         origin["cache_dir"] = "AUTOGRAPH_CACHE_DIR"
+    if "AUTOGRAPH_DUMP" in env:
+        data["dump"] = env["AUTOGRAPH_DUMP"].strip() or None
+        origin["dump"] = "AUTOGRAPH_DUMP"
     if "AUTOGRAPH" in env:
         raw = env["AUTOGRAPH"].strip().lower()
         if raw in _FALSE:
@@ -529,6 +540,7 @@ def export_env(settings: Settings) -> dict[str, str]:
         "AUTOGRAPH_REPORT": ("1" if report else "0") if isinstance(report, bool) else str(report),
         "AUTOGRAPH_LOG": ",".join(settings.log),
         "AUTOGRAPH_CACHE_DIR": "" if settings.cache_dir is None else str(settings.cache_dir),
+        "AUTOGRAPH_DUMP": "" if settings.dump is None else str(settings.dump),
     }
 
 

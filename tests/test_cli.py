@@ -246,3 +246,17 @@ def test_console_script(project):
     assert result.returncode == 4
     assert lines(result)[0] == "argv ['scripts/prog.py', 'exit', '4']"
     assert lines(result)[2] == f"path0 {project / 'scripts'}"
+
+
+def test_log_channels_and_report_reach_the_explain_room(project):
+    pytest.importorskip("autograph.explain.events")
+    pytest.importorskip("autograph.explain.report")
+    (project / "lib" / "agcli" / "brk.py").write_text(
+        "import torch\n\ndef f(x):\n    y = x + 1\n    print('side effect')\n    return y * 2\n")
+    (project / "brk.py").write_text("import torch, agcli.brk\nprint(agcli.brk.f(torch.ones(2)).tolist())\n")
+    result = run(project, "-m", "autograph", "run", "--report", "brk.py", AUTOGRAPH_PACKAGES="agcli",
+                 AUTOGRAPH_LOG="graph_breaks")
+    assert result.returncode == 0, result.stderr
+    assert lines(result) == ["side effect", "[4.0, 4.0]"]
+    assert "[autograph.breaks]" in result.stderr  # settings.log switched the channel on
+    assert "report" in result.stderr.split("[autograph.breaks]")[1]  # the run report, printed at exit

@@ -38,7 +38,7 @@ def test_defaults():
     assert s == Settings()
     assert (s.packages.allow, s.packages.deny) == ((), ())
     assert (s.backend, s.recompile_limit, s.dynamic, s.on_error, s.mode) == ("auto", 8, "auto", "fallback", "compile")
-    assert s.report is False and s.log == () and s.cache_dir is None
+    assert s.report is False and s.log == () and s.cache_dir is None and s.dump is None
 
 
 def test_yaml_overrides_defaults(tmp_path):
@@ -108,6 +108,9 @@ def test_every_environment_variable(tmp_path):
     assert load_settings(env={"AUTOGRAPH_REPORT": "false"}).report is False
     assert load_settings(env={"AUTOGRAPH_REPORT": "r.json"}).report == Path("r.json")
     assert load_settings(env={"AUTOGRAPH_LOG": "all"}).log == tuple(c for c in LOG_CHANNELS if c != "all")
+    assert load_settings(env={"AUTOGRAPH_LOG": "breaks,kernels,graph_breaks"}).log == ("graph_breaks", "backend")
+    assert load_settings(env={"AUTOGRAPH_DUMP": str(tmp_path)}).dump == tmp_path
+    assert load_settings(env={"AUTOGRAPH_DUMP": ""}).dump is None
 
 
 def test_config_file_resolution(tmp_path):
@@ -263,7 +266,8 @@ def test_all_errors_of_a_file_are_reported_at_once(tmp_path):
     [
         Settings(),
         Settings(packages={"allow": ["a", "b.c:F.forward"], "deny": ["a.x"]}, backend="eager", recompile_limit=3,
-                 dynamic="always", on_error="raise", mode="run-only", report=True, log=["guards"], cache_dir="/tmp/x"),
+                 dynamic="always", on_error="raise", mode="run-only", report=True, log=["guards"], cache_dir="/tmp/x",
+                 dump="/tmp/dumps"),
         Settings(report="out/r.json", mode="off"),
     ],
 )

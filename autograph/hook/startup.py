@@ -57,6 +57,19 @@ def print_report(settings: Any) -> None:
         report(settings)
 
 
+def activate_logs(settings: Any) -> None:
+    """Switch on the log channels and dumps ``settings`` asks for (the explain room does the work)."""
+    if not settings.log and settings.dump is None:
+        return
+    try:
+        events = importlib.import_module("autograph.explain.events")
+    except ModuleNotFoundError as exc:
+        if exc.name == "autograph.explain.events":
+            return
+        raise
+    events.activate(settings)
+
+
 def activate() -> None:
     """Install the import hook from the environment's settings (called by the ``.pth`` line)."""
     from autograph.errors import SettingsError
@@ -75,4 +88,5 @@ def activate() -> None:
     from autograph.hook.install import install
 
     install(settings=settings)
+    activate_logs(settings)
     print_report_at_exit(settings)
