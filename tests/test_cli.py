@@ -260,3 +260,12 @@ def test_log_channels_and_report_reach_the_explain_room(project):
     assert lines(result) == ["side effect", "[4.0, 4.0]"]
     assert "[autograph.breaks]" in result.stderr  # settings.log switched the channel on
     assert "report" in result.stderr.split("[autograph.breaks]")[1]  # the run report, printed at exit
+
+
+def test_readme_shows_the_real_config_check_output(tmp_path):
+    env = env_for(tmp_path)
+    result = subprocess.run([sys.executable, "-m", "autograph", "config", "check", "config/autograph.yaml"],
+                            cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    readme = (REPO / "README.md").read_text()
+    assert "$ python -m autograph config check config/autograph.yaml\n" + result.stdout in readme
