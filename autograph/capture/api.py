@@ -183,4 +183,26 @@ def _plan_break(cg: Codegen, frame, inst, *, generic: bool) -> list[str]:
         rest = stack[:len(stack) - n]
         return [line, f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     # anything else: continue in Python from the breaking instruction itself
+    if op == "CALL":
+        stack = _callee_through_its_shim(cg, stack, inst.arg)
     return [f"return {cg.resume_call(frame, inst, stack, wrap=False)}"]
+
+
+def _callee_through_its_shim(cg: Codegen, stack: list, argc: int) -> list:
+    """The stack with the callable of a pending CALL replaced by its shim (same behaviour),
+    so a callee that broke inside a ``try`` region is still compiled when Python calls it."""
+    try:
+        base = len(stack) - argc - 2
+        first, second = stack[base], stack[base + 1]
+        fn_v, args = _resolve_callable(None, [first, second], stack[base + 2:])
+        callee, new_args = cg.native_callable(fn_v, args)
+    except Unsupported:
+        return stack
+    stack = list(stack)
+    if new_args is args:
+        stack[base if first is not NULL else base + 1] = _Expr(callee)
+    elif first is NULL:  # a bound method or module in one slot: bind the shim to its object
+        stack[base + 1] = _Expr(f"{cg.const(types.MethodType)}({callee}, {cg.reconstruct(new_args[0])})")
+    else:               # [function, self] layout: self stays in its slot
+        stack[base] = _Expr(callee)
+    return stack

@@ -403,3 +403,18 @@ def test_break_with_closure_cells_falls_back_eagerly():
     for make in (pos(3), neg(3)):
         (x,) = make()
         torch.testing.assert_close(f(x), k_closure_cell_break(x))
+
+
+def t_call_in_try(x):
+    try:
+        y = _helper_with_branch(x + 1)
+    finally:
+        x = x * 2
+    return y + x
+
+
+@pytest.mark.parametrize("make", [pos(3), neg(3)], ids=["positive", "negative"])
+def test_callee_breaking_inside_try_still_compiled_through_its_shim(make):
+    h = check(t_call_in_try, make, calls=2)
+    captured = {getattr(r.fn, "__name__", "") for r in h.results}
+    assert "_helper_with_branch" in captured  # the callee got its own capture
