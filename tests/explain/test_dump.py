@@ -106,3 +106,38 @@ def test_dump_of_plain_function_says_what_to_do():
 
     with pytest.raises(TypeError, match="is not compiled by autograph"):
         dump_source(seeds.foo2)
+
+
+def test_autograph_dump_and_log_from_the_environment(tmp_path):
+    """End to end: AUTOGRAPH_DUMP / AUTOGRAPH_LOG under `python -m autograph run`."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    from autograph.hook import startup
+    from autograph.settings import Settings
+
+    if "dump" not in Settings.model_fields or not hasattr(startup, "activate_logs"):
+        pytest.skip("settings.dump / startup.activate_logs not available yet")
+    root = Path(__file__).resolve().parents[2]
+    pkg = tmp_path / "dumppkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text(
+        "import torch\n\ndef toy_example(a, b):\n    x = a / (torch.abs(a) + 1)\n"
+        "    if b.sum() < 0:\n        b = b * -1\n    return x * b\n")
+    script = tmp_path / "main.py"
+    script.write_text("import torch\nfrom dumppkg.model import toy_example\n"
+                      "for n in (4, 4, 5):\n    toy_example(torch.ones(n), -torch.ones(n))\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{tmp_path}", "HOME": str(tmp_path),
+           "AUTOGRAPH_PACKAGES": "dumppkg", "AUTOGRAPH_BACKEND": "eager",
+           "AUTOGRAPH_DUMP": str(tmp_path / "dump"), "AUTOGRAPH_LOG": "breaks"}
+    proc = subprocess.run([sys.executable, "-m", "autograph", "run", str(script)], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("[autograph.breaks] graph break in toy_example at model.py:5:") == 2
+    text = (tmp_path / "dump" / "model.toy_example.py").read_text()
+    compile(text, "dump", "exec")
+    assert "    if guard_1(a, b):\n        return transformed_1(a, b)" in text
