@@ -111,6 +111,11 @@ def test_regular_package_functions_and_methods_are_wrapped(tree, fake_shim):
         assert layer.clamp(4, low=5) == 5
         assert layer(1) == 5  # __call__ is wrapped, and calls the wrapped forward
         assert layers.Layer.Inner().run(1) == 2
+        import agpkg
+        import agpkg.helpers as helpers
+
+        # `from agpkg.layers import double` executed under the hook binds the wrapper
+        assert agpkg.double is layers.double and helpers.double is layers.double
 
     names = fake_shim.names()
     assert names.count("double") == 1
