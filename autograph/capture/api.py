@@ -53,6 +53,10 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
     except BreakAt as exc:
         brk = exc
         breaks.append(_record(fn, exc))
+        if getattr(settings, "fullgraph", False):
+            b = breaks[-1]
+            raise CaptureError(f"graph break in {fn.__qualname__} with fullgraph=True: {b.reason}. "
+                               "Remove the construct or compile without fullgraph.", b.filename, b.lineno)
         stop_index = exc.inst.index
         tx = Translator(fn, args, kwargs, stop_index=stop_index)
         try:

@@ -147,3 +147,10 @@ def test_resume_functions_are_cached_per_code_and_offset():
     r1 = {r.offset: r for r in h1.results[0].resumes}
     r2 = {r.offset: r for r in h2.results[0].resumes}
     assert r1.keys() == r2.keys()
+
+
+def test_fullgraph_turns_a_break_into_a_capture_error():
+    h = Harness(fullgraph=True)
+    with pytest.raises(CaptureError, match="fullgraph=True: data-dependent branch") as info:
+        capture(toy, (torch.randn(10), torch.randn(10)), {}, h.settings, wrap_nested=h.wrap)
+    assert info.value.filename == __file__ and info.value.lineno == toy.__code__.co_firstlineno + 2
