@@ -99,7 +99,15 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             return OpaqueCallableValue(obj, source)
         return UserFunctionValue(obj, source)
     if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):
-        g.id_(source, obj.__func__) if source is None else None
+        if source is None and g.pin is not None:  # pinned: the same function bound to the same object
+            getter, what = g.pin
+            g.pin = None
+            func, self_obj = obj.__func__, obj.__self__
+            from autograph.guards import model as guard_model
+            g._add(("pin-method", what, id(func), id(self_obj)), lambda: guard_model.python_guard(
+                f"{what} is {func.__qualname__} bound to <{type(self_obj).__name__} at {id(self_obj):#x}>",
+                lambda: (lambda m: getattr(m, "__func__", None) is func and getattr(m, "__self__", None) is self_obj)(
+                    getter()), []))
         from autograph.guards.sources import AttrSource
         self_src = AttrSource(source, "__self__") if source is not None else None
         func_src = AttrSource(source, "__func__") if source is not None else None
