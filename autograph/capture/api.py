@@ -85,7 +85,8 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
     t1 = time.perf_counter()
     graph_name = None
     graphs: list[GraphRecord] = []
-    has_graph = bool(cg.outputs) or tx.graph.op_count > 0 and bool(cg.outputs)
+    # run the graph when it produces something or mutates something (in-place ops on inputs)
+    has_graph = bool(cg.outputs) or any(n.meta.get("mutates") for n in tx.graph.graph.nodes)
     input_exprs: list[str] = []
     if has_graph:
         from autograph.backends.registry import lookup
@@ -96,7 +97,8 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         graph_name = f"__compiled_fn_{next(_graph_counter)}"
         cg.ns[graph_name] = compiled
         input_exprs = [cg.source_expr(src) for src, _, _ in tx.graph.inputs]
-        graphs.append(GraphRecord(graph_name, gm, compiled, tx.graph.op_count, example_inputs))
+        ops = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
+        graphs.append(GraphRecord(graph_name, gm, compiled, ops, example_inputs))
     compile_seconds = time.perf_counter() - t1
     entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs)
     from autograph.guards.check import GuardSet

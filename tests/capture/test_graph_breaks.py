@@ -418,3 +418,43 @@ def test_callee_breaking_inside_try_still_compiled_through_its_shim(make):
     h = check(t_call_in_try, make, calls=2)
     captured = {getattr(r.fn, "__name__", "") for r in h.results}
     assert "_helper_with_branch" in captured  # the callee got its own capture
+
+
+def s_inplace_returns_input(x):
+    x.mul_(2)
+    return x
+
+
+def s_inplace_returns_none(x, y):
+    x.add_(y)
+
+
+@pytest.mark.parametrize("fn, make", [(s_inplace_returns_input, mixed(3)),
+                                      (s_inplace_returns_none, lambda: (torch.randn(3), torch.randn(3)))],
+                         ids=["returns_input", "returns_none"])
+def test_graph_with_only_mutations_still_runs(fn, make):
+    h = check(fn, make)
+    assert len(h.backend.graphs) == 1
+
+
+def test_returning_an_input_returns_the_same_object():
+    h = Harness()
+    f = h.compile(s_inplace_returns_input)
+    x = torch.randn(3)
+    assert f(x) is x
+
+
+def a_two_args(x, y):
+    x.add_(1)
+    return x + y
+
+
+def test_aliased_inputs_are_guarded():
+    h = Harness()
+    f = h.compile(a_two_args)
+    x = torch.zeros(3)
+    expected_x = torch.zeros(3)
+    torch.testing.assert_close(f(x, x), a_two_args(expected_x, expected_x))
+    p, q = torch.zeros(3), torch.ones(3)
+    torch.testing.assert_close(f(p, q), a_two_args(torch.zeros(3), torch.ones(3)))
+    assert h.captures == 2  # distinct tensors fail the `x is y` guard

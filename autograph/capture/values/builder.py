@@ -50,6 +50,12 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             if type(obj) not in (torch.Tensor, torch.nn.Parameter):
                 raise Unsupported(f"tensor subclass {type(obj).__name__}")
         g.tensor(source, obj)
+        for other_source, other, _ in tx.graph.inputs:
+            if other is obj and other_source != source:  # one placeholder serves both: keep them aliased
+                from autograph.guards import model
+                g._add(("alias", other_source, source), lambda a=other_source, b=source: model.python_guard(
+                    f"{a.expr} is {b.expr}", lambda x, y: x is y, [a, b]))
+                break
         return tx.graph.add_input(source, obj)
     if type(obj) in (bool, int, float, str, bytes, complex, type(None)) or isinstance(obj, (torch.dtype, torch.device)):
         g.equals(source, obj)
