@@ -298,3 +298,14 @@ def test_on_error_raise_names_file_line(monkeypatch):
     with pytest.raises(autograph.CaptureError) as info:
         compiled(torch.randn(3))
     assert "test_done_when.py:" in str(info.value)
+
+
+def test_device_change_recompiles_once():
+    autograph.reset()
+    compiled = autograph.compile(_f, backend="eager")
+    compiled(torch.randn(3))
+    out = compiled(torch.randn(3, device="meta"))
+    compiled(torch.randn(3, device="meta"))
+    assert out.device.type == "meta" and out.shape == (3,)
+    assert compiled.stats.captures == 2
+    assert compiled.stats.recompiles[-1].guard_src.startswith("___check_tensor(x, torch.float32, 'cpu'")
