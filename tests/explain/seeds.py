@@ -45,3 +45,13 @@ def line_of(fn, text: str) -> int:
         if text in line:
             return start + i
     raise AssertionError(f"{text!r} not in {fn.__qualname__}")
+
+
+def helper(x):
+    print("inside helper")
+    return x * 2
+
+
+def outer(x):
+    y = torch.sin(x)
+    return helper(y) + 1

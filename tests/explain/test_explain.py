@@ -116,3 +116,17 @@ def test_importing_the_package_is_cheap():
            "print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_break_inside_an_inlined_callee_keeps_the_user_stack(capsys):
+    out = autograph.explain(seeds.outer, torch.ones(2))
+    call_line = seeds.line_of(seeds.outer, "return helper(y) + 1")
+    print_line = seeds.line_of(seeds.helper, 'print("inside helper")')
+    first = out.break_reasons[0]
+    assert first.user_stack == [(seeds.__file__, call_line, "outer"), (seeds.__file__, print_line, "helper")]
+    assert (first.lineno, first.function) == (print_line, "outer")
+    assert f"user stack: outer (seeds.py:{call_line}) -> helper (seeds.py:{print_line})" in str(out)
+    # helper then runs through its own capture and breaks there again, once
+    assert [b.function for b in out.break_reasons] == ["outer", "helper"]
+    assert capsys.readouterr().out == "inside helper\n"
+    assert torch.equal(out.result, seeds.outer(torch.ones(2)))
