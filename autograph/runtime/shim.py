@@ -371,6 +371,11 @@ class _ShimLogic:
         entries, plans, fns = self._table
         self._table = (entries + (entry,), plans + (entry.native_plan,), fns + (entry.fn,))
         self.stats.entries.append(entry)
+        for listener in list(_entry_listeners):
+            try:
+                listener(self, entry)
+            except Exception:  # noqa: BLE001 - explaining must never break a run
+                log.exception("autograph: entry listener %r failed", listener)
 
     # -- housekeeping ---------------------------------------------------------
     def reset(self) -> None:
@@ -408,6 +413,23 @@ def _mark_eager(state: Any, reason: str) -> None:
 
 
 _all_shims: "weakref.WeakSet[Shim]" = weakref.WeakSet()
+_entry_listeners: list[Callable[[Any, CacheEntry], None]] = []
+
+
+def all_shims() -> list:
+    """Every live shim (for ``autograph.explain``)."""
+    return list(_all_shims)
+
+
+def add_entry_listener(callback: Callable[[Any, CacheEntry], None]) -> None:
+    """Call ``callback(shim, entry)`` after each new cache entry (on the miss path only)."""
+    if callback not in _entry_listeners:
+        _entry_listeners.append(callback)
+
+
+def remove_entry_listener(callback: Callable[[Any, CacheEntry], None]) -> None:
+    if callback in _entry_listeners:
+        _entry_listeners.remove(callback)
 _shim_lock = threading.Lock()
 _SHIM_ATTR = "__autograph_shim__"
 

@@ -266,3 +266,20 @@ def test_grad_mode_change_misses(runtime):
         s(x, x)
     assert cap.calls == 2
     assert "torch.is_grad_enabled() == True" in s.stats.recompiles[0].guard_src
+
+
+def test_entry_listeners_and_all_shims(runtime):
+    seen = []
+
+    def listener(shim, entry):
+        seen.append((shim, entry))
+
+    shim_mod.add_entry_listener(listener)
+    try:
+        s = Shim(make_fn())
+        s(torch.ones(2), torch.ones(2))
+        s(torch.ones(2), torch.ones(2))
+    finally:
+        shim_mod.remove_entry_listener(listener)
+    assert seen == [(s, s.entries[0])]
+    assert s in shim_mod.all_shims()
