@@ -195,3 +195,14 @@ def test_explain_accepts_keyword_arguments():
     a, b = torch.ones(3), -torch.ones(3)
     out = autograph.explain(seeds.toy_example, a, b=b)
     assert out.graph_break_count == 1 and torch.equal(out.result, seeds.toy_example(a, b))
+
+
+def test_resume_shared_by_two_entries_is_shown_once(toy):
+    toy(torch.ones(3), -torch.ones(3))  # a second entry reusing the same resume functions
+    insp = autograph.inspect(toy)
+    assert len(insp.entries) == 2
+    first, second = ({r.name: r for r in e.resumes} for e in insp.entries)
+    assert set(first) == set(second)
+    assert all(r.inspection is not None for r in first.values())
+    assert all(r.shown_above for r in second.values())
+    assert str(insp).count("(its cache entries are shown above)") == 2
