@@ -264,6 +264,36 @@ class NativeMethodValue(Value):
         raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}")
 
 
+class UnboundNativeMethodValue(Value):
+    """``object.__setattr__``, ``dict.__setitem__``… read from a class, called with the object first."""
+
+    def __init__(self, method: Any, source=None):
+        self.method = method
+        self.source = source
+
+    def describe(self):
+        owner = getattr(self.method, "__objclass__", None)
+        return f"{getattr(owner, '__name__', '?')}.{getattr(self.method, '__name__', '?')}"
+
+    def real_value(self):
+        return self.method
+
+    def call(self, tx, args, kwargs):
+        if args and isinstance(args[0], UserObjectValue):
+            return NativeMethodValue(args[0], self.method, self.method.__name__).call(tx, list(args[1:]), kwargs)
+        if vb._all_constant(args, kwargs):
+            return vb.fold(tx, self.method, args, kwargs, self.describe())
+        raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args))
+
+    def reconstruct(self, cg):
+        return cg.const(self.method)
+
+
+def _wrap_unbound(tx, obj, source):
+    tx.guard_id(source, obj, pin=None)
+    return UnboundNativeMethodValue(obj, source)
+
+
 def _real_or_none(v: Value) -> Any:
     try:
         return v.real_value()
@@ -437,12 +467,13 @@ class GeneratorValue(ListIteratorValue):
 
 def make_generator(tx, fv: Value, args, kwargs) -> Value:
     frame = tx.inline_function(fv, args, kwargs, frame_only=True)
+    for i, inst in enumerate(frame.instructions):
+        if inst.opname == "RETURN_GENERATOR":
+            # what CPython does on the first next(): continue after it with None sent
+            frame.ip = i + 1
+            frame.push(ConstantValue(None))
+            break
     return GeneratorValue(tx, frame)
-
-
-@interpreter.handler("RETURN_GENERATOR")
-def _return_generator(tx, frame, inst):
-    frame.push(ConstantValue(None))  # popped by the POP_TOP that follows
 
 
 @interpreter.handler("YIELD_VALUE")
@@ -454,6 +485,9 @@ def install() -> None:
     """Wire this module's mechanisms into the interpreter's extension points."""
     from autograph.capture.values import contexts, stdlib, torch_objects  # noqa: F401 - register themselves
     interpreter.GENERATOR_FACTORY = make_generator
+    from autograph.capture.values import builder
+    for method in (object.__setattr__, dict.get):  # wrapper_descriptor, method_descriptor
+        builder.TYPE_WRAPPERS.setdefault(type(method), _wrap_unbound)
     vb._BUILTIN_HANDLERS[super] = _super
     if construct not in vb.CLASS_CALL_HOOKS:
         vb.CLASS_CALL_HOOKS.append(construct)
