@@ -191,8 +191,11 @@ def _work(args: argparse.Namespace) -> int:
             if signature not in known:
                 known.add(signature)
                 small = fuzz.minimize(program, compiler, differences[0], max_seconds=args.minimize_seconds)
-                small_differences = fuzz.check_program(small, compiler, timeout_s=args.timeout) or differences
-                path = _save(args, small, small_differences, seed, signature, minimised=True)
+                small_differences = fuzz.check_program(small, compiler, timeout_s=args.timeout)
+                minimised = bool(small_differences)
+                if not minimised:  # the smaller program does not reproduce on its own: keep the original
+                    small, small_differences = program, differences
+                path = _save(args, small, small_differences, seed, signature, minimised=minimised)
                 state["new"].append(signature)
                 print(f"\nFAILURE (program seed {seed}): {small_differences[0]}", flush=True)
                 print(fuzz.format_failure(small, small_differences), flush=True)

@@ -43,7 +43,7 @@ import threading
 import time
 import types
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import torch
@@ -444,7 +444,7 @@ class ProgramBuilder:
 
     def stmt_update_tensor(self, depth: int) -> None:
         target = self.pick(self.names("tensor"))
-        if self.c.chance(0.25):
+        if "inplace" in self.config.features and self.c.chance(0.25):
             others = [o for o in self.names("tensor") if _broadcast(self.env[target].shape, self.env[o].shape) == self.env[target].shape]
             # augmented assignment: in place when the target is an input alias
             self.emit(f"{target} {self.pick(('+=', '*=', '-='))} {self.pick(others) if others else self.number()}")
