@@ -274,12 +274,10 @@ def dump_all(directory: str | os.PathLike) -> list[Path]:
 
 
 def _live_shims() -> list[Any]:
+    """Every live shim, in source order (file, line)."""
     try:
-        from autograph.runtime import shim as shim_module
-    except ImportError:  # pragma: no cover
+        from autograph.runtime.shim import all_shims
+    except ImportError:  # pragma: no cover - older runtime
         return []
-    shims = getattr(shim_module, "_all_shims", None)  # wanted: a public autograph.runtime.shim.all_shims()
-    public = getattr(shim_module, "all_shims", None)
-    if callable(public):
-        return list(public())
-    return sorted(list(shims or ()), key=lambda s: (s.fn.__code__.co_filename, s.fn.__code__.co_firstlineno))
+    return sorted(all_shims(), key=lambda s: (s.fn.__code__.co_filename, s.fn.__code__.co_firstlineno,
+                                               s.fn.__qualname__))

@@ -5,16 +5,14 @@ a channel that describes entries is on or ``settings.dump`` names a directory,
 subscribes :func:`on_new_entry` to the runtime.  Nothing is subscribed
 otherwise, so the miss path pays nothing when explaining is off.
 
-The runtime has no public "new entry" hook yet; until it has one
-(``autograph.runtime.shim.add_entry_listener(callback)``, used when present),
-the subscription wraps the shim's ``_add`` method — only while activated, and
-``deactivate()`` puts it back.
+The subscription is ``autograph.runtime.shim.add_entry_listener``; ``deactivate()``
+removes it.
 """
 from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from autograph.explain import logs, render
 
@@ -50,31 +48,13 @@ def _subscribe() -> None:
         return
     from autograph.runtime import shim as shim_module
 
-    public = getattr(shim_module, "add_entry_listener", None)
-    if callable(public):
-        public(on_new_entry)
-        remove = getattr(shim_module, "remove_entry_listener", None)
-        _state["restore"] = (lambda: remove(on_new_entry)) if callable(remove) else (lambda: None)
+    add = getattr(shim_module, "add_entry_listener", None)
+    remove = getattr(shim_module, "remove_entry_listener", None)
+    if not callable(add):
+        log.warning("autograph: this runtime cannot report new cache entries; entry logs and dumps are off")
         return
-    owner = next((k for k in shim_module.Shim.__mro__ if "_add" in k.__dict__), None)
-    if owner is None:
-        log.warning("autograph: cannot follow new cache entries (the runtime has no _add); "
-                    "entry logs and dumps are off")
-        return
-    original: Callable[..., Any] = owner.__dict__["_add"]
-
-    def _add(self: Any, entry: Any) -> None:
-        original(self, entry)
-        on_new_entry(self, entry)
-
-    _add.__wrapped__ = original  # type: ignore[attr-defined]
-    owner._add = _add  # type: ignore[attr-defined]
-
-    def restore() -> None:
-        if owner.__dict__.get("_add") is _add:
-            owner._add = original  # type: ignore[attr-defined]
-
-    _state["restore"] = restore
+    add(on_new_entry)
+    _state["restore"] = (lambda: remove(on_new_entry)) if callable(remove) else (lambda: None)
 
 
 def on_new_entry(shim: Any, entry: Any) -> None:

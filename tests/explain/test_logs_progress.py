@@ -58,16 +58,16 @@ def test_channels_off_log_nothing(stream):
     assert not logs.enabled("breaks") and not logs.enabled("guards")
 
 
-def test_deactivate_restores_the_runtime():
-    from autograph.runtime import shim as shim_module
-
-    owner = next(k for k in shim_module.Shim.__mro__ if "_add" in k.__dict__)
-    original = owner.__dict__["_add"]
+def test_deactivate_stops_entry_logs(stream):
     events.activate(types.SimpleNamespace(log=("guards",), dump=None))
-    assert owner.__dict__["_add"] is not original or hasattr(shim_module, "add_entry_listener")
-    events.deactivate()
-    assert owner.__dict__["_add"] is original
-    logs.configure([])
+    logs.configure(["guards"], stream=stream)
+    f = autograph.compile(seeds.toy_example, backend="eager")
+    f(torch.ones(4), torch.ones(4))
+    assert "[autograph.guards] guards of toy_example" in stream.getvalue()
+    events.deactivate()  # the channel stays configured, but new entries are no longer followed
+    size = len(stream.getvalue())
+    f(torch.ones(7), torch.ones(7))
+    assert len(f.entries) == 2 and len(stream.getvalue()) == size
 
 
 def test_channel_names():
