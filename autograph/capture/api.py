@@ -77,8 +77,6 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         body = [f"return {cg.reconstruct(outcome.value)}"]
     else:
         frame, inst = outcome.frame, outcome.inst
-        if frame.code.co_cellvars:
-            raise Unsupported(f"graph break ({breaks[-1].reason}) in a function with closure cells")
         body = _plan_break(cg, frame, inst, generic=brk.cause.generic if brk else False)
     body = side_effects.replay_lines(cg, tx) + body  # attribute stores on outside objects, in order
 

@@ -142,11 +142,12 @@ class Codegen:
         if frame.by_offset.get(target.offset) is not target:
             raise Unsupported("a graph break inside a split instruction (slice)")
         code, offset = origin_of(code, offset)
-        live = _live_locals(code, offset, frame.locals)
+        values = _frame_values(frame)
+        live = _live_locals(code, offset, values)
         slots = tuple(v is NULL for v in stack)
         fn = self._resume_function(code, offset, slots, tuple(live), wrap)
         args = [self.reconstruct(v) for v in stack if v is not NULL]
-        args += [self.reconstruct(frame.locals[name]) for name in live]
+        args += [self.reconstruct(values[name]) for name in live]
         return f"{self.const(fn)}({', '.join(args)})"
 
     def _resume_function(self, code, offset, slots, live, wrap) -> Callable:
@@ -169,6 +170,20 @@ class Codegen:
             _RESUMES[key] = hit
         self.resumes.append(hit[1])
         return hit[0]
+
+
+def _frame_values(frame) -> dict:
+    """Locals and cell variables bound now. A cell variable is passed by value: the resume
+    function's frame prefix (MAKE_CELL) puts it in a fresh cell. A closure made before the
+    break would keep the old cell, but such a closure cannot be rebuilt, so capture never
+    gets here with one alive."""
+    from autograph.capture.values.functions import CellValue
+    values = dict(frame.locals)
+    for name in frame.code.co_cellvars:
+        cell = frame.cells.get(name)
+        if isinstance(cell, CellValue) and cell.contents is not CellValue.EMPTY:
+            values[name] = cell.contents
+    return values
 
 
 def _origin_code(code):
@@ -219,7 +234,8 @@ def _live_locals(code, offset, defined: dict) -> list[str]:
         live = set(live_locals_at(code, offset))
     except ImportError:
         live = set(defined)
-    names = [n for n in code.co_varnames if n in live and n in defined]
+    ordered = list(code.co_varnames) + [n for n in code.co_cellvars if n not in code.co_varnames]
+    names = [n for n in ordered if n in live and n in defined]
     return names
 
 

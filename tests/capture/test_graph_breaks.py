@@ -396,13 +396,28 @@ def k_closure_cell_break(x):
     return inner(-x)
 
 
-def test_break_with_closure_cells_falls_back_eagerly():
+def k_comprehension_cell_break(x):
+    w = 3
+    ys = [x * w for _ in range(2)]
+    if x.sum() > 0:
+        w = 4
+    return sum(ys) + x * w + sum([x * w for _ in range(2)])
+
+
+@pytest.mark.parametrize("make", [pos(3), neg(3)], ids=["positive", "negative"])
+def test_break_in_function_with_closure_cells(make):
+    h = check(k_comprehension_cell_break, make)
+    assert h.breaks and len(h.backend.graphs) >= 2
+
+
+def test_break_with_a_live_closure_falls_back_eagerly():
     import autograph
     autograph.reset()
     f = autograph.compile(k_closure_cell_break, backend="eager")
     for make in (pos(3), neg(3)):
         (x,) = make()
         torch.testing.assert_close(f(x), k_closure_cell_break(x))
+    assert "function defined during capture is live" in f.stats.errors[0]
 
 
 def t_call_in_try(x):
