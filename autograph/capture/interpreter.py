@@ -533,7 +533,11 @@ def _store_attr(tx, frame, inst):
 
 @handler("DELETE_ATTR")
 def _delete_attr(tx, frame, inst):
-    raise Unsupported(f"`del` of attribute {inst.argval!r} — a side effect")
+    delete = getattr(frame.stack[-1], "delattr", None)  # values made during capture can forget attributes
+    if delete is None:
+        raise Unsupported(f"`del` of attribute {inst.argval!r} — a side effect")
+    delete(tx, inst.argval)
+    frame.pop()
 
 
 @handler("BINARY_SUBSCR")

@@ -319,7 +319,7 @@ def _next(tx, it, default=None):
     if item is None:
         if default is not None:
             return default
-        raise Unsupported("StopIteration from next()", generic=True)
+        raise Unsupported("StopIteration from next()", generic=True, exc=StopIteration())
     return item
 
 

@@ -131,6 +131,17 @@ class UserObjectValue(Value):
             raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}")
         self.attrs.items[name] = value
 
+    def delattr(self, tx, name):
+        fn = _user_defined(self.cls, "__delattr__")
+        if fn is not None:
+            UserFunctionValue(fn).call(tx, [self, ConstantValue(name)], {})
+            return
+        if _is_data_descriptor(_python_attr(self.cls, name)):
+            raise Unsupported(f"`del` of descriptor attribute `.{name}` of {self.describe()}")
+        if name not in self.attrs.items:
+            raise Unsupported(f"AttributeError: {name!r}", generic=True, exc=AttributeError(name))
+        del self.attrs.items[name]
+
     # --- special methods -------------------------------------------------------------
     def _special(self, tx, name, args):
         fn = _user_defined(self.cls, name)

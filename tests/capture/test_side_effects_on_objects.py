@@ -1,0 +1,73 @@
+"""Attribute stores on objects from outside the capture (values/side_effects.py)."""
+from __future__ import annotations
+
+import torch
+
+from autograph.testing.compare import assert_same
+from tests.capture.harness import Harness
+
+
+class Flag:
+    def __init__(self):
+        self.value = None
+        self.active = False
+
+
+FLAG = Flag()
+
+
+def _set(v):
+    FLAG.value = v
+    FLAG.active = True
+
+
+def test_store_is_seen_by_later_reads_and_replayed_after_the_graph():
+    def f(a):
+        _set(a.sum())
+        return a * 2 + FLAG.value
+
+    h = Harness()
+    a = torch.randn(3)
+    out = h.compile(f)(a)
+    assert not h.breaks
+    assert FLAG.active is True and torch.equal(FLAG.value, a.sum())
+    FLAG.value, FLAG.active = None, False
+    assert_same(f(a), out)
+
+
+def test_store_then_reset_leaves_the_final_state():
+    def f(a):
+        _set(a)
+        b = a + FLAG.value
+        FLAG.value = None
+        FLAG.active = False
+        return b
+
+    h = Harness()
+    a = torch.randn(3)
+    out = h.compile(f)(a)
+    assert_same(a + a, out)
+    assert FLAG.value is None and FLAG.active is False
+    assert not h.breaks
+
+
+class Guarded:
+    def __setattr__(self, name, value):
+        raise AttributeError("read-only")
+
+
+G = Guarded()
+
+
+def test_store_on_object_with_custom_setattr_breaks_and_raises_like_eager():
+    def f(a):
+        G.x = 1
+        return a
+
+    h = Harness()
+    try:
+        h.compile(f)(torch.randn(2))
+    except AttributeError as exc:
+        assert "read-only" in str(exc)
+    else:
+        raise AssertionError("expected the eager AttributeError")
