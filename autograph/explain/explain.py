@@ -180,8 +180,9 @@ class _Explainer:
                 result = capture(fn, args, kwargs, self.settings, wrap_nested=shim_for)
         except CaptureError as exc:
             self.out.capture_seconds += time.perf_counter() - t0
-            self.out.failures.append(CaptureFailure(fn.__qualname__, getattr(exc, "message", str(exc)),
-                                                    getattr(exc, "filename", None), getattr(exc, "lineno", None)))
+            filename, lineno = getattr(exc, "filename", None), getattr(exc, "lineno", None)
+            message = str(exc).removeprefix(f"{filename}:{lineno}: ")
+            self.out.failures.append(CaptureFailure(fn.__qualname__, message, filename, lineno))
             return fn(*args, **kwargs)
         self._record(fn, result)
         if getattr(result, "no_tensor_work", False) or getattr(result, "transformed_code", None) is None:

@@ -97,7 +97,9 @@ def test_capture_failure_is_reported_and_the_call_still_runs(monkeypatch):
     a, b = torch.ones(3), torch.ones(3)
     out = autograph.explain(seeds.toy_example, a, b)
     assert out.graph_count == 0 and len(out.failures) == 1
-    assert "Not compiled (runs eagerly): toy_example:" in str(out) and "seeds.py:7" in str(out)
+    assert "Not compiled (runs eagerly): toy_example: cannot capture toy_example: something unsupported " \
+           "(seeds.py:7)" in str(out)
+    assert out.failures[0].message == "cannot capture toy_example: something unsupported"
     assert torch.equal(out.result, seeds.toy_example(a, b))
 
 
