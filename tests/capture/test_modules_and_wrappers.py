@@ -1,0 +1,106 @@
+"""Module-list slices, functools.wraps decorators with **kwargs, real objects' Python-level
+special methods, globals registries (values/module_slices.py, values/objects.py, interpreter)."""
+from __future__ import annotations
+
+import functools
+
+import torch
+from torch import nn
+
+from autograph.testing.compare import assert_same
+from tests.capture.harness import Harness
+
+
+class Stack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList(nn.Linear(4, 4) for _ in range(3))
+
+    def forward(self, x, n):
+        for layer in self.layers[:n]:
+            x = layer(x)
+        return x, len(self.layers[1:])
+
+
+def test_module_list_slice():
+    m = Stack()
+    h = Harness()
+    x = torch.randn(2, 4)
+    assert_same(m(x, 2), h.compile(Stack.forward)(m, x, 2))
+    assert not h.breaks
+
+
+def returns_dict(func):
+    @functools.wraps(func)
+    def wrapper(self, *args, **kwargs):
+        as_tuple = kwargs.pop("as_tuple", False)
+        out = func(self, *args, **kwargs)
+        return (out,) if as_tuple else out
+    return wrapper
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+
+    @returns_dict
+    def forward(self, x, scale=1.0):
+        return self.lin(x) * scale
+
+
+def test_wraps_decorator_binds_the_wrappers_own_signature_and_kwargs_are_local():
+    m = Net()
+    h = Harness()
+    x = torch.randn(2, 3)
+    out = h.compile(Net.forward)(m, x, as_tuple=True, scale=2.0)
+    assert_same(m(x, as_tuple=True, scale=2.0), out)
+    assert not h.breaks
+
+
+class Registry:
+    """A mapping with Python-level special methods (like transformers' attention-function tables)."""
+
+    _global = {"double": lambda t: t * 2}
+
+    def __init__(self):
+        self._local = {}
+
+    def __getitem__(self, key):
+        if key in self._local:
+            return self._local[key]
+        return self._global[key]
+
+    def __contains__(self, key):
+        return key in self._local or key in self._global
+
+    def __len__(self):
+        return len(self._global) + len(self._local)
+
+
+REGISTRY = Registry()
+
+
+def test_real_object_getitem_contains_len_are_inlined():
+    def f(a, name):
+        if name in REGISTRY and len(REGISTRY) > 0:
+            return REGISTRY[name](a)
+        return a
+
+    h = Harness()
+    a = torch.randn(3)
+    assert_same(f(a, "double"), h.compile(f)(a, "double"))
+    assert not h.breaks
+
+
+def test_isinstance_with_a_tuple_of_classes():
+    def f(a, m):
+        if isinstance(m, (nn.Linear, nn.Conv2d)):
+            return m(a)
+        return a
+
+    lin = nn.Linear(3, 3)
+    h = Harness()
+    a = torch.randn(1, 3)
+    assert_same(f(a, lin), h.compile(f)(a, lin))
+    assert not h.breaks
