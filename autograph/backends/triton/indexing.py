@@ -9,6 +9,8 @@ loads address the same element.
 """
 from __future__ import annotations
 
+import functools
+
 import sympy
 
 _RANGES: dict[sympy.Symbol, int] = {}
@@ -113,6 +115,7 @@ def delinearize(flat: sympy.Expr, shape: tuple[int, ...]) -> list[sympy.Expr]:
     return out
 
 
+@functools.lru_cache(maxsize=8192)
 def texpr(expr: sympy.Expr) -> str:
     """Print an index expression as Triton/Python source."""
     if expr.is_Integer or expr.is_Symbol:

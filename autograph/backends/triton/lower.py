@@ -809,7 +809,7 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     squeeze = (lambda idx: per_row(idx)) if keepdim else (lambda idx: idx)
     denom = literal(float(max(0, count - correction)))
     var = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{sq.load(k, squeeze(idx))} / {denom}"), 1, ("var",))
-    if node.target is aten.var.correction:
+    if node.target is not aten.var_mean.correction:
         return var
     mean = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{total.load(k, squeeze(idx))} / {literal(float(count))}"), 1, ("mean",))
     return (var, mean)
