@@ -46,6 +46,14 @@ class PythonModuleValue(Value):
         return cg.const(self.module)
 
 
+def _class_dict_entry(cls: type, name: str):
+    """``name`` as stored in the first class of ``cls.__mro__`` that defines it (no descriptor call)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return None
+
+
 class ClassValue(Value):
     """A class object; calling it runs construction (supported for simple value types)."""
 
@@ -64,6 +72,14 @@ class ClassValue(Value):
 
     def getattr(self, tx, name):
         from autograph.guards.sources import AttrSource
+        raw = _class_dict_entry(self.cls, name)
+        if isinstance(raw, types.FunctionType) and type(raw) is not types.FunctionType:
+            # a function proxy (a wrapt wrapper of the import hook, say): reading it from the class
+            # binds a fresh wrapper object each time, so guard the class's own entry instead
+            from autograph.capture.values.functions import UserFunctionValue
+            tx.guard_id(None, raw, pin=lambda c=self.cls, n=name: _class_dict_entry(c, n),
+                        what=f"{self.cls.__qualname__}.__dict__[{name!r}]")
+            return UserFunctionValue(raw)
         try:
             real = getattr(self.cls, name)
         except AttributeError as exc:
