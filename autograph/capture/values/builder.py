@@ -14,7 +14,8 @@ import torch
 
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
-from autograph.capture.values.builtins import BuiltinValue, PyFunctionValue, TorchFunctionValue
+from autograph.capture.values.builtins import (BuiltinValue, PyFunctionValue, TorchFunctionValue,
+                                               is_pure_builtin)
 from autograph.capture.values.constants import ConstantValue, is_literal
 from autograph.capture.values.containers import DictValue, ListValue, SizeValue, TupleValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
@@ -135,7 +136,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         return ClassValue(obj, source)
     if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
         g.id_(source, obj)
-        return PyFunctionValue(obj)
+        return PyFunctionValue(obj, pure=is_pure_builtin(obj))
     if type(obj) in _ITERATOR_TYPES and source is not None:
         remaining = _iterator_remaining(obj)
         if remaining is not None and all(type(v) in (int, float, str, bool, type(None)) for v in remaining):

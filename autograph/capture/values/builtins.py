@@ -30,12 +30,29 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     return tx.wrap(result, None, trusted=True)
 
 
-class PyFunctionValue(Value):
-    """A real callable applied to constant arguments (folded at capture time)."""
+# Modules whose builtin functions are pure: same constant arguments, same result, no effect.
+_PURE_MODULES = frozenset({"math", "cmath", "_operator", "operator"})
+_IMMUTABLE_TYPES = (str, bytes, int, float, complex, bool, tuple, frozenset, type(None))
 
-    def __init__(self, fn: Callable, name: str | None = None):
+
+def is_pure_builtin(fn: Callable) -> bool:
+    """Whether folding ``fn`` at capture time is safe (``random.random``, ``time.time`` are not)."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, types.ModuleType):
+        return isinstance(owner, _IMMUTABLE_TYPES)  # e.g. "a,b".split, (1, 2).index
+    return getattr(fn, "__module__", None) in _PURE_MODULES
+
+
+class PyFunctionValue(Value):
+    """A real callable applied to constant arguments (folded at capture time when pure).
+
+    An impure or unknown callable is never folded: the call graph-breaks and runs in Python.
+    """
+
+    def __init__(self, fn: Callable, name: str | None = None, *, pure: bool = True):
         self.fn = fn
         self.name = name or getattr(fn, "__name__", repr(fn))
+        self.pure = pure
 
     def describe(self):
         return f"{self.name}"
@@ -44,6 +61,10 @@ class PyFunctionValue(Value):
         return self.fn
 
     def call(self, tx, args, kwargs):
+        if not self.pure:
+            module = getattr(self.fn, "__module__", None)
+            where = f"{module}.{self.name}" if module else self.name
+            raise Unsupported(f"call to {where}() — not known to be free of side effects; it runs in Python")
         if _all_constant(args, kwargs):
             return fold(tx, self.fn, args, kwargs, self.name)
         raise Unsupported(f"unsupported: {self.name} on non-constant arguments")
