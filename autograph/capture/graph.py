@@ -130,8 +130,7 @@ class GraphBuilder:
 
     def wrap_result(self, kind, target, node_args, node_kwargs, result) -> Value:
         from autograph.capture.values.builder import wrap_fake_result
-        mutates = target is operator.setitem or (isinstance(target, str) and target.endswith("_")) \
-            or getattr(target, "__name__", "").endswith("_")
+        mutates = _mutates(target)
         if not _has_tensor(result) and not mutates:
             return wrap_fake_result(self, None, result)
         node = self.graph.create_node(kind, target, node_args, node_kwargs,
@@ -169,6 +168,22 @@ class GraphBuilder:
             if node.op in ("call_function", "call_method", "get_attr") and not node.users \
                     and not node.meta.get("mutates"):
                 self.graph.erase_node(node)
+
+
+_INPLACE_OPERATORS = {operator.setitem, operator.iadd, operator.isub, operator.imul, operator.itruediv,
+                      operator.ifloordiv, operator.imod, operator.ipow, operator.imatmul, operator.iand,
+                      operator.ior, operator.ixor, operator.ilshift, operator.irshift}
+
+
+def _mutates(target) -> bool:
+    """In-place operations: their nodes stay in the graph even when their result is unused."""
+    if target in _INPLACE_OPERATORS:
+        return True
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+    if name.startswith("__i") and name.endswith("__"):  # __iadd__, __imul__, ... (not __init__/__index__)
+        return name[3:-2] in {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+                              "xor", "lshift", "rshift"}
+    return name.endswith("_") and not name.endswith("__")
 
 
 def _has_tensor(obj) -> bool:

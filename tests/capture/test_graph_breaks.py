@@ -473,3 +473,28 @@ def test_aliased_inputs_are_guarded():
     p, q = torch.zeros(3), torch.ones(3)
     torch.testing.assert_close(f(p, q), a_two_args(torch.zeros(3), torch.ones(3)))
     assert h.captures == 2  # distinct tensors fail the `x is y` guard
+
+
+# fuzz-found: augmented assignment on an input / a view must stay in the graph though unused
+def m_isub_input(x, y):
+    x -= y
+    return y.unsqueeze(0)
+
+
+def m_imul_view(a):
+    t6 = a[1:]
+    t7, *rest = [t6, t6]
+    t7 *= t6
+    return a * 1.5 - 1.0
+
+
+def m_dunder_iadd(x):
+    x.__iadd__(1)
+    return x * 2
+
+
+@pytest.mark.parametrize("fn, make", [(m_isub_input, lambda: (torch.randn(4, 4), torch.randn(4, 4))),
+                                      (m_imul_view, mixed(5, 4)), (m_dunder_iadd, mixed(3))],
+                         ids=["isub_input", "imul_view", "dunder_iadd"])
+def test_unused_inplace_results_keep_their_effect(fn, make):
+    check(fn, make)
