@@ -87,3 +87,50 @@ def test_tiny_gpt_loss_and_gradients(compile_fn):
     idx = torch.randint(0, 50, (2, 8))
     targets = torch.randint(0, 50, (2, 8))
     compare_module(compile_fn, model, [idx, targets])
+
+
+class LlamaBlock(nn.Module):
+    """RMSNorm, rotary embeddings (rotate_half via cat), causal attention, SwiGLU MLP."""
+
+    def __init__(self, d=32, heads=4, ctx=8, hidden=64):
+        super().__init__()
+        self.d, self.heads, self.ctx = d, heads, ctx
+        self.n1, self.n2 = nn.Parameter(torch.ones(d) + 0.1 * torch.randn(d)), nn.Parameter(torch.ones(d))
+        self.qkv, self.o = nn.Linear(d, 3 * d, bias=False), nn.Linear(d, d, bias=False)
+        self.gate, self.up, self.down = (nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False),
+                                         nn.Linear(hidden, d, bias=False))
+        hd = d // heads
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        freqs = torch.outer(torch.arange(ctx).float(), inv)
+        emb = torch.cat([freqs, freqs], -1)
+        self.register_buffer("cos", emb.cos())
+        self.register_buffer("sin", emb.sin())
+        self.register_buffer("mask", torch.tril(torch.ones(ctx, ctx, dtype=torch.bool)))
+
+    @staticmethod
+    def rms(x, w):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+    def rope(self, t):
+        half = self.d // self.heads // 2
+        rotated = torch.cat([-t[..., half:], t[..., :half]], -1)
+        return t * self.cos + rotated * self.sin
+
+    def forward(self, x):
+        B, T, C, H = x.size(0), self.ctx, self.d, self.heads
+        q, k, v = self.qkv(self.rms(x, self.n1)).split(C, dim=2)
+        q, k, v = (t.view(B, T, H, C // H).transpose(1, 2) for t in (q, k, v))
+        q, k = self.rope(q), self.rope(k)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // H))
+        att = att.masked_fill(~self.mask, float("-inf")).softmax(-1)
+        x = x + self.o((att @ v).transpose(1, 2).reshape(B, T, C))
+        h = self.rms(x, self.n2)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+@pytest.mark.slow
+def test_llama_block_forward_backward(compile_fn):
+    torch.manual_seed(0)
+    compiled = compare_module(compile_fn, LlamaBlock(), [torch.randn(2, 8, 32, requires_grad=True)])
+    externs = [e for g in compiled.graphs for e in g.externs]
+    assert not any(e.startswith(("aten.cat", "aten.slice_scatter")) for e in externs), externs  # rotary fused

@@ -233,3 +233,11 @@ def test_rotate_half_with_cat(compile_fn):
 
 def test_constant_pad(compile_fn):
     check(compile_fn, lambda x: torch.nn.functional.pad(x.exp(), (1, 2, 0, 1), value=-3.0), torch.randn(3, 4))
+
+
+def test_slice_scatter(compile_fn):
+    def f(base, src, src2):
+        out = torch.slice_scatter(base * 2, src.exp(), dim=1, start=1, end=4)
+        return torch.slice_scatter(out, src2, dim=0, start=0, end=6, step=2)
+
+    check(compile_fn, f, torch.randn(6, 5), torch.randn(6, 3), torch.randn(3, 5))

@@ -37,24 +37,42 @@ class ModularIndexing(sympy.Function):
     is_integer = True
 
 
-def upper_bound(expr: sympy.Expr) -> int:
-    """An inclusive upper bound of a non-negative index expression."""
+def bounds(expr: sympy.Expr) -> tuple[int, int]:
+    """Inclusive ``(low, high)`` of an index expression (interval arithmetic)."""
     if expr.is_Integer:
-        return int(expr)
+        return int(expr), int(expr)
     if expr.is_Symbol:
-        return _RANGES.get(expr, 2**31) - 1
+        return 0, _RANGES.get(expr, 2**31) - 1
     if expr.is_Add:
-        return sum(upper_bound(a) for a in expr.args)
-    if expr.is_Mul:
-        out = 1
+        lo = hi = 0
         for a in expr.args:
-            out *= upper_bound(a)
-        return out
+            alo, ahi = bounds(a)
+            lo, hi = lo + alo, hi + ahi
+        return lo, hi
+    if expr.is_Mul:
+        lo = hi = 1
+        for a in expr.args:
+            alo, ahi = bounds(a)
+            products = (lo * alo, lo * ahi, hi * alo, hi * ahi)
+            lo, hi = min(products), max(products)
+        return lo, hi
     if isinstance(expr, FloorDiv):
-        return upper_bound(expr.args[0]) // int(expr.args[1])
+        lo, hi = bounds(expr.args[0])
+        d = int(expr.args[1])
+        return lo // d, hi // d
     if isinstance(expr, ModularIndexing):
-        return int(expr.args[1]) - 1
-    return 2**31
+        return 0, int(expr.args[1]) - 1
+    return -(2**31), 2**31
+
+
+def upper_bound(expr: sympy.Expr) -> int:
+    return bounds(expr)[1]
+
+
+def _within(expr: sympy.Expr, d: int) -> bool:
+    """True when ``0 <= expr < d`` for every value of its symbols."""
+    lo, hi = bounds(expr)
+    return lo >= 0 and hi < d
 
 
 def _split(expr: sympy.Expr, d: int) -> tuple[sympy.Expr, sympy.Expr]:
@@ -76,9 +94,9 @@ def floordiv(expr: sympy.Expr, d: int) -> sympy.Expr:
     if expr.is_Integer:
         return sympy.Integer(int(expr) // d)
     q, rest = _split(expr, d)
-    if upper_bound(rest) < d:
+    if _within(rest, d):
         return q
-    if upper_bound(expr) < d:
+    if _within(expr, d):
         return sympy.Integer(0)
     return FloorDiv(expr, sympy.Integer(d))
 
@@ -90,7 +108,7 @@ def modulo(expr: sympy.Expr, d: int) -> sympy.Expr:
     if expr.is_Integer:
         return sympy.Integer(int(expr) % d)
     _, rest = _split(expr, d)
-    if upper_bound(rest) < d:
+    if _within(rest, d):
         return rest
     return ModularIndexing(rest, sympy.Integer(d))
 

@@ -911,3 +911,43 @@ def _pad(L, node, a, pad, value=0):
         return k.emit(f"tl.where({cond}, {loaded}, {literal(value)})")
 
     return Pointwise(tuple(out.shape), out.dtype, fn, 1 + a.ops, ("pad",) + a.op_names)
+
+
+@register(aten.slice_scatter.default)
+def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
+    """``base`` with ``src`` written into ``base[start:end:step]`` along ``dim`` (masked loads)."""
+    from autograph.backends.triton.indexing import texpr
+
+    if not isinstance(base, Value) or not isinstance(src, Value):
+        raise Unsupported("slice_scatter of non-tensors")
+    out = meta(node)
+    dim = dim % len(out.shape)
+    size = out.shape[dim]
+    start = 0 if start is None else (start + size if start < 0 else start)
+    start = max(0, min(size, start))
+    count = src.shape[dim]
+    compute = compute_dtype(out.dtype)
+
+    def fn(k, index):
+        pos = texpr(index[dim])
+        inside = f"({pos} >= {start}) & ({pos} < {start + step * count})"
+        if step != 1:
+            inside += f" & (({pos} - {start}) % {step} == 0)"
+        src_index = list(index)
+        src_index[dim] = (index[dim] - start) if step == 1 else floordiv_index(index[dim] - start, step)
+        with k.masked(inside):
+            new = src.load(k, src_index)
+        old = base.load(k, list(index))
+        if compute_dtype(src.dtype) != compute:
+            new = k.emit(f"{new}.to({tl_dtype(compute)})")
+        k.count_op("slice_scatter")
+        return k.emit(f"tl.where({inside}, {new}, {old})")
+
+    return Pointwise(tuple(out.shape), out.dtype, fn, 1 + base.ops + src.ops,
+                     ("slice_scatter",) + base.op_names + src.op_names)
+
+
+def floordiv_index(expr, d: int):
+    from autograph.backends.triton.indexing import FloorDiv
+
+    return FloorDiv(expr, sympy.Integer(d))
