@@ -142,6 +142,20 @@ def is_wrapped(obj: Any) -> bool:
     return isinstance(obj, (AutographFunctionWrapper, AutographBoundFunctionWrapper))
 
 
+def original_function(obj: Any) -> Any:
+    """The plain function behind an autograph wrapper (bound or not); ``obj`` itself otherwise.
+
+    For code that must not shim twice, e.g. ``autograph.compile`` given a function the
+    hook already wrapped. (``isinstance(wrapper, types.FunctionType)`` is True: wrapt
+    proxies ``__class__``.)
+    """
+    if isinstance(obj, AutographBoundFunctionWrapper):
+        return obj._self_parent._self_autograph_original
+    if isinstance(obj, AutographFunctionWrapper):
+        return obj._self_autograph_original
+    return obj
+
+
 @dataclass
 class Patch:
     """One attribute replaced by a wrapper: enough to put the original back."""

@@ -436,3 +436,16 @@ def test_module_function_wrapper_still_binds_when_put_on_a_class(fake_shim):
     assert holder.method(3) == (holder, 3)  # bound like a plain function would be
     assert Holder.method(holder, 4) == (holder, 4)
     assert [args for _, args, _ in fake_shim.calls] == [(1, 2), (holder, 3), (holder, 4)]
+
+
+def test_original_function_unwraps_functions_and_methods(tree, fake_shim):
+    from autograph.hook.instrument import original_function
+
+    with install("agpkg"):
+        import agpkg.layers as layers
+
+        layer = layers.Layer(2)
+        assert original_function(layers.double) is layers.double.__wrapped__
+        assert original_function(layer.forward) is vars(layers.Layer)["forward"].__wrapped__
+        assert original_function(layers.Layer.make) is vars(layers.Layer)["make"].__wrapped__.__func__
+        assert original_function(len) is len
