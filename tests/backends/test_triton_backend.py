@@ -88,3 +88,30 @@ def test_gpu_sources_are_valid_python_with_autotune(tmp_path):
     compile(record["wrapper"], "wrapper", "exec")
     assert "meta['XBLOCK']" in record["wrapper"]
     assert any(name.startswith("triton_red_") for name, _ in record["kernels"])  # 2000 > 1024: looped
+
+
+def test_kernel_failing_at_first_call_falls_back_to_aten(triton_backend, monkeypatch, caplog):
+    from autograph.backends.triton import runtime
+
+    real_load = runtime.KernelCache.load_kernel
+
+    def broken_load(self, name, source, *, interpret):
+        real_load(self, name, source, interpret=interpret)
+
+        class Broken:
+            def __getitem__(self, grid):
+                def launch(*args, **kwargs):
+                    raise RuntimeError("simulated launch failure")
+
+                return launch
+
+        return Broken()
+
+    monkeypatch.setattr(runtime.KernelCache, "load_kernel", broken_load)
+    x = torch.randn(4, 5)
+    with caplog.at_level(logging.WARNING, logger="autograph.backends.triton"):
+        compiled = triton_backend(torch.fx.symbolic_trace(lambda x: x.sin() * 2), [x])
+        torch.testing.assert_close(compiled(x), x.sin() * 2)
+        torch.testing.assert_close(compiled(x + 1), (x + 1).sin() * 2)
+    assert "simulated launch failure" in compiled.graphs[0].fallback_reason
+    assert caplog.text.count("runs with aten from now on") == 1

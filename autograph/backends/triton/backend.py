@@ -163,7 +163,7 @@ class TritonBackend:
         for k in info.kernels:
             namespace[k.name] = self.cache.load_kernel(k.name, k.source, interpret=not gpu)
         exec(compile(info.wrapper_source, f"<autograph wrapper {info.kind}>", "exec"), namespace)
-        return _Result(info, namespace["call"], boxed=True)
+        return _Result(info, _first_call_checked(namespace["call"], gm, info), boxed=True)
 
     def _generate(self, gm: torch.fx.GraphModule, gpu: bool) -> dict:
         lowered = Lowering(gm).run()
@@ -193,6 +193,34 @@ class TritonBackend:
         externs = [s.reason for s in schedule if isinstance(s, ExternItem)]
         return {"kernels": sources, "wrapper": wrapper, "devices": devices, "externs": externs,
                 "cacheable": not other, "_constants": other}
+
+
+def _first_call_checked(call: Callable, gm: torch.fx.GraphModule, info: CompiledAtenGraph) -> Callable:
+    """Run the generated wrapper; if its first call fails, log why and use aten from then on.
+
+    Only the first call is guarded (a kernel the interpreter or the GPU cannot run
+    fails there); the wrapper writes only into fresh buffers before its last
+    step, so running the aten graph afterwards is safe.
+    """
+    impl = [None]
+
+    def first(args):
+        try:
+            out = call(args)
+        except Exception as exc:  # noqa: BLE001 - the user's program must not fail because of us
+            info.fallback_reason = f"first call failed: {type(exc).__name__}: {exc}"
+            log.warning("triton backend: %s graph runs with aten from now on: %s", info.kind, info.fallback_reason)
+            impl[0] = lambda a: list(gm.forward(*a))
+            return impl[0](args)
+        impl[0] = call
+        return out
+
+    impl[0] = first
+
+    def dispatch(args):
+        return impl[0](args)
+
+    return dispatch
 
 
 def _short(op: str) -> str:
