@@ -109,11 +109,8 @@ class TritonBackend:
                                    bw_compiler=compiler("backward"), decompositions=decompositions(),
                                    keep_inference_input_mutations=True)
 
-        if unflatten is None:
-            compiled = fn
-        else:
-            def compiled(*args):
-                return unflatten(fn(*args))
+        def compiled(*args):
+            return unflatten(fn(*args))
 
         return _attach(compiled, graphs)
 
@@ -246,7 +243,11 @@ def _any_grad(inputs) -> bool:
 
 
 def _flat_outputs(gm: torch.fx.GraphModule):
-    """AOTAutograd wants a flat tuple of outputs; rewrite the graph if it returns anything else."""
+    """AOTAutograd wants a flat tuple of outputs; rewrite the graph if it returns anything else.
+
+    Returns the graph to compile and the function rebuilding the user's output
+    structure from AOTAutograd's flat list.
+    """
     out_node = next(n for n in reversed(gm.graph.nodes) if n.op == "output")
     out = out_node.args[0]
     if isinstance(out, tuple) and all(not isinstance(o, (list, tuple, dict)) for o in out):
@@ -268,20 +269,7 @@ def _flat_outputs(gm: torch.fx.GraphModule):
 def _attach(compiled: Callable, graphs: list[CompiledAtenGraph]) -> Callable:
     """Expose what was generated on the returned callable (for explain/dump)."""
 
-    class _Kernels(list):
-        pass
-
-    def kernels() -> list[KernelSource]:
-        return [k for g in graphs for k in g.kernels]
-
-    if not hasattr(compiled, "__dict__"):
-        inner = compiled
-
-        def compiled(*args):
-            return inner(*args)
-
     compiled.graphs = graphs
-    compiled.kernel_list = kernels
     compiled.kernels = _LiveKernels(graphs)
     compiled.wrapper_source = graphs[0].wrapper_source if graphs else ""
     return compiled

@@ -551,10 +551,8 @@ def _convert(L, node, a, dtype):
 
 @register(aten._to_copy.default)
 def _to_copy(L, node, a, **kw):
-    if kw.get("device") is not None and torch.device(kw["device"]) != a.device if isinstance(a, Buffer) else False:
-        raise Unsupported("device copy")
-    if kw.get("device") is not None and L.device is not None and torch.device(kw["device"]).type != L.device.type:
-        raise Unsupported("device copy")
+    if not isinstance(a, Value) or meta(node).device != getattr(meta(node.args[0]), "device", None):
+        raise Unsupported("copy to another device")  # runs as aten._to_copy in the wrapper
     return _convert(L, node, a, kw.get("dtype"))
 
 
