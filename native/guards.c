@@ -155,11 +155,13 @@ static int tensor_check(PyObject *t, PyObject *g) {
     if (ok != 1) return ok;
     ok = dims_eq(PyObject_CallMethodNoArgs(t, s_stride), PyTuple_GET_ITEM(g, 7));
     if (ok != 1) return ok;
-    x = PyObject_GetAttr(t, s_device);
-    if (!x) return -1;
-    ok = py_eq(x, PyTuple_GET_ITEM(g, 4));
-    Py_DECREF(x);
-    if (ok != 1) return ok;
+    if (PyTuple_GET_ITEM(g, 4) != Py_None) {  /* None: a CPU device, pinned by the dispatch keys */
+        x = PyObject_GetAttr(t, s_device);
+        if (!x) return -1;
+        ok = py_eq(x, PyTuple_GET_ITEM(g, 4));
+        Py_DECREF(x);
+        if (ok != 1) return ok;
+    }
     x = PyObject_CallOneArg(PyTuple_GET_ITEM(g, 9), t);
     if (!x) return -1;
     ok = py_eq(x, PyTuple_GET_ITEM(g, 8));

@@ -35,6 +35,11 @@ def check_const(value: Any, expected: Any) -> bool:
     return value == expected
 
 
+def device_implied_by_keys(device: Any) -> bool:
+    """A CPU device has no index: the backend bit of the dispatch keys already pins it."""
+    return getattr(device, "type", None) == "cpu" and getattr(device, "index", None) is None
+
+
 def make_tensor_check(facts: TensorFacts) -> Callable[[Any], bool]:
     """One closure comparing every TENSOR_MATCH fact, cheapest facts first."""
     import torch
@@ -42,7 +47,14 @@ def make_tensor_check(facts: TensorFacts) -> Callable[[Any], bool]:
     keys = torch._C._dispatch_keys
     cls, dtype, device, rg, dk = facts.cls, facts.dtype, facts.device, facts.requires_grad, facts.dispatch_keys
     sizes, strides = facts.sizes, facts.strides
-    if None not in sizes and None not in strides:
+    if device_implied_by_keys(device):
+        if None not in sizes and None not in strides:
+            def check_cpu_tensor(t):
+                return (type(t) is cls and t.dtype is dtype and t.requires_grad is rg
+                        and t.size() == sizes and t.stride() == strides and keys(t) == dk)
+            return check_cpu_tensor
+        device = None
+    elif None not in sizes and None not in strides:
         def check_tensor(t):
             return (type(t) is cls and t.dtype is dtype and t.requires_grad is rg
                     and t.size() == sizes and t.stride() == strides
@@ -66,7 +78,7 @@ def make_tensor_check(facts: TensorFacts) -> Callable[[Any], bool]:
         for i, s in static_strides:
             if stride[i] != s:
                 return False
-        return t.device == device and keys(t) == dk
+        return (device is None or t.device == device) and keys(t) == dk
     return check_tensor_dynamic
 
 

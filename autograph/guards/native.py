@@ -17,7 +17,7 @@ import logging
 import types
 from typing import Any, Callable, Sequence
 
-from autograph.guards.check import GuardSet, check_const
+from autograph.guards.check import GuardSet, check_const, device_implied_by_keys
 from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, LENGTH_MATCH, PYTHON,
                                     SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard)
 from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
@@ -123,7 +123,8 @@ class _PlanBuilder:
             import torch
 
             f = g.expected
-            return (G_TENSOR, n, f.cls, f.dtype, f.device, f.requires_grad, f.sizes, f.strides,
+            device = None if device_implied_by_keys(f.device) else f.device  # None: not read
+            return (G_TENSOR, n, f.cls, f.dtype, device, f.requires_grad, f.sizes, f.strides,
                     f.dispatch_keys, torch._C._dispatch_keys)
         if k is TYPE_MATCH:
             return (G_TYPE, n, g.expected)
@@ -203,7 +204,7 @@ def _guard_ok(plan: tuple, values: list, g: tuple, args: tuple) -> bool:
     if op == G_TENSOR:
         return (type(v) is g[2] and v.dtype is g[3] and v.requires_grad is g[5]
                 and _dims_eq(v.size(), g[6]) and _dims_eq(v.stride(), g[7])
-                and bool(v.device == g[4]) and bool(g[9](v) == g[8]))
+                and (g[4] is None or bool(v.device == g[4])) and bool(g[9](v) == g[8]))
     if op == G_TYPE:
         return type(v) is g[2]
     if op == G_ID:
