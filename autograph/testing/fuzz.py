@@ -796,7 +796,7 @@ class ProgramBuilder:
                 self.int_param = self.list_param = None
                 depth_features = self.config
                 self.config = dataclasses.replace(depth_features, features=depth_features.features & {
-                    "python_numbers", "branch_python", "branch_tensor", "loops", "containers", "globals"})
+                    "python_numbers", "branch_python", "branch_tensor", "loops", "containers", "globals", "inplace"})
                 self.body(1, 1, 3)
                 self.config = depth_features
                 if self.used_globals:
