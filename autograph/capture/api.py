@@ -91,7 +91,8 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         gm = tx.graph.finish(cg.outputs)
         example_inputs = [real for _, real, _ in tx.graph.inputs]
         backend = lookup(getattr(settings, "backend", "eager"), settings=settings)
-        compiled = backend(gm, example_inputs)
+        from autograph.capture import shapes
+        compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
         graph_name = f"__compiled_fn_{next(_graph_counter)}"
         cg.ns[graph_name] = compiled
         input_exprs = [cg.source_expr(src) for src, _, _ in tx.graph.inputs]
@@ -99,6 +100,8 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         graphs.append(GraphRecord(graph_name, gm, compiled, ops, example_inputs))
     compile_seconds = time.perf_counter() - t1
     entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs)
+    from autograph.capture.shapes import finish_guards
+    finish_guards(tx)  # dynamic inputs: None sizes in TENSOR_MATCH + SHAPE_RELATION guards
     from autograph.guards.check import GuardSet
     return CaptureResult(
         fn=entry, guards=GuardSet(fn, tx.guards.guards), transformed_code=entry.__code__,

@@ -22,7 +22,8 @@ from autograph.capture.values.base import Value
 
 class GraphBuilder:
     def __init__(self):
-        self.fake_mode = FakeTensorMode(allow_non_fake_inputs=False)
+        from autograph.capture import shapes
+        self.fake_mode = shapes.make_fake_mode()  # with a ShapeEnv when sizes are dynamic
         self.graph = torch.fx.Graph()
         self.root = torch.nn.Module()
         self.inputs: list[tuple[Any, Any, torch.fx.Node]] = []  # (source, real tensor, node)
@@ -58,7 +59,8 @@ class GraphBuilder:
                 self._input_by_source[source] = value
                 return value
         node = self._placeholder(self._name(source.expr))
-        fake = self._fake(real)
+        from autograph.capture import shapes
+        fake = shapes.fake_input(self, source, real, node)
         node.meta["example_value"] = fake
         node.meta["source"] = source.expr
         self.inputs.append((source, real, node))
@@ -105,6 +107,9 @@ class GraphBuilder:
         """Add ``call_function``/``call_method`` on symbolic args; returns the wrapped result."""
         node_args = to_node_arg(args)
         node_kwargs = to_node_arg(kwargs)
+        if self.fake_mode.shape_env is not None:  # sizes computed from the inputs' sizes
+            from autograph.capture import shapes
+            node_args, node_kwargs = shapes.symints_to_nodes(self, node_args, node_kwargs)
         fake_args = to_fake_arg(args)
         fake_kwargs = to_fake_arg(kwargs)
         try:

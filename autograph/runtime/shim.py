@@ -307,7 +307,8 @@ class _ShimLogic:
         t0 = time.perf_counter()
         try:
             with capturing():
-                result = capture(self.fn, args, kwargs, settings, wrap_nested=shim_for)
+                from autograph.runtime.dynamic import capture_with_plan  # dynamic shapes decision
+                result = capture_with_plan(capture, self, args, kwargs, settings, failed, shim_for)
         except Exception as exc:  # noqa: BLE001 - every capture failure is handled by on_error
             return self._capture_failed(exc, settings, time.perf_counter() - t0)
         st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)

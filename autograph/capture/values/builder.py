@@ -58,6 +58,8 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
                     f"{a.expr} is {b.expr}", lambda x, y: x is y, [a, b]))
                 break
         return tx.graph.add_input(source, obj)
+    if isinstance(obj, (torch.SymInt, torch.SymFloat, torch.SymBool)):  # folded size arithmetic
+        return ConstantValue(obj)
     if type(obj) in (bool, int, float, str, bytes, complex, type(None)) or isinstance(obj, (torch.dtype, torch.device)):
         g.equals(source, obj)
         return ConstantValue(obj, source)
@@ -235,8 +237,8 @@ def wrap_fake_result(graph, node, result: Any) -> Value:
     from autograph.capture.values.tensors import TensorValue
     if isinstance(result, torch.Tensor):
         return TensorValue(node, result)
-    if isinstance(result, torch.Size):
-        return SizeValue([ConstantValue(int(s)) for s in result])
+    if isinstance(result, torch.Size):  # symbolic sizes stay SymInts (autograph.capture.shapes)
+        return SizeValue([ConstantValue(s if isinstance(s, torch.SymInt) else int(s)) for s in result])
     if isinstance(result, (tuple, list)):
         items = []
         for i, r in enumerate(result):
@@ -247,8 +249,8 @@ def wrap_fake_result(graph, node, result: Any) -> Value:
             else:
                 items.append(wrap_fake_result(graph, None, r))
         return (ListValue if isinstance(result, list) else TupleValue)(items)
-    if isinstance(result, torch.SymInt):
-        raise Unsupported("symbolic size")
+    if isinstance(result, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return ConstantValue(result)  # a size expression; see autograph.capture.shapes
     if type(result) in (bool, int, float, complex, str, type(None)) or isinstance(result, (torch.dtype, torch.device)):
         return ConstantValue(result)
     raise Unsupported(f"torch operation returned {type(result).__name__}")

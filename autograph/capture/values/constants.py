@@ -73,6 +73,9 @@ class ConstantValue(Value):
         return super().getitem(tx, key)
 
     def reconstruct(self, cg) -> str:
+        if type(self.value).__name__ in ("SymInt", "SymFloat", "SymBool"):
+            from autograph.capture.shapes import reconstruct
+            return reconstruct(cg, self.value)  # an expression of the inputs' sizes
         if type(self.value) is set:  # a set made during capture: a fresh copy per call
             return f"set({cg.const(frozenset(self.value))})"
         if isinstance(self.value, _LITERAL_TYPES) and not (

@@ -1,0 +1,129 @@
+"""Automatic dynamic: which dimensions the next capture of a function makes symbolic.
+
+``dynamic: auto`` (default) captures statically first.  When a call misses
+because a TENSOR_MATCH failed *only* on sizes (same class, dtype, device,
+requires_grad, rank; strides may differ as sizes do), the dimensions whose
+size changed become symbolic in the new capture, and stay so for later
+captures of the same code ("once dynamic, always dynamic", as in Dynamo).
+``static`` never does this; ``always`` makes every dimension symbolic from the
+first capture.  ``autograph.mark_dynamic``/``mark_static`` on a tensor are
+honoured by ``autograph.capture.shapes`` in every mode.
+
+If a symbolic capture fails, the function is captured statically instead:
+dynamic shapes can only ever save recompiles, never lose a compiled entry.
+"""
+from __future__ import annotations
+
+import inspect
+import logging
+import threading
+import types
+from typing import Any, Callable
+
+log = logging.getLogger("autograph.recompiles")
+
+_lock = threading.Lock()
+
+
+def _state(shim: Any) -> dict:
+    """Per code object: source expression -> dimensions made dynamic so far."""
+    state = shim.state
+    dims = getattr(state, "_autograph_dynamic_dims", None)
+    if dims is None:
+        with _lock:
+            dims = getattr(state, "_autograph_dynamic_dims", None)
+            if dims is None:
+                dims = {}
+                state._autograph_dynamic_dims = dims
+    return dims
+
+
+def changed_dims(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> set[int]:
+    """The dimensions whose size alone made TENSOR_MATCH ``guard`` fail for this call (empty: not a size change)."""
+    from autograph.guards.model import TENSOR_MATCH
+
+    if guard is None or guard.kind is not TENSOR_MATCH:
+        return set()
+    value = resolve(guard.source, fn, args, kwargs)
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return set()
+    f = guard.expected
+    if (type(value) is not f.cls or value.dtype != f.dtype or value.device != f.device
+            or bool(value.requires_grad) != f.requires_grad or value.dim() != len(f.sizes)
+            or torch._C._dispatch_keys(value) != f.dispatch_keys):
+        return set()
+    return {i for i, (now, then) in enumerate(zip(value.size(), f.sizes)) if then is not None and now != then}
+
+
+def resolve(source: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> Any:
+    """The value ``source`` names in this call (locals, attributes, items); None when unknown."""
+    from autograph.guards.sources import AttrSource, ItemSource, LocalSource
+
+    if isinstance(source, LocalSource):
+        try:
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return bound.arguments.get(source.name)
+    if isinstance(source, AttrSource):
+        base = resolve(source.base, fn, args, kwargs)
+        return getattr(base, source.attr, None) if base is not None else None
+    if isinstance(source, ItemSource):
+        base = resolve(source.base, fn, args, kwargs)
+        try:
+            return base[source.key]
+        except Exception:  # noqa: BLE001
+            return None
+    return None
+
+
+def _marked(args: tuple, kwargs: dict) -> bool:
+    """Whether an argument (or a tensor in a list/tuple argument) carries ``mark_dynamic`` dims."""
+    for a in list(args) + list(kwargs.values()):
+        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+            if getattr(t, "_autograph_dynamic_dims", None):
+                return True
+    return False
+
+
+def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Any, failed: Any):
+    """The :class:`~autograph.capture.shapes.Plan` of the capture this missed call starts."""
+    from autograph.capture.shapes import Plan
+
+    mode = getattr(settings, "dynamic", "auto")
+    dims = _state(shim)
+    if mode == "auto" and failed is not None:
+        changed = changed_dims(failed, shim.fn, args, kwargs)
+        if changed:
+            expr = failed.source.expr
+            with _lock:
+                dims[expr] = set(dims.get(expr, ())) | changed
+            log.info("%s: size change of %s in dimension(s) %s: compiling them dynamic",
+                     shim.fn.__qualname__, expr, sorted(changed))
+    if mode == "static":
+        return Plan("static", {}, _marked(args, kwargs))
+    plan_dims = {k: frozenset(v) for k, v in dims.items()} if mode == "auto" else {}
+    symbolic = mode == "always" or bool(plan_dims) or _marked(args, kwargs)
+    return Plan(mode, plan_dims, symbolic)
+
+
+def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwargs: dict, settings: Any,
+                      failed: Any, wrap_nested: Callable) -> Any:
+    """Run ``capture`` under this call's plan; a failed symbolic capture is retried statically."""
+    from autograph.capture import shapes
+
+    plan = plan_for(shim, args, kwargs, settings, failed)
+    if not plan.symbolic:
+        with shapes.using(plan):
+            return capture(shim.fn, args, kwargs, settings, wrap_nested=wrap_nested)
+    try:
+        with shapes.using(plan):
+            return capture(shim.fn, args, kwargs, settings, wrap_nested=wrap_nested)
+    except Exception as exc:  # noqa: BLE001 - never worse than a static capture
+        log.info("%s: dynamic capture failed (%s); capturing with static sizes", shim.fn.__qualname__, exc)
+        shim.stats.errors.append(f"dynamic capture failed, compiled with static sizes: {exc}")
+        with shapes.using(shapes.STATIC):
+            return capture(shim.fn, args, kwargs, settings, wrap_nested=wrap_nested)
