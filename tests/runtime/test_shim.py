@@ -283,3 +283,61 @@ def test_entry_listeners_and_all_shims(runtime):
         shim_mod.remove_entry_listener(listener)
     assert seen == [(s, s.entries[0])]
     assert s in shim_mod.all_shims()
+
+
+def test_concurrent_calls_with_many_shapes_capture_each_once(runtime):
+    cap = runtime(capture=FakeCapture(sleep=0.02), recompile_limit=64)
+    s = Shim(make_fn())
+    shapes = [1, 2, 3, 4]
+    barrier = threading.Barrier(8)
+    errors = []
+
+    def worker(k):
+        try:
+            barrier.wait()
+            for i in range(40):
+                n = shapes[(i + k) % len(shapes)]
+                out = s(torch.ones(n), torch.ones(n))
+                assert torch.equal(out, torch.full((n,), 3.0))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert cap.calls == len(shapes) and len(s.entries) == len(shapes)
+    assert s.stats.calls == 8 * 40
+
+
+def test_mode_off_reaches_the_hit_path(runtime):
+    cap = runtime()
+    s = Shim(make_fn())
+    x = torch.ones(2)
+    s(x, x)
+    s(x, x)
+    assert s.entries[0].hits == 1
+    runtime(mode="off")  # configure() refreshes the switch the hit path reads
+    s(x, x)
+    assert s.entries[0].hits == 1 and s.stats.eager_calls == 1
+    runtime(mode="compile")
+    s(x, x)
+    assert s.entries[0].hits == 2 and cap.calls == 1
+
+
+def test_hit_path_keeps_reference_counts(runtime):
+    import sys
+
+    runtime()
+    s = Shim(make_fn())
+    x, y = torch.ones(2), torch.ones(2)
+    for _ in range(5):
+        s(x, y)
+        s(x, b=y)
+    before = sys.getrefcount(x), sys.getrefcount(y), sys.getrefcount(s)
+    for _ in range(500):
+        s(x, y)
+        s(x, b=y)
+    assert (sys.getrefcount(x), sys.getrefcount(y), sys.getrefcount(s)) == before
