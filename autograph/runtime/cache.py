@@ -16,15 +16,16 @@ from typing import Any, Callable
 class CacheEntry:
     """One compiled version of a function: guards + callable (+ the CaptureResult)."""
 
-    __slots__ = ("result", "guards", "fn", "check", "hits", "native_plan", "__weakref__")
+    __slots__ = ("result", "guards", "fn", "check", "hits", "native_plan", "eager", "__weakref__")
 
-    def __init__(self, result: Any, guards: Any, fn: Callable[..., Any]):
+    def __init__(self, result: Any, guards: Any, fn: Callable[..., Any], *, eager: bool = False):
         self.result = result            # CaptureResult, or None for a stub entry
         self.guards = guards            # autograph.guards.check.GuardSet
         self.fn = fn                    # behaves as the original function
         self.check: Callable[..., int] = guards.index_fn  # -1 = pass, else failing guard index
         self.hits = 0
         self.native_plan = None         # filled by autograph.guards.native when available
+        self.eager = eager              # guard-free entry that runs the original (code marked eager)
 
     @classmethod
     def from_result(cls, result: Any) -> "CacheEntry":

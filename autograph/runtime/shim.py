@@ -206,13 +206,19 @@ class _ShimLogic:
         self.stats = _stats.stats_for(fn.__code__, fn.__qualname__)
         # (entries, plans, fns): replaced as a whole when an entry is added, read without a lock
         self._table = ((), (), ())
-        self._fast = not self.state.eager
+        self._fast = True
         functools.update_wrapper(self, fn)
         _all_shims.add(self)
+        if self.state.eager:
+            self._install_eager_entry()
 
     @property
     def entries(self) -> tuple[CacheEntry, ...]:
-        return self._table[0]
+        """The compiled entries (not the guard-free entry of a code marked eager)."""
+        entries = self._table[0]
+        if entries and entries[0].eager:
+            return ()
+        return entries
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         if obj is None:
@@ -337,11 +343,17 @@ class _ShimLogic:
             return None
         return self.entries[-1].guards.first_failure(*args, **kwargs)
 
-    def _stub_entry(self, reason: str) -> Callable[..., Any]:
+    def _install_eager_entry(self) -> None:
+        """Replace the cache by one guard-free entry running the original (counted as eager calls)."""
         from autograph.guards.check import GuardSet
 
-        entry = CacheEntry(None, GuardSet(self.fn, []), self.fn)
-        self._add(entry)
+        entry = CacheEntry(None, GuardSet(self.fn, []), self.fn, eager=True)
+        entry.native_plan = _native.runtime_plan(entry.guards)
+        self.stats.eager_entries.append(entry)
+        self._table = ((entry,), (entry.native_plan,), (self.fn,))
+
+    def _stub_entry(self, reason: str) -> Callable[..., Any]:
+        self._install_eager_entry()
         self.stats.eager_reason = reason
         self.stats.eager_calls += 1
         log.info("%s (%s): %s; running eagerly", self.fn.__qualname__, _where(self.fn), reason)
@@ -405,12 +417,12 @@ class PyShim(_ShimLogic, _PyHitPath):
 
 
 def _mark_eager(state: Any, reason: str) -> None:
-    """Run a code object's original from now on, in every shim of it."""
+    """Run a code object's original from now on, in every shim of it, at hit-path cost."""
     state.eager = True
     state.eager_reason = reason
     for shim in list(_all_shims):
         if shim.state is state:
-            shim._fast = False
+            shim._install_eager_entry()
 
 
 _all_shims: "weakref.WeakSet[Shim]" = weakref.WeakSet()

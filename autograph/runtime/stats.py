@@ -25,7 +25,7 @@ class FunctionStats:
     qualname: str
     filename: str
     lineno: int
-    eager_calls: int = 0        # calls that ran the original (off, capturing, marked eager, run-only miss)
+    eager_direct: int = 0       # calls that ran the original through the slow path
     misses: int = 0             # calls that found no matching entry
     captures: int = 0           # successful captures (cache entries created)
     recompiles: list[Recompile] = field(default_factory=list)
@@ -36,6 +36,16 @@ class FunctionStats:
     compile_seconds: float = 0.0
     eager_reason: str | None = None  # why the function now always runs eagerly
     entries: list[Any] = field(default_factory=list, repr=False)  # live CacheEntry objects (for hits)
+    eager_entries: list[Any] = field(default_factory=list, repr=False)  # guard-free entries running the original
+
+    @property
+    def eager_calls(self) -> int:
+        """Calls that ran the original (off, capturing, marked eager, run-only miss...)."""
+        return self.eager_direct + sum(e.hits for e in self.eager_entries)
+
+    @eager_calls.setter
+    def eager_calls(self, value: int) -> None:
+        self.eager_direct = value - sum(e.hits for e in self.eager_entries)
 
     @property
     def hits(self) -> int:

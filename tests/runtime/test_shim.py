@@ -193,6 +193,9 @@ def test_no_tensor_work_marks_code_eager(runtime):
     assert s(5, 6) == 16
     assert cap.calls == 1 and s.state.eager
     assert "no tensor work" in s.stats.eager_reason
+    assert s.stats.eager_calls == 2 and s.stats.calls == 2
+    other = Shim(s.fn)  # another shim of the same code is eager from the start
+    assert other(1, 1) == 3 and cap.calls == 1
 
 
 def test_nested_calls_during_capture_run_original(runtime):
@@ -217,7 +220,8 @@ def test_missing_capture_engine_uses_stub_entry(runtime):
     shim_mod._capture_provider = lambda: None
     s = Shim(make_fn())
     assert torch.equal(s(torch.ones(2), torch.ones(2)), torch.full((2,), 3.0))
-    assert len(s.entries) == 1 and s.entries[0].result is None
+    assert torch.equal(s(torch.ones(2), torch.ones(2)), torch.full((2,), 3.0))
+    assert s.entries == () and s.stats.eager_calls == 2
     assert "not available" in s.stats.eager_reason
 
 
