@@ -79,7 +79,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         return SliceValue(*(wrap_real(tx, p, None) for p in (obj.start, obj.stop, obj.step)))
     if type(obj) is torch.Size:
         g.equals(source, tuple(obj))
-        return SizeValue([ConstantValue(int(s)) for s in obj], source)
+        return SizeValue([ConstantValue(s if isinstance(s, torch.SymInt) else int(s)) for s in obj], source)
     if type(obj) in (tuple, list):
         from autograph.guards.sources import ItemSource
         g.type_(source, obj)

@@ -1,0 +1,39 @@
+"""Dynamic shapes on a model: GPT-2 (small config) over sequence lengths 8..64 compiles at most twice."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import autograph
+from autograph.guards.model import SHAPE_RELATION
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    autograph.reset()
+    yield
+    autograph.reset()
+
+
+def _logits(out):
+    return out.logits if hasattr(out, "logits") else out[0]
+
+
+@pytest.mark.slow
+def test_gpt2_sequence_lengths_8_to_64_compile_at_most_twice():
+    pytest.importorskip("transformers")
+    from autograph.testing import models
+
+    model, _ = models.build("gpt2")
+    model.eval()
+    compiled = autograph.compile(model, backend="eager")
+    shim = compiled._autograph_shim
+    gen = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for L in range(8, 65):
+            ids = torch.randint(0, 50, (2, L), generator=gen)
+            torch.testing.assert_close(_logits(compiled(input_ids=ids)), _logits(model(input_ids=ids)))
+    assert shim.stats.captures <= 2, shim.stats.recompiles
+    assert shim.stats.errors == []          # the dynamic capture did not fall back to static
+    newest = shim.entries[-1].guards.guards
+    assert any(g.kind is SHAPE_RELATION for g in newest)
