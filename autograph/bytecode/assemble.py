@@ -163,11 +163,17 @@ def _restore_try_depths(code: CodeType, bc: Bytecode, table: dict[int, int]) -> 
         item.stack_depth = entry.depth
 
 
-def assemble(bc: Bytecode) -> CodeType:
+def assemble(bc: Bytecode, *, stacksize: Optional[int] = None) -> CodeType:
     """``bc.to_code()`` trusting the ``TryBegin`` depths already set (from the
-    original table, or computed by ``bytecode`` when they are unset)."""
+    original table, or computed by ``bytecode`` when they are unset).
+
+    ``stacksize``: pass the original's ``co_stacksize`` when ``bc`` only runs
+    paths of the original at the original's depths (resume functions): then
+    ``bytecode``'s own stack analysis -- which cannot follow a jump into the
+    middle of a protected range -- is skipped.
+    """
     unset = any(isinstance(x, TryBegin) and x.stack_depth is _bc.instr.UNSET for x in bc)
-    return bc.to_code(compute_exception_stack_depths=unset)
+    return bc.to_code(stacksize=stacksize, compute_exception_stack_depths=unset)
 
 
 def prefix_instrs(cellvars: Sequence[str], freevars: Sequence[str], lineno: int) -> list[Instr]:

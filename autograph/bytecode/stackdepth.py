@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dis
 import opcode as _opcode
+import sys
 import weakref
 from dataclasses import dataclass
 from types import CodeType
@@ -36,9 +37,17 @@ _CANNOT_RAISE = frozenset({
 class FrameFacts:
     depth: dict          # offset -> stack depth before the instruction
     in_handler: frozenset  # offsets inside an except/finally/with-exit handler
+    exceptional: frozenset  # offsets reachable only through an exception edge
 
 
 def _effect(ins: dis.Instruction, jump: bool) -> int:
+    if sys.version_info[:2] == (3, 11):
+        # dis splits a 3.11 call's effect over PRECALL (-argc) and CALL (-1);
+        # at run time PRECALL pops nothing and CALL pops argc + 1
+        if ins.opname == "PRECALL":
+            return 0
+        if ins.opname == "CALL":
+            return -(ins.arg + 1)
     arg = ins.arg if ins.opcode in _HASARG else None
     return dis.stack_effect(ins.opcode, arg, jump=jump)
 
@@ -85,7 +94,23 @@ def _analyse(code: CodeType) -> FrameFacts:
             elif ins.opname == "POP_EXCEPT" and h > 0:
                 after = h - 1
             reach(instrs[n + 1].offset, d + _effect(ins, False), after)
-    return FrameFacts(depth, frozenset(off for off, h in nesting.items() if h > 0))
+    normal: set[int] = set()
+    todo = [0] if instrs else []
+    while todo:
+        n = todo.pop()
+        if n >= len(instrs) or instrs[n].offset in normal:
+            continue
+        ins = instrs[n]
+        normal.add(ins.offset)
+        if ins.opcode in _JUMPS and ins.argval in at:
+            todo.append(at[ins.argval])
+        if ins.opname not in _TERMINAL:
+            todo.append(n + 1)
+    return FrameFacts(
+        depth,
+        frozenset(off for off, h in nesting.items() if h > 0),
+        frozenset(depth) - normal,
+    )
 
 
 _cache: "weakref.WeakKeyDictionary[CodeType, FrameFacts]" = weakref.WeakKeyDictionary()

@@ -34,7 +34,7 @@ class CM:
 
     def __exit__(self, et, ev, tb):
         self.log.append(("exit", et.__name__ if et else None))
-        return self.swallow
+        return self.swallow and et is not None and issubclass(et, Exception)
 
 
 def helper(a, b=2, *, c=3):
