@@ -134,3 +134,35 @@ def test_llama_block_forward_backward(compile_fn):
     compiled = compare_module(compile_fn, LlamaBlock(), [torch.randn(2, 8, 32, requires_grad=True)])
     externs = [e for g in compiled.graphs for e in g.externs]
     assert not any(e.startswith(("aten.cat", "aten.slice_scatter")) for e in externs), externs  # rotary fused
+
+
+@pytest.mark.slow
+def test_hf_gpt2_small_config_forward_backward(triton_backend):
+    """transformers' GPT-2 (narrow config) through the backend; graphs come from torch.compile's
+    capture here so that this test does not depend on autograph's capture room."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(n_layer=2, n_embd=32, n_head=4, vocab_size=100, n_positions=16,
+                                  attn_pdrop=0.0, embd_pdrop=0.0, resid_pdrop=0.0)
+    model = transformers.GPT2LMHeadModel(cfg)
+    ids = torch.randint(0, 100, (2, 8))
+    graphs = []
+
+    def backend(gm, example_inputs):
+        compiled = triton_backend(gm, example_inputs)
+        graphs.append(compiled)
+        return compiled
+
+    from torch import _dynamo
+
+    _dynamo.reset()
+    loss = torch.compile(model, backend=backend)(ids, labels=ids).loss
+    got = torch.autograd.grad(loss, list(model.parameters()))
+    ref_loss = model(ids, labels=ids).loss
+    want = torch.autograd.grad(ref_loss, list(model.parameters()))
+    torch.testing.assert_close(loss, ref_loss, atol=1e-5, rtol=1e-5)
+    for (name, _), g, w in zip(model.named_parameters(), got, want):
+        torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-4, msg=lambda m: f"grad of {name}: {m}")
+    assert graphs and all(g.fallback_reason is None for c in graphs for g in c.graphs)
+    assert sum(len(c.kernels) for c in graphs) > 0
+    _dynamo.reset()

@@ -58,6 +58,23 @@ def meta(node: torch.fx.Node):
     return node.meta.get("val")
 
 
+def eager_layout(node: torch.fx.Node | None, shape: tuple) -> tuple[int, ...] | None:
+    """Strides eager gives ``node``'s tensor when they are a dense permutation, else None."""
+    val = meta(node) if node is not None else None
+    if not isinstance(val, torch.Tensor) or tuple(val.shape) != tuple(shape):
+        return None
+    stride = tuple(val.stride())
+    if val.storage_offset() != 0 or stride == contiguous_strides(tuple(shape)):
+        return None
+    dims = sorted((i for i in range(len(shape)) if shape[i] != 1), key=lambda i: stride[i])
+    expected = 1
+    for i in dims:  # dense and non-overlapping: each dim steps over all faster ones
+        if stride[i] != expected:
+            return None
+        expected *= shape[i]
+    return tuple(stride[i] if shape[i] != 1 else 1 for i in range(len(shape)))
+
+
 def broadcast_index(index: list, out_shape: tuple, in_shape: tuple) -> list:
     lead = len(out_shape) - len(in_shape)
     return [sympy.Integer(0) if s == 1 else index[lead + i] for i, s in enumerate(in_shape)]
@@ -173,8 +190,10 @@ class Lowering:
         if isinstance(value, View) and value.fx_node is not None:
             buf = self.extern(value.fx_node, reason="view of a tensor in memory")
         else:
-            shape = value.shape
-            buf = new_buffer(self.fresh(), shape, value.dtype, self.device)
+            buf = new_buffer(self.fresh(), value.shape, value.dtype, self.device)
+            layout = eager_layout(node, value.shape)
+            if layout is not None:
+                buf.stride = layout  # the layout eager gives this tensor (extern ops may depend on it)
             item = PointwiseItem(buf, value, value.op_names)
             buf.producer = item
             self.items.append(item)
@@ -196,6 +215,19 @@ class Lowering:
                 if any(order[u] > here for u in n.users):
                     self.env[n] = type(value)(self.realize(v) if isinstance(v, Value) else v for v in value)
 
+    def materialize_node_arg(self, arg):
+        """An extern's argument as wrapper values, tensors realized in eager's layout."""
+        if isinstance(arg, torch.fx.Node):
+            value = self.env[arg]
+            if isinstance(value, Value):
+                buf = self.realize(value, arg)
+                self.needed.add(buf.name)
+                return buf
+            return self.materialize_arg(value)
+        if isinstance(arg, (list, tuple)):
+            return type(arg)(self.materialize_node_arg(a) for a in arg)
+        return arg
+
     def materialize_arg(self, arg):
         if isinstance(arg, Value):
             buf = self.realize(arg)
@@ -209,8 +241,8 @@ class Lowering:
         schema = getattr(node.target, "_schema", None)
         if schema is not None and schema.is_mutable:
             self.realize_live_values(node)
-        args = tuple(self.materialize_arg(self.env_of(a)) for a in node.args)
-        kwargs = {k: self.materialize_arg(self.env_of(v)) for k, v in node.kwargs.items()}
+        args = tuple(self.materialize_node_arg(a) for a in node.args)
+        kwargs = {k: self.materialize_node_arg(v) for k, v in node.kwargs.items()}
         name = self.fresh()
         item = ExternItem(name, node.target, args, kwargs, reason=f"{node.target}: {reason}")
         self.items.append(item)

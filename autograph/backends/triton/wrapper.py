@@ -63,10 +63,9 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
     lines.append("def call(args):")
     if names_in:
         lines.append(f"    {', '.join(names_in)}{',' if len(names_in) == 1 else ''} = args")
-    # inputs read by kernels must have the strides the kernels were generated for
     read_by_kernels = {n for (name, writer, cfg) in kernels.values() for n in writer.in_args}
-    for b in lowered.inputs:
-        if b.name in read_by_kernels and math.prod(b.shape) > 1:
+    for b in lowered.inputs:  # kernels and extern calls both see the layout they were traced with
+        if math.prod(b.shape) > 1:
             lines.append(f"    if {b.name}.stride() != {b.stride}: {b.name} = restride({b.name}, {b.shape}, {b.stride})")
     outputs = {o.name for o in lowered.outputs if isinstance(o, (Buffer, WrapperVar))}
     inputs = set(names_in)
@@ -109,9 +108,12 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
     for i, (_, used) in enumerate(steps):
         for n in used:
             last_use[n] = i
+    defined = {s.name for s in schedule if isinstance(s, ExternItem)} | {
+        n for (_, writer, _) in kernels.values() for n in writer.out_args}
     for i, (body, _) in enumerate(steps):
         lines += ["    " + b for b in body]
-        dead = sorted(n for n, j in last_use.items() if j == i and n not in outputs and n not in inputs)
+        dead = sorted(n for n, j in last_use.items()
+                      if j == i and n in defined and n not in outputs and n not in inputs)
         if dead:
             lines.append(f"    del {', '.join(dead)}")
     outs = [w.arg(o) if not isinstance(o, (Buffer, WrapperVar)) else o.name for o in lowered.outputs]
