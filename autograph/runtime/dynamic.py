@@ -25,17 +25,23 @@ log = logging.getLogger("autograph.recompiles")
 _lock = threading.Lock()
 
 
+def _new_map():
+    from autograph.runtime.cache import IdentityWeakMap
+
+    return IdentityWeakMap()
+
+
+_dims_by_code = _new_map()  # code object -> {source expression: dimensions made dynamic so far}
+
+
 def _state(shim: Any) -> dict:
     """Per code object: source expression -> dimensions made dynamic so far."""
-    state = shim.state
-    dims = getattr(state, "_autograph_dynamic_dims", None)
-    if dims is None:
-        with _lock:
-            dims = getattr(state, "_autograph_dynamic_dims", None)
-            if dims is None:
-                dims = {}
-                state._autograph_dynamic_dims = dims
-    return dims
+    return _dims_by_code.setdefault(shim.fn.__code__, dict)
+
+
+def reset() -> None:
+    """Forget every automatic-dynamic decision (``autograph.reset()``)."""
+    _dims_by_code.clear()
 
 
 def changed_dims(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> set[int]:

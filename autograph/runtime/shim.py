@@ -469,6 +469,8 @@ def reset_all() -> None:
     for shim in list(_all_shims):
         shim.reset()
     reset_code_states()
+    from autograph.runtime.dynamic import reset as _reset_dynamic
+    _reset_dynamic()  # forget which dimensions became dynamic
     _stats.reset_stats()
     for shim in list(_all_shims):
         shim.stats = _stats.stats_for(shim.fn.__code__, shim.fn.__qualname__)
