@@ -131,6 +131,9 @@ class GraphBuilder:
                                   f"(its result depends on tensor values)")
             raise Unsupported(f"{_target_name(target)} failed during capture "
                               f"({name}: {str(exc).splitlines()[0] if str(exc) else ''})", generic=True)
+        if _has_symbolic_shape(result):
+            raise Unsupported(f"data-dependent output shape of {_target_name(target)} "
+                              f"(its size depends on tensor values)")
         return self.wrap_result(kind, target, node_args, node_kwargs, result)
 
     def wrap_result(self, kind, target, node_args, node_kwargs, result) -> Value:
@@ -189,6 +192,16 @@ def _mutates(target) -> bool:
         return name[3:-2] in {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
                               "xor", "lshift", "rshift"}
     return name.endswith("_") and not name.endswith("__")
+
+
+def _has_symbolic_shape(obj) -> bool:
+    """True when a result's size is *unbacked* (data-dependent, e.g. ``nonzero``): no input size
+    determines it. Backed sizes of dynamic inputs (``s0``) are fine."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    try:
+        return bool(free_unbacked_symbols(obj))
+    except Exception:  # pragma: no cover - unknown result structure
+        return False
 
 
 def _has_tensor(obj) -> bool:
