@@ -241,3 +241,13 @@ def test_slice_scatter(compile_fn):
         return torch.slice_scatter(out, src2, dim=0, start=0, end=6, step=2)
 
     check(compile_fn, f, torch.randn(6, 5), torch.randn(6, 3), torch.randn(3, 5))
+
+
+def test_any_all_and_arange(compile_fn):
+    def f(x):
+        steps = torch.arange(2, 2 + 3 * x.shape[1], 3)
+        return (x > 0.5).any(-1), (x > -2).all(0), (x != 0).any(), x * steps, torch.arange(x.shape[0]) + 1
+
+    x = torch.randn(4, 5)
+    x[2] = -1.0
+    check(compile_fn, f, x)

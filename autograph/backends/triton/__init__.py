@@ -1,4 +1,23 @@
-"""autograph's Triton-lowering backend (aten graph -> loop IR -> fused Triton kernels)."""
+"""autograph's Triton-lowering backend (aten graph -> loop IR -> fused Triton kernels).
+
+Modules, in pipeline order:
+
+* ``backend.py``  — ``TritonBackend(gm, example_inputs)``: AOTAutograd with a
+  decomposition table, one compile per aten graph (forward/backward/inference),
+  fallbacks to aten with a logged reason, and the exposed ``.kernels``.
+* ``lower.py``    — aten node -> IR value (pointwise, view, reduction) or an extern
+  aten call in the wrapper when there is no lowering.
+* ``ir.py``       — values (``Buffer``, ``Pointwise``, ``View``) and scheduled items.
+* ``indexing.py`` — sympy index expressions with exact floor-div/mod simplification.
+* ``fuse.py``     — groups items into kernels (vertical, horizontal, reduction
+  prologues/epilogues; at most 64 ops per kernel).
+* ``codegen.py``  — Triton source of one kernel (``triton_poi_*``, ``triton_per_*``
+  persistent reductions for rows <= 1024, ``triton_red_*`` looped ones) and launch
+  heuristics (autotuned among a few configs on the GPU only).
+* ``wrapper.py``  — the Python ``call(args)`` that allocates, launches and calls externs.
+* ``runtime.py``  — kernel loading (triton's interpreter for CPU tensors) and the
+  on-disk cache of kernels and whole graphs under ``cache_dir``.
+"""
 from __future__ import annotations
 
 from typing import Callable

@@ -981,3 +981,43 @@ def floordiv_index(expr, d: int):
     from autograph.backends.triton.indexing import FloorDiv
 
     return FloorDiv(expr, sympy.Integer(d))
+
+
+def _bool_reduce(kind: str):
+    """any/all: max/min of ``x != 0`` as int32, compared back to a bool."""
+
+    def lower(L, node, a, dim=None, keepdim=False):
+        if not isinstance(a, Value):
+            raise Unsupported("any/all of a non-tensor")
+        as_int = Pointwise(tuple(a.shape), torch.int32,
+                           lambda k, idx: k.emit(f"({a.load(k, idx)} != 0).to(tl.int32)"), 1 + a.ops, ("ne",) + a.op_names)
+        dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+        red = L.reduce(node, as_int, dims, keepdim, kind, out_dtype=torch.int32)
+        return L.pointwise(node, [red], lambda v: f"{v} != 0", "any" if kind == "max" else "all", compute=torch.int32)
+
+    return lower
+
+
+register(aten.any.dim, aten.any.dims, aten.any.default)(_bool_reduce("max"))
+register(aten.all.dim, aten.all.dims, aten.all.default)(_bool_reduce("min"))
+
+
+@register(aten.arange.start_step, aten.arange.start, aten.arange.default)
+def _arange(L, node, *args, **kw):
+    out = meta(node)
+    if node.target is aten.arange.default:
+        start, step = 0, 1
+    else:
+        start = args[0]
+        step = args[2] if len(args) > 2 else kw.get("step", 1)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, step)):
+        raise Unsupported("arange with runtime bounds")
+    from autograph.backends.triton.indexing import texpr
+
+    dtype = out.dtype
+
+    def fn(k, index):
+        k.count_op("arange")
+        return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
+
+    return Pointwise(tuple(out.shape), dtype, fn, 1, ("arange",))
