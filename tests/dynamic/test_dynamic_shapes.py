@@ -255,3 +255,25 @@ def test_failed_symbolic_capture_falls_back_to_static(monkeypatch):
     assert any("static sizes" in e for e in _shim(f).stats.errors)
     tm = [g for g in newest_guards(f).guards if g.kind is TENSOR_MATCH and g.source.expr == "x"][0]
     assert tm.expected.sizes == (5, 3)
+
+
+def seq_loss(x, w):
+    B, T = x.shape
+    h = torch.tanh(x.view(B, T, 1) * w).reshape(B, -1)
+    return h.sum(-1).mean()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradients_through_a_dynamic_entry(backend):
+    f = autograph.compile(seq_loss, backend=backend)
+    for T in (3, 4, 5, 7):
+        x = torch.randn(2, T)
+        w = torch.randn(4, requires_grad=True)
+        w_ref = w.detach().clone().requires_grad_()
+        out = f(x, w)
+        out.backward()
+        ref = seq_loss(x, w_ref)
+        ref.backward()
+        torch.testing.assert_close(out, ref)
+        torch.testing.assert_close(w.grad, w_ref.grad)
+    assert captures(f) == 2
