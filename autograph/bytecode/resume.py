@@ -279,6 +279,10 @@ def _checked_loads(body: list, params: set) -> list:
             out.append(item)
             continue
         loc = item.location
+        names = item.arg if isinstance(item.arg, tuple) else (item.arg,)
+        if not all(isinstance(n, str) for n in names):
+            out.append(item)  # a cell loaded as a value (3.13 closures): always bound
+            continue
         if item.name == "LOAD_FAST" and item.arg not in params:
             out.append(Instr("LOAD_FAST_CHECK", item.arg, location=loc))
         elif item.name == "LOAD_FAST_LOAD_FAST" and not set(item.arg) <= params:

@@ -94,6 +94,11 @@ def pending_null_calls(code) -> dict:
         elif name == "LOAD_SUPER_ATTR" and method_bit:
             pushed = (d - 3, d - 2)
         consumed = name in _NULL_CONSUMERS
+        if name == "SWAP":  # follow NULLs that change place
+            a, b = d - 1, d - ins.arg
+            nulls = tuple(b if x == a else a if x == b else x for x in nulls)
+        elif name == "COPY" and (d - ins.arg) in nulls:
+            pushed = (d,)
         for e in table:
             if e.start <= ins.offset < e.end:
                 work.append((at[e.target], tuple(x for x in nulls if x < e.depth)))

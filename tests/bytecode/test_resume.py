@@ -37,6 +37,7 @@ def resume_outcome(fn, args, offset, visit=0, check=None):
     3.11/3.12) the frame's cell objects."""
     code = fn.__code__
     depth = stack_depth_at(code, offset)
+    assert pending_null_calls(code).get(offset, 1) == 0, "a NULL may be on the stack here"
     by_closure = bool(code.co_cellvars) and PY < (3, 13)
 
     def continue_with(snap):
@@ -80,6 +81,9 @@ def eligible_offsets(fn):
 
 @pytest.mark.parametrize("fn,args", CASES, ids=[f"{f.__name__}{a!r}"[:40] for f, a in CASES])
 def test_resume_at_every_offset_matches_original(fn, args):
+    if fn.__code__.co_cellvars and PY >= (3, 13):
+        pytest.skip("3.13 (best effort): cells='closure' is not available, and cells='value' "
+                    "breaks closures created before the offset (documented)")
     expected = outcome(fn, args)
     checked = 0
     for offset in eligible_offsets(fn):
@@ -180,10 +184,11 @@ def test_closure_free_and_cell_variables():
     fn, args = bc_corpus.closures, (3,)
     code = fn.__code__
     assert "c" in code.co_cellvars
-    store_d = _offsets(fn, "STORE_FAST", "d")[0]
-    live = live_locals_at(code, store_d)
-    assert "inner" in live and "c" not in live  # c is rebound before being read again
-    assert resume_outcome(fn, args, store_d) is not None
+    rebind = _offsets(fn, "LOAD_CONST", 100)[0]  # c = 100, after inner and d exist
+    live = live_locals_at(code, rebind)
+    assert {"inner", "d"} <= live and "c" not in live  # c is rebound before being read again
+    if PY < (3, 13):  # needs cells="closure"
+        assert resume_outcome(fn, args, rebind) == outcome(fn, args)
 
 
 def test_cell_variable_passed_by_value():
