@@ -251,3 +251,11 @@ def test_any_all_and_arange(compile_fn):
     x = torch.randn(4, 5)
     x[2] = -1.0
     check(compile_fn, f, x)
+
+
+def test_float64_and_small_int_dtypes(compile_fn):
+    x = torch.randn(4, 5, dtype=torch.float64)
+    u = torch.randint(0, 200, (4, 5), dtype=torch.uint8)
+    i8 = torch.randint(-100, 100, (4, 5), dtype=torch.int8)
+    check(compile_fn, lambda x, u, i8: (x.sin() * 3 + x.sum(-1, keepdim=True), u + 7, i8 * 2, u.sum(), x * u),
+          x, u, i8)
