@@ -183,3 +183,32 @@ def test_no_reference_leaks_on_hit_path():
         assert _native.check(plan, args, None) == -1
         assert _native.check(plan, (t, 4, box), None) == 1
     assert (sys.getrefcount(t), sys.getrefcount(box), sys.getrefcount(box.w)) == before
+
+
+def test_missing_extension_logs_one_line_and_uses_generated_checks(monkeypatch, caplog):
+    import builtins
+    import logging
+    import sys
+
+    real_import = builtins.__import__
+
+    def blocked(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "autograph" and fromlist and "_native" in fromlist:
+            raise ImportError("no compiled extension")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.delitem(sys.modules, "autograph._native", raising=False)
+    monkeypatch.setattr(builtins, "__import__", blocked)
+    native.load.cache_clear()
+    try:
+        with caplog.at_level(logging.INFO, logger="autograph.runtime"):
+            assert native.load() is None and native.load() is None
+            fn, _ = make_fn()
+            gs = GuardSet(fn, [equals_match(LocalSource("b"), 3)])
+            assert native.runtime_plan(gs) is gs.index_fn
+            assert native.runtime_dispatch()((gs.index_fn,), (0, 3), {}) == 0
+        lines = [r for r in caplog.records if "autograph._native is not available" in r.getMessage()]
+        assert len(lines) == 1
+    finally:
+        monkeypatch.undo()
+        native.load.cache_clear()
