@@ -490,7 +490,10 @@ def _load_attr(tx, frame, inst):
 def _load_method(tx, frame, inst):
     obj = frame.pop()
     frame.push(NULL)
-    frame.push(_MethodRef(obj, inst.argval) if not isinstance(obj, (UserFunctionValue,)) else obj.getattr(tx, inst.argval))
+    if isinstance(obj, (UserFunctionValue, ConstantValue)):  # resolve now: a missing attribute fails here
+        frame.push(obj.getattr(tx, inst.argval))
+    else:
+        frame.push(_MethodRef(obj, inst.argval))
 
 
 class _MethodRef(Value):
@@ -510,6 +513,12 @@ class _MethodRef(Value):
         return self.obj.getattr(tx, self.name)
 
     def reconstruct(self, cg):
+        try:
+            real = self.obj.real_value()
+        except Unsupported:
+            real = None
+        if real is not None and not hasattr(real, self.name):
+            raise Unsupported(f"method .{self.name} does not exist on {self.obj.describe()}")
         return f"{cg.reconstruct(self.obj)}.{self.name}"
 
 

@@ -88,3 +88,17 @@ def test_handled_in_one_graph(fn):
 
 def test_unhandled_exception_raises_like_eager():
     check(x_except_not_matching, lambda: (torch.randn(4),))
+
+
+# fuzz-found (seed 7000318): a missing method on a constant inside `try` must be caught there
+def x_missing_method_in_try(y, items, alpha=0.5):
+    items.append(alpha)
+    try:
+        y = y + items[2].sum()
+    except Exception:
+        y = y * 0.5
+    return y
+
+
+def test_missing_method_on_constant_caught_by_user_handler():
+    check(x_missing_method_in_try, lambda: (torch.randn(3), [torch.randn(3), torch.randn(3)]))

@@ -43,7 +43,7 @@ class ConstantValue(Value):
         try:
             attr = getattr(self.value, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True)
+            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc)
         if callable(attr):
             return BuiltinMethodValue(self, name)
         return tx.wrap(attr, None, trusted=True)
