@@ -8,9 +8,9 @@
 Per model and mode: graphs, graph breaks (reason and source line, listed under the
 table), the share of torch calls that ran inside compiled graphs, correctness
 against an eager copy (fp32, atol/rtol 1e-4; train: forward and every gradient),
-cold first-call time, whether a second call compiled anything, and the
-steady-state time (median, interleaved with eager in this process) as a ratio to
-eager. See autograph/testing/coverage.py for how each number is measured.
+cold first-call time (wall clock), whether a second call compiled anything, and
+the steady-state time per call (median process CPU time, interleaved with eager
+in this process; ``--wall`` for wall-clock) as a ratio to eager. See autograph/testing/coverage.py for how each number is measured.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import argparse
 import importlib
 import json
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +29,7 @@ from autograph.testing import models  # noqa: E402
 from autograph.testing.coverage import Coverage, measure  # noqa: E402
 
 COLUMNS = ("model", "mode", "graphs", "breaks", "torch calls in graphs", "correct", "cold s",
-           "2nd call compiles", "eager ms", "compiled ms", "ratio")
+           "2nd call compiles", "eager ms", "compiled ms", "ratio")  # ms: median process CPU time per call
 
 
 def _factory(spec: str):
@@ -74,16 +75,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", action="append", help="model name or pkg.module:factory (repeatable)")
     parser.add_argument("--mode", choices=("eval", "train", "both"), default="both")
     parser.add_argument("--iters", type=int, default=20, help="steady-state timing iterations (default 20)")
+    parser.add_argument("--wall", action="store_true", help="time with the wall clock instead of process CPU time")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch intra-op threads (default 1: steadier numbers on a shared machine)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args(argv)
 
+    import torch
+    torch.set_num_threads(args.threads)
     specs = args.model or list(models.NAMES)
     modes = ("eval", "train") if args.mode == "both" else (args.mode,)
     results = []
     for spec in specs:
         name, factory = _factory(spec)
         for mode in modes:
-            results.append(measure(name, factory, mode, steady_iters=args.iters))
+            clock = time.perf_counter if args.wall else time.process_time
+            results.append(measure(name, factory, mode, steady_iters=args.iters, clock=clock))
             print(f"measured {name} ({mode})", file=sys.stderr)
     print(render(results))
     if args.json:
