@@ -154,8 +154,8 @@ def _compiler(args: argparse.Namespace):
 
 
 def _short(error: str) -> str:
-    text = error.split(": ", 1)[-1] if ".py:" in error else error
-    return re.sub(r"\d+", "N", text)[:140]
+    text = re.sub(r"\S+\.py:\d+:\s*", "", error)  # file:line of the generated program
+    return re.sub(r"\d+", "N", text)[:160]
 
 
 def _work(args: argparse.Namespace) -> int:

@@ -1,6 +1,6 @@
 """Fuzz regression (found by scripts/fuzz.py --seed 1, program seed 1000955, 2026-11-21, minimised).
 
-Observed difference:
+Observed difference (passes as of capture commit 9835c0d; kept as a regression test):
     call 0: input_mutation: argument 'items' after the call[2]: leaf 0: max abs difference 0.991
 """
 import pytest
@@ -16,7 +16,6 @@ BACKEND = 'eager'
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason="fuzz-found bug, not fixed yet: input_mutation: argument 'items' after the call[2]: leaf 0: max abs difference 0.991")
 def test_compiled_matches_eager():
     differences = check_program(PROGRAM, autograph_compiler(BACKEND))
     assert not differences, format_failure(PROGRAM, differences)
