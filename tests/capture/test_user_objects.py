@@ -197,3 +197,12 @@ def test_class_with_slots_is_a_break_not_a_wrong_result():
         return Slotted(a).v + 1
     h, _ = _run(f, torch.randn(2), breaks=1)
     assert "Slotted" in h.breaks[0].reason
+
+
+def test_all_and_any_stop_consuming_a_generator_like_python():
+    def f(a, xs):
+        seen = []
+        ok = any(seen.append(x) or x > 1 for x in xs)
+        return a * len(seen), ok
+
+    _run(f, torch.randn(2), [0, 2, 5, 7])

@@ -363,9 +363,18 @@ def _sum(tx, it, start=None):
     return total
 
 
+def _lazy_items(tx, it):
+    """Items of ``it`` one at a time (an iterator/generator is advanced only as far as consumed)."""
+    if isinstance(it, ListIteratorValue):
+        while (item := it.next(tx)) is not None:
+            yield item
+    else:
+        yield from it.iter_items(tx)
+
+
 def _all_any(is_all):
     def handler(tx, it):
-        for item in it.iter_items(tx):
+        for item in _lazy_items(tx, it):  # short-circuits like Python: later items are not evaluated
             t = item.truth(tx)
             if is_all and not t:
                 return ConstantValue(False)
