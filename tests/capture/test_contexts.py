@@ -100,3 +100,19 @@ def test_generator_based_context_manager_breaks_or_matches():
     h = Harness()
     a = torch.randn(3)
     assert_same(f(a), h.compile(f)(a))
+
+
+def test_break_inside_a_grad_mode_block_falls_back_to_eager_results():
+    import autograph
+
+    def f(a):
+        with torch.no_grad():
+            b = a * 2
+            print("inside")  # a break inside the block: autograph must not lose the grad mode
+            c = a * 3
+        return b, c, b.requires_grad, c.requires_grad
+
+    a = torch.randn(2, requires_grad=True)
+    compiled = autograph.compile(f, backend="eager")
+    assert_same(f(a), compiled(a))
+    assert torch.is_grad_enabled()

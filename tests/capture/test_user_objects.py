@@ -206,3 +206,13 @@ def test_all_and_any_stop_consuming_a_generator_like_python():
         return a * len(seen), ok
 
     _run(f, torch.randn(2), [0, 2, 5, 7])
+
+
+def test_object_live_across_a_graph_break_is_rebuilt_once():
+    def f(a):
+        p = Point(a + 1, a * 2)
+        q = [p, p]
+        print("break")
+        return q[0] is q[1], q[0].x + q[1].y
+
+    _run(f, torch.randn(3), breaks=1)
