@@ -116,3 +116,19 @@ def test_break_inside_a_grad_mode_block_falls_back_to_eager_results():
     compiled = autograph.compile(f, backend="eager")
     assert_same(f(a), compiled(a))
     assert torch.is_grad_enabled()
+
+
+def test_with_on_a_c_level_manager_is_a_break_not_run_at_capture_time():
+    import threading
+    lock = threading.Lock()
+
+    def f(a):
+        with lock:
+            b = a + 1
+        return b
+
+    h = Harness()
+    a = torch.randn(2)
+    assert_same(f(a), h.compile(f)(a))
+    assert len(h.breaks) == 1 and "__enter__" in h.breaks[0].reason
+    assert not lock.locked()

@@ -6,6 +6,7 @@ one graph without breaks where the construct is supported, and compares with eag
 from __future__ import annotations
 
 import collections
+import collections.abc
 import dataclasses
 
 import torch
@@ -216,3 +217,28 @@ def test_object_live_across_a_graph_break_is_rebuilt_once():
         return q[0] is q[1], q[0].x + q[1].y
 
     _run(f, torch.randn(3), breaks=1)
+
+
+class Layers(collections.abc.Sequence):
+    """Iterated by Sequence.__iter__: index until the user __getitem__ raises IndexError."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        if i >= self.n:
+            raise IndexError("list index out of range")
+        return i * 2
+
+
+def test_sequence_protocol_iteration_ends_on_index_error():
+    def f(a):
+        total = a
+        for k in Layers(3):
+            total = total + k
+        return total
+
+    _run(f, torch.randn(2))

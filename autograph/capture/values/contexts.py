@@ -11,6 +11,8 @@ capture falls back (never a wrong grad mode).
 """
 from __future__ import annotations
 
+import types
+
 import torch
 
 from autograph.capture import interpreter
@@ -111,9 +113,23 @@ def _construct(tx, cls, args, kwargs):
     return GradModeContextValue(cls is torch.enable_grad)
 
 
+def _python_manager(mgr: Value) -> bool:
+    """A manager whose __enter__/__exit__ capture interprets (never runs for real at capture time)."""
+    if isinstance(mgr, GradModeContextValue):
+        return True
+    try:
+        cls = mgr.python_type()
+    except Unsupported:
+        return False
+    return all(isinstance(getattr(cls, name, None), types.FunctionType) for name in ("__enter__", "__exit__"))
+
+
 @interpreter.handler("BEFORE_WITH")
 def _before_with(tx, frame, inst):
-    mgr = frame.pop()
+    mgr = frame.stack[-1]
+    if not _python_manager(mgr):
+        raise Unsupported(f"`with` on {mgr.describe()} (its __enter__/__exit__ are not Python code)")
+    frame.pop()
     exit_fn = mgr.getattr(tx, "__exit__")
     frame.push(exit_fn)
     frame.push(mgr.call_method(tx, "__enter__", [], {}))
