@@ -179,6 +179,7 @@ class TritonBackend:
                     read_elsewhere.setdefault(id(other), set()).update(writer.in_args)
         kernels: dict = {}
         sources: list[tuple[str, str]] = []
+        signatures: dict[str, dict[str, str]] = {}
         for i, g in enumerate(groups):
             stores = {item.buffer for item in g.items
                       if item.buffer.name in lowered.needed or item.buffer.name in read_elsewhere.get(id(g), set())}
@@ -188,11 +189,14 @@ class TritonBackend:
             source, writer = kernel_source(g, name, persistent=g.persistent, stores=stores, gpu=gpu)
             kernels[g] = (name, writer, launch_config(g, g.persistent, gpu))
             sources.append((name, source))
+            signatures[name] = {ptr: "*" + _TRITON_TYPES[writer.arg_buffers[buf].dtype]
+                                for buf, ptr in list(writer.in_args.items()) + list(writer.out_args.items())}
         wrapper, constants = generate_wrapper(lowered, schedule, kernels, gpu)
         devices = {k: str(v) for k, v in constants.items() if isinstance(v, torch.device) and k.startswith("device")}
         other = {k: v for k, v in constants.items() if k not in devices}
         externs = [s.reason for s in schedule if isinstance(s, ExternItem)]
         return {"kernels": sources, "wrapper": wrapper, "devices": devices, "externs": externs,
+                "signatures": signatures,
                 "cacheable": not other, "_constants": other}
 
 
@@ -222,6 +226,11 @@ def _first_call_checked(call: Callable, gm: torch.fx.GraphModule, info: Compiled
         return impl[0](args)
 
     return dispatch
+
+
+_TRITON_TYPES = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16", torch.float64: "fp64",
+                 torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8",
+                 torch.bool: "i1"}
 
 
 def _short(op: str) -> str:
