@@ -101,14 +101,18 @@ def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Any, failed: Any):
 
     mode = getattr(settings, "dynamic", "auto")
     dims = _state(shim)
-    if mode == "auto" and failed is not None:
-        changed = changed_dims(failed, shim.fn, args, kwargs)
-        if changed:
-            expr = failed.source.expr
-            with _lock:
-                dims[expr] = set(dims.get(expr, ())) | changed
-            log.info("%s: size change of %s in dimension(s) %s: compiling them dynamic",
-                     shim.fn.__qualname__, expr, sorted(changed))
+    if mode == "auto" and failed is not None and changed_dims(failed, shim.fn, args, kwargs):
+        # a size change: every input of the newest entry whose size changed goes dynamic at once
+        from autograph.guards.model import TENSOR_MATCH
+
+        for guard in shim.entries[-1].guards.guards:
+            changed = changed_dims(guard, shim.fn, args, kwargs) if guard.kind is TENSOR_MATCH else set()
+            if changed:
+                expr = guard.source.expr
+                with _lock:
+                    dims[expr] = set(dims.get(expr, ())) | changed
+                log.info("%s: size change of %s in dimension(s) %s: compiling them dynamic",
+                         shim.fn.__qualname__, expr, sorted(changed))
     if mode == "static":
         return Plan("static", {}, _marked(args, kwargs))
     plan_dims = {k: frozenset(v) for k, v in dims.items()} if mode == "auto" else {}

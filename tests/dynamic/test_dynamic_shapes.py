@@ -277,3 +277,13 @@ def test_gradients_through_a_dynamic_entry(backend):
         torch.testing.assert_close(out, ref)
         torch.testing.assert_close(w.grad, w_ref.grad)
     assert captures(f) == 2
+
+
+def test_two_inputs_changing_size_together_compile_twice():
+    f = autograph.compile(relate, backend="eager")
+    for n in range(2, 9):
+        x, y = torch.randn(n, n + 1), torch.randn(n + 1, 3)
+        torch.testing.assert_close(f(x, y), relate(x, y))
+    assert captures(f) == 2
+    rels = relations(f)
+    assert any("x.size(1)" in r and "y.size(0)" in r for r in rels), rels
