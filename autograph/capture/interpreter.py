@@ -677,6 +677,8 @@ def _format_value(tx, frame, inst):
     value = frame.pop()
     if not value.is_constant():
         raise Unsupported(f"f-string formatting of {value.describe()}")
+    if vb._has_symbolic([value], {}):
+        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)")
     v = value.as_python_constant()
     conv = inst.arg & 0x03
     v = {0: lambda x: x, 1: str, 2: repr, 3: ascii}[conv](v)

@@ -102,3 +102,20 @@ def x_missing_method_in_try(y, items, alpha=0.5):
 
 def test_missing_method_on_constant_caught_by_user_handler():
     check(x_missing_method_in_try, lambda: (torch.randn(3), [torch.randn(3), torch.randn(3)]))
+
+
+def x_format_size(x):
+    if x.shape[0] > 100:
+        return x, "", ""
+    return x * 2, f"shape {tuple(x.shape)}", str(x.shape[0])
+
+
+def test_dynamic_sizes_are_not_formatted_symbolically():
+    import autograph
+    autograph.reset()
+    f = autograph.compile(x_format_size, backend="eager")
+    for n in (4, 5, 6, 7):  # the second size makes the first dimension dynamic
+        x = torch.randn(n, 3)
+        got, expected = f(x), x_format_size(x)
+        assert got[1:] == expected[1:]
+        torch.testing.assert_close(got[0], expected[0])

@@ -22,12 +22,31 @@ def _all_constant(args, kwargs) -> bool:
 
 def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     """Run ``fn`` on the real constant values now; its exception is raised natively later."""
+    if fn in _TEXT_FUNCTIONS and _has_symbolic(args, kwargs):
+        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)")
     try:
         result = fn(*(a.as_python_constant() for a in args),
                     **{k: v.as_python_constant() for k, v in kwargs.items()})
     except Exception as exc:
         raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc)
     return tx.wrap(result, None, trusted=True)
+
+
+_TEXT_FUNCTIONS = {str, repr, format, ascii}
+
+
+def _has_symbolic(args, kwargs) -> bool:
+    """A symbolic size (dynamic shapes) among constant arguments, at any depth."""
+    import torch
+
+    def sym(x) -> bool:
+        if isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            return True
+        if isinstance(x, (tuple, list, frozenset, set)):
+            return any(sym(i) for i in x)
+        return False
+    values = [a.as_python_constant() for a in args] + [v.as_python_constant() for v in kwargs.values()]
+    return any(sym(v) for v in values)
 
 
 # Modules whose builtin functions are pure: same constant arguments, same result, no effect.
