@@ -281,14 +281,14 @@ def _relation(text: str, sources: list) -> Any:
     from autograph.guards import model
 
     code = _NAME.sub(r"___in\1", text)
+    code = _PROP.sub(lambda m: f"{m.group(1)}.{m.group(2)}({m.group(3)})", code)  # x.size(0): no tuple
     used = sorted({int(i) for i in re.findall(r"___in(\d+)", code)})
     params = ", ".join(f"___in{i}" for i in used)
     try:
-        check = eval(f"lambda {params}: bool({code})", {"__builtins__": __builtins__})  # noqa: S307
+        check = eval(f"lambda {params}: {code}", {"__builtins__": __builtins__})  # noqa: S307
     except SyntaxError as exc:
         raise Unsupported(f"shape guard {text!r} is not plain Python ({exc})", generic=True)
-    readable = _PROP.sub(lambda m: f"{m.group(1)}.{m.group(2)}({m.group(3)})", code)
-    readable = re.sub(r"___in(\d+)", lambda m: sources[int(m.group(1))].expr, readable)
+    readable = re.sub(r"___in(\d+)", lambda m: sources[int(m.group(1))].expr, code)
     guard = model.shape_relation(readable, check, [sources[i] for i in used])
     guard.reason = "relation between sizes the compiled graph relies on"
     return guard
