@@ -287,3 +287,22 @@ def test_two_inputs_changing_size_together_compile_twice():
     assert captures(f) == 2
     rels = relations(f)
     assert any("x.size(1)" in r and "y.size(0)" in r for r in rels), rels
+
+
+def size_across_a_break(x):
+    n = x.shape[0] // 2
+    x = x * 2
+    print("graph break", end="")
+    return x[:n] + n
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_size_expression_crosses_a_graph_break(backend, capsys):
+    f = autograph.compile(size_across_a_break, backend=backend)
+    for m in range(4, 12):
+        x = torch.randn(m, 2)
+        torch.testing.assert_close(f(x), size_across_a_break(x))
+    assert captures(f) <= 2
+    assert _shim(f).stats.errors == []
+    source = _shim(f).entries[-1].result.transformed_source
+    assert "x.size(0) // 2" in source, source
