@@ -306,3 +306,20 @@ def test_a_size_expression_crosses_a_graph_break(backend, capsys):
     assert _shim(f).stats.errors == []
     source = _shim(f).entries[-1].result.transformed_source
     assert "x.size(0) // 2" in source, source
+
+
+def square_sum(x):
+    return x + x.sum(0)
+
+
+def test_sizes_equal_by_chance_are_not_tied_together():
+    f = autograph.compile(square_sum, backend="eager", dynamic="always")
+    x = torch.randn(4, 4)
+    torch.testing.assert_close(f(x), square_sum(x))
+    gs = newest_guards(f)
+    assert gs.first_failure(torch.randn(4, 5)) is None  # one symbol per dimension: no x.size(0) == x.size(1)
+    assert gs.first_failure(torch.randn(4, 1)).kind is SHAPE_RELATION  # 2 <= x.size(1): size 1 is specialised
+    for shape in [(4, 5), (5, 4), (3, 3), (2, 7)]:
+        y = torch.randn(*shape)
+        torch.testing.assert_close(f(y), square_sum(y))
+    assert captures(f) == 1
