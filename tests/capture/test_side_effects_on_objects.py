@@ -71,3 +71,24 @@ def test_store_on_object_with_custom_setattr_breaks_and_raises_like_eager():
         assert "read-only" in str(exc)
     else:
         raise AssertionError("expected the eager AttributeError")
+
+
+LOG = __import__("logging").getLogger("autograph.tests.reorder")
+
+
+def test_logging_calls_are_replayed_after_the_graph(caplog):
+    def f(a, n):
+        LOG.warning("scaling by %d", n)
+        b = a * n
+        LOG.info("done")
+        return b
+
+    h = Harness()
+    a = torch.randn(3)
+    compiled = h.compile(f)
+    with caplog.at_level("INFO", logger="autograph.tests.reorder"):
+        out = compiled(a, 3)
+        compiled(a, 3)
+    assert_same(a * 3, out)
+    assert not h.breaks and len(h.backend.graphs) == 1
+    assert [r.getMessage() for r in caplog.records] == ["scaling by 3", "done"] * 2

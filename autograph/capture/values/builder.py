@@ -190,6 +190,8 @@ def _iterator_remaining(it):
 # ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented`` for library calls answerable at
 # capture time (values/stdlib.py)
 OPAQUE_CALL_HANDLERS: dict = {}
+# ``rule(tx, fn, args, kwargs) -> Value | NotImplemented`` for whole families (logging: side_effects.py)
+OPAQUE_CALL_RULES: list = []
 
 
 class OpaqueCallableValue(Value):
@@ -211,6 +213,10 @@ class OpaqueCallableValue(Value):
         handler = OPAQUE_CALL_HANDLERS.get(self.fn) if _hashable(self.fn) else None
         if handler is not None:
             out = handler(tx, args, kwargs)
+            if out is not NotImplemented:
+                return out
+        for rule in OPAQUE_CALL_RULES:
+            out = rule(tx, self.fn, args, kwargs)
             if out is not NotImplemented:
                 return out
         raise Unsupported(f"unsupported: {self.describe()}")

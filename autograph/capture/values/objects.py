@@ -194,6 +194,11 @@ class ObjectValue(Value):
         if isinstance(call, types.FunctionType):
             from autograph.capture.values.functions import UserFunctionValue
             return UserFunctionValue(call).call(tx, [self, *args], kwargs)
+        from autograph.capture.values.builder import OPAQUE_CALL_RULES
+        for rule in OPAQUE_CALL_RULES:  # e.g. reorderable logging calls (values/side_effects.py)
+            out = rule(tx, self.obj, args, kwargs)
+            if out is not NotImplemented:
+                return out
         mod = (getattr(self.obj, "__module__", None) or "").split(".")[0]
         name = getattr(self.obj, "__qualname__", None) or getattr(self.obj, "__name__", None)
         if name:

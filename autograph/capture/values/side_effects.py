@@ -1,13 +1,23 @@
-"""Attribute stores on real objects that existed before capture, replayed after the graph.
+"""Side effects on the world outside the capture, replayed after the graph.
 
-``obj.attr = v`` on an object from outside (a global flag holder, a context-var
-wrapper) is recorded instead of breaking; later reads in the same capture see
-the stored value, and the transformed code performs the final stores (in first
-store order) right after the compiled graph ran, before the breaking
-instruction or the return — the state eager would leave at that point.
+* ``obj.attr = v`` on an object from outside (a global flag holder, a context-var
+  wrapper) is recorded instead of breaking; later reads in the same capture see
+  the stored value.
+* Calls to *reorderable* logging functions (``logging.Logger`` methods,
+  ``warnings.warn``, ``*.logging`` helpers such as ``warning_once``; TorchDynamo's
+  ``reorderable_logging_functions`` idea) are recorded: they return None and only
+  emit text, so running them after the graph changes nothing but the moment the
+  text appears.
+
+The transformed code performs the recorded effects in order right after the
+compiled graph ran, before the breaking instruction or the return: the state
+eager would leave at that point.
 """
 from __future__ import annotations
 
+import logging
+import types
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from autograph.capture.values.base import Value
@@ -15,31 +25,103 @@ from autograph.capture.values.base import Value
 if TYPE_CHECKING:  # pragma: no cover
     from autograph.capture.codegen import Codegen
 
+_LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log", "warning_once", "info_once",
+                   "warning_advice"}
 
-def _table(tx) -> dict:
-    table = getattr(tx, "attr_stores", None)
-    if table is None:
-        table = tx.attr_stores = {}
-    return table
+
+def _events(tx) -> list:
+    events = getattr(tx, "side_effect_events", None)
+    if events is None:
+        events = tx.side_effect_events = []
+    return events
 
 
 def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> None:
     """Remember ``real.name = value`` (``obj_value`` rebuilds ``real`` in the transformed code)."""
-    table = _table(tx)
-    key = (id(real), name)
-    table.pop(key, None)  # keep the order of the last store per attribute
-    table[key] = (obj_value, real, name, value)
+    _events(tx).append(("store", obj_value, real, name, value))
 
 
 def pending(tx, real: Any, name: str) -> Value | None:
     """The value stored into ``real.name`` earlier in this capture, if any."""
-    entry = _table(tx).get((id(real), name))
-    return entry[3] if entry is not None else None
+    for event in reversed(_events(tx)):
+        if event[0] == "store" and event[2] is real and event[3] == name:
+            return event[4]
+    return None
+
+
+def is_reorderable_logging(fn: Any) -> bool:
+    """Logging calls that may run after the graph (they return None and only emit text)."""
+    if fn is warnings.warn:
+        return True
+    self_obj = getattr(fn, "__self__", None)
+    name = getattr(fn, "__name__", "")
+    if isinstance(self_obj, (logging.Logger, logging.LoggerAdapter)) and name in _LOGGER_METHODS:
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, (types.FunctionType, types.MethodType)) and module.split(".")[-1] == "logging" \
+        and name in _LOGGER_METHODS
+
+
+def record_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """Defer ``fn(*args, **kwargs)`` to after the graph; the call's value is None."""
+    from autograph.capture.values.constants import ConstantValue
+    _events(tx).append(("call", fn, list(args), dict(kwargs)))
+    return ConstantValue(None)
 
 
 def replay_lines(cg: "Codegen", tx) -> list[str]:
-    """Statements of the transformed code that perform the recorded stores."""
+    """Statements of the transformed code that perform the recorded effects, in order."""
     lines = []
-    for obj_value, _real, name, value in _table(tx).values():
-        lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+    for event in _events(tx):
+        if event[0] == "store":
+            _, obj_value, _real, name, value = event
+            lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+        else:
+            _, fn, args, kwargs = event
+            parts = [cg.reconstruct(a) for a in args] + [f"{k}={cg.reconstruct(v)}" for k, v in kwargs.items()]
+            lines.append(f"{cg.const(fn)}({', '.join(parts)})")
     return lines
+
+
+def _logging_call(tx, fn, args, kwargs):
+    if not is_reorderable_logging(fn):
+        return NotImplemented
+    return record_call(tx, fn, args, kwargs)
+
+
+class DeferredLogCall(Value):
+    """``logger.warning`` & co. of a real logger: calling it records the call."""
+
+    def __init__(self, fn: Any):
+        self.fn = fn
+
+    def describe(self):
+        return f"logging call {getattr(self.fn, '__name__', '?')}"
+
+    def call(self, tx, args, kwargs):
+        return record_call(tx, self.fn, args, kwargs)
+
+    def reconstruct(self, cg):
+        return cg.const(self.fn)
+
+
+def _wrap_logger(tx, obj, source):
+    from autograph.capture.values.objects import ObjectValue
+
+    class LoggerValue(ObjectValue):
+        def getattr(self, tx, name):
+            if name in _LOGGER_METHODS and callable(getattr(self.obj, name, None)):
+                return DeferredLogCall(getattr(self.obj, name))
+            return super().getattr(tx, name)
+
+    tx.guards.type_(source, obj)
+    return LoggerValue(obj, source)
+
+
+def install() -> None:
+    """Register the logging rules (called by user_objects.install: this module is imported early)."""
+    from autograph.capture.values import builder
+    if _logging_call not in builder.OPAQUE_CALL_RULES:
+        builder.OPAQUE_CALL_RULES.append(_logging_call)
+    for cls in (logging.Logger, logging.RootLogger):
+        builder.TYPE_WRAPPERS.setdefault(cls, _wrap_logger)

@@ -494,7 +494,8 @@ def _yield_value(tx, frame, inst):
 
 def install() -> None:
     """Wire this module's mechanisms into the interpreter's extension points."""
-    from autograph.capture.values import contexts, stdlib, torch_objects  # noqa: F401 - register themselves
+    from autograph.capture.values import contexts, side_effects, stdlib, torch_objects  # noqa: F401 - register
+    side_effects.install()
     interpreter.GENERATOR_FACTORY = make_generator
     from autograph.capture.values import builder
     for method in (object.__setattr__, dict.get):  # wrapper_descriptor, method_descriptor
