@@ -1,0 +1,431 @@
+"""Pointwise lowerings: element i of the result from element i of the (broadcast) inputs.
+
+Masked-load values (cat, padding, slice_scatter) are pointwise too: each element
+reads the input whose range holds it.
+"""
+from __future__ import annotations
+
+import math
+
+import sympy
+import torch
+
+from autograph.backends.triton.codegen import compute_dtype, literal, tl_dtype
+from autograph.backends.triton.ir import Pointwise, Value
+from autograph.backends.triton.lower import Unsupported, meta, promoted, register
+
+aten = torch.ops.aten
+prims = torch.ops.prims
+
+
+def _binary(template: str, name: str):
+    def lower(L: Lowering, node, a, b, **kw):
+        if kw.get("alpha", 1) != 1:
+            alpha = kw["alpha"]
+            return L.pointwise(node, [a, b], lambda x, y: template.format(x, f"{literal(alpha)} * {y}"), name)
+        return L.pointwise(node, [a, b], lambda x, y: template.format(x, y), name)
+
+    return lower
+
+
+register(aten.add.Tensor, aten.add.Scalar)(_binary("{} + {}", "add"))
+register(aten.sub.Tensor, aten.sub.Scalar)(_binary("{} - {}", "sub"))
+register(aten.mul.Tensor, aten.mul.Scalar)(_binary("{} * {}", "mul"))
+
+
+@register(aten.rsub.Scalar, aten.rsub.Tensor)
+def _rsub(L, node, a, b, alpha=1):
+    return L.pointwise(node, [a, b], lambda x, y: f"{y} - {literal(alpha)} * {x}", "rsub")
+
+
+@register(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, aten.div.Scalar_mode)
+def _div(L, node, a, b, rounding_mode=None):
+    if not meta(node).dtype.is_floating_point:
+        raise Unsupported("integer division")
+    if rounding_mode is None:
+        return L.pointwise(node, [a, b], lambda x, y: f"{x} / {y}", "div")
+    if rounding_mode == "floor":
+        return L.pointwise(node, [a, b], lambda x, y: f"tl.floor({x} / {y})", "div")
+    return L.pointwise(node, [a, b], lambda x, y: f"tl.where({x} / {y} < 0, tl.math.ceil({x} / {y}), tl.floor({x} / {y}))", "div")
+
+
+def k_emitless(expr: str) -> str:
+    """Parenthesize a sub-expression that is used several times in a bigger one."""
+    return f"({expr})"
+
+
+def _float_only(node):
+    if not meta(node).dtype.is_floating_point:
+        raise Unsupported("float-only op on integers")
+
+
+def _unary(template: str, name: str, float_only: bool = True):
+    def lower(L: Lowering, node, a):
+        if float_only:
+            _float_only(node)
+        return L.pointwise(node, [a], lambda x: template.format(x=x), name)
+
+    return lower
+
+
+for _op, _tpl, _name in [
+    (aten.exp.default, "tl.exp({x})", "exp"),
+    (aten.exp2.default, "tl.math.exp2({x})", "exp2"),
+    (aten.log.default, "tl.log({x})", "log"),
+    (aten.log2.default, "tl.log({x}) * 1.4426950408889634", "log2"),
+    (aten.log10.default, "tl.log({x}) * 0.4342944819032518", "log10"),
+    (aten.log1p.default, "tl.log(1.0 + {x})", "log1p"),
+    (aten.expm1.default, "tl.exp({x}) - 1.0", "expm1"),
+    (aten.sqrt.default, "tl.sqrt({x})", "sqrt"),
+    (aten.rsqrt.default, "tl.rsqrt({x})", "rsqrt"),
+    (aten.sin.default, "tl.sin({x})", "sin"),
+    (aten.cos.default, "tl.cos({x})", "cos"),
+    (aten.tanh.default, "2.0 * tl.sigmoid(2.0 * {x}) - 1.0", "tanh"),
+    (aten.sigmoid.default, "tl.sigmoid({x})", "sigmoid"),
+    (aten.erf.default, "tl.math.erf({x})", "erf"),
+    (aten.reciprocal.default, "1.0 / {x}", "reciprocal"),
+    (aten.floor.default, "tl.floor({x})", "floor"),
+    (aten.ceil.default, "tl.math.ceil({x})", "ceil"),
+    (aten.trunc.default, "tl.where({x} < 0, tl.math.ceil({x}), tl.floor({x}))", "trunc"),
+]:
+    register(_op)(_unary(_tpl, _name))
+
+register(aten.neg.default)(_unary("-{x}", "neg", float_only=False))
+register(aten.abs.default)(_unary("tl.abs({x})", "abs", float_only=False))
+
+
+@register(aten.relu.default)
+def _relu(L, node, a):
+    if meta(node).dtype.is_floating_point:  # relu(nan) is nan in torch
+        return L.pointwise(node, [a], lambda x: f"tl.where(({x} > 0) | ({x} != {x}), {x}, 0.0)", "relu")
+    return L.pointwise(node, [a], lambda x: f"tl.maximum({x}, 0)", "relu")
+
+
+@register(aten.sign.default)
+def _sign(L, node, a):
+    if a.dtype == torch.bool:
+        raise Unsupported("sign of bool")
+    return L.pointwise(node, [a], lambda x: f"({x} > 0).to({tl_dtype(compute_dtype(a.dtype))}) - ({x} < 0).to({tl_dtype(compute_dtype(a.dtype))})", "sign")
+
+
+@register(aten.isnan.default)
+def _isnan(L, node, a):
+    return L.pointwise(node, [a], lambda x: f"{x} != {x}", "isnan", compute=compute_dtype(a.dtype))
+
+
+@register(aten.logical_not.default)
+def _lnot(L, node, a):
+    return L.pointwise(node, [a], lambda x: f"{x} == 0", "logical_not", compute=compute_dtype(a.dtype))
+
+
+@register(aten.bitwise_not.default)
+def _bnot(L, node, a):
+    if a.dtype != torch.bool:
+        raise Unsupported("bitwise_not of integers")
+    return L.pointwise(node, [a], lambda x: f"{x} == 0", "bitwise_not", compute=torch.bool)
+
+
+def _compare(symbol: str, name: str):
+    def lower(L, node, a, b):
+        return L.pointwise(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name, compute=promoted(a, b))
+
+    return lower
+
+
+for _sym, _name in [("==", "eq"), ("!=", "ne"), ("<", "lt"), ("<=", "le"), (">", "gt"), (">=", "ge")]:
+    register(getattr(aten, _name).Tensor, getattr(aten, _name).Scalar)(_compare(_sym, _name))
+
+
+def _logical(symbol: str, name: str):
+    def lower(L, node, a, b):
+        return L.pointwise(node, [a, b], lambda x, y: f"({x} != 0) {symbol} ({y} != 0)", name, compute=promoted(a, b))
+
+    return lower
+
+
+register(aten.logical_and.default)(_logical("&", "logical_and"))
+register(aten.logical_or.default)(_logical("|", "logical_or"))
+register(aten.logical_xor.default)(_logical("^", "logical_xor"))
+
+
+def _bitwise(symbol: str, name: str):
+    def lower(L, node, a, b):
+        if meta(node).dtype.is_floating_point:
+            raise Unsupported("bitwise op on floats")
+        return L.pointwise(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name)
+
+    return lower
+
+
+register(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)(_bitwise("&", "bitwise_and"))
+register(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(_bitwise("|", "bitwise_or"))
+register(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(_bitwise("^", "bitwise_xor"))
+
+
+@register(aten.maximum.default)
+def _maximum(L, node, a, b):
+    _float_nan = "tl.where(({x} != {x}) | ({y} != {y}), {x} + {y}, tl.maximum({x}, {y}))"
+    if meta(node).dtype.is_floating_point:
+        return L.pointwise(node, [a, b], lambda x, y: _float_nan.format(x=x, y=y), "maximum")
+    return L.pointwise(node, [a, b], lambda x, y: f"tl.maximum({x}, {y})", "maximum")
+
+
+@register(aten.minimum.default)
+def _minimum(L, node, a, b):
+    _float_nan = "tl.where(({x} != {x}) | ({y} != {y}), {x} + {y}, tl.minimum({x}, {y}))"
+    if meta(node).dtype.is_floating_point:
+        return L.pointwise(node, [a, b], lambda x, y: _float_nan.format(x=x, y=y), "minimum")
+    return L.pointwise(node, [a, b], lambda x, y: f"tl.minimum({x}, {y})", "minimum")
+
+
+@register(aten.clamp.default, aten.clamp.Tensor, aten.clamp_min.default, aten.clamp_max.default,
+          aten.clamp_min.Tensor, aten.clamp_max.Tensor)
+def _clamp(L, node, a, lo=None, hi=None):
+    if node.target in (aten.clamp_max.default, aten.clamp_max.Tensor):
+        lo, hi = None, lo
+    from autograph.backends.triton.codegen import nan_max, nan_min
+
+    floating = meta(node).dtype.is_floating_point
+    args = [a] + [b for b in (lo, hi) if b is not None]
+
+    def body(*xs):
+        expr, rest = xs[0], list(xs[1:])
+        if lo is not None:  # clamp(nan) is nan in torch
+            bound = rest.pop(0)
+            expr = k_emitless(nan_max(expr, bound) if floating else f"tl.maximum({expr}, {bound})")
+        if hi is not None:
+            bound = rest.pop(0)
+            expr = nan_min(f"({expr})", bound) if floating else f"tl.minimum({expr}, {bound})"
+        return expr
+
+    return L.pointwise(node, args, body, "clamp")
+
+
+@register(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
+def _where(L, node, cond, a, b):
+    return L.pointwise(node, [cond, a, b], lambda c, x, y: f"tl.where({c} != 0, {x}, {y})", "where",
+                       cast=(False, True, True))
+
+
+@register(aten.pow.Tensor_Scalar)
+def _pow(L, node, a, e):
+    if not isinstance(e, (int, float)) or isinstance(e, bool):
+        raise Unsupported("pow exponent")
+    floating = meta(node).dtype.is_floating_point
+    if float(e).is_integer() and 0 <= e <= 8:
+        n = int(e)
+        if n == 0:
+            return L.pointwise(node, [a], lambda x: f"{x} * 0 + 1", "pow")
+        return L.pointwise(node, [a], lambda x: " * ".join([x] * n), "pow")
+    if not floating:
+        raise Unsupported("integer pow with a negative or fractional exponent")
+    if e == 0.5:
+        return L.pointwise(node, [a], lambda x: f"tl.sqrt({x})", "pow")
+    if e == -0.5:
+        return L.pointwise(node, [a], lambda x: f"tl.rsqrt({x})", "pow")
+    if float(e).is_integer() and -8 <= e < 0:
+        return L.pointwise(node, [a], lambda x: "1.0 / (" + " * ".join([x] * int(-e)) + ")", "pow")
+    return L.pointwise(node, [a], lambda x: f"tl.exp({literal(float(e))} * tl.log({x}))", "pow")
+
+
+@register(aten.pow.Scalar)
+def _pow_scalar_base(L, node, base, e):
+    if not isinstance(base, (int, float)) or base <= 0 or not meta(node).dtype.is_floating_point:
+        raise Unsupported("pow with a non-positive base")
+    return L.pointwise(node, [e], lambda x: f"tl.exp({x} * {literal(math.log(base))})", "pow")
+
+
+def _convert(L, node, a, dtype):
+    if not isinstance(a, Value):
+        raise Unsupported("convert a scalar")
+    out = meta(node).dtype
+    if out == torch.bool:
+        return L.pointwise(node, [a], lambda x: f"{x} != 0", "to_copy", compute=compute_dtype(a.dtype))
+    if a.dtype == torch.bool:
+        return L.pointwise(node, [a], lambda x: f"{x}.to({tl_dtype(compute_dtype(out))})", "to_copy", cast=(False,))
+    if out in (torch.float16, torch.bfloat16) and a.dtype != out:
+        # values of half types are kept in fp32 registers: round them as a store would
+        return L.pointwise(node, [a], lambda x: f"{x}.to({tl_dtype(out)}).to(tl.float32)", "to_copy")
+    return L.pointwise(node, [a], lambda x: x, "to_copy")
+
+
+@register(aten._to_copy.default)
+def _to_copy(L, node, a, **kw):
+    if not isinstance(a, Value) or meta(node).device != getattr(meta(node.args[0]), "device", None):
+        raise Unsupported("copy to another device")  # runs as aten._to_copy in the wrapper
+    return _convert(L, node, a, kw.get("dtype"))
+
+
+@register(prims.convert_element_type.default)
+def _convert_element_type(L, node, a, dtype):
+    return _convert(L, node, a, dtype)
+
+
+@register(aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default)
+def _identity(L, node, a, **kw):
+    if not isinstance(a, Value):
+        raise Unsupported("clone of a non-tensor")
+    return L.pointwise(node, [a], lambda x: x, "clone")
+
+
+@register(aten.copy.default)
+def _copy(L, node, dst, src, non_blocking=False):
+    return L.pointwise(node, [src], lambda x: x, "copy")
+
+
+@register(aten.full.default, aten.scalar_tensor.default)
+def _full(L, node, size_or_value, value=None, **kw):
+    value = size_or_value if node.target is aten.scalar_tensor.default else value
+    if not isinstance(value, (int, float, bool)):
+        raise Unsupported("fill value")
+    return L.pointwise(node, [], lambda: literal(value), "full")
+
+
+@register(aten.full_like.default)
+def _full_like(L, node, a, value, **kw):
+    if not isinstance(value, (int, float, bool)):
+        raise Unsupported("fill value")
+    return L.pointwise(node, [], lambda: literal(value), "full")
+
+
+@register(prims.iota.default)
+def _iota(L, node, length, *, start, step, dtype, device, requires_grad):
+    def fn(k, index):
+        k.count_op("iota")
+        from autograph.backends.triton.indexing import texpr
+
+        return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
+
+    return Pointwise((int(length),), dtype, fn, 1, ("iota",))
+
+
+# prims that torch's reference decompositions emit
+register(prims.add.default)(_binary("{} + {}", "add"))
+register(prims.sub.default)(_binary("{} - {}", "sub"))
+register(prims.mul.default)(_binary("{} * {}", "mul"))
+register(prims.div.default)(_div)
+
+
+@register(aten.cat.default)
+def _cat(L, node, tensors, dim=0):
+    """Each element comes from the input whose range along ``dim`` holds it (masked loads)."""
+    from autograph.backends.triton.indexing import texpr
+
+    out = meta(node)
+    shape, dtype = tuple(out.shape), out.dtype
+    parts = [t for t in tensors if isinstance(t, Value) and not (len(t.shape) == 1 and t.shape[0] == 0)]
+    if len(parts) != len([t for t in tensors if isinstance(t, Value)]) and any(not isinstance(t, Value) for t in tensors):
+        raise Unsupported("cat of non-tensors")
+    if not parts or len(parts) > 8:
+        raise Unsupported("cat of many tensors")
+    dim = dim % len(shape)
+    compute = compute_dtype(dtype)
+    offsets, start = [], 0
+    for t in parts:
+        offsets.append(start)
+        start += t.shape[dim]
+
+    def fn(k, index):
+        pos = texpr(index[dim])
+        result = None
+        for t, off in reversed(list(zip(parts, offsets))):
+            idx = list(index)
+            idx[dim] = index[dim] - off
+            lo, hi = off, off + t.shape[dim]
+            cond = f"({pos} >= {lo}) & ({pos} < {hi})"
+            with k.masked(cond):
+                value = t.load(k, idx)
+            if compute_dtype(t.dtype) != compute:
+                value = k.emit(f"{value}.to({tl_dtype(compute)})")
+            result = value if result is None else k.emit(f"tl.where({cond}, {value}, {result})")
+        k.count_op("cat")
+        return result
+
+    return Pointwise(shape, dtype, fn, 1 + sum(t.ops for t in parts), ("cat",) + tuple(n for t in parts for n in t.op_names))
+
+
+@register(aten.constant_pad_nd.default)
+def _pad(L, node, a, pad, value=0):
+    """Elements outside the input read ``value``; the input is loaded under a bounds mask."""
+    from autograph.backends.triton.indexing import texpr
+
+    if not isinstance(a, Value) or any(p < 0 for p in pad):
+        raise Unsupported("negative padding")
+    out = meta(node)
+    n = len(a.shape)
+    before = [0] * n
+    for i in range(len(pad) // 2):
+        before[n - 1 - i] = pad[2 * i]
+
+    def fn(k, index):
+        idx = [i - b for i, b in zip(index, before)]
+        conds = [f"({texpr(index[d])} >= {before[d]}) & ({texpr(index[d])} < {before[d] + a.shape[d]})"
+                 for d in range(n) if out.shape[d] != a.shape[d]]
+        cond = " & ".join(conds) if conds else "True"
+        with k.masked(cond):
+            loaded = a.load(k, idx)
+        k.count_op("pad")
+        return k.emit(f"tl.where({cond}, {loaded}, {literal(value)})")
+
+    return Pointwise(tuple(out.shape), out.dtype, fn, 1 + a.ops, ("pad",) + a.op_names)
+
+
+@register(aten.slice_scatter.default)
+def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
+    """``base`` with ``src`` written into ``base[start:end:step]`` along ``dim`` (masked loads)."""
+    from autograph.backends.triton.indexing import texpr
+
+    if not isinstance(base, Value) or not isinstance(src, Value):
+        raise Unsupported("slice_scatter of non-tensors")
+    out = meta(node)
+    dim = dim % len(out.shape)
+    size = out.shape[dim]
+    start = 0 if start is None else (start + size if start < 0 else start)
+    start = max(0, min(size, start))
+    count = src.shape[dim]
+    compute = compute_dtype(out.dtype)
+
+    def fn(k, index):
+        pos = texpr(index[dim])
+        inside = f"({pos} >= {start}) & ({pos} < {start + step * count})"
+        if step != 1:
+            inside += f" & (({pos} - {start}) % {step} == 0)"
+        src_index = list(index)
+        src_index[dim] = (index[dim] - start) if step == 1 else floordiv_index(index[dim] - start, step)
+        with k.masked(inside):
+            new = src.load(k, src_index)
+        old = base.load(k, list(index))
+        if compute_dtype(src.dtype) != compute:
+            new = k.emit(f"{new}.to({tl_dtype(compute)})")
+        k.count_op("slice_scatter")
+        return k.emit(f"tl.where({inside}, {new}, {old})")
+
+    return Pointwise(tuple(out.shape), out.dtype, fn, 1 + base.ops + src.ops,
+                     ("slice_scatter",) + base.op_names + src.op_names)
+
+
+def floordiv_index(expr, d: int):
+    from autograph.backends.triton.indexing import FloorDiv
+
+    return FloorDiv(expr, sympy.Integer(d))
+
+
+@register(aten.arange.start_step, aten.arange.start, aten.arange.default)
+def _arange(L, node, *args, **kw):
+    out = meta(node)
+    if node.target is aten.arange.default:
+        start, step = 0, 1
+    else:
+        start = args[0]
+        step = args[2] if len(args) > 2 else kw.get("step", 1)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, step)):
+        raise Unsupported("arange with runtime bounds")
+    from autograph.backends.triton.indexing import texpr
+
+    dtype = out.dtype
+
+    def fn(k, index):
+        k.count_op("arange")
+        return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
+
+    return Pointwise(tuple(out.shape), dtype, fn, 1, ("arange",))

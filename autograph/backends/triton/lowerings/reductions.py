@@ -1,0 +1,156 @@
+"""Reduction lowerings (sum, prod, max/min, argmax/argmin, mean, var, any/all)."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from autograph.backends.triton.codegen import compute_dtype, literal
+from autograph.backends.triton.indexing import delinearize
+from autograph.backends.triton.ir import Pointwise, Value, View
+from autograph.backends.triton.lower import Unsupported, meta, register
+
+aten = torch.ops.aten
+prims = torch.ops.prims
+
+
+@register(aten.sum.dim_IntList)
+def _sum(L, node, a, dims, keepdim=False, dtype=None):
+    return L.reduce(node, a, dims, keepdim, "sum")
+
+
+@register(aten.sum.default)
+def _sum_all(L, node, a, dtype=None):
+    return L.reduce(node, a, None, False, "sum")
+
+
+@register(aten.prod.dim_int)
+def _prod(L, node, a, dim, keepdim=False, dtype=None):
+    return L.reduce(node, a, [dim], keepdim, "prod")
+
+
+@register(aten.prod.default)
+def _prod_all(L, node, a, dtype=None):
+    return L.reduce(node, a, None, False, "prod")
+
+
+@register(aten.amax.default)
+def _amax(L, node, a, dims=(), keepdim=False):
+    return L.reduce(node, a, list(dims), keepdim, "max")
+
+
+@register(aten.amin.default)
+def _amin(L, node, a, dims=(), keepdim=False):
+    return L.reduce(node, a, list(dims), keepdim, "min")
+
+
+@register(aten.max.default)
+def _max_all(L, node, a):
+    return L.reduce(node, a, None, False, "max")
+
+
+@register(aten.min.default)
+def _min_all(L, node, a):
+    return L.reduce(node, a, None, False, "min")
+
+
+def _arg(kind):
+    def lower(L, node, a, dim=None, keepdim=False):
+        if not isinstance(a, Value):
+            raise Unsupported("argmax of a non-tensor")
+        if dim is None:
+            flat = (a.numel,)
+            shape = tuple(a.shape)
+            a = View(a, flat, lambda idx: delinearize(idx[0], shape))
+            dim = 0
+        return L.reduce(node, a, [dim], keepdim, kind)
+
+    return lower
+
+
+register(aten.argmax.default)(_arg("argmax"))
+register(aten.argmin.default)(_arg("argmin"))
+
+
+@register(aten.mean.dim, aten.mean.default)
+def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
+    if not meta(node).dtype.is_floating_point or not isinstance(a, Value):
+        raise Unsupported("mean of integers")
+    ndim = len(a.shape)
+    all_dims = range(ndim) if not dims else [d % ndim for d in dims]
+    count = math.prod(a.shape[d] for d in all_dims)
+    total = L.reduce(node, a, dims, keepdim, "sum", out_dtype=compute_dtype(meta(node).dtype))
+    return L.pointwise(node, [total], lambda s: f"{s} / {literal(float(count))}", "mean")
+
+
+@register(aten.var.correction, aten.var_mean.correction)
+def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
+    """Two reductions of one row in one kernel: the mean, then the squared deviations."""
+    out = meta(node)
+    var_meta = out[0] if isinstance(out, (tuple, list)) else out
+    if not var_meta.dtype.is_floating_point or not isinstance(a, Value):
+        raise Unsupported("var of integers")
+    ndim = len(a.shape)
+    rdims = tuple(range(ndim)) if not dims else tuple(sorted({d % ndim for d in dims}))
+    count = math.prod(a.shape[d] for d in rdims)
+    correction = 1 if correction is None else correction
+    acc = compute_dtype(var_meta.dtype)
+    xshape = tuple(s for d, s in enumerate(a.shape) if d not in rdims)
+    keep = tuple(1 if d in rdims else s for d, s in enumerate(a.shape))
+    total = L.reduce_to(a, rdims, "sum", xshape, acc)
+    full = tuple(a.shape)
+
+    def per_row(idx):
+        return [i for d, i in enumerate(idx) if d not in rdims]
+
+    mean_full = View(Pointwise(xshape, acc, lambda k, idx: k.emit(f"{total.load(k, idx)} / {literal(float(count))}"), 1, ("mean",)),
+                     full, per_row)
+    dev = L.pointwise_value(full, acc, [a, mean_full], lambda x, m: f"({x} - {m}) * ({x} - {m})", "sub")
+    sq = L.reduce_to(dev, rdims, "sum", xshape, acc)
+    out_shape = keep if keepdim else xshape
+    squeeze = (lambda idx: per_row(idx)) if keepdim else (lambda idx: idx)
+    denom = literal(float(max(0, count - correction)))
+    var = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{sq.load(k, squeeze(idx))} / {denom}"), 1, ("var",))
+    if node.target is not aten.var_mean.correction:
+        return var
+    mean = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{total.load(k, squeeze(idx))} / {literal(float(count))}"), 1, ("mean",))
+    return (var, mean)
+
+
+@register(prims.sum.default)
+def _prims_sum(L, node, a, dims, *, output_dtype=None):
+    return L.reduce(node, a, list(dims), False, "sum")
+
+
+@register(prims.amax.default)
+def _prims_amax(L, node, a, dims):
+    return L.reduce(node, a, list(dims), False, "max")
+
+
+@register(prims.amin.default)
+def _prims_amin(L, node, a, dims):
+    return L.reduce(node, a, list(dims), False, "min")
+
+
+@register(prims.var.default)
+def _prims_var(L, node, a, dims, correction=1, *, output_dtype=None):
+    return _var(L, node, a, list(dims), correction=correction, keepdim=False)
+
+
+def _bool_reduce(kind: str):
+    """any/all: max/min of ``x != 0`` as int32, compared back to a bool."""
+
+    def lower(L, node, a, dim=None, keepdim=False):
+        if not isinstance(a, Value):
+            raise Unsupported("any/all of a non-tensor")
+        as_int = Pointwise(tuple(a.shape), torch.int32,
+                           lambda k, idx: k.emit(f"({a.load(k, idx)} != 0).to(tl.int32)"), 1 + a.ops, ("ne",) + a.op_names)
+        dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+        red = L.reduce(node, as_int, dims, keepdim, kind, out_dtype=torch.int32)
+        return L.pointwise(node, [red], lambda v: f"{v} != 0", "any" if kind == "max" else "all", compute=torch.int32)
+
+    return lower
+
+
+register(aten.any.dim, aten.any.dims, aten.any.default)(_bool_reduce("max"))
+register(aten.all.dim, aten.all.dims, aten.all.default)(_bool_reduce("min"))
