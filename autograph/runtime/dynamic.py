@@ -39,6 +39,9 @@ def _state(shim: Any) -> dict:
     return _dims_by_code.setdefault(shim.fn.__code__, dict)
 
 
+_FAILED = "<symbolic capture failed>"  # key in a code's dims: capture it statically from now on
+
+
 def reset() -> None:
     """Forget every automatic-dynamic decision (``autograph.reset()``)."""
     _dims_by_code.clear()
@@ -101,6 +104,8 @@ def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Any, failed: Any):
 
     mode = getattr(settings, "dynamic", "auto")
     dims = _state(shim)
+    if dims.get(_FAILED):  # a symbolic capture of this code failed before: do not pay for it again
+        return Plan("static", {}, False)
     if mode == "auto" and failed is not None and changed_dims(failed, shim.fn, args, kwargs):
         # a size change: every input of the newest entry whose size changed goes dynamic at once
         from autograph.guards.model import TENSOR_MATCH
@@ -115,7 +120,7 @@ def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Any, failed: Any):
                          shim.fn.__qualname__, expr, sorted(changed))
     if mode == "static":
         return Plan("static", {}, _marked(args, kwargs))
-    plan_dims = {k: frozenset(v) for k, v in dims.items()} if mode == "auto" else {}
+    plan_dims = {k: frozenset(v) for k, v in dims.items() if k != _FAILED} if mode == "auto" else {}
     symbolic = mode == "always" or bool(plan_dims) or _marked(args, kwargs)
     return Plan(mode, plan_dims, symbolic)
 
@@ -135,5 +140,6 @@ def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwarg
     except Exception as exc:  # noqa: BLE001 - never worse than a static capture
         log.info("%s: dynamic capture failed (%s); capturing with static sizes", shim.fn.__qualname__, exc)
         shim.stats.errors.append(f"dynamic capture failed, compiled with static sizes: {exc}")
+        _state(shim)[_FAILED] = True
         with shapes.using(shapes.STATIC):
             return capture(shim.fn, args, kwargs, settings, wrap_nested=wrap_nested)

@@ -323,3 +323,18 @@ def test_sizes_equal_by_chance_are_not_tied_together():
         y = torch.randn(*shape)
         torch.testing.assert_close(f(y), square_sum(y))
     assert captures(f) == 1
+
+
+def size_as_dict_key(x):
+    d = {x.shape[0]: 2}
+    return x * d[x.shape[0]]
+
+
+def test_code_that_cannot_be_symbolic_is_captured_statically_and_not_retried():
+    f = autograph.compile(size_as_dict_key, backend="eager")
+    for n in (3, 4, 5):
+        x = torch.randn(n)
+        torch.testing.assert_close(f(x), size_as_dict_key(x))
+    assert captures(f) == 3  # static entries: sizes used as dict keys cannot be symbolic
+    errors = _shim(f).stats.errors
+    assert len(errors) == 1 and "static sizes" in errors[0]  # tried symbolically once only
