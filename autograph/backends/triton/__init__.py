@@ -6,7 +6,8 @@ Modules, in pipeline order:
   decomposition table, one compile per aten graph (forward/backward/inference),
   fallbacks to aten with a logged reason, and the exposed ``.kernels``.
 * ``lower.py``    — aten node -> IR value (pointwise, view, reduction) or an extern
-  aten call in the wrapper when there is no lowering.
+  aten call in the wrapper when there is no lowering; the per-op lowerings live in
+  ``lowerings/{pointwise,views,reductions}.py``.
 * ``ir.py``       — values (``Buffer``, ``Pointwise``, ``View``) and scheduled items.
 * ``indexing.py`` — sympy index expressions with exact floor-div/mod simplification.
 * ``fuse.py``     — groups items into kernels (vertical, horizontal, reduction

@@ -116,7 +116,7 @@ def graph_key(gm: torch.fx.GraphModule, inputs: list, gpu: bool) -> str | None:
 def _backend_version() -> str:
     """Hash of this backend's own sources: a changed lowering never reuses stale cached graphs."""
     here = Path(__file__).parent
-    return source_hash("".join(p.read_text() for p in sorted(here.glob("*.py"))))
+    return source_hash("".join(p.read_text() for p in sorted(here.rglob("*.py"))))
 
 
 def restride(t: torch.Tensor, size: tuple, stride: tuple) -> torch.Tensor:
