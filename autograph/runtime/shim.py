@@ -314,7 +314,7 @@ class _ShimLogic:
         try:
             with capturing():
                 from autograph.runtime.dynamic import capture_with_plan  # dynamic shapes decision
-                result = capture_with_plan(capture, self, args, kwargs, settings, failed, shim_for)
+                result = capture_with_plan(capture, self, args, kwargs, settings, failed, self._wrap_nested)
         except Exception as exc:  # noqa: BLE001 - every capture failure is handled by on_error
             return self._capture_failed(exc, settings, time.perf_counter() - t0)
         st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)
@@ -336,6 +336,10 @@ class _ShimLogic:
         state.captures += 1
         st.captures += 1
         return entry.fn
+
+    def _wrap_nested(self, fn: types.FunctionType) -> "Shim":
+        """Shim of a resume function or a callee that broke: same per-compile overrides as ours."""
+        return shim_for(fn, self.overrides)
 
     def _failing_guard(self, args: tuple, kwargs: dict):
         """The guard of the newest entry that rejected this call (the recompile reason)."""
@@ -447,11 +451,25 @@ _shim_lock = threading.Lock()
 _SHIM_ATTR = "__autograph_shim__"
 
 
-def shim_for(fn: types.FunctionType) -> Shim:
+_OVERRIDE_SHIMS_ATTR = "__autograph_override_shims__"
+
+
+def shim_for(fn: types.FunctionType, overrides: dict | None = None) -> Shim:
     """The one shim of ``fn`` (created on first use). The import hook calls this.
 
     Kept in the function's ``__dict__`` so it lives exactly as long as the function.
+    With ``overrides`` (per-compile settings such as ``backend``), one shim per
+    distinct set of overrides, so resume functions of ``compile(f, backend=...)``
+    keep compiling with that backend.
     """
+    if overrides:
+        key = tuple(sorted(overrides.items()))
+        with _shim_lock:
+            shims = fn.__dict__.setdefault(_OVERRIDE_SHIMS_ATTR, {})
+            shim = shims.get(key)
+            if shim is None:
+                shim = shims[key] = Shim(fn, overrides)
+        return shim
     shim = fn.__dict__.get(_SHIM_ATTR)
     if shim is None:
         with _shim_lock:

@@ -345,3 +345,28 @@ def test_hit_path_keeps_reference_counts(runtime):
         s(x, y)
         s(x, b=y)
     assert (sys.getrefcount(x), sys.getrefcount(y), sys.getrefcount(s)) == before
+
+
+def test_resume_functions_keep_per_compile_backend():
+    """compile(f, backend=X): the graphs of f's resume functions are compiled by X too."""
+    import torch
+    import autograph
+
+    seen = []
+
+    def recording_backend(gm, example_inputs):
+        seen.append(gm)
+        return gm.forward
+
+    def branchy(a, b):
+        x = a * 2
+        if b.sum() < 0:
+            b = b * -1
+        return x * b
+
+    compiled = autograph.compile(branchy, backend=recording_backend)
+    a = torch.randn(5)
+    for b in (torch.ones(5), -torch.ones(5)):
+        assert torch.allclose(compiled(a, b), branchy(a, b))
+    # the entry's graph plus one graph per resume function reached
+    assert len(seen) == 3
