@@ -110,10 +110,6 @@ def fake_input(graph: Any, source: Any, real: torch.Tensor, node: torch.fx.Node)
     return fake
 
 
-def is_symbolic(value: Any) -> bool:
-    return isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool))
-
-
 def _expr(sym: Any):
     node = sym.node
     return node.shape_env.replace(node.expr) if node.shape_env is not None else node.expr
@@ -318,8 +314,3 @@ def backend_inputs(graph: Any, example_inputs: list) -> list:
     if env is None or not env._autograph_inputs:
         return example_inputs
     return [node.meta["example_value"] for _, _, node in graph.inputs]
-
-
-def is_symbolic_graph(graph: Any) -> bool:
-    env = graph.fake_mode.shape_env
-    return env is not None and bool(env._autograph_inputs)
