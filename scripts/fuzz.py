@@ -93,16 +93,17 @@ def _known_signatures(save_dir: pathlib.Path) -> set[str]:
 
 
 def _save(args: argparse.Namespace, program: fuzz.Program, differences: list[fuzz.Difference], seed: int,
-          signature: str, minimised: bool) -> pathlib.Path | None:
+          signature: str, minimised: bool, previous: list[fuzz.Program] | None = None) -> pathlib.Path | None:
     if args.no_save:
         return None
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     found_by = (f"scripts/fuzz.py --seed {args.seed}, program seed {seed}, {today}, "
-                + ("minimised" if minimised else "not minimised"))
+                + ("minimised" if minimised else "not minimised")
+                + ("; reproduces only after PREVIOUS ran in the same process" if previous else ""))
     first = differences[0]
     reason = None if args.no_xfail else f"fuzz-found bug, not fixed yet: {first.kind}: {first.detail[:200]}"
     text = fuzz.regression_test_source(program, differences, found_by=found_by, backend=args.backend,
-                                       xfail_reason=reason)
+                                       xfail_reason=reason, previous=previous or ())
     text += f"\nSIGNATURE = {signature!r}\n"
     path = args.save_dir / fuzz.regression_file_name(first, program)
     path.write_text(text, encoding="utf-8")
@@ -171,6 +172,7 @@ def _work(args: argparse.Namespace) -> int:
     known = _known_signatures(args.save_dir) | set(state["repeats"])
     deadline = time.monotonic() + args.minutes * 60
     last_report = time.monotonic()
+    previous_program = None
     for index in itertools.count(args.start):
         if time.monotonic() >= deadline:
             break
@@ -195,11 +197,18 @@ def _work(args: argparse.Namespace) -> int:
                 minimised = bool(small_differences)
                 if not minimised:  # the smaller program does not reproduce on its own: keep the original
                     small, small_differences = program, differences
-                path = _save(args, small, small_differences, seed, signature, minimised=minimised)
+                needs_previous = None
+                if args.compiler == "autograph" and not fuzz.check_program_isolated(small, args.backend):
+                    # reproduces only after earlier programs ran in this process: keep the one before
+                    small, small_differences = program, differences
+                    needs_previous = [previous_program] if previous_program is not None else None
+                path = _save(args, small, small_differences, seed, signature, minimised=small is not program,
+                             previous=needs_previous)
                 state["new"].append(signature)
                 print(f"\nFAILURE (program seed {seed}): {small_differences[0]}", flush=True)
                 print(fuzz.format_failure(small, small_differences), flush=True)
                 print(_shown(path), flush=True)
+        previous_program = program
         _write_state(args.state, state)
         if time.monotonic() - last_report > 30:
             last_report = time.monotonic()

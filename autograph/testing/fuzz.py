@@ -1254,7 +1254,8 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]]:
 
 
 def minimize(program: Program, compiler: Compiler, difference: Difference, *,
-             max_checks: int = 150, max_seconds: float = 120.0, tol: Tolerance = Tolerance()) -> Program:
+             max_checks: int = 150, max_seconds: float = 120.0, tol: Tolerance = Tolerance(),
+             previous: Sequence[Program] = ()) -> Program:
     """Drop statements (largest first) while the same kind of difference, with the
     same eager behaviour on that call, still shows; returns the smallest program found."""
     deadline = time.monotonic() + max_seconds
@@ -1267,6 +1268,8 @@ def minimize(program: Program, compiler: Compiler, difference: Difference, *,
             compile(candidate.source, "<candidate>", "exec")
         except SyntaxError:
             return False
+        for earlier in previous:  # a failure that needs state left by earlier programs
+            check_program(earlier, compiler, tol=tol, timeout_s=20.0)
         found = check_program(candidate, compiler, tol=tol, timeout_s=20.0)
         return any(d.kind == difference.kind and d.eager_exception == difference.eager_exception
                    and d.eager_exception not in ("NameError", "UnboundLocalError") for d in found)
@@ -1291,8 +1294,10 @@ def minimize(program: Program, compiler: Compiler, difference: Difference, *,
 # ---------------------------------------------------------------------------
 
 def regression_test_source(program: Program, differences: Sequence[Difference], *, found_by: str,
-                           backend: str = "eager", xfail_reason: str | None = None) -> str:
-    """The text of a pytest file that re-checks ``program`` against ``autograph.compile``."""
+                           backend: str = "eager", xfail_reason: str | None = None,
+                           previous: Sequence[Program] = ()) -> str:
+    """The text of a pytest file that re-checks ``program`` against ``autograph.compile``;
+    ``previous`` programs are checked first in the same process (state-dependent failures)."""
     observed = "\n".join(str(d) for d in differences)
     data = program.to_dict()
     source = data.pop("source")
@@ -1311,10 +1316,14 @@ def regression_test_source(program: Program, differences: Sequence[Difference], 
         f"SOURCE = {source!r}\n\n"
         f"PROGRAM = Program.from_dict(dict({data!r}, source=SOURCE))\n"
         f"OBSERVED = {observed!r}\n"
-        f"BACKEND = {backend!r}\n\n\n"
+        f"BACKEND = {backend!r}\n"
+        f"# checked first, in the same process: the difference needs the state they leave behind\n"
+        f"PREVIOUS = [{', '.join(f'Program.from_dict({p.to_dict()!r})' for p in previous)}]\n\n\n"
         "@pytest.mark.fuzz\n"
         f"{marker}"
         "def test_compiled_matches_eager():\n"
+        "    for earlier in PREVIOUS:\n"
+        "        check_program(earlier, autograph_compiler(BACKEND))\n"
         f"    differences = {check}\n"
         "    assert not differences, format_failure(PROGRAM, differences)\n"
     )

@@ -308,3 +308,18 @@ def test_harness_reports_dynamos_rewrapped_shape_error():
     (difference,) = check_program(program, fuzz.dynamo_compiler())
     assert difference.kind == "exception" and "TorchRuntimeError" in difference.detail
     assert "shape '[-1, 7]' is invalid" in difference.detail
+
+
+def test_regression_file_runs_previous_programs_first(tmp_path):
+    earlier = _program("return x * 3")
+    differences = check_program(NOISY, drops_list_appends)
+    text = fuzz.regression_test_source(NOISY, differences, found_by="a unit test", previous=[earlier])
+    path = tmp_path / "test_fuzz_previous.py"
+    path.write_text(text)
+    module = _import_file(path)
+    assert module.PREVIOUS == [earlier]
+    checked = []
+    module.check_program = lambda program, compiler: checked.append(program) or []
+    module.autograph_compiler = lambda backend: identity_compiler()
+    module.test_compiled_matches_eager()
+    assert checked == [earlier, NOISY]
