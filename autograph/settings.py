@@ -18,7 +18,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Mapping, Union
+from typing import Annotated, Any, Callable, Literal, Mapping, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -584,3 +584,14 @@ def set_current_settings(settings: Settings | None) -> None:
         raise TypeError(f"set_current_settings expects a Settings, got {type(settings).__name__}")
     with _current_lock:
         _current = settings
+    for callback in list(_change_listeners):
+        callback()
+
+
+_change_listeners: list[Callable[[], None]] = []
+
+
+def on_settings_change(callback: Callable[[], None]) -> None:
+    """Call ``callback`` after every ``set_current_settings`` (the runtime re-reads its switches)."""
+    if callback not in _change_listeners:
+        _change_listeners.append(callback)

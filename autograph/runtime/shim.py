@@ -150,6 +150,11 @@ def refresh() -> None:
     _sync_flags()
 
 
+from autograph.settings import on_settings_change  # noqa: E402 - settings is a leaf module
+
+on_settings_change(refresh)
+
+
 # ------------------------------------------------------------ the shim
 
 def _with_overrides(settings: Any, overrides: dict) -> Any:

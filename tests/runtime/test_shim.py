@@ -370,3 +370,30 @@ def test_resume_functions_keep_per_compile_backend():
         assert torch.allclose(compiled(a, b), branchy(a, b))
     # the entry's graph plus one graph per resume function reached
     assert len(seen) == 3
+
+
+def test_switching_settings_off_at_run_time_takes_effect_on_the_hit_path():
+    import torch
+    import autograph
+    from autograph.settings import current_settings, load_settings, set_current_settings
+
+    captured = []
+
+    def backend(gm, example_inputs):
+        captured.append(gm)
+        return gm.forward
+
+    def double(x):
+        return x * 2
+
+    compiled = autograph.compile(double, backend=backend)
+    previous = current_settings()
+    compiled(torch.ones(2))
+    try:
+        set_current_settings(load_settings(env={"AUTOGRAPH_MODE": "off"}))
+        assert autograph.runtime.shim._off  # the hit path's switch follows the settings
+        assert torch.equal(compiled(torch.ones(3)), torch.full((3,), 2.0))
+        assert len(captured) == 1  # off: the new shape was not captured
+    finally:
+        set_current_settings(previous)
+    assert not autograph.runtime.shim._off
