@@ -41,8 +41,10 @@ def _name(code: CodeType, ins: Instruction) -> str | None:
     name = ins.argval
     if not isinstance(name, str):
         return None
+    if name in code.co_freevars:
+        return None  # free variables come from the closure (3.13 loads them with LOAD_FAST too)
     if ins.opname in _READS_DEREF or ins.opname == "STORE_DEREF":
-        return name if name in code.co_cellvars else None  # free variables: not ours
+        return name if name in code.co_cellvars else None
     return name
 
 
