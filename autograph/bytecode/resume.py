@@ -50,7 +50,7 @@ from bytecode.instr import InstrLocation, SetLineno
 from .assemble import CO_GENERATOR_LIKE, abstract_with_offsets, assemble, prefix_instrs
 from .stackdepth import frame_facts
 
-__all__ = ["make_resume_code", "resume_param_names", "Slot"]
+__all__ = ["make_resume_code", "resume_param_names", "resume_stack_depth", "Slot"]
 
 PY = sys.version_info[:2]
 Slot = Union[str, bool]  # "value" | "null"  (or False | True: is it a NULL?)
@@ -109,6 +109,17 @@ def _call_start(code: CodeType, offset: int) -> int:
     while n > 0 and raw[n - 1].opname in ("KW_NAMES", "PRECALL"):
         n -= 1
     return raw[n].offset
+
+
+def resume_stack_depth(code: CodeType, offset: int) -> int:
+    """How many stack slots ``make_resume_code`` expects at ``offset`` (for a
+    3.13 ``CALL_KW`` this excludes the kw-names tuple, as in the normal form)."""
+    _bc, table = abstract_with_offsets(code)
+    start = _call_start(code, _real_offset(code, offset, table))
+    depth = frame_facts(code).depth
+    if start not in depth:
+        raise ValueError(f"{_where(code, offset)}: offset {offset} of {code.co_name} is unreachable")
+    return depth[start]
 
 
 def make_resume_code(

@@ -16,7 +16,7 @@ import pytest
 
 from autograph.bytecode.instructions import normalize
 from autograph.bytecode.liveness import live_locals_at
-from autograph.bytecode.resume import make_resume_code, resume_param_names
+from autograph.bytecode.resume import make_resume_code, resume_param_names, resume_stack_depth
 from autograph.bytecode.stackdepth import frame_facts, stack_depth_at
 from tests.bytecode import bc_corpus
 from tests.bytecode.bc_corpus import CASES, outcome
@@ -142,6 +142,7 @@ def test_nulls_before_global_call():
     call = next(i for i in normalize(code) if i.opname == "CALL")
     depth = stack_depth_at(code, call.offset)
     assert depth == (5 if PY >= (3, 13) else 4)  # 3.13: the kw-names tuple is a slot too
+    assert resume_stack_depth(code, call.offset) == 4  # ... but not for the resume
     slots = ["value", "null"] if PY >= (3, 13) else ["null", "value"]
     r = resume_fn(user, call.offset, slots + ["value", "value"], [])
     assert resume_param_names(slots + ["value", "value"], []) == (
