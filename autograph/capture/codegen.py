@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import dis
 import itertools
+import re
 import types
 from typing import Any, Callable, Sequence
 
@@ -23,6 +24,9 @@ _resume_counter = itertools.count(1)
 _RESUMES: dict[tuple, tuple[Callable, Any]] = {}
 # resume code -> (original code, {offset in resume code: offset in original})
 _ORIGIN: dict[types.CodeType, tuple[types.CodeType, dict[int, int]]] = {}
+
+
+_SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|__out\[\d+\]|-?\d+(\.\d+)?(e-?\d+)?|None|True|False")
 
 
 class _Expr(Value):
@@ -146,9 +150,19 @@ class Codegen:
         live = _live_locals(code, offset, values)
         slots = tuple(v is NULL for v in stack)
         fn = self._resume_function(code, offset, slots, tuple(live), wrap)
-        args = [self.reconstruct(v) for v in stack if v is not NULL]
-        args += [self.reconstruct(values[name]) for name in live]
+        args = [self._stable(v) for v in stack if v is not NULL]
+        args += [self._stable(values[name]) for name in live]
         return f"{self.const(fn)}({', '.join(args)})"
+
+    def _stable(self, value: Value) -> str:
+        """The value's expression, read *before* the breaking instruction runs natively: a value
+        rebuilt from its source (``items[0]``) must not see a mutation made by that instruction."""
+        text = self.reconstruct(value)
+        if isinstance(value, _Expr) or _SIMPLE.fullmatch(text):
+            return text
+        name = f"__v{next(self._n)}"
+        self.pre.append(f"{name} = {text}")
+        return name
 
     def _resume_function(self, code, offset, slots, live, wrap) -> Callable:
         key = (code, offset, slots, live, wrap, self.wrap_nested if wrap else None)

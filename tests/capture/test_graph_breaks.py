@@ -498,3 +498,18 @@ def m_dunder_iadd(x):
                          ids=["isub_input", "imul_view", "dunder_iadd"])
 def test_unused_inplace_results_keep_their_effect(fn, make):
     check(fn, make)
+
+
+# fuzz-found (seed 23000224): a value read from an input list before the list is mutated natively
+def s_read_then_insert(y, n, items):
+    t2 = items[0]
+    items.insert(0, y)
+    try:
+        t2 = t2 + items[min(n, 4)].sum()
+    except KeyError:
+        t2 = t2 * 0.5
+    return t2
+
+
+def test_values_from_sources_are_read_before_the_native_instruction():
+    check(s_read_then_insert, lambda: (torch.randn(2), 1, [torch.randn(2), torch.randn(2)]))
