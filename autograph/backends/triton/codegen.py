@@ -13,7 +13,9 @@ import math
 import sympy
 import torch
 
-from autograph.backends.triton.indexing import contiguous_strides, linearize, symbol, texpr
+import re
+
+from autograph.backends.triton.indexing import SIZE_SYMBOLS, contiguous_strides, is_static, linearize, symbol, texpr
 from autograph.backends.triton.ir import Buffer, PointwiseItem, ReductionItem
 
 PERSISTENT_MAX = 1024
@@ -50,7 +52,11 @@ def tl_dtype(dtype: torch.dtype) -> str:
 
 
 def literal(value, dtype: torch.dtype | None = None) -> str:
-    """A Python scalar as Triton source."""
+    """A Python scalar (or a size expression, whose symbols are kernel arguments) as Triton source."""
+    if isinstance(value, sympy.Expr) and not value.is_Number:
+        if not all(f.name in SIZE_SYMBOLS for f in value.free_symbols):
+            raise NotImplementedError(f"scalar expression {value}")
+        return f"({texpr(value)})"
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
@@ -200,19 +206,21 @@ class KernelWriter:
 
     def offset(self, expr) -> str:
         """Offset source; a constant offset is broadcast to a block (triton needs a block pointer)."""
-        if not expr.free_symbols:
+        if all(f.name in SIZE_SYMBOLS and type(f) is sympy.Symbol for f in expr.free_symbols):
             return f"{texpr(expr)} + 0 * xindex"
         return texpr(expr)
 
     # -- loops -----------------------------------------------------------
     def dims_code(self, syms, shape, var: str) -> None:
         strides = contiguous_strides(shape)
+        outer_seen = False  # the outermost non-1 dim needs no modulo (the mask bounds it)
         for sym, size, stride in zip(syms, shape, strides):
             if size == 1:
                 continue
-            expr = var if stride == 1 else f"({var} // {stride})"
-            if stride * size < math.prod(shape):
-                expr = f"{expr} % {size}"
+            expr = var if stride == 1 else f"({var} // {_paren(stride)})"
+            if outer_seen:
+                expr = f"{expr} % {_paren(size)}"
+            outer_seen = True
             self.line(f"{sym} = {expr}")
 
     def open_rloop(self) -> None:
@@ -326,6 +334,8 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     if group.kind == "reduction":
         params.append("rnumel")
         consts.append("RBLOCK: tl.constexpr")
+    k.size_args = size_args_of("\n".join(head.lines + k.lines))
+    params += k.size_args
     src = ["import triton", "import triton.language as tl"]
     if group.kind == "reduction" and "tl.reduce(" in "\n".join(k.lines):
         src.append(HELPERS)
@@ -338,22 +348,51 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     return "\n".join(src) + "\n", k
 
 
+def _paren(expr) -> str:
+    text = texpr(sympy.sympify(expr))
+    return text if sympy.sympify(expr).is_Atom else f"({text})"
+
+
+def size_args_of(body: str) -> list[str]:
+    """The size symbols a kernel body reads: they become scalar kernel arguments, so one
+    kernel serves every size (sorted by name, the order the wrapper passes them)."""
+    return sorted((n for n in SIZE_SYMBOLS if re.search(rf"\b{n}\b", body)), key=lambda n: (len(n), n))
+
+
+DEFAULT_SIZE_HINT = 8192
+SIZE_HINTS: dict[str, int] = {}  # size symbol name -> the example's value (for block sizes only)
+
+
+def size_hint(expr) -> int:
+    """A representative value of a size expression: the example's sizes, else a generic default.
+
+    Only block sizes depend on it; masks make every size correct."""
+    if is_static(expr):
+        return int(expr)
+    subs = {f: SIZE_HINTS.get(f.name, DEFAULT_SIZE_HINT) for f in expr.free_symbols}
+    try:
+        return max(1, int(expr.subs(subs)))
+    except (TypeError, ValueError):
+        return DEFAULT_SIZE_HINT
+
+
 def launch_config(group, persistent: bool, gpu: bool) -> dict[str, int]:
     """Block sizes from the problem size (the interpreter prefers few, large blocks)."""
     if group.kind == "pointwise":
-        numel = group.xnumel
+        numel = size_hint(group.xnumel)
         block = next_pow2(max(256, min(numel // 128, 1024))) if gpu else 8192
         return {"XBLOCK": min(block, next_pow2(numel))}
     rblock = next_pow2(group.rnumel) if persistent else (1024 if gpu else 512)
     budget = (4096 if gpu else 16384) // rblock
-    return {"XBLOCK": max(1, min(next_pow2(group.xnumel), budget, 64 if gpu else 1 << 30)), "RBLOCK": rblock}
+    return {"XBLOCK": max(1, min(next_pow2(size_hint(group.xnumel)), budget, 64 if gpu else 1 << 30)), "RBLOCK": rblock}
 
 
 def autotune_decorator(group, persistent: bool) -> str:
     """A handful of configs around the heuristic (GPU only)."""
     base = launch_config(group, persistent, True)
     if group.kind == "pointwise":
-        xs = sorted({base["XBLOCK"], min(1024, next_pow2(group.xnumel)), min(256, next_pow2(group.xnumel))})
+        numel = size_hint(group.xnumel)
+        xs = sorted({base["XBLOCK"], min(1024, next_pow2(numel)), min(256, next_pow2(numel))})
         configs = [f"triton.Config({{'XBLOCK': {x}}}, num_warps={4 if x <= 512 else 8})" for x in xs]
         key = "['xnumel']"
     else:

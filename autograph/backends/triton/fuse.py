@@ -17,6 +17,7 @@ import operator
 from dataclasses import dataclass, field
 
 from autograph.backends.triton.codegen import MAX_KERNEL_OPS, PERSISTENT_MAX, CannotFuse, kernel_source
+from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import ExternItem, PointwiseItem, ReductionItem
 
 
@@ -49,7 +50,8 @@ class KernelGroup:
 
     @property
     def persistent(self) -> bool:
-        return self.kind == "reduction" and self.rnumel <= PERSISTENT_MAX
+        # a symbolic reduced size loops (correct for any size) instead of one block per row
+        return self.kind == "reduction" and is_static(self.rnumel) and self.rnumel <= PERSISTENT_MAX
 
     @property
     def ops(self) -> int:

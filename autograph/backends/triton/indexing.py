@@ -14,13 +14,71 @@ import functools
 import sympy
 
 _RANGES: dict[sympy.Symbol, int] = {}
+_SYM_RANGES: dict[sympy.Symbol, set] = {}  # symbolic-range iteration variable -> its sizes so far
+SIZE_SYMBOLS: dict[str, sympy.Symbol] = {}  # ShapeEnv size symbols seen (name -> symbol)
 
 
-def symbol(name: str, size: int) -> sympy.Symbol:
-    """An iteration variable taking values ``0 .. size-1``."""
-    s = sympy.Symbol(name, integer=True, nonnegative=True)
-    _RANGES[s] = max(_RANGES.get(s, 0), int(size))
+class SymbolicRangeIndex(sympy.Symbol):
+    """An iteration variable whose range is a size expression (its own class, so it never
+    shares range facts with the static-range variable of the same name)."""
+
+
+def is_static(expr) -> bool:
+    """True for a Python int or a sympy integer (a size known at compile time)."""
+    return isinstance(expr, int) or bool(getattr(expr, "is_Integer", False))
+
+
+def register_size_symbol(sym: sympy.Symbol) -> None:
+    SIZE_SYMBOLS[sym.name] = sym
+
+
+def symbol(name: str, size) -> sympy.Symbol:
+    """An iteration variable taking values ``0 .. size-1`` (``size`` may be a size expression)."""
+    if is_static(size):
+        s = sympy.Symbol(name, integer=True, nonnegative=True)
+        _RANGES[s] = max(_RANGES.get(s, 0), int(size))
+        return s
+    s = SymbolicRangeIndex(name, integer=True, nonnegative=True)
+    _SYM_RANGES.setdefault(s, set()).add(sympy.sympify(size))
     return s
+
+
+def _symbolic_within(expr: sympy.Expr, d: sympy.Expr) -> bool:
+    """True when ``0 <= expr < d`` is provable from symbolic ranges: ``expr`` is a
+    non-negative combination of iteration variables whose largest value is ``<= d - 1``
+    for every range recorded (size symbols are >= 2, so a polynomial with
+    non-negative coefficients is non-negative)."""
+    terms = sympy.Add.make_args(sympy.expand(expr))
+    highs = [sympy.Integer(0)]
+    for term in terms:
+        coeff, rest = term.as_coeff_Mul()
+        if coeff < 0:
+            return False
+        syms = [f for f in rest.free_symbols if f.name not in SIZE_SYMBOLS]
+        if len(syms) > 1:
+            return False
+        if not syms:
+            highs = [h + term for h in highs]
+            continue
+        ranges = _SYM_RANGES.get(syms[0]) or {sympy.Integer(_RANGES.get(syms[0], 2**31))}
+        highs = [h + term.subs(syms[0], r - 1) for h in highs for r in ranges]
+    for h in highs:
+        slack = sympy.Poly(sympy.expand(d - 1 - h), *sorted(SIZE_SYMBOLS.values(), key=str) or [sympy.Symbol("_")])
+        if any(c < 0 for c in slack.coeffs()):
+            return False
+    return True
+
+
+def _symbolic_split(expr: sympy.Expr, d: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """Like :func:`_split` for a size-expression divisor: terms that are polynomial multiples of ``d``."""
+    q, rest = sympy.Integer(0), sympy.Integer(0)
+    for term in sympy.Add.make_args(sympy.expand(expr)):
+        ratio = sympy.cancel(term / d)
+        if sympy.fraction(ratio)[1] == 1 and ratio.is_polynomial():
+            q += ratio
+        else:
+            rest += term
+    return q, rest
 
 
 class FloorDiv(sympy.Function):
@@ -42,6 +100,8 @@ def bounds(expr: sympy.Expr) -> tuple[int, int]:
     if expr.is_Integer:
         return int(expr), int(expr)
     if expr.is_Symbol:
+        if expr.name in SIZE_SYMBOLS and not isinstance(expr, SymbolicRangeIndex):
+            return 2, 2**31
         return 0, _RANGES.get(expr, 2**31) - 1
     if expr.is_Add:
         lo = hi = 0
@@ -56,6 +116,8 @@ def bounds(expr: sympy.Expr) -> tuple[int, int]:
             products = (lo * alo, lo * ahi, hi * alo, hi * ahi)
             lo, hi = min(products), max(products)
         return lo, hi
+    if any(not a.is_Integer for a in expr.args[1:]) and isinstance(expr, (FloorDiv, ModularIndexing)):
+        return 0 if bounds(expr.args[0])[0] >= 0 else -(2**31), 2**31
     if isinstance(expr, FloorDiv):
         lo, hi = bounds(expr.args[0])
         d = int(expr.args[1])
@@ -87,7 +149,12 @@ def _split(expr: sympy.Expr, d: int) -> tuple[sympy.Expr, sympy.Expr]:
     return q, rest
 
 
-def floordiv(expr: sympy.Expr, d: int) -> sympy.Expr:
+def floordiv(expr: sympy.Expr, d) -> sympy.Expr:
+    if not is_static(d):
+        q, rest = _symbolic_split(expr, d)
+        if rest == 0 or _symbolic_within(rest, d):
+            return q
+        return FloorDiv(expr, d)
     d = int(d)
     if d == 1:
         return expr
@@ -101,7 +168,12 @@ def floordiv(expr: sympy.Expr, d: int) -> sympy.Expr:
     return FloorDiv(expr, sympy.Integer(d))
 
 
-def modulo(expr: sympy.Expr, d: int) -> sympy.Expr:
+def modulo(expr: sympy.Expr, d) -> sympy.Expr:
+    if not is_static(d):
+        _, rest = _symbolic_split(expr, d)
+        if rest == 0 or _symbolic_within(rest, d):
+            return rest
+        return ModularIndexing(rest, d)
     d = int(d)
     if d == 1:
         return sympy.Integer(0)
@@ -117,7 +189,7 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     strides, acc = [], 1
     for size in reversed(shape):
         strides.append(acc)
-        acc *= max(int(size), 1)
+        acc = acc * (max(int(size), 1) if is_static(size) else size)
     return tuple(reversed(strides))
 
 
@@ -138,14 +210,19 @@ def texpr(expr: sympy.Expr) -> str:
     """Print an index expression as Triton/Python source."""
     if expr.is_Integer or expr.is_Symbol:
         return str(expr)
-    if isinstance(expr, (FloorDiv, ModularIndexing)):
-        num = texpr(expr.args[0])
+    if isinstance(expr, (FloorDiv, ModularIndexing)) or type(expr).__name__ in ("FloorDiv", "PythonMod", "Mod"):
+        # also torch's own FloorDiv / PythonMod found in ShapeEnv expressions (same semantics on sizes)
+        num, den = texpr(expr.args[0]), texpr(expr.args[1])
         if expr.args[0].is_Add or expr.args[0].is_Mul:
             num = f"({num})"
-        op = "//" if isinstance(expr, FloorDiv) else "%"
-        return f"({num} {op} {texpr(expr.args[1])})"
+        if expr.args[1].is_Add or expr.args[1].is_Mul:
+            den = f"({den})"
+        op = "//" if type(expr).__name__ == "FloorDiv" else "%"
+        return f"({num} {op} {den})"
     if expr.is_Add:
         return " + ".join(texpr(a) for a in sorted(expr.args, key=str))
     if expr.is_Mul:
         return "*".join(texpr(a) if not a.is_Add else f"({texpr(a)})" for a in expr.args)
+    if expr.is_Pow and expr.exp.is_Integer and int(expr.exp) > 1:
+        return "*".join([texpr(expr.base) if not expr.base.is_Add else f"({texpr(expr.base)})"] * int(expr.exp))
     raise NotImplementedError(f"index expression {expr}")

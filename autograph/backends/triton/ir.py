@@ -23,7 +23,7 @@ from typing import Any, Callable
 import sympy
 import torch
 
-from autograph.backends.triton.indexing import contiguous_strides, linearize
+from autograph.backends.triton.indexing import contiguous_strides, is_static, linearize
 
 Index = list  # list[sympy.Expr]
 
@@ -65,7 +65,7 @@ class Buffer(Value):
 
 
 def new_buffer(name: str, shape, dtype, device) -> Buffer:
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(int(s) if is_static(s) else s for s in shape)  # sizes may be size expressions
     return Buffer(name, shape, contiguous_strides(shape), dtype, device)
 
 

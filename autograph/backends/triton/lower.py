@@ -18,7 +18,8 @@ import torch
 import torch.fx
 
 from autograph.backends.triton.codegen import PERSISTENT_MAX, compute_dtype, literal, tl_dtype
-from autograph.backends.triton.indexing import contiguous_strides
+from autograph.backends.triton.codegen import SIZE_HINTS
+from autograph.backends.triton.indexing import contiguous_strides, is_static, register_size_symbol
 from autograph.backends.triton.ir import (Buffer, ExternItem, Pointwise, PointwiseItem, ReductionItem,
                                           Value, View, new_buffer)
 
@@ -45,8 +46,39 @@ class WrapperVar:
 
 
 @dataclass
+class SizeInput:
+    """A graph input that is a size (int/SymInt), e.g. a size AOTAutograd saved for backward."""
+
+    name: str
+    expr: Any  # sympy expression over size symbols, or a Python int
+
+
+def size_expr(val) -> Any:
+    """A SymInt's sympy expression over ShapeEnv symbols (an int stays an int).
+
+    Unbacked symbols (data-dependent sizes) have no input to read them from."""
+    if isinstance(val, int):
+        return val
+    if isinstance(val, torch.SymInt):
+        expr = val.node.expr
+        if expr.is_Integer:
+            return int(expr)
+        for f in expr.free_symbols:
+            if not f.name.startswith("s"):
+                raise GraphUnsupported(f"data-dependent (unbacked) size {f}")
+            register_size_symbol(f)
+            env = val.node.shape_env
+            hints = getattr(env, "backed_var_to_val", None) or getattr(env, "var_to_val", {}) if env is not None else {}
+            hint = hints.get(f)
+            if hint is not None:
+                SIZE_HINTS[f.name] = int(hint)
+        return expr
+    raise GraphUnsupported(f"size of type {type(val).__name__}")
+
+
+@dataclass
 class LoweredGraph:
-    inputs: list[Buffer]
+    inputs: list  # Buffer | SizeInput
     items: list
     outputs: list  # Buffer | WrapperVar | python constant
     constants: dict[str, Any] = field(default_factory=dict)  # wrapper globals (get_attr tensors)
@@ -57,12 +89,23 @@ def meta(node: torch.fx.Node):
     return node.meta.get("val")
 
 
+def shape_of(val) -> tuple:
+    """A (fake) tensor's shape with symbolic sizes as sympy expressions."""
+    return tuple(size_expr(s) for s in val.shape)
+
+
+def stride_of(val) -> tuple:
+    return tuple(size_expr(s) for s in val.stride())
+
+
 def eager_layout(node: torch.fx.Node | None, shape: tuple) -> tuple[int, ...] | None:
     """Strides eager gives ``node``'s tensor when they are a dense permutation, else None."""
     val = meta(node) if node is not None else None
-    if not isinstance(val, torch.Tensor) or tuple(val.shape) != tuple(shape):
+    if not isinstance(val, torch.Tensor) or shape_of(val) != tuple(shape):
         return None
-    stride = tuple(val.stride())
+    stride = stride_of(val)
+    if not all(is_static(x) for x in stride + tuple(shape)):
+        return None
     if val.storage_offset() != 0 or stride == contiguous_strides(tuple(shape)):
         return None
     dims = sorted((i for i in range(len(shape)) if shape[i] != 1), key=lambda i: stride[i])
@@ -104,6 +147,7 @@ class Lowering:
         self.constants: dict[str, Any] = {}
         self.device: torch.device | None = None
         self.node: torch.fx.Node | None = None
+        self.symbolic = False  # some size is a symbol (sizes are kernel arguments)
 
     def fresh(self, prefix: str = "buf") -> str:
         name = f"{prefix}{self.counter}"
@@ -118,6 +162,12 @@ class Lowering:
             self.node = node
             if node.op == "placeholder":
                 val = meta(node)
+                if isinstance(val, (int, torch.SymInt)) and not isinstance(val, bool):
+                    size = SizeInput(node.name, size_expr(val))
+                    self.symbolic |= not is_static(size.expr)
+                    inputs.append(size)
+                    self.env[node] = size.expr
+                    continue
                 if not isinstance(val, torch.Tensor):
                     raise GraphUnsupported(f"input {node.name} is not a tensor ({type(val).__name__})")
                 buf = self.tensor_buffer(node.name, val)
@@ -145,17 +195,21 @@ class Lowering:
         return LoweredGraph(inputs, self.items, outputs, self.constants, self.needed)
 
     def tensor_buffer(self, name: str, val: torch.Tensor) -> Buffer:
-        if any(not isinstance(s, int) for s in val.shape) or any(not isinstance(s, int) for s in val.stride()):
-            raise GraphUnsupported("dynamic (symbolic) shapes")
+        shape = tuple(size_expr(s) for s in val.shape)
+        stride = tuple(size_expr(s) for s in val.stride())
+        self.symbolic |= not all(is_static(s) for s in shape + stride)
         if self.device is None:
             self.device = val.device
         elif val.device != self.device and val.numel() > 1 and val.dim() > 0:
             raise GraphUnsupported(f"tensors on several devices ({self.device}, {val.device})")
-        return Buffer(name, tuple(val.shape), tuple(val.stride()), val.dtype, val.device)
+        return Buffer(name, shape, stride, val.dtype, val.device)
 
     def call_function(self, node: torch.fx.Node):
         lowering = LOWERINGS.get(node.target)
         out = meta(node)
+        if isinstance(out, torch.SymInt):
+            # a size computed from sizes (sym_size, s0 * 64, ...): its value is its expression
+            return size_expr(out)
         outs = out if isinstance(out, (tuple, list)) else (out,)
         if lowering is not None and all(isinstance(o, torch.Tensor) and o.numel() > 0 for o in outs):
             try:
@@ -169,6 +223,13 @@ class Lowering:
                 return value
             except Unsupported:
                 pass
+            except (TypeError, ValueError, NotImplementedError):
+                if not self.symbolic:
+                    raise
+                # a lowering that needs a concrete size (int(), a comparison) met a symbol
+                lowering = "symbolic"
+        if lowering == "symbolic":
+            return self.extern(node, reason="lowering needs a concrete size")
         return self.extern(node, reason="no Triton lowering" if lowering is None else "lowering declined")
 
     def env_of(self, arg):
@@ -249,7 +310,7 @@ class Lowering:
         if isinstance(out, torch.Tensor):
             buf = self.tensor_buffer(name, out)
             buf.producer = item
-            item.check_strides.append((name, tuple(out.shape), tuple(out.stride())))
+            item.check_strides.append((name, shape_of(out), stride_of(out)))
             return buf
         return WrapperVar(name)
 
@@ -257,7 +318,7 @@ class Lowering:
     def pointwise(self, node, args: list, body: Callable[..., str], name: str, *,
                   compute: torch.dtype | None = None, cast: tuple[bool, ...] | None = None) -> Pointwise:
         out = meta(node)
-        shape, dtype = tuple(out.shape), out.dtype
+        shape, dtype = shape_of(out), out.dtype
         for a in args:
             if isinstance(a, WrapperVar) or (isinstance(a, (list, tuple))):
                 raise Unsupported("runtime scalar argument")
@@ -323,7 +384,7 @@ class Lowering:
         dtype = out_dtype or out.dtype
         if x.dtype == torch.bool and kind in ("max", "min"):
             raise Unsupported("bool max/min")
-        buf = new_buffer(self.fresh(), out.shape, dtype, self.device)
+        buf = new_buffer(self.fresh(), shape_of(out), dtype, self.device)
         item = ReductionItem(buf, x, rdims, kind, keepdim, (kind,) + x.op_names)
         buf.producer = item
         self.items.append(item)

@@ -7,12 +7,48 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from typing import Any
 
+import sympy
 import torch
 
+from autograph.backends.triton.indexing import SIZE_SYMBOLS, is_static, texpr
 from autograph.backends.triton.ir import Buffer, ExternItem
-from autograph.backends.triton.lower import WrapperVar
+from autograph.backends.triton.lower import GraphUnsupported, SizeInput, WrapperVar
+
+
+def pyexpr(v: Any) -> str:
+    """A size (int or sympy expression over size symbols bound in the wrapper) as Python source."""
+    if is_static(v):
+        return repr(int(v))
+    text = texpr(v)
+    return text if v.is_Atom else f"({text})"
+
+
+def pysizes(sizes: tuple) -> str:
+    return "(" + "".join(pyexpr(x) + ", " for x in sizes) + ")" if sizes else "()"
+
+
+def size_bindings(inputs: list, needed: set[str]) -> list[str]:
+    """``s0 = x.size(0)`` lines binding each needed size symbol to an input's size at call time.
+
+    Plain size inputs win (they are the value itself); then tensor sizes, then strides.
+    """
+    where: dict[str, str] = {}
+    for inp in inputs:
+        if isinstance(inp, SizeInput) and isinstance(inp.expr, sympy.Symbol):
+            where.setdefault(inp.expr.name, inp.name)
+    for attr in ("shape", "stride"):
+        for inp in inputs:
+            if isinstance(inp, Buffer):
+                for d, v in enumerate(getattr(inp, attr)):
+                    if isinstance(v, sympy.Symbol):
+                        where.setdefault(v.name, f"{inp.name}.{'size' if attr == 'shape' else 'stride'}({d})")
+    missing = sorted(needed - set(where))
+    if missing:
+        raise GraphUnsupported(f"size symbols {missing} are not a size of any input")
+    return [f"{n} = {where[n]}" for n in sorted(needed, key=lambda n: (len(n), n))]
 
 
 class WrapperWriter:
@@ -31,6 +67,8 @@ class WrapperWriter:
     def arg(self, a: Any) -> str:
         if isinstance(a, (Buffer, WrapperVar)):
             return a.name
+        if isinstance(a, sympy.Expr):
+            return pyexpr(a)
         if isinstance(a, list):
             return "[" + ", ".join(self.arg(x) for x in a) + "]"
         if isinstance(a, tuple):
@@ -64,9 +102,11 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
     if names_in:
         lines.append(f"    {', '.join(names_in)}{',' if len(names_in) == 1 else ''} = args")
     read_by_kernels = {n for (name, writer, cfg) in kernels.values() for n in writer.in_args}
+    bind_at = len(lines)
     for b in lowered.inputs:  # kernels and extern calls both see the layout they were traced with
-        if math.prod(b.shape) > 1:
-            lines.append(f"    if {b.name}.stride() != {b.stride}: {b.name} = restride({b.name}, {b.shape}, {b.stride})")
+        if isinstance(b, Buffer) and (not all(is_static(x) for x in b.shape) or math.prod(b.shape) > 1):
+            lines.append(f"    if {b.name}.stride() != {pysizes(b.stride)}: "
+                         f"{b.name} = restride({b.name}, {pysizes(b.shape)}, {pysizes(b.stride)})")
     outputs = {o.name for o in lowered.outputs if isinstance(o, (Buffer, WrapperVar))}
     inputs = set(names_in)
     steps: list[tuple[list[str], set[str]]] = []  # (lines, names used)
@@ -83,24 +123,31 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
             body.append(f"{step.name} = {call}")
             for name, size, stride in step.check_strides:
                 if name in read_by_kernels:
-                    body.append(f"{name} = ensure_strides({name}, {size}, {stride})")
+                    body.append(f"{name} = ensure_strides({name}, {pysizes(size)}, {pysizes(stride)})")
             used |= _names(step.args) | _names(step.kwargs.values()) | {step.name}
         else:
             name, writer, cfg = kernels[step]
             for bname, ptr in writer.out_args.items():
                 b = writer.arg_buffers[bname]
                 dev = devices.setdefault(str(b.device), f"device{len(devices)}")
-                body.append(f"{bname} = empty_strided({b.shape}, {b.stride}, device={dev}, dtype={b.dtype})")
-            call_args = list(writer.in_args) + list(writer.out_args) + [str(step.xnumel)]
+                body.append(f"{bname} = empty_strided({pysizes(b.shape)}, {pysizes(b.stride)}, device={dev}, dtype={b.dtype})")
+            call_args = list(writer.in_args) + list(writer.out_args) + [pyexpr(step.xnumel)]
             if step.kind == "reduction":
-                call_args.append(str(step.rnumel))
-            if gpu:
+                call_args.append(pyexpr(step.rnumel))
+            call_args += getattr(writer, "size_args", [])
+            static = is_static(step.xnumel)
+            if gpu and static:
                 grid = f"grid_{name}"
                 module_lines.append(f"def {grid}(meta):\n    return ((({step.xnumel}) + meta['XBLOCK'] - 1) // meta['XBLOCK'],)")
                 body.append(f"{name}[{grid}]({', '.join(call_args)})")
+            elif gpu:  # the grid depends on sizes known only at call time
+                grid = f"(lambda meta: (({pyexpr(step.xnumel)} + meta['XBLOCK'] - 1) // meta['XBLOCK'],))"
+                body.append(f"{name}[{grid}]({', '.join(call_args)})")
             else:
                 consts = [f"{k}={v}" for k, v in cfg.items()]
-                grid = f"({-(-step.xnumel // cfg['XBLOCK'])},)"
+                xb = cfg["XBLOCK"]
+                grid = (f"({-(-int(step.xnumel) // xb)},)" if static
+                        else f"(({pyexpr(step.xnumel)} + {xb - 1}) // {xb},)")
                 body.append(f"{name}[{grid}]({', '.join(call_args + consts)})")
             used |= set(writer.in_args) | set(writer.out_args)
         steps.append((body, used))
@@ -118,6 +165,8 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
             lines.append(f"    del {', '.join(dead)}")
     outs = [w.arg(o) if not isinstance(o, (Buffer, WrapperVar)) else o.name for o in lowered.outputs]
     lines.append(f"    return [{', '.join(outs)}]")
+    used_syms = {n for n in SIZE_SYMBOLS if re.search(rf"\b{n}\b", "\n".join(lines[bind_at:]))}
+    lines[bind_at:bind_at] = ["    " + b for b in size_bindings(lowered.inputs, used_syms)]
     for dev, var in devices.items():
         w.constants[var] = torch.device(dev)
     source = "\n\n".join(module_lines + ["\n".join(lines)]) + "\n"

@@ -12,7 +12,7 @@ import torch
 
 from autograph.backends.triton.codegen import compute_dtype, literal, tl_dtype
 from autograph.backends.triton.ir import Pointwise, Value
-from autograph.backends.triton.lower import Unsupported, meta, promoted, register
+from autograph.backends.triton.lower import shape_of, Unsupported, meta, promoted, register
 
 aten = torch.ops.aten
 prims = torch.ops.prims
@@ -312,7 +312,7 @@ def _cat(L, node, tensors, dim=0):
     from autograph.backends.triton.indexing import texpr
 
     out = meta(node)
-    shape, dtype = tuple(out.shape), out.dtype
+    shape, dtype = shape_of(out), out.dtype
     parts = [t for t in tensors if isinstance(t, Value) and not (len(t.shape) == 1 and t.shape[0] == 0)]
     if len(parts) != len([t for t in tensors if isinstance(t, Value)]) and any(not isinstance(t, Value) for t in tensors):
         raise Unsupported("cat of non-tensors")
@@ -360,14 +360,14 @@ def _pad(L, node, a, pad, value=0):
     def fn(k, index):
         idx = [i - b for i, b in zip(index, before)]
         conds = [f"({texpr(index[d])} >= {before[d]}) & ({texpr(index[d])} < {before[d] + a.shape[d]})"
-                 for d in range(n) if out.shape[d] != a.shape[d]]
+                 for d in range(n) if shape_of(out)[d] != a.shape[d]]
         cond = " & ".join(conds) if conds else "True"
         with k.masked(cond):
             loaded = a.load(k, idx)
         k.count_op("pad")
         return k.emit(f"tl.where({cond}, {loaded}, {literal(value)})")
 
-    return Pointwise(tuple(out.shape), out.dtype, fn, 1 + a.ops, ("pad",) + a.op_names)
+    return Pointwise(shape_of(out), out.dtype, fn, 1 + a.ops, ("pad",) + a.op_names)
 
 
 @register(aten.slice_scatter.default)
@@ -379,7 +379,7 @@ def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
         raise Unsupported("slice_scatter of non-tensors")
     out = meta(node)
     dim = dim % len(out.shape)
-    size = out.shape[dim]
+    size = shape_of(out)[dim]
     start = 0 if start is None else (start + size if start < 0 else start)
     start = max(0, min(size, start))
     count = src.shape[dim]
@@ -400,7 +400,7 @@ def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
         k.count_op("slice_scatter")
         return k.emit(f"tl.where({inside}, {new}, {old})")
 
-    return Pointwise(tuple(out.shape), out.dtype, fn, 1 + base.ops + src.ops,
+    return Pointwise(shape_of(out), out.dtype, fn, 1 + base.ops + src.ops,
                      ("slice_scatter",) + base.op_names + src.op_names)
 
 
@@ -428,4 +428,4 @@ def _arange(L, node, *args, **kw):
         k.count_op("arange")
         return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
 
-    return Pointwise(tuple(out.shape), dtype, fn, 1, ("arange",))
+    return Pointwise(shape_of(out), dtype, fn, 1, ("arange",))

@@ -6,7 +6,7 @@ import math
 import torch
 
 from autograph.backends.triton.codegen import compute_dtype, literal
-from autograph.backends.triton.indexing import delinearize
+from autograph.backends.triton.indexing import delinearize, is_static
 from autograph.backends.triton.ir import Pointwise, Value, View
 from autograph.backends.triton.lower import Unsupported, meta, register
 
@@ -72,6 +72,14 @@ register(aten.argmax.default)(_arg("argmax"))
 register(aten.argmin.default)(_arg("argmin"))
 
 
+def _count_literal(count) -> str:
+    """The element count a mean/var divides by: a float literal, or a size expression
+    (its symbols are kernel arguments) when the reduced size is symbolic."""
+    if is_static(count):
+        return literal(float(count))
+    return literal(count)
+
+
 @register(aten.mean.dim, aten.mean.default)
 def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
     if not meta(node).dtype.is_floating_point or not isinstance(a, Value):
@@ -79,8 +87,9 @@ def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
     ndim = len(a.shape)
     all_dims = range(ndim) if not dims else [d % ndim for d in dims]
     count = math.prod(a.shape[d] for d in all_dims)
+    divisor = _count_literal(count)
     total = L.reduce(node, a, dims, keepdim, "sum", out_dtype=compute_dtype(meta(node).dtype))
-    return L.pointwise(node, [total], lambda s: f"{s} / {literal(float(count))}", "mean")
+    return L.pointwise(node, [total], lambda s: f"{s} / {divisor}", "mean")
 
 
 @register(aten.var.correction, aten.var_mean.correction)
@@ -94,6 +103,13 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     rdims = tuple(range(ndim)) if not dims else tuple(sorted({d % ndim for d in dims}))
     count = math.prod(a.shape[d] for d in rdims)
     correction = 1 if correction is None else correction
+    if not is_static(count) and not (isinstance(correction, (int, float)) and 0 <= correction <= 2):
+        raise Unsupported("var of a symbolic size with this correction")
+    count_src = _count_literal(count)
+    denom = (literal(float(max(0, count - correction))) if is_static(count)
+             else _count_literal(count - int(correction)) if correction == int(correction) else None)
+    if denom is None:
+        raise Unsupported("fractional correction with a symbolic size")
     acc = compute_dtype(var_meta.dtype)
     xshape = tuple(s for d, s in enumerate(a.shape) if d not in rdims)
     keep = tuple(1 if d in rdims else s for d, s in enumerate(a.shape))
@@ -103,17 +119,16 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     def per_row(idx):
         return [i for d, i in enumerate(idx) if d not in rdims]
 
-    mean_full = View(Pointwise(xshape, acc, lambda k, idx: k.emit(f"{total.load(k, idx)} / {literal(float(count))}"), 1, ("mean",)),
+    mean_full = View(Pointwise(xshape, acc, lambda k, idx: k.emit(f"{total.load(k, idx)} / {count_src}"), 1, ("mean",)),
                      full, per_row)
     dev = L.pointwise_value(full, acc, [a, mean_full], lambda x, m: f"({x} - {m}) * ({x} - {m})", "sub")
     sq = L.reduce_to(dev, rdims, "sum", xshape, acc)
     out_shape = keep if keepdim else xshape
     squeeze = (lambda idx: per_row(idx)) if keepdim else (lambda idx: idx)
-    denom = literal(float(max(0, count - correction)))
     var = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{sq.load(k, squeeze(idx))} / {denom}"), 1, ("var",))
     if node.target is not aten.var_mean.correction:
         return var
-    mean = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{total.load(k, squeeze(idx))} / {literal(float(count))}"), 1, ("mean",))
+    mean = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{total.load(k, squeeze(idx))} / {count_src}"), 1, ("mean",))
     return (var, mean)
 
 

@@ -8,7 +8,7 @@ import torch
 
 from autograph.backends.triton.indexing import contiguous_strides, delinearize, linearize
 from autograph.backends.triton.ir import Value, View
-from autograph.backends.triton.lower import Unsupported, broadcast_index, meta, register
+from autograph.backends.triton.lower import shape_of, Unsupported, broadcast_index, meta, register
 
 aten = torch.ops.aten
 prims = torch.ops.prims
@@ -17,12 +17,12 @@ prims = torch.ops.prims
 def _view_of(L, node, base, reindex):
     if not isinstance(base, Value):
         raise Unsupported("view of a non-tensor")
-    return View(base, tuple(meta(node).shape), reindex, fx_node=node)
+    return View(base, shape_of(meta(node)), reindex, fx_node=node)
 
 
 @register(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 def _reshape(L, node, a, shape):
-    out_shape = tuple(meta(node).shape)
+    out_shape = shape_of(meta(node))
     in_shape = tuple(a.shape)
     return _view_of(L, node, a, lambda idx: delinearize(linearize(idx, contiguous_strides(out_shape)), in_shape))
 
@@ -61,7 +61,7 @@ def _transpose(L, node, a, d0, d1):
 
 @register(aten.expand.default)
 def _expand(L, node, a, sizes):
-    out_shape = tuple(meta(node).shape)
+    out_shape = shape_of(meta(node))
     return _view_of(L, node, a, lambda idx: broadcast_index(idx, out_shape, tuple(a.shape)))
 
 
