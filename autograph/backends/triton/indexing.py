@@ -14,13 +14,26 @@ import functools
 import sympy
 
 _RANGES: dict[sympy.Symbol, int] = {}
-_SYM_RANGES: dict[sympy.Symbol, set] = {}  # symbolic-range iteration variable -> its sizes so far
 SIZE_SYMBOLS: dict[str, sympy.Symbol] = {}  # ShapeEnv size symbols seen (name -> symbol)
 
 
 class SymbolicRangeIndex(sympy.Symbol):
-    """An iteration variable whose range is a size expression (its own class, so it never
-    shares range facts with the static-range variable of the same name)."""
+    """An iteration variable whose range ``[0, size)`` is a size expression.
+
+    The range is part of the symbol's identity (``x0`` over ``s1`` is not ``x0`` over
+    ``s2``), so range facts are exact and never shared between kernels of other sizes.
+    """
+
+    def __new__(cls, name: str, size: sympy.Expr):
+        obj = sympy.Symbol.__xnew__(cls, name, integer=True, nonnegative=True)
+        obj.size = sympy.sympify(size)
+        return obj
+
+    def __getnewargs__(self):
+        return (self.name, self.size)
+
+    def _hashable_content(self):
+        return super()._hashable_content() + (self.size,)
 
 
 def is_static(expr) -> bool:
@@ -38,16 +51,14 @@ def symbol(name: str, size) -> sympy.Symbol:
         s = sympy.Symbol(name, integer=True, nonnegative=True)
         _RANGES[s] = max(_RANGES.get(s, 0), int(size))
         return s
-    s = SymbolicRangeIndex(name, integer=True, nonnegative=True)
-    _SYM_RANGES.setdefault(s, set()).add(sympy.sympify(size))
-    return s
+    return SymbolicRangeIndex(name, size)
 
 
 def _symbolic_within(expr: sympy.Expr, d: sympy.Expr) -> bool:
     """True when ``0 <= expr < d`` is provable from symbolic ranges: ``expr`` is a
     non-negative combination of iteration variables whose largest value is ``<= d - 1``
-    for every range recorded (size symbols are >= 2, so a polynomial with
-    non-negative coefficients is non-negative)."""
+    (size symbols are >= 2, so a polynomial in them with non-negative coefficients is
+    non-negative)."""
     terms = sympy.Add.make_args(sympy.expand(expr))
     highs = [sympy.Integer(0)]
     for term in terms:
@@ -60,12 +71,21 @@ def _symbolic_within(expr: sympy.Expr, d: sympy.Expr) -> bool:
         if not syms:
             highs = [h + term for h in highs]
             continue
-        ranges = _SYM_RANGES.get(syms[0]) or {sympy.Integer(_RANGES.get(syms[0], 2**31))}
-        highs = [h + term.subs(syms[0], r - 1) for h in highs for r in ranges]
-    for h in highs:
-        slack = sympy.Poly(sympy.expand(d - 1 - h), *sorted(SIZE_SYMBOLS.values(), key=str) or [sympy.Symbol("_")])
-        if any(c < 0 for c in slack.coeffs()):
+        top = syms[0].size if isinstance(syms[0], SymbolicRangeIndex) else sympy.Integer(_RANGES.get(syms[0], 2**31))
+        highs = [h + term.subs(syms[0], top - 1) for h in highs]
+    return all(_nonnegative(d - 1 - h) for h in highs)
+
+
+def _nonnegative(expr: sympy.Expr) -> bool:
+    """Provably >= 0: a sum of non-negative multiples of products of size symbols (all >= 2)."""
+    for term in sympy.Add.make_args(sympy.expand(expr)):
+        coeff, rest = term.as_coeff_Mul()
+        if coeff < 0:
             return False
+        for factor in sympy.Mul.make_args(rest):
+            base = factor.base if factor.is_Pow else factor
+            if factor != 1 and not (base.is_Symbol and base.name in SIZE_SYMBOLS):
+                return False
     return True
 
 
