@@ -20,6 +20,32 @@ def _fresh():
     autograph.reset()
 
 
+@pytest.fixture(autouse=True)
+def _triton_kernels_serve_symbolic_graphs(request):
+    """Triton variants: every graph (symbolic ones included) runs as Triton kernels, never
+    through the backend's aten fallback (which would still be correct, but not compiled)."""
+    import logging
+
+    if getattr(getattr(request.node, "callspec", None), "params", {}).get("backend") != "triton":
+        yield
+        return
+    fallbacks: list[str] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record):
+            if "runs with aten" in record.getMessage():
+                fallbacks.append(record.getMessage())
+
+    handler = _Collect()
+    logger = logging.getLogger("autograph.backends.triton")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+    assert fallbacks == []
+
+
 def _shim(compiled):
     return getattr(compiled, "_autograph_shim", compiled)
 

@@ -18,7 +18,7 @@ import torch
 import torch.fx
 
 from autograph.backends.triton.codegen import PERSISTENT_MAX, compute_dtype, literal, tl_dtype
-from autograph.backends.triton.codegen import SIZE_HINTS
+from autograph.backends.triton.codegen import SIZE_HINTS, size_hint
 from autograph.backends.triton.indexing import contiguous_strides, is_static, register_size_symbol
 from autograph.backends.triton.ir import (Buffer, ExternItem, Pointwise, PointwiseItem, ReductionItem,
                                           Value, View, new_buffer)
@@ -104,14 +104,13 @@ def eager_layout(node: torch.fx.Node | None, shape: tuple) -> tuple[int, ...] | 
     if not isinstance(val, torch.Tensor) or shape_of(val) != tuple(shape):
         return None
     stride = stride_of(val)
-    if not all(is_static(x) for x in stride + tuple(shape)):
+    if not isinstance(val.storage_offset(), int) or val.storage_offset() != 0 or stride == contiguous_strides(tuple(shape)):
         return None
-    if val.storage_offset() != 0 or stride == contiguous_strides(tuple(shape)):
-        return None
-    dims = sorted((i for i in range(len(shape)) if shape[i] != 1), key=lambda i: stride[i])
+    # order dims by stride (symbolic strides by their example values), then prove density exactly
+    dims = sorted((i for i in range(len(shape)) if shape[i] != 1), key=lambda i: size_hint(stride[i]))
     expected = 1
     for i in dims:  # dense and non-overlapping: each dim steps over all faster ones
-        if stride[i] != expected:
+        if sympy.expand(sympy.sympify(stride[i]) - expected) != 0:
             return None
         expected *= shape[i]
     return tuple(stride[i] if shape[i] != 1 else 1 for i in range(len(shape)))
