@@ -15,8 +15,10 @@ import re
 import types
 from typing import Any, Callable, Sequence
 
+from autograph.bytecode.instructions import Instruction, normalize
+from autograph.bytecode.liveness import live_locals_at
+from autograph.bytecode.resume import make_resume_code
 from autograph.capture.breaks import CaptureBug, Unsupported
-from autograph.capture.instructions import Instruction, normalize
 from autograph.capture.values.base import NULL, Value
 from autograph.guards.sources import AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource
 
@@ -142,7 +144,8 @@ class Codegen:
 
     # --- resume functions -----------------------------------------------------------
     def resume_call(self, frame, target: Instruction, stack: list[Value], *, wrap: bool) -> str:
-        code, offset = frame.code, target.resume_offset
+        # a CALL's own offset: make_resume_code re-runs the KW_NAMES/PRECALL folded into it
+        code, offset = frame.code, target.offset
         if frame.by_offset.get(target.offset) is not target:
             raise Unsupported("a graph break inside a split instruction (slice)")
         code, offset = origin_of(code, offset)
@@ -233,21 +236,13 @@ def _offset_map(resume_code, orig_code, nslots: int) -> dict[int, int]:
 
 def _make_resume_code(code, offset, slots, live, name):
     try:
-        from autograph.bytecode.resume import make_resume_code
-    except ImportError:
-        from autograph.capture.resume_fallback import make_resume_code
-    try:
         return make_resume_code(code, offset, slots, live, name)
     except ValueError as exc:  # e.g. inside an except handler: no resume can restore that state
         raise Unsupported(f"cannot continue after this graph break: {exc}") from exc
 
 
 def _live_locals(code, offset, defined: dict) -> list[str]:
-    try:
-        from autograph.bytecode.liveness import live_locals_at
-        live = set(live_locals_at(code, offset))
-    except ImportError:
-        live = set(defined)
+    live = live_locals_at(code, offset)
     ordered = list(code.co_varnames) + [n for n in code.co_cellvars if n not in code.co_varnames]
     names = [n for n in ordered if n in live and n in defined]
     return names

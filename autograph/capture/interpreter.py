@@ -1,10 +1,14 @@
 """Symbolic interpretation of normalised bytecode.
 
 One handler table keyed by opname, each handler registered for a version range
-(``@handler("LOAD_METHOD")``, ``@handler("END_FOR", min_version=(3, 12))``);
+(``@handler("LOAD_METHOD")``, ``@handler("LOAD_SUPER_ATTR", min_version=(3, 12))``);
 families share behaviour through small factories (all BINARY_OP symbols, all
 POP_JUMP_IF_*, all COMPARE_OP). A missing handler is a graph break. Values
 dispatch through their own protocol (:mod:`autograph.capture.values.base`).
+
+Instructions come from the torch-free bytecode layer
+(:func:`autograph.bytecode.instructions.normalize`, one normaliser for the whole
+project): its normal forms are what the handlers below dispatch on.
 """
 from __future__ import annotations
 
@@ -17,10 +21,10 @@ from typing import Any, Callable
 
 import torch
 
+from autograph.bytecode.instructions import Instruction, normalize
 from autograph.capture.breaks import CaptureBug, Unsupported, source_line
 from autograph.capture.graph import GraphBuilder
 from autograph.capture.guard_builder import GuardRecorder
-from autograph.capture.instructions import Instruction, binary_op_symbol, normalize
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import NULL, Value
 from autograph.capture.values.builder import wrap_real
@@ -379,7 +383,7 @@ def _trace(frame: Frame, inst: Instruction) -> str:
 # ---------------------------------------------------------------------------
 # handlers: no-ops and stack shuffling
 
-@handler("NOP", "RESUME", "COPY_FREE_VARS", "MAKE_CELL", "EXTENDED_ARG", "CACHE")
+@handler("RESUME", "COPY_FREE_VARS", "MAKE_CELL")  # NOP, EXTENDED_ARG, CACHE are normalised away
 def _nop(tx, frame, inst):
     return None
 
@@ -407,6 +411,7 @@ def _swap(tx, frame, inst):
 
 @handler("END_FOR", min_version=(3, 12))
 def _end_for(tx, frame, inst):
+    # only where something other than FOR_ITER jumps to it: the normal form drops a loop's END_FOR
     frame.pop()
     frame.pop()
 
@@ -465,7 +470,7 @@ def _load_closure(tx, frame, inst):
 
 @handler("LOAD_GLOBAL")
 def _load_global(tx, frame, inst):
-    if inst.arg & 1:
+    if inst.push_null:
         frame.push(NULL)
     frame.push(tx.load_global(frame, inst.argval))
 
@@ -528,7 +533,7 @@ def _load_super_attr(tx, frame, inst):
     cls = frame.pop()
     frame.pop()  # the global `super`
     value = vb._BUILTIN_HANDLERS[super](tx, cls, obj).getattr(tx, inst.argval)
-    if inst.arg & 1:
+    if "method" in inst.flags:
         frame.push(NULL)
     frame.push(value)
 
@@ -577,7 +582,7 @@ def _delete_subscr(tx, frame, inst):
 def _binary_op(tx, frame, inst):
     b = frame.pop()
     a = frame.pop()
-    frame.push(tx.binary(binary_op_symbol(inst.arg), a, b))
+    frame.push(tx.binary(inst.argval, a, b))  # argval: the symbol ("+", "+=", ...)
 
 
 def _unary(symbol: str) -> Handler:
@@ -587,7 +592,6 @@ def _unary(symbol: str) -> Handler:
 
 
 handler("UNARY_NEGATIVE")(_unary("-"))
-handler("UNARY_POSITIVE", max_version=(3, 11))(_unary("+"))
 handler("UNARY_INVERT")(_unary("~"))
 handler("UNARY_NOT")(_unary("not"))
 
@@ -613,9 +617,9 @@ def _contains_op(tx, frame, inst):
     frame.push(tx.compare(a, "not in" if inst.arg else "in", b))
 
 
-@handler("CALL_INTRINSIC_1", min_version=(3, 12))
+@handler("CALL_INTRINSIC_1")  # also 3.11's LIST_TO_TUPLE / UNARY_POSITIVE (normal form)
 def _call_intrinsic_1(tx, frame, inst):
-    name = dis._intrinsic1_descs[inst.arg] if hasattr(dis, "_intrinsic1_descs") else str(inst.argval)
+    name = inst.argval
     if name == "INTRINSIC_LIST_TO_TUPLE":
         frame.push(TupleValue(frame.pop().iter_items(tx)))
     elif name == "INTRINSIC_UNARY_POSITIVE":
@@ -634,11 +638,6 @@ def _build_tuple(tx, frame, inst):
 @handler("BUILD_LIST")
 def _build_list(tx, frame, inst):
     frame.push(ListValue(frame.popn(inst.arg)))
-
-
-@handler("LIST_TO_TUPLE", max_version=(3, 11))
-def _list_to_tuple(tx, frame, inst):
-    frame.push(TupleValue(frame.pop().iter_items(tx)))
 
 
 @handler("BUILD_MAP")

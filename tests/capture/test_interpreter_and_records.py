@@ -43,10 +43,28 @@ def test_unknown_opcode_is_a_graph_break_not_a_crash(monkeypatch):
 def test_handlers_registered_per_version():
     import sys
     import autograph.capture.interpreter as interp
-    if sys.version_info >= (3, 12):
-        assert "END_FOR" in interp.HANDLERS and "LIST_TO_TUPLE" not in interp.HANDLERS
-    else:
-        assert "LIST_TO_TUPLE" in interp.HANDLERS and "END_FOR" not in interp.HANDLERS
+    # 3.11's LIST_TO_TUPLE / UNARY_POSITIVE reach the interpreter as CALL_INTRINSIC_1 (normal form)
+    assert "CALL_INTRINSIC_1" in interp.HANDLERS
+    assert "LIST_TO_TUPLE" not in interp.HANDLERS and "UNARY_POSITIVE" not in interp.HANDLERS
+    assert ("END_FOR" in interp.HANDLERS) == (sys.version_info >= (3, 12))
+
+
+def test_interpreter_uses_the_bytecode_layers_normaliser():
+    import autograph.bytecode.instructions as bc
+    import autograph.capture.interpreter as interp
+    assert interp.normalize is bc.normalize and interp.Instruction is bc.Instruction
+
+
+def star_tuple_and_unary_plus(x, ys):
+    parts = (*ys, x)  # 3.11: LIST_TO_TUPLE, 3.12: CALL_INTRINSIC_1
+    return +parts[0] * len(parts) + (+x)  # 3.11: UNARY_POSITIVE
+
+
+def test_intrinsics_captured_without_a_break():
+    names = {i.opname for i in __import__("dis").get_instructions(star_tuple_and_unary_plus)}
+    assert names & {"LIST_TO_TUPLE", "UNARY_POSITIVE", "CALL_INTRINSIC_1"}
+    h = check(star_tuple_and_unary_plus, lambda: (torch.randn(3), [torch.randn(3), torch.randn(3)]))
+    assert h.breaks == [] and len(h.backend.graphs) == 1
 
 
 def toy(a, b):
