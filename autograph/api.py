@@ -103,9 +103,36 @@ def _original_module(module: Any) -> Any:
 
 def reset() -> None:
     """Drop every cache entry and statistic; the next calls capture afresh."""
-    from autograph.runtime.shim import reset_all
+    import sys
 
+    from autograph.runtime.shim import all_shims, reset_all
+
+    codegen = sys.modules.get("autograph.capture.codegen")
+    if codegen is not None:  # resume functions cached in the globals of captured functions
+        for shim in all_shims():
+            shim.fn.__globals__.pop(codegen.RESUMES_ATTR, None)
     reset_all()
+    _clear_torch_caches()
+
+
+def _clear_torch_caches() -> None:
+    """Empty torch's class-level caches that keep past captures alive.
+
+    ``lru_cache``s on ``ShapeEnv`` methods are keyed on the ShapeEnv itself
+    (up to 256 past ShapeEnvs each); the fake-tensor dispatch cache keys hold
+    symbolic sizes.
+    """
+    import sys
+
+    module = sys.modules.get("torch.fx.experimental.symbolic_shapes")
+    shape_env = getattr(module, "ShapeEnv", None)
+    for value in vars(shape_env).values() if shape_env is not None else ():
+        if callable(getattr(value, "cache_clear", None)):
+            value.cache_clear()
+    fake = sys.modules.get("torch._subclasses.fake_tensor")
+    fake_mode = getattr(fake, "FakeTensorMode", None)
+    if callable(getattr(fake_mode, "cache_clear", None)):
+        fake_mode.cache_clear()
 
 
 def skip(fn: F) -> F:

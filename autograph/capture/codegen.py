@@ -13,6 +13,7 @@ import dis
 import itertools
 import re
 import types
+import weakref
 from typing import Any, Callable, Sequence
 
 from autograph.bytecode.instructions import Instruction, normalize
@@ -23,9 +24,12 @@ from autograph.capture.values.base import NULL, Value
 from autograph.guards.sources import AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource
 
 _resume_counter = itertools.count(1)
-_RESUMES: dict[tuple, tuple[Callable, Any]] = {}
-# resume code -> (original code, {offset in resume code: offset in original})
-_ORIGIN: dict[types.CodeType, tuple[types.CodeType, dict[int, int]]] = {}
+# resume functions are cached in the captured function's module globals under this name (shared by
+# the resumes of resumes), so they and the shims they hold die with the module and autograph.reset()
+RESUMES_ATTR = "__autograph_resumes__"
+# resume code -> (original code, {offset in resume code: offset in original}); weak: dies with the resume
+_ORIGIN: "weakref.WeakKeyDictionary[types.CodeType, tuple[types.CodeType, dict[int, int]]]" = \
+    weakref.WeakKeyDictionary()
 
 
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|__out\[\d+\]|-?\d+(\.\d+)?(e-?\d+)?|None|True|False")
@@ -169,7 +173,8 @@ class Codegen:
 
     def _resume_function(self, code, offset, slots, live, wrap) -> Callable:
         key = (code, offset, slots, live, wrap, self.wrap_nested if wrap else None)
-        hit = _RESUMES.get(key)
+        resumes = self.fn.__globals__.setdefault(RESUMES_ATTR, {})
+        hit = resumes.get(key)
         if hit is None:
             name = f"__resume_at_{offset}_{next(_resume_counter)}"
             resume_code = _make_resume_code(code, offset, list(slots), list(live), name)
@@ -184,7 +189,7 @@ class Codegen:
             lineno = next((i.lineno for i in normalize(code) if i.offset == offset), None)
             from autograph.capture.result import ResumeRecord
             hit = (fn, ResumeRecord(name, fn, code, offset, lineno))
-            _RESUMES[key] = hit
+            resumes[key] = hit
         self.resumes.append(hit[1])
         return hit[0]
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 class CacheEntry:
     """One compiled version of a function: guards + callable (+ the CaptureResult)."""
 
-    __slots__ = ("result", "guards", "fn", "check", "hits", "native_plan", "eager", "__weakref__")
+    __slots__ = ("result", "guards", "fn", "check", "hits", "native_plan", "eager", "stats", "__weakref__")
 
     def __init__(self, result: Any, guards: Any, fn: Callable[..., Any], *, eager: bool = False):
         self.result = result            # CaptureResult, or None for a stub entry
@@ -26,6 +26,13 @@ class CacheEntry:
         self.hits = 0
         self.native_plan = None         # filled by autograph.guards.native when available
         self.eager = eager              # guard-free entry that runs the original (code marked eager)
+        self.stats = None               # FunctionStats counting this entry's hits (it holds us weakly)
+
+    def __del__(self) -> None:
+        # the report keeps counting the hits of an entry whose function died
+        stats = self.stats
+        if stats is not None and self.hits:
+            stats.fold_hits(self)
 
     @classmethod
     def from_result(cls, result: Any) -> "CacheEntry":

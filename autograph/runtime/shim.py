@@ -358,7 +358,7 @@ class _ShimLogic:
 
         entry = CacheEntry(None, GuardSet(self.fn, []), self.fn, eager=True)
         entry.native_plan = _native.runtime_plan(entry.guards)
-        self.stats.eager_entries.append(entry)
+        self.stats.add_entry(entry)
         self._table = ((entry,), (entry.native_plan,), (self.fn,))
 
     def _stub_entry(self, reason: str) -> Callable[..., Any]:
@@ -392,7 +392,7 @@ class _ShimLogic:
         entry.native_plan = _native.runtime_plan(entry.guards)
         entries, plans, fns = self._table
         self._table = (entries + (entry,), plans + (entry.native_plan,), fns + (entry.fn,))
-        self.stats.entries.append(entry)
+        self.stats.add_entry(entry)
         for listener in list(_entry_listeners):
             try:
                 listener(self, entry)

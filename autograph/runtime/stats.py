@@ -35,21 +35,44 @@ class FunctionStats:
     capture_seconds: float = 0.0
     compile_seconds: float = 0.0
     eager_reason: str | None = None  # why the function now always runs eagerly
-    entries: list[Any] = field(default_factory=list, repr=False)  # live CacheEntry objects (for hits)
-    eager_entries: list[Any] = field(default_factory=list, repr=False)  # guard-free entries running the original
+    # CacheEntry objects, held weakly so a dead function's cache is freed; hits of dead ones are folded
+    entry_refs: list[Any] = field(default_factory=list, repr=False)
+    eager_entry_refs: list[Any] = field(default_factory=list, repr=False)  # guard-free entries (the original)
+    dead_hits: int = 0
+    dead_eager_hits: int = 0
+
+    def add_entry(self, entry: Any) -> None:
+        entry.stats = self
+        (self.eager_entry_refs if entry.eager else self.entry_refs).append(weakref.ref(entry))
+
+    def fold_hits(self, entry: Any) -> None:
+        """Called by a dying entry: keep its hits in the totals."""
+        if entry.eager:
+            self.dead_eager_hits += entry.hits
+        else:
+            self.dead_hits += entry.hits
+
+    @property
+    def entries(self) -> list[Any]:
+        """The live compiled cache entries."""
+        return [e for e in (r() for r in self.entry_refs) if e is not None]
+
+    @property
+    def eager_entries(self) -> list[Any]:
+        return [e for e in (r() for r in self.eager_entry_refs) if e is not None]
 
     @property
     def eager_calls(self) -> int:
         """Calls that ran the original (off, capturing, marked eager, run-only miss...)."""
-        return self.eager_direct + sum(e.hits for e in self.eager_entries)
+        return self.eager_direct + self.dead_eager_hits + sum(e.hits for e in self.eager_entries)
 
     @eager_calls.setter
     def eager_calls(self, value: int) -> None:
-        self.eager_direct = value - sum(e.hits for e in self.eager_entries)
+        self.eager_direct = value - self.dead_eager_hits - sum(e.hits for e in self.eager_entries)
 
     @property
     def hits(self) -> int:
-        return sum(e.hits for e in self.entries)
+        return self.dead_hits + sum(e.hits for e in self.entries)
 
     @property
     def calls(self) -> int:
