@@ -794,11 +794,11 @@ class ProgramBuilder:
                         self.emit("a = a + extra")
                 self.used_globals = set()
                 self.int_param = self.list_param = None
-                depth_features = self.config
-                self.config = dataclasses.replace(depth_features, features=depth_features.features & {
+                outer_config = self.config
+                self.config = dataclasses.replace(outer_config, features=outer_config.features & {
                     "python_numbers", "branch_python", "branch_tensor", "loops", "containers", "globals", "inplace"})
                 self.body(1, 1, 3)
-                self.config = depth_features
+                self.config = outer_config
                 if self.used_globals:
                     self.lines.insert(1, "    global " + ", ".join(sorted(self.used_globals)))
                 tensors = self.names("tensor", lambda ty: ty.shape == shape)

@@ -1,6 +1,6 @@
 """Fuzz regression (found by the bounded CI fuzz run (tests/fuzz/test_fuzz_ci.py, example 19 after 18), 2026-11-21, not minimised; reproduces only after PREVIOUS ran in the same process).
 
-Observed difference:
+Observed difference (passes as of capture commit 391264b; kept as a regression test):
     call 0: global_state: module globals['LOG']: length 2 vs 1
 """
 import pytest
@@ -18,7 +18,6 @@ PREVIOUS = [Program.from_dict({'source': "import math\n\nimport torch\nimport to
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason="fuzz-found bug, not fixed yet (needs state left by an earlier program): global_state: module globals['LOG']: length 2 vs 1")
 def test_compiled_matches_eager():
     for earlier in PREVIOUS:
         check_program(earlier, autograph_compiler(BACKEND))
