@@ -12,7 +12,7 @@ import torch
 
 from autograph.backends.triton.codegen import compute_dtype, literal, tl_dtype
 from autograph.backends.triton.ir import Pointwise, Value
-from autograph.backends.triton.lower import shape_of, Unsupported, meta, promoted, register
+from autograph.backends.triton.lower import Unsupported, meta, promoted, register, shape_of
 
 aten = torch.ops.aten
 prims = torch.ops.prims

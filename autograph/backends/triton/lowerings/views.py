@@ -6,9 +6,9 @@ import operator
 import sympy
 import torch
 
-from autograph.backends.triton.indexing import contiguous_strides, delinearize, linearize
+from autograph.backends.triton.indexing import contiguous_strides, delinearize, is_static, linearize
 from autograph.backends.triton.ir import Value, View
-from autograph.backends.triton.lower import shape_of, Unsupported, broadcast_index, meta, register
+from autograph.backends.triton.lower import Unsupported, broadcast_index, meta, register, shape_of
 
 aten = torch.ops.aten
 prims = torch.ops.prims
@@ -92,7 +92,13 @@ def _slice(L, node, a, dim=0, start=None, end=None, step=1):
     size = a.shape[dim]
     dim = dim % len(a.shape)
     start = 0 if start is None else start
-    start = max(0, min(size, start + size if start < 0 else start))
+    if not isinstance(start, int):
+        raise Unsupported("slice start known only at run time")
+    if is_static(size):
+        start = max(0, min(size, start + size if start < 0 else start))
+    elif start < 0:
+        raise Unsupported("negative slice start on a symbolic size")
+    # a symbolic size with 0 <= start: elements start, start+step, ... (the output is not empty)
 
     def reindex(idx):
         idx = list(idx)
