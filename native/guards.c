@@ -22,7 +22,7 @@ enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_C
 
 #define MAX_NODES 256
 
-static PyObject *s_dtype, *s_device, *s_requires_grad, *s_size, *s_stride;
+static PyObject *s_dtype, *s_device, *s_requires_grad, *s_size, *s_stride, *s_is_contiguous;
 
 typedef struct {
     PyObject *args;       /* the call's positional args (borrowed) */
@@ -138,7 +138,22 @@ static int dims_eq(PyObject *got, PyObject *expected) {
     return ok;
 }
 
-/* (op, node, cls, dtype, device, requires_grad, sizes, strides, keys, keys_fn) */
+/* The 64-bit value of a torch DispatchKeySet object. pybind11 keeps a small C++ value
+ * behind a pointer stored right after PyObject_HEAD (its "simple layout"); DispatchKeySet
+ * is one uint64_t. This reads pybind's layout, so autograph/guards/native.py only uses it
+ * after checking, at load time, that it agrees with raw_repr() on several distinct key sets;
+ * otherwise plans carry None and the comparison goes through ==. */
+static unsigned long long keyset_raw(PyObject *keys) {
+    void *value = *(void **)((char *)keys + sizeof(PyObject));
+    return value ? *(unsigned long long *)value : ~0ULL;
+}
+
+static PyObject *native_keyset_raw(PyObject *self, PyObject *keys) {
+    return PyLong_FromUnsignedLongLong(keyset_raw(keys));
+}
+
+/* (op, node, cls, dtype, device, requires_grad, sizes, strides, keys, keys_fn[, keys_type, keys_raw,
+ *  strides_by_contiguity]) */
 static int tensor_check(PyObject *t, PyObject *g) {
     if ((PyObject *)Py_TYPE(t) != PyTuple_GET_ITEM(g, 2)) return 0;
     PyObject *x = PyObject_GetAttr(t, s_dtype);
@@ -153,7 +168,15 @@ static int tensor_check(PyObject *t, PyObject *g) {
     if (!ok) return 0;
     ok = dims_eq(PyObject_CallMethodNoArgs(t, s_size), PyTuple_GET_ITEM(g, 6));
     if (ok != 1) return ok;
-    ok = dims_eq(PyObject_CallMethodNoArgs(t, s_stride), PyTuple_GET_ITEM(g, 7));
+    if (PyTuple_GET_SIZE(g) > 12 && PyTuple_GET_ITEM(g, 12) == Py_True) {
+        /* sizes all >= 2 and expected strides row-major: equal strides <=> is_contiguous() */
+        x = PyObject_CallMethodNoArgs(t, s_is_contiguous);
+        if (!x) return -1;
+        ok = x == Py_True;
+        Py_DECREF(x);
+    } else {
+        ok = dims_eq(PyObject_CallMethodNoArgs(t, s_stride), PyTuple_GET_ITEM(g, 7));
+    }
     if (ok != 1) return ok;
     if (PyTuple_GET_ITEM(g, 4) != Py_None) {  /* None: a CPU device, pinned by the dispatch keys */
         x = PyObject_GetAttr(t, s_device);
@@ -164,6 +187,14 @@ static int tensor_check(PyObject *t, PyObject *g) {
     }
     x = PyObject_CallOneArg(PyTuple_GET_ITEM(g, 9), t);
     if (!x) return -1;
+    if (PyTuple_GET_SIZE(g) > 11 && PyTuple_GET_ITEM(g, 11) != Py_None &&
+        (PyObject *)Py_TYPE(x) == PyTuple_GET_ITEM(g, 10)) {
+        /* verified layout (see keyset_raw): compare the 64-bit key sets, skipping pybind's == */
+        unsigned long long want = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(g, 11));
+        ok = !PyErr_Occurred() && keyset_raw(x) == want;
+        Py_DECREF(x);
+        return PyErr_Occurred() ? -1 : ok;
+    }
     ok = py_eq(x, PyTuple_GET_ITEM(g, 8));
     Py_DECREF(x);
     return ok;
@@ -394,6 +425,8 @@ static PyMethodDef methods[] = {
      "check(plan, args, kwargs) -> index of the first failing guard, or -1"},
     {"dispatch", (PyCFunction)(void (*)(void))native_dispatch, METH_FASTCALL,
      "dispatch(plans, args, kwargs) -> index of the first passing entry, or -1"},
+    {"keyset_raw", native_keyset_raw, METH_O,
+     "keyset_raw(dispatch_key_set) -> int read from pybind's simple layout (verified by the caller)"},
     {"set_flags", (PyCFunction)(void (*)(void))native_set_flags, METH_FASTCALL,
      "set_flags(off, captures): switches read by HitPath (settings mode off, captures in progress)"},
     {NULL, NULL, 0, NULL},
@@ -409,10 +442,11 @@ PyMODINIT_FUNC PyInit__native(void) {
     s_requires_grad = PyUnicode_InternFromString("requires_grad");
     s_size = PyUnicode_InternFromString("size");
     s_stride = PyUnicode_InternFromString("stride");
+    s_is_contiguous = PyUnicode_InternFromString("is_contiguous");
     s_slow = PyUnicode_InternFromString("_slow");
     s_hits = PyUnicode_InternFromString("hits");
     s_one = PyLong_FromLong(1);
-    if (!s_dtype || !s_device || !s_requires_grad || !s_size || !s_stride || !s_slow || !s_hits || !s_one) return NULL;
+    if (!s_is_contiguous || !s_dtype || !s_device || !s_requires_grad || !s_size || !s_stride || !s_slow || !s_hits || !s_one) return NULL;
     if (PyType_Ready(&HitPathType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;

@@ -47,7 +47,60 @@ def _global_state_call(source: GlobalStateSource) -> tuple[Callable[..., Any], t
     for part in name.split(".")[1:]:
         target = getattr(target, part)
     args = ast.literal_eval("(" + rest[:-1] + ",)") if rest[:-1] else ()
+    if target is torch.are_deterministic_algorithms_enabled and not args:
+        target = torch._C._get_deterministic_algorithms  # what it returns, without a Python frame
     return target, args
+
+
+@functools.lru_cache(maxsize=None)
+def _raw_keys_verified() -> bool:
+    """Whether the C extension reads DispatchKeySet values correctly (pybind layout check).
+
+    Comparing two key sets with pybind's ``==`` costs about as much as the rest of a
+    TENSOR_MATCH; the extension can compare the 64-bit values instead, but only when
+    its read of pybind's object layout agrees with ``raw_repr()`` on distinct key sets.
+    """
+    native = load()
+    if native is None or not hasattr(native, "keyset_raw"):
+        return False
+    import torch
+
+    try:
+        samples = [torch.empty(2), torch.empty(2, dtype=torch.int64), torch.empty(2, device="meta"),
+                   torch.empty(2, dtype=torch.complex64).conj(), torch.empty(2).requires_grad_()]
+        sets = [torch._C._dispatch_keys(t) for t in samples]
+        raws = [k.raw_repr() for k in sets]
+        return len(set(raws)) >= 3 and all(native.keyset_raw(k) == r for k, r in zip(sets, raws))
+    except Exception:  # noqa: BLE001 - any surprise: keep the == comparison
+        return False
+
+
+def _raw_keys(keys: Any) -> tuple[Any, Any]:
+    """(DispatchKeySet type, its 64-bit value) for the C fast comparison, or (None, None)."""
+    if keys is None or not _raw_keys_verified():
+        return None, None
+    return type(keys), keys.raw_repr()
+
+
+def _strides_by_contiguity(cls: type, sizes: tuple, strides: tuple) -> bool:
+    """Whether ``t.is_contiguous()`` decides the stride guard exactly (once sizes matched).
+
+    True when every size is a known int >= 2 (PyTorch skips size-1 dimensions and empty
+    tensors when computing contiguity) and the expected strides are the row-major ones:
+    then contiguous <=> strides equal.  Only for plain tensors and parameters, whose
+    ``is_contiguous`` is TensorImpl's maintained flag (a subclass may override it).
+    """
+    import torch
+
+    if cls not in (torch.Tensor, torch.nn.Parameter) or sizes is None or strides is None:
+        return False
+    if len(sizes) != len(strides) or any(type(s) is not int or s < 2 for s in sizes):
+        return False
+    expected, step = [], 1
+    for s in reversed(sizes):
+        expected.append(step)
+        step *= s
+    return tuple(reversed(expected)) == tuple(strides)
 
 
 class _PlanBuilder:
@@ -124,8 +177,10 @@ class _PlanBuilder:
 
             f = g.expected
             device = None if device_implied_by_keys(f.device) else f.device  # None: not read
+            keys_type, keys_raw = _raw_keys(f.dispatch_keys)
             return (G_TENSOR, n, f.cls, f.dtype, device, f.requires_grad, f.sizes, f.strides,
-                    f.dispatch_keys, torch._C._dispatch_keys)
+                    f.dispatch_keys, torch._C._dispatch_keys, keys_type, keys_raw,
+                    _strides_by_contiguity(f.cls, f.sizes, f.strides))
         if k is TYPE_MATCH:
             return (G_TYPE, n, g.expected)
         if k is ID_MATCH:

@@ -212,3 +212,40 @@ def test_missing_extension_logs_one_line_and_uses_generated_checks(monkeypatch, 
     finally:
         monkeypatch.undo()
         native.load.cache_clear()
+
+
+@needs_native
+def test_fast_key_and_stride_comparisons_decide_like_the_generated_check():
+    """The C path compares dispatch keys as 64-bit values and strides by contiguity; both
+    must reject exactly what the generated check rejects (conj bit, requires_grad, meta,
+    a transposed or expanded view with equal sizes, size-1 dimensions with odd strides)."""
+    assert native._raw_keys_verified(), "pybind layout check failed: the == fallback is in use"
+
+    def fn(a):
+        return a
+
+    def plan_and_set(example):
+        gs = GuardSet(fn, [tensor_match(LocalSource("a"), example)])
+        plan = native.plan_for(gs)
+        assert plan[5][0][11] == torch._C._dispatch_keys(example).raw_repr()
+        return gs, plan
+
+    z = torch.ones(3, 3, dtype=torch.complex64)
+    square = torch.ones(3, 3)
+    cases = [
+        (z, [z, z.conj(), z.conj().resolve_conj(), z.t(), z.t().contiguous(), z.clone().requires_grad_()]),
+        (square, [square, square.t(), square.t().contiguous(), torch.ones(3, 1).expand(3, 3),
+                  torch.ones(3, 3, device="meta"), torch.ones(3, 3, requires_grad=True),
+                  torch.ones(6, 6)[::2, ::2]]),
+        (torch.ones(3, 1), [torch.ones(3, 1), torch.ones(1, 3).t(), torch.ones(3, 2)[:, :1]]),
+    ]
+    rejected = 0
+    for example, probes in cases:
+        gs, plan = plan_and_set(example)
+        uses_contiguity = plan[5][0][12]
+        assert uses_contiguity == all(s >= 2 for s in example.shape)
+        for probe in probes:
+            got = decisions(gs, plan, (probe,), {})
+            assert len(set(got)) == 1, (example.shape, probe.shape, probe.stride(), got)
+            rejected += got[0] == 0
+    assert rejected >= 8  # the probes really exercise failing paths
