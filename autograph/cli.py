@@ -12,6 +12,7 @@ settings to the environment so child processes compile the same packages.
 """
 from __future__ import annotations
 
+import atexit
 import builtins
 import importlib.machinery
 import io
@@ -163,9 +164,10 @@ def run(argv: list[str]) -> int:
     from autograph.hook.install import install
     from autograph.hook.startup import activate_logs, print_report_at_exit
 
-    install(settings=settings)
+    installation = install(settings=settings)
     activate_logs(settings)
     print_report_at_exit(settings)
+    atexit.register(_warn_unmatched_rules, installation)
 
     try:
         if kind == "path":
@@ -182,6 +184,19 @@ def run(argv: list[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - re-reported exactly like the interpreter does
         _exit_like_python(exc)
     return 0
+
+
+def _warn_unmatched_rules(installation: Any) -> None:
+    """At exit: name each allow rule that selected no imported module (a typo compiles nothing, silently)."""
+    try:
+        unmatched = installation.unmatched_rules()
+    except Exception:  # noqa: BLE001 - a diagnostic must never change the exit
+        return
+    for rule in unmatched:
+        sys.stderr.write(
+            f"autograph: warning: the rule {rule!r} (packages.allow / AUTOGRAPH_PACKAGES) matched no imported "
+            "module, so nothing it names was compiled. Check the spelling against the module names your "
+            "program imports (`python -m autograph config check` prints the rules).\n")
 
 
 def _run_script(path: str) -> None:

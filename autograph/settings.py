@@ -297,14 +297,42 @@ def _describe(error: dict, where: str) -> str:
 # ---------------------------------------------------------------------------
 
 
+MAX_SETTINGS_BYTES = 1 << 20  # a settings file is a few lines; anything this big is the wrong file
+
+
+def _read_text(path: Path) -> str:
+    """The file's UTF-8 text, or a :class:`SettingsError` saying plainly why it is not a settings file."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_SETTINGS_BYTES:
+            raise SettingsError(
+                f"{path}: the settings file is {size:,} bytes, over autograph's limit of {MAX_SETTINGS_BYTES:,}; "
+                "a settings file is a few lines of YAML. Check that --config/AUTOGRAPH_CONFIG names the right file"
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read the settings file: {exc.strerror or exc}") from None
+    if b"\0" in raw:
+        raise SettingsError(f"{path}: this is a binary file, not a YAML settings file. "
+                            "Check that --config/AUTOGRAPH_CONFIG names the right file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SettingsError(f"{path}:{line}:{column}: the settings file is not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                            "save it as UTF-8") from None
+    if not text.strip():
+        raise SettingsError(f"{path}: the settings file is empty. Write at least one setting (a file with only "
+                            "a comment uses the defaults on purpose) or stop pointing --config/AUTOGRAPH_CONFIG at it")
+    return text
+
+
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, tuple[int, int]]]:
     """Parse ``path``; return the data and a map ``loc -> (line, col)`` (1-based) for error messages."""
     import yaml
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SettingsError(f"{path}: cannot read the settings file: {exc.strerror or exc}") from None
+    text = _read_text(path)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -513,6 +541,15 @@ def check_backend_importable(backend: str) -> None:
         raise SettingsError(
             f"backend {backend!r}: cannot import module {module_name!r} ({exc}). "
             "Check the name and that its package is installed or on PYTHONPATH"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - the module itself failed while importing
+        import traceback
+
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        raise SettingsError(
+            f"backend {backend!r}: importing module {module_name!r} raised {type(exc).__name__}: {exc}{where}. "
+            "Fix that module or choose another backend"
         ) from None
     for part in attr_path.split("."):
         if not hasattr(obj, part):

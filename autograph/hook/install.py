@@ -105,6 +105,12 @@ class Installation:
                 stacklevel=4,
             )
 
+    def unmatched_rules(self) -> list[str]:
+        """Allow rules that selected no module imported so far (likely misspelt or never imported)."""
+        names = [name for name, module in list(sys.modules.items()) if isinstance(module, types.ModuleType)]
+        return [rule.text for rule in self.selection.allow
+                if not any(rule.matches_module(name) and self.selection.selects_module(name) for name in names)]
+
     def uninstall(self) -> None:
         """Remove the finder and restore every original function."""
         global _active
