@@ -258,6 +258,8 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     """Compile the entry function: same signature as the original."""
     from autograph.guards.check import signature_source
     params, _ = signature_source(cg.fn, cg.ns)
+    if not name.isidentifier():  # a lambda's "<lambda>"
+        name = "__autograph_entry"
     lines = [f"def {name}({params}):"]
     if has_graph:
         lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")
