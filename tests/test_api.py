@@ -100,3 +100,21 @@ def test_mark_dynamic_and_static():
 def test_compile_rejects_non_callables():
     with pytest.raises(TypeError, match="expects a Python function"):
         api.compile(3)
+
+
+def test_compiled_module_runs_the_original_modules_hooks():
+    """Forward and pre-forward hooks, including ones registered after compiling, run as in eager."""
+    import torch
+    import autograph
+
+    module = torch.nn.Linear(4, 4)
+    calls = []
+    module.register_forward_pre_hook(lambda mod, inp: calls.append("pre"))
+    module.register_forward_hook(lambda mod, inp, out: out * 2)
+    compiled = autograph.compile(module, backend="eager")
+    x = torch.randn(2, 4)
+    assert torch.allclose(compiled(x), module(x))
+    assert calls == ["pre", "pre"]
+    module.register_forward_hook(lambda mod, inp, out: out + 1)
+    assert torch.allclose(compiled(x), module(x))
+    assert torch.allclose(compiled(x), torch.nn.functional.linear(x, module.weight, module.bias) * 2 + 1)
