@@ -71,6 +71,7 @@ def _collect_refs(shim):
     for entry in shim.entries:
         refs.append(weakref.ref(entry))
         result = entry.result
+        refs.append(weakref.ref(result.fn))  # the transformed function
         for g in result.graphs:
             refs.append(weakref.ref(g.gm))
         for r in result.resumes:
