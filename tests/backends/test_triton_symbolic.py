@@ -207,7 +207,8 @@ def test_symbolic_patterns_run_as_kernels_and_match_eager(backend, name):
         _check_fwd_bwd(f, fn, torch.randn(n, n + 4, requires_grad=True))
     symbolic = [g for g in backend.compiled if ".size(" in g.wrapper_source]
     assert symbolic, [g.wrapper_source for g in backend.compiled]
-    assert all(g.kernels and g.fallback_reason is None for g in symbolic), [g.fallback_reason for g in symbolic]
+    assert all(g.fallback_reason is None for g in symbolic), [g.fallback_reason for g in symbolic]
+    assert symbolic[0].kernels  # the forward (a backward may be a lone aten view, e.g. flip's)
 
 
 def test_what_needs_a_concrete_size_becomes_an_aten_call_not_a_wrong_kernel(backend):

@@ -210,7 +210,8 @@ class Lowering:
             # a size computed from sizes (sym_size, s0 * 64, ...): its value is its expression
             return size_expr(out)
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        if lowering is not None and all(isinstance(o, torch.Tensor) and o.numel() > 0 for o in outs):
+        # (shapes are read as expressions: comparing SymInts would add guards to the ShapeEnv)
+        if lowering is not None and all(isinstance(o, torch.Tensor) and 0 not in shape_of(o) for o in outs):
             try:
                 args = [self.env_of(a) for a in node.args]
                 kwargs = {k: self.env_of(v) for k, v in node.kwargs.items()}
@@ -225,10 +226,8 @@ class Lowering:
             except (TypeError, ValueError, NotImplementedError):
                 if not self.symbolic:
                     raise
-                # a lowering that needs a concrete size (int(), a comparison) met a symbol
-                lowering = "symbolic"
-        if lowering == "symbolic":
-            return self.extern(node, reason="lowering needs a concrete size")
+                # the lowering needed a concrete size (int(), a comparison) and met a symbol
+                return self.extern(node, reason="lowering needs a concrete size")
         return self.extern(node, reason="no Triton lowering" if lowering is None else "lowering declined")
 
     def env_of(self, arg):
