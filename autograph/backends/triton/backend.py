@@ -5,9 +5,15 @@ graphs, decomposed by :data:`DECOMPOSITIONS`) -> ``lower.py`` (loop IR) ->
 ``fuse.py`` (kernels) -> ``codegen.py`` (Triton source) + ``wrapper.py``
 (launches and extern calls) -> ``runtime.py`` (kernel loading, disk cache).
 
-A graph this backend cannot handle at all (symbolic shapes, bf16 on the CPU
-interpreter, several devices) runs with aten instead, with a log line saying
+A graph this backend cannot handle at all (bf16 on the CPU interpreter, several
+devices, data-dependent sizes) runs with aten instead, with a log line saying
 why; an op without a lowering becomes an aten call inside the wrapper.
+
+Symbolic sizes (dynamic shapes): sizes are sympy expressions over the ShapeEnv's
+symbols all the way through lowering; kernels take the symbols as scalar
+arguments and the wrapper binds them from the inputs' sizes at call time, so one
+compiled graph serves every size. A lowering that needs a concrete size becomes
+an aten call in that graph.
 """
 from __future__ import annotations
 
