@@ -55,25 +55,22 @@ def symbol(name: str, size) -> sympy.Symbol:
 
 
 def _symbolic_within(expr: sympy.Expr, d: sympy.Expr) -> bool:
-    """True when ``0 <= expr < d`` is provable from symbolic ranges: ``expr`` is a
-    non-negative combination of iteration variables whose largest value is ``<= d - 1``
-    (size symbols are >= 2, so a polynomial in them with non-negative coefficients is
-    non-negative)."""
-    terms = sympy.Add.make_args(sympy.expand(expr))
-    highs = [sympy.Integer(0)]
-    for term in terms:
+    """True when ``0 <= expr < d`` is provable: ``expr`` is a non-negative combination of
+    iteration variables (each term at most one) whose largest value is ``<= d - 1``."""
+    high = sympy.Integer(0)
+    for term in sympy.Add.make_args(sympy.expand(expr)):
         coeff, rest = term.as_coeff_Mul()
         if coeff < 0:
             return False
-        syms = [f for f in rest.free_symbols if f.name not in SIZE_SYMBOLS]
-        if len(syms) > 1:
+        loops = [f for f in rest.free_symbols if f.name not in SIZE_SYMBOLS]
+        if len(loops) > 1:
             return False
-        if not syms:
-            highs = [h + term for h in highs]
-            continue
-        top = syms[0].size if isinstance(syms[0], SymbolicRangeIndex) else sympy.Integer(_RANGES.get(syms[0], 2**31))
-        highs = [h + term.subs(syms[0], top - 1) for h in highs]
-    return all(_nonnegative(d - 1 - h) for h in highs)
+        if loops:
+            var = loops[0]
+            top = var.size if isinstance(var, SymbolicRangeIndex) else sympy.Integer(_RANGES.get(var, 2**31))
+            term = term.subs(var, top - 1)
+        high += term
+    return _nonnegative(d - 1 - high)
 
 
 def _nonnegative(expr: sympy.Expr) -> bool:
