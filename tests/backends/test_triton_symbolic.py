@@ -209,6 +209,8 @@ def test_symbolic_patterns_run_as_kernels_and_match_eager(backend, name):
     assert symbolic, [g.wrapper_source for g in backend.compiled]
     assert all(g.fallback_reason is None for g in symbolic), [g.fallback_reason for g in symbolic]
     assert symbolic[0].kernels  # the forward (a backward may be a lone aten view, e.g. flip's)
+    needs_concrete = [e for g in symbolic for e in g.externs if "concrete size" in e]
+    assert needs_concrete == []  # every op of these patterns is lowered symbolically
 
 
 def test_what_needs_a_concrete_size_becomes_an_aten_call_not_a_wrong_kernel(backend):

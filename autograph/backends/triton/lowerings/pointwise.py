@@ -11,6 +11,7 @@ import sympy
 import torch
 
 from autograph.backends.triton.codegen import compute_dtype, literal, tl_dtype
+from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import Pointwise, Value
 from autograph.backends.triton.lower import Unsupported, meta, promoted, register, shape_of
 
@@ -380,14 +381,20 @@ def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
     out = meta(node)
     dim = dim % len(out.shape)
     size = shape_of(out)[dim]
-    start = 0 if start is None else (start + size if start < 0 else start)
-    start = max(0, min(size, start))
+    start = 0 if start is None else start
+    if not isinstance(start, int) or not isinstance(step, int):
+        raise Unsupported("slice_scatter bounds known only at run time")
+    if is_static(size):
+        start = max(0, min(size, start + size if start < 0 else start))
+    elif start < 0:
+        raise Unsupported("negative slice_scatter start on a symbolic size")
     count = src.shape[dim]
+    stop = literal(start + step * count)  # a size expression when the slice length is symbolic
     compute = compute_dtype(out.dtype)
 
     def fn(k, index):
         pos = texpr(index[dim])
-        inside = f"({pos} >= {start}) & ({pos} < {start + step * count})"
+        inside = f"({pos} >= {start}) & ({pos} < {stop})"
         if step != 1:
             inside += f" & (({pos} - {start}) % {step} == 0)"
         src_index = list(index)
