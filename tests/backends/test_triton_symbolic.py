@@ -196,6 +196,13 @@ PATTERNS = {
     "softmax_over_rows": lambda x: torch.softmax(x, 0),
     "flip": lambda x: x.flip(0) + 1,
     "matmul_epilogue": lambda x: torch.relu(x @ x.t()),
+    "causal_mask_softmax": lambda x: x.masked_fill(
+        torch.ones(x.shape[0], x.shape[1], dtype=torch.bool).tril().logical_not(), -1e9).softmax(-1),
+    "full_of_symbolic_size": lambda x: torch.full((x.shape[0], 1), 2.0) * x,
+    "gather_rows": lambda x: x[torch.arange(x.shape[0] - 1)] * 2,
+    "amax_keepdim": lambda x: x - x.amax(-1, keepdim=True),
+    "expand_column": lambda x: x[:, :1].expand(-1, x.shape[1]) + x,
+    "sum_and_mean_of_all": lambda x: x.sum() + x.mean(),
 }
 
 
