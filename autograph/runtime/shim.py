@@ -317,7 +317,8 @@ class _ShimLogic:
             return self._stub_entry("capture engine not available (autograph.capture.api missing)")
         t0 = time.perf_counter()
         try:
-            with capturing():
+            from autograph.explain.progress import progress  # stdlib only; a no-op off a TTY
+            with capturing(), progress(f"capturing {self.fn.__qualname__}"):
                 from autograph.runtime.dynamic import capture_with_plan  # dynamic shapes decision
                 result = capture_with_plan(capture, self, args, kwargs, settings, failed, self._wrap_nested)
         except Exception as exc:  # noqa: BLE001 - every capture failure is handled by on_error

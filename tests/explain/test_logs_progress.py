@@ -110,3 +110,33 @@ def test_progress_never_goes_through_logging(caplog):
         with progress("x", stream=_Tty(), delay=0.0, interval=0.01):
             time.sleep(0.05)
     assert not [r for r in caplog.records if "autograph: x" in r.getMessage()]
+
+
+def _slow_capture_backend(gm, example_inputs):
+    """An eager backend slow enough for the progress line to appear (delay is shortened below)."""
+    time.sleep(0.3)
+    return gm.forward
+
+
+def test_a_live_capture_shows_progress_on_a_tty(monkeypatch):
+    """The runtime wraps each capture (not only ``explain``) in the progress line."""
+    import autograph.explain.progress as progress_mod
+
+    tty = _Tty()
+    monkeypatch.setattr(progress_mod, "progress",
+                        lambda what: progress(what, stream=tty, delay=0.05, interval=0.02))
+    f = autograph.compile(seeds.toy_example, backend=_slow_capture_backend)
+    a, b = torch.ones(4), -torch.ones(4)
+    torch.testing.assert_close(f(a, b), seeds.toy_example(a, b))
+    out = tty.getvalue()
+    assert "autograph: capturing toy_example ... " in out
+    assert out.endswith("\r\x1b[K") and "\n" not in out
+    tty.truncate(0), tty.seek(0)
+    f(a, b)  # a cache hit captures nothing: no progress line
+    assert tty.getvalue() == ""
+
+
+def test_a_live_capture_off_a_tty_writes_nothing(monkeypatch, capsys):
+    f = autograph.compile(seeds.toy_example, backend=_slow_capture_backend)
+    f(torch.ones(3), torch.ones(3))
+    assert "autograph:" not in capsys.readouterr().err
