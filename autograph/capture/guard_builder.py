@@ -30,7 +30,8 @@ class GuardRecorder:
         self.pin = None  # only the top-level object of a pinned read
         if kind == "id":
             self._add(("pin-id", what, id(obj)), lambda: model.python_guard(
-                f"{what} is <{type(obj).__name__} at {id(obj):#x}>", lambda: getter() is obj, []))
+                f"{what} is <{type(obj).__name__} at {id(obj):#x}>", lambda: getter() is obj, [],
+                words=f"{what}: {model.identity_words(obj)} (same object as when compiled)"))
         elif kind == "eq":
             self._add(("pin-eq", what, repr(obj)), lambda: model.python_guard(
                 f"{what} == {obj!r}", lambda: (lambda v: type(v) is type(obj) and v == obj)(getter()), []))

@@ -74,6 +74,7 @@ class Guard:
     sources: tuple = ()
     check_fn: Callable[..., Any] | None = None
     reason: str = ""  # optional: why capture installed it (e.g. "branch on x.size(0)")
+    words: str = ""  # optional plain words for describe() when ``src`` is not readable (PYTHON)
 
     def __post_init__(self):
         if not self.sources and self.source is not None:
@@ -91,14 +92,14 @@ class Guard:
         if k is TYPE_MATCH:
             return f"{where}: type is {_type_name(self.expected)}"
         if k is ID_MATCH:
-            return f"{where}: is the same object as when compiled ({_short_repr(self.expected)})"
+            return f"{where}: {identity_words(self.expected)} (same object as when compiled)"
         if k is EQUALS_MATCH:
             return f"{where}: equals {self.expected!r} (type {type(self.expected).__name__})"
         if k is LENGTH_MATCH:
             return f"{where}: has length {self.expected}"
         if k is GLOBAL_STATE:
             return f"global state: {self.src}"
-        return self.src  # SHAPE_RELATION / PYTHON: the source text is the description
+        return self.words or self.src  # SHAPE_RELATION / PYTHON: the source text is the description
 
     def __repr__(self) -> str:
         return f"Guard({self.kind.value}, {self.src})"
@@ -124,6 +125,21 @@ def _short_repr(obj: Any) -> str:
     if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type)):
         return f"{type(obj).__name__} {getattr(obj, '__qualname__', obj)}"
     return f"{type(obj).__name__} object"
+
+
+def identity_words(obj: Any) -> str:
+    """What an identity guard pins, in words: ``the module torch.nn.functional``."""
+    if isinstance(obj, types.ModuleType):
+        return f"the module {obj.__name__}"
+    if isinstance(obj, type):
+        return f"the class {_type_name(obj)}"
+    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", "?")
+        mod = getattr(obj, "__module__", None)
+        kind = "function" if isinstance(obj, types.FunctionType) else (
+            "method" if isinstance(obj, types.MethodType) else "builtin function")
+        return f"the {kind} {mod}.{name}" if mod and mod != "builtins" else f"the {kind} {name}"
+    return f"the {type(obj).__name__} object"
 
 
 def _value_repr(value: Any) -> str:
@@ -242,8 +258,9 @@ def shape_relation(expr_src: str, check_fn: Callable[..., bool], sources: Sequen
                  sources=sources, check_fn=check_fn)
 
 
-def python_guard(expr_src: str, check_fn: Callable[..., bool], sources: Sequence[Source]) -> Guard:
-    """Any other check, as a callable over the values of ``sources``."""
+def python_guard(expr_src: str, check_fn: Callable[..., bool], sources: Sequence[Source],
+                 words: str = "") -> Guard:
+    """Any other check, as a callable over the values of ``sources``; ``words`` describes it plainly."""
     sources = tuple(sources)
     return Guard(PYTHON, sources[0] if sources else None, None, expr_src,
-                 sources=sources, check_fn=check_fn)
+                 sources=sources, check_fn=check_fn, words=words)

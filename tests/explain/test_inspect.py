@@ -125,6 +125,10 @@ def test_linear_relu_module():
     words = "\n".join(entry.guards)
     assert "x: Tensor float32 cpu size (2, 4) stride (4, 1) requires_grad=False" in words
     assert "self.training: equals True" in words
+    # identity guards read like the others: what is pinned, by name, never an address
+    assert "torch.nn.modules.linear.F: the module torch.nn.functional (same object as when compiled)" in words
+    assert "self.lin: the Linear object (same object as when compiled)" in words
+    assert " at 0x" not in words
     assert entry.resumes == [] and entry.breaks == []
     assert "relu" in entry.subgraphs[0].code and "linear" in entry.subgraphs[0].code
     assert entry.transformed.startswith("def forward(self, x):")
@@ -206,3 +210,13 @@ def test_resume_shared_by_two_entries_is_shown_once(toy):
     assert all(r.inspection is not None for r in first.values())
     assert all(r.shown_above for r in second.values())
     assert str(insp).count("(its cache entries are shown above)") == 2
+
+
+def test_identity_guard_words_name_modules_functions_and_classes():
+    from autograph.guards.model import identity_words
+
+    assert identity_words(torch.nn.functional) == "the module torch.nn.functional"
+    assert identity_words(torch.nn.functional.relu) == "the function torch.nn.functional.relu"
+    assert identity_words(torch.nn.Linear) == "the class torch.nn.modules.linear.Linear"
+    assert identity_words(len) == "the builtin function len"
+    assert identity_words(seeds.LinearRelu()) == "the LinearRelu object"
