@@ -68,6 +68,14 @@ class Codegen:
             self._consts[key] = name
         return self._consts[key]
 
+    def bind(self, obj: Any, name: str) -> str:
+        """Bind ``obj`` under its readable ``name`` (``__resume_at_30_1``) so the source reads as it runs."""
+        if self.ns.get(name, obj) is not obj or not name.isidentifier():
+            return self.const(obj)  # name taken by another object: a generated name is still correct
+        self.ns[name] = obj
+        self._consts[id(obj)] = name
+        return name
+
     def source_expr(self, source) -> str:
         if isinstance(source, LocalSource):
             return source.name
@@ -159,7 +167,7 @@ class Codegen:
         fn = self._resume_function(code, offset, slots, tuple(live), wrap)
         args = [self._stable(v) for v in stack if v is not NULL]
         args += [self._stable(values[name]) for name in live]
-        return f"{self.const(fn)}({', '.join(args)})"
+        return f"{self.bind(fn, self.resumes[-1].name)}({', '.join(args)})"
 
     def _stable(self, value: Value) -> str:
         """The value's expression, read *before* the breaking instruction runs natively: a value
@@ -253,6 +261,9 @@ def _live_locals(code, offset, defined: dict) -> list[str]:
     return names
 
 
+_UNBOUND = object()
+
+
 def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_name: str | None,
                 input_exprs: list[str]) -> types.FunctionType:
     """Compile the entry function: same signature as the original."""
@@ -267,7 +278,10 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     lines += ["    " + line for line in body]
     source = "\n".join(lines) + "\n"
     filename = f"<autograph transformed {cg.fn.__qualname__}>"
+    shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
     exec(compile(source, filename, "exec"), cg.ns)
     entry = cg.ns[name]
+    if shadowed is not _UNBOUND:
+        cg.ns[name] = shadowed
     entry.__autograph_source__ = source
     return entry

@@ -160,7 +160,6 @@ class _Writer:
         result = getattr(entry, "result", None)
         if result is None or getattr(result, "transformed_code", None) is None:
             return
-        names = render.artifact_names(result)
         resumes = list(getattr(result, "resumes", ()) or ())
         # resume functions first (the transformed code calls them by their dispatch name)
         for r in resumes:
@@ -178,8 +177,7 @@ class _Writer:
         if not source.strip():
             source, _ = render.decompile(result.transformed_code)
         fn_obj = getattr(result, "fn", None)
-        mapping = render.named_constants(fn_obj, names)
-        text = render.rename(_rename_def(source, body_name), mapping)
+        text = _rename_def(source, body_name)
         fn_ns = getattr(fn_obj, "__globals__", {}) or {}
         used = [k for k in sorted(set(re.findall(r"\b__c\d+\b", text)))]
         notes = []

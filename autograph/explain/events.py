@@ -83,7 +83,7 @@ def _log_entry(shim: Any, entry: Any) -> None:
     if result is None:
         return
     if logs.enabled("bytecode") and getattr(result, "transformed_code", None) is not None:
-        text, how = render.transformed_text(result, render.artifact_names(result))
+        text, how = render.transformed_text(result)
         logs.logger("bytecode").info("transformed code of %s (%s) cache entry %d (%s):\n%s",
                                      name, where, n, how, render.indent(text))
     for g in getattr(result, "graphs", ()) or ():

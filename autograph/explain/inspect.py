@@ -153,8 +153,7 @@ def _entry_view(index: int, entry: Any, seen: set[int]) -> EntryView:
         view.note = "runs the original function (nothing was captured for it)" + (
             f": {stats.eager_reason}" if getattr(stats, "eager_reason", None) else "")
         return view
-    names = render.artifact_names(result)
-    view.transformed, view.transformed_how = render.transformed_text(result, names)
+    view.transformed, view.transformed_how = render.transformed_text(result)
     if not view.transformed:
         view.note = "runs the original function (nothing to compile)"
     view.breaks = list(getattr(result, "breaks", ()) or ())

@@ -11,7 +11,6 @@ import dis
 import inspect as _pyinspect
 import linecache
 import os
-import re
 import types
 from typing import Any, Iterable
 
@@ -79,41 +78,13 @@ def decompile(code: types.CodeType) -> tuple[str, str]:
         return dis.Bytecode(code).dis(), f"bytecode; depyf could not decompile it ({reason[:120]})"
 
 
-def named_constants(fn: Any, names: dict[int, str]) -> dict[str, str]:
-    """Generated names (``__c0``) in ``fn``'s globals that hold an object ``names`` knows by id."""
-    ns = getattr(fn, "__globals__", None) or {}
-    out = {}
-    for key, value in list(ns.items()):
-        if key.startswith("__") and id(value) in names and key != names[id(value)]:
-            out[key] = names[id(value)]
-    return out
-
-
-def rename(text: str, mapping: dict[str, str]) -> str:
-    """Replace whole identifiers of ``text`` (``__c0`` -> ``__resume_at_30_1``)."""
-    if not mapping:
-        return text
-    pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True)) + r")(?!\w)")
-    return pattern.sub(lambda m: mapping[m.group(1)], text)
-
-
-def transformed_text(result: Any, names: dict[int, str]) -> tuple[str, str]:
-    """Readable transformed code of a capture: decompiled bytecode with generated names resolved."""
+def transformed_text(result: Any) -> tuple[str, str]:
+    """Readable transformed code of a capture: decompiled bytecode (capture binds resume
+    functions and subgraphs under their real names, so nothing needs renaming)."""
     code = getattr(result, "transformed_code", None)
     if code is None:
         return "", "none"
-    text, how = decompile(code)
-    return rename(text, named_constants(getattr(result, "fn", None), names)), how
-
-
-def artifact_names(result: Any) -> dict[int, str]:
-    """id(object) -> readable name, for resume functions and subgraphs of one capture."""
-    names: dict[int, str] = {}
-    for r in getattr(result, "resumes", ()) or ():
-        names[id(r.function)] = r.name
-    for g in getattr(result, "graphs", ()) or ():
-        names[id(g.compiled)] = g.name
-    return names
+    return decompile(code)
 
 
 # ---------------------------------------------------------------- graphs and kernels
