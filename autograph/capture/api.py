@@ -93,6 +93,8 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         backend = lookup(getattr(settings, "backend", "eager"), settings=settings)
         from autograph.capture import shapes
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
+        from autograph.capture.graph_lines import with_user_lines  # errors at run time name user lines
+        compiled = with_user_lines(gm, compiled, fn.__code__.co_filename, fn.__code__.co_firstlineno)
         graph_name = f"__compiled_fn_{next(_graph_counter)}"
         cg.ns[graph_name] = compiled
         input_exprs = [cg.source_expr(src) for src, _, _ in tx.graph.inputs]

@@ -67,11 +67,7 @@ def raise_at_run_time_in_graph(x, idx):
 
 CASES = [
     pytest.param(raise_at_run_time_in_graph, "RAISE-RUNTIME", lambda: (torch.randn(4), torch.tensor([1, 10])),
-                 marks=pytest.mark.xfail(strict=True, reason=(
-                     "an error raised while the compiled graph runs (not foreseeable on fake tensors) has "
-                     "frames '<autograph transformed f>' line 2 and '<eval_with_key>.0' (the GraphModule) but "
-                     "none at the user's file:line: capture/codegen gives the transformed code a synthetic "
-                     "filename and the FX graph's node stack traces are not mapped back")), id="RAISE-RUNTIME"),
+                 id="RAISE-RUNTIME"),
     pytest.param(raise_in_graph, "RAISE-GRAPH", lambda: (torch.randn(4),), id="RAISE-GRAPH"),
     pytest.param(raise_after_break, "RAISE-RESUME", lambda: (torch.randn(3),), id="RAISE-RESUME"),
     pytest.param(raise_in_breaking_call, "RAISE-NATIVE", lambda: (torch.randn(2),), id="RAISE-NATIVE"),
@@ -108,7 +104,7 @@ def test_user_exception_same_as_eager_and_points_at_user_line(eager_settings, fn
 
 
 def test_run_time_graph_error_keeps_type_and_message(eager_settings):
-    """The part of RAISE-RUNTIME that holds today: same exception type and message as eager."""
+    """RAISE-RUNTIME on first call and cache hit: same exception type and message as eager."""
     x, idx = torch.randn(4), torch.tensor([1, 10])
     expected = _eager_error(raise_at_run_time_in_graph, (x, idx))
     compiled = autograph.compile(raise_at_run_time_in_graph)
