@@ -31,6 +31,8 @@ class GraphBuilder:
         self._attr_by_id: dict[int, Any] = {}
         self.op_count = 0
         self.current_trace: str = ""
+        # the current instruction is covered by a user's ``except`` (maybe in a caller)
+        self.inside_try = False
         self.names: set[str] = set()
 
     # --- leaves ------------------------------------------------------------
@@ -105,6 +107,13 @@ class GraphBuilder:
     # --- operations --------------------------------------------------------
     def call(self, kind: str, target: Any, args: tuple, kwargs: dict) -> Value:
         """Add ``call_function``/``call_method`` on symbolic args; returns the wrapped result."""
+        if self.inside_try:
+            # fake tensors cannot predict every run-time error (memory overlap of in-place
+            # ops, out-of-range tensor indices): under an ``except``, the op must run where
+            # the user's handler can catch its error, not later inside a compiled graph
+            raise Unsupported(f"tensor operation {_target_name(target)} inside a try/except "
+                              f"(its run-time errors must reach your handler) — runs in Python",
+                              generic=True)
         node_args = to_node_arg(args)
         node_kwargs = to_node_arg(kwargs)
         if self.fake_mode.shape_env is not None:  # sizes computed from the inputs' sizes

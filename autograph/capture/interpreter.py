@@ -61,6 +61,50 @@ def handler(*opnames: str, min_version: tuple[int, int] = (3, 0), max_version: t
     return register
 
 
+def _handler_catches(entry, instructions: list[Instruction]) -> bool:
+    """Whether an exception raised under ``entry`` can be caught (and swallowed) by user code.
+
+    Handler blocks are followed outward while they only pass the exception on: cleanup
+    blocks (not starting with ``PUSH_EXC_INFO``), ``with`` cleanups (``WITH_EXCEPT_START``)
+    and ``finally`` bodies (they reach ``RERAISE`` before any ``POP_EXCEPT``). A block that
+    matches (``CHECK_EXC_MATCH``) or ends the exception (``POP_EXCEPT``) first catches.
+    """
+    seen: set[int] = set()
+    while entry is not None and entry.target.index not in seen:
+        handler = entry.target
+        seen.add(handler.index)
+        if handler.opname != "PUSH_EXC_INFO":
+            entry = handler.exn
+            continue
+        for ins in instructions[handler.index + 1:]:
+            if ins.opname == "WITH_EXCEPT_START":
+                entry = ins.exn
+                break
+            if ins.opname in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH", "POP_EXCEPT"):
+                return True
+            if ins.opname == "RERAISE":
+                entry = ins.exn
+                break
+        else:
+            return True  # no recognisable end: assume it catches
+    return False
+
+
+_CATCHING_CACHE: dict[types.CodeType, frozenset[int]] = {}
+
+
+def _caught_instructions(code: types.CodeType, instructions: list[Instruction]) -> frozenset[int]:
+    """Indices of the instructions whose exceptions an ``except`` of this code object can catch."""
+    caught = _CATCHING_CACHE.get(code)
+    if caught is None:
+        caught = frozenset(ins.index for ins in instructions
+                           if ins.exn is not None and _handler_catches(ins.exn, instructions))
+        if len(_CATCHING_CACHE) > 4096:
+            _CATCHING_CACHE.clear()
+        _CATCHING_CACHE[code] = caught
+    return caught
+
+
 class Frame:
     """State of one interpreted code object (the root or an inlined callee)."""
 
@@ -71,6 +115,9 @@ class Frame:
         self.fn_value = fn_value
         self.parent = parent
         self.instructions = normalize(code)
+        self.caught = _caught_instructions(code, self.instructions)
+        # an inlined callee runs inside the caller's try when the call site is covered
+        self.inside_try = False
         self.by_offset = {}
         for ins in self.instructions:
             self.by_offset.setdefault(ins.offset, ins)
@@ -189,6 +236,7 @@ class Translator:
                 return Stopped(frame, inst)
             frame.ip += 1
             self.graph.current_trace = _trace(frame, inst)
+            self.graph.inside_try = frame.inside_try or inst.index in frame.caught
             fn = HANDLERS.get(inst.opname)
             depth = len(frame.stack)
             try:
@@ -270,6 +318,7 @@ class Translator:
             raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True)
         frame = Frame(code, fv.fn_globals, fv, self.root)
         frame.parent = self.root  # any non-None parent marks an inlined frame
+        frame.inside_try = self.graph.inside_try  # set for the caller's call instruction
         for name, param in sig.parameters.items():
             local = name
             if name.startswith("implicit") and name not in code.co_varnames:

@@ -174,7 +174,7 @@ def measure(name: str, factory: Callable[[], tuple[torch.nn.Module, dict]], mode
         cov.graphs = len(backend.graphs)
         cov.capture_seconds = sum(getattr(r, "capture_seconds", 0.0) + getattr(r, "compile_seconds", 0.0)
                                   for r in results)
-        cov.breaks = [BreakInfo(b.reason, b.filename, b.lineno, b.line) for r in results for b in r.breaks]
+        cov.breaks = [BreakInfo(b.reason, b.filename, b.lineno, b.source_line) for r in results for b in r.breaks]
         counter = _CountTorchCalls()
         _call(reference, inputs, mode, 2, counter)
         cov.torch_calls_eager = counter.calls

@@ -54,3 +54,26 @@ def test_breaks_are_listed_with_their_source_line():
     text = script.render([c])
     assert "90.0% (9/10)" in text
     assert "- m (eval): call to print() — /x/y.py:3: `print(x)`" in text
+
+
+class PrintingMLP(TinyMLP):
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        print("hidden", tuple(h.shape))  # a graph break
+        return self.b(h)
+
+
+def printing() -> tuple[nn.Module, dict]:
+    torch.manual_seed(0)
+    return PrintingMLP(), {"x": torch.randn(2, 8)}
+
+
+def test_a_real_break_is_measured_and_reported(tmp_path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    out = tmp_path / "cov.json"
+    rc = _script().main(["--model", "test_coverage_report:printing", "--iters", "2", "--json", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    rows = json.loads(out.read_text())
+    assert all(r["correct"] and r["graphs"] == 2 for r in rows), rows
+    assert "call to print()" in text and "print(\"hidden\"" in text
