@@ -8,8 +8,9 @@ JSON written there.
 
 Data comes from ``autograph.runtime.stats`` (counters) and the live cache
 entries (break locations, graph op counts).  The share of torch calls inside
-graphs needs a count of torch calls run *outside* graphs, which the runtime
-does not keep: it is reported as n/a (``null`` in JSON), never guessed.
+graphs is counted by ``autograph.explain.torch_calls``, which is installed only
+when the report is on (``settings.report``); without it the share is n/a
+(``null`` in JSON), never guessed.
 """
 from __future__ import annotations
 
@@ -24,7 +25,11 @@ from autograph.explain import render
 
 SCHEMA_VERSION = 1
 NOT_AVAILABLE = "n/a"
-MISSING_DATA = ["torch_call_share: the runtime does not count torch calls that run outside graphs"]
+MISSING_DATA = ["torch_call_share: torch calls are counted only when the report is on from the start "
+                "(settings.report / --report / AUTOGRAPH_REPORT)"]
+COUNTING_NOTE = ("torch calls in graphs: torch-function calls per instrumented function; inside a graph "
+                 "the eager backend's calls are counted one by one, other backends count the graph's op "
+                 "count per run")
 
 
 @dataclass
@@ -60,7 +65,14 @@ class FunctionReport:
     compile_seconds: float
     eager_reason: str | None = None
     resume_of: str | None = None               # qualname of the function a resume function continues
-    torch_call_share: float | None = None      # not measured by the runtime (see MISSING_DATA)
+    torch_calls_in_graphs: int | None = None   # None: not counted (report off when it ran)
+    torch_calls_total: int | None = None
+
+    @property
+    def torch_call_share(self) -> float | None:
+        if not self.torch_calls_total:
+            return None
+        return self.torch_calls_in_graphs / self.torch_calls_total
 
     @property
     def where(self) -> str:
@@ -75,6 +87,7 @@ class FunctionReport:
             "recompiles": [{"guard": g, "reason": why} for g, why in self.recompiles],
             "graph_breaks": [b.as_dict() for b in self.breaks], "errors": list(self.errors),
             "ops_in_graphs": self.ops_in_graphs, "torch_call_share": self.torch_call_share,
+            "torch_calls_in_graphs": self.torch_calls_in_graphs, "torch_calls_total": self.torch_calls_total,
             "capture_seconds": round(self.capture_seconds, 6), "compile_seconds": round(self.compile_seconds, 6),
             "eager_reason": self.eager_reason,
         }
@@ -87,7 +100,8 @@ class FunctionReport:
         rows.append(("graph breaks", str(len(self.breaks))))
         rows += [("", text) for text in _grouped(self.breaks)]
         rows.append(("ops in graphs", str(self.ops_in_graphs)))
-        share = NOT_AVAILABLE if self.torch_call_share is None else f"{self.torch_call_share:.0%}"
+        share = NOT_AVAILABLE if self.torch_call_share is None else (
+            f"{self.torch_call_share:.1%} ({self.torch_calls_in_graphs}/{self.torch_calls_total})")
         rows.append(("torch calls in graphs", share))
         rows.append(("capture time", f"{self.capture_seconds:.3f} s"))
         rows.append(("compile time", f"{self.compile_seconds:.3f} s"))
@@ -108,6 +122,7 @@ class FunctionReport:
 @dataclass
 class RunReport:
     functions: list[FunctionReport] = field(default_factory=list)
+    counted: bool = False                      # torch calls were counted (the counter was on)
 
     def totals(self) -> dict[str, Any]:
         f = self.functions
@@ -119,7 +134,9 @@ class RunReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {"autograph_report": SCHEMA_VERSION, "totals": self.totals(),
-                "functions": [x.as_dict() for x in self.functions], "not_measured": list(MISSING_DATA)}
+                "functions": [x.as_dict() for x in self.functions],
+                "torch_call_counting": COUNTING_NOTE if self.counted else None,
+                "not_measured": [] if self.counted else list(MISSING_DATA)}
 
     def to_json(self) -> str:
         return json.dumps(self.as_dict(), indent=2)
@@ -139,7 +156,8 @@ class RunReport:
                 f"{t['calls']} calls, {t['captures']} captures, {t['recompiles']} recompiles, "
                 f"{t['graph_breaks']} graph breaks, capture {t['capture_seconds']:.3f} s, "
                 f"compile {t['compile_seconds']:.3f} s")
-        return "\n\n".join([head] + [x.table() for x in self.functions])
+        tail = [COUNTING_NOTE] if self.counted else []
+        return "\n\n".join([head] + [x.table() for x in self.functions] + tail)
 
 
 def _grouped(breaks: list[BreakInfo]) -> list[str]:
@@ -165,10 +183,13 @@ def report() -> RunReport:
     """The run report so far: every function autograph ran, in order of first call."""
     from autograph.runtime.stats import all_stats
 
-    return RunReport([_function_report(st) for st in all_stats()])
+    from autograph.explain import torch_calls
+
+    counted = torch_calls.active() or bool(torch_calls._counts)
+    return RunReport([_function_report(st, counted) for st in all_stats()], counted=counted)
 
 
-def _function_report(st: Any) -> FunctionReport:
+def _function_report(st: Any, counted: bool = False) -> FunctionReport:
     entries = list(getattr(st, "entries", ()) or ())
     breaks: list[BreakInfo] = []
     ops = 0
@@ -181,6 +202,10 @@ def _function_report(st: Any) -> FunctionReport:
         breaks += [BreakInfo(r, None, None) for r in list(st.break_reasons)[len(breaks):]]
     qualname = st.qualname
     resume_of = None
+    from autograph.explain.torch_calls import counts_for
+
+    counts = counts_for(st)
+    in_graphs, total = (counts.inside, counts.total) if counts is not None else (0, 0) if counted else (None, None)
     head, _, last = qualname.rpartition(".")
     if last.startswith("__resume_at_"):
         resume_of = head or None
@@ -189,7 +214,8 @@ def _function_report(st: Any) -> FunctionReport:
         misses=st.misses, eager_calls=st.eager_calls, captures=st.captures, cache_entries=len(entries),
         recompiles=[(r.guard_src, r.description) for r in st.recompiles], breaks=breaks,
         errors=list(st.errors), ops_in_graphs=ops, capture_seconds=st.capture_seconds,
-        compile_seconds=st.compile_seconds, eager_reason=st.eager_reason, resume_of=resume_of)
+        compile_seconds=st.compile_seconds, eager_reason=st.eager_reason, resume_of=resume_of,
+        torch_calls_in_graphs=in_graphs, torch_calls_total=total)
 
 
 def print_report(settings: Any = None, *, stream: TextIO | None = None) -> RunReport:

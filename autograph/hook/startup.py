@@ -30,6 +30,10 @@ def print_report_at_exit(settings: Any) -> None:
     global _report_settings
     first = _report_settings is None
     _report_settings = settings
+    if settings.report:  # count torch calls inside/outside graphs for the report (report mode only)
+        from autograph.explain import torch_calls
+
+        torch_calls.start()
     if first:
         atexit.register(_report_now)
 

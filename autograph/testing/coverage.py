@@ -10,7 +10,8 @@ Torch calls are counted with a ``TorchFunctionMode``: once over an eager run, an
 once over a warm compiled run where only the calls made *outside* compiled graphs
 count (a wrapping backend sets a thread-local flag while a graph runs). The
 tensor queries of autograph's own guard checks are not the model's calls and are
-not counted.
+not counted. The flag and the guard-frame test live in ``autograph.explain.torch_calls``
+(shared with the run report).
 """
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ import contextlib
 import copy
 import statistics
 import sys
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
@@ -26,14 +26,8 @@ from typing import Any, Callable
 import torch
 from torch.overrides import TorchFunctionMode
 
+from autograph.explain import torch_calls
 from autograph.testing.compare import flatten, same
-
-_state = threading.local()
-
-
-def _in_graph() -> bool:
-    return getattr(_state, "depth", 0) > 0
-
 
 class _CountTorchCalls(TorchFunctionMode):
     """Counts torch-function calls made outside compiled graphs (all of them in an eager run)."""
@@ -43,18 +37,9 @@ class _CountTorchCalls(TorchFunctionMode):
         self.calls = 0
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        if not _in_graph() and not _from_guards(sys._getframe(1)):
+        if not torch_calls.note_call() and not torch_calls.from_guards(sys._getframe(1)):
             self.calls += 1
         return func(*args, **(kwargs or {}))
-
-
-def _from_guards(frame) -> bool:
-    """A tensor query made by autograph's own guard check (not by the model's code)."""
-    name = frame.f_code.co_filename
-    return name.startswith("<autograph guards") or name.endswith(_GUARDS_CHECK)
-
-
-_GUARDS_CHECK = "/".join(("autograph", "guards", "check.py"))
 
 
 def flagging_backend(inner: Any = "eager") -> Callable:
@@ -65,15 +50,7 @@ def flagging_backend(inner: Any = "eager") -> Callable:
 
     def backend(gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
         graphs.append(gm)
-        compiled = lookup(inner)(gm, example_inputs)
-
-        def run(*args: Any) -> Any:
-            _state.depth = getattr(_state, "depth", 0) + 1
-            try:
-                return compiled(*args)
-            finally:
-                _state.depth -= 1
-        return run
+        return torch_calls.flagged(lookup(inner)(gm, example_inputs))
 
     backend.graphs = graphs  # type: ignore[attr-defined]
     return backend

@@ -116,3 +116,143 @@ def _config(tmp_path):
     cfg = tmp_path / "autograph.yaml"
     cfg.write_text("packages:\n  allow: [reportpkg]\nbackend: eager\n")
     return cfg
+
+
+# ------------------------------------------------------------ share of torch calls inside graphs
+
+def _counting():
+    """Report mode in-process: the counter on, fresh counts; returns a function to undo it."""
+    from autograph.explain import torch_calls
+
+    autograph.reset()
+    torch_calls.reset()
+    torch_calls.start()
+
+    def undo():
+        torch_calls.stop()
+        torch_calls.reset()
+    return undo
+
+
+def _with_print(x):
+    y = torch.relu(x) + 1
+    print("between graphs", y.sum().item())  # break; .item() runs outside every graph
+    return torch.sin(y) * 2
+
+
+def _no_break(x):
+    return torch.relu(x) * 2 + torch.sin(x)
+
+
+def test_share_of_torch_calls_in_process(capsys):
+    x = torch.randn(8)
+    expected = (_with_print(x), _no_break(x))  # before counting: the originals' own calls count too
+    undo = _counting()
+    try:
+        f, g = autograph.compile(_with_print, backend="eager"), autograph.compile(_no_break, backend="eager")
+        for _ in range(3):
+            assert torch.equal(f(x), expected[0]) and torch.equal(g(x), expected[1])
+        rep = report()
+    finally:
+        undo()
+    by_name = {r.qualname: r for r in rep.functions}
+    broken, whole = by_name["_with_print"], by_name["_no_break"]
+    assert whole.torch_calls_total > 0 and whole.torch_calls_in_graphs == whole.torch_calls_total
+    assert whole.torch_call_share == 1.0
+    assert f"| torch calls in graphs | 100.0% ({whole.torch_calls_total}/{whole.torch_calls_total})" in str(rep)
+    assert broken.torch_calls_total > broken.torch_calls_in_graphs > 0 and broken.torch_call_share < 1.0
+    assert broken.torch_calls_total - broken.torch_calls_in_graphs == broken.calls  # one .item() per call
+    assert rep.counted and rep.as_dict()["not_measured"] == []
+
+
+def test_resume_function_has_its_own_share():
+    """The code after the break runs in resume functions: their torch calls count there, all in graphs."""
+    undo = _counting()
+    try:
+        f = autograph.compile(_with_print, backend="eager")
+        for _ in range(2):
+            f(torch.randn(4))
+        rep = report()
+    finally:
+        undo()
+    data = {d["qualname"]: d for d in rep.as_dict()["functions"]}
+    resumes = [d for q, d in data.items() if q.startswith("_with_print.__resume_at_")]
+    assert resumes and all(d["calls"] == 2 for d in resumes)  # .item() and print() each break
+    counted = [d for d in resumes if d["torch_calls_total"]]
+    assert counted and all(d["torch_call_share"] == 1.0 for d in counted)
+    assert rep.as_dict()["torch_call_counting"].startswith("torch calls in graphs:")
+
+
+def test_other_backends_count_graph_ops_per_run():
+    """A backend other than eager: each run of a graph counts its op count (the mode sees no kernels)."""
+    undo = _counting()
+    try:
+        g = autograph.compile(_no_break, backend=lambda gm, example_inputs: gm.forward)
+        for _ in range(3):
+            g(torch.randn(4))
+        rep = report()
+    finally:
+        undo()
+    top = next(r for r in rep.functions if r.qualname == "_no_break")
+    assert top.ops_in_graphs == 4  # relu, mul, sin, add
+    assert (top.torch_calls_in_graphs, top.torch_calls_total) == (12, 12)
+
+
+def test_report_off_never_installs_the_mode():
+    from autograph.explain import torch_calls
+
+    autograph.reset()
+    torch_calls.reset()
+    assert not torch_calls.active()
+    g = autograph.compile(_no_break, backend="eager")
+    seen = []
+
+    def probe(x):
+        seen.append(len(torch.overrides._get_current_function_mode_stack()))
+        return _no_break(x)
+    g(torch.randn(3))
+    g(torch.randn(3))
+    probe(torch.randn(3))
+    assert seen == [0] and not torch_calls.active()
+    rep = report()
+    top = next(r for r in rep.functions if r.qualname == "_no_break")
+    assert top.torch_calls_total is None and top.torch_call_share is None
+    assert "| torch calls in graphs | n/a" in str(rep) and rep.as_dict()["not_measured"]
+
+
+def test_cli_report_counts_torch_calls(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    pkg = tmp_path / "sharepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text(
+        "import torch\n\ndef with_print(x):\n    y = torch.relu(x) + 1\n    print('mid', y.sum().item())\n"
+        "    return torch.sin(y) * 2\n\ndef no_break(x):\n    return torch.relu(x) * 2 + torch.sin(x)\n")
+    script = tmp_path / "main.py"
+    script.write_text("import torch\nfrom sharepkg.model import with_print, no_break\n"
+                      "for _ in range(3):\n    with_print(torch.ones(5)); no_break(torch.ones(5))\n"
+                      "print(len(torch.overrides._get_current_function_mode_stack()))\n")
+    cfg = tmp_path / "autograph.yaml"
+    cfg.write_text("packages:\n  allow: [sharepkg]\nbackend: eager\n")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{tmp_path}", "HOME": str(tmp_path)}
+    out_json = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, "-m", "autograph", "run", f"--report={out_json}", "--config",
+                           str(cfg), str(script)], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "1"  # the counter's mode is on while the program runs
+    data = {f["qualname"]: f for f in json.loads(out_json.read_text())["functions"]}
+    whole, broken = data["no_break"], data["with_print"]
+    assert whole["torch_calls_total"] > 0 and whole["torch_call_share"] == 1.0
+    assert broken["torch_calls_total"] > broken["torch_calls_in_graphs"] > 0
+    assert broken["torch_call_share"] < 1.0
+    assert "| torch calls in graphs | 100.0% (" in proc.stderr
+    # report off: the program sees no mode on the stack
+    proc = subprocess.run([sys.executable, "-m", "autograph", "run", "--config", str(cfg), str(script)],
+                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "0"
