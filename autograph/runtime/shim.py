@@ -21,6 +21,7 @@ from typing import Any, Callable
 from autograph.guards import native as _native
 from autograph.runtime import stats as _stats
 from autograph.runtime.cache import CacheEntry, code_state
+from autograph.settings import current_settings, on_settings_change
 
 log = logging.getLogger("autograph.runtime")
 breaks_log = logging.getLogger("autograph.breaks")
@@ -33,28 +34,6 @@ class RecompileLimitWarning(UserWarning):
 
 # ------------------------------------------------------------ injectable parts
 
-class _DefaultSettings:
-    """Used only when ``autograph.settings`` is not importable (early development)."""
-
-    backend = "auto"
-    recompile_limit = 8
-    dynamic = "auto"
-    on_error = "fallback"
-    mode = "compile"
-    report = False
-    log: list = []
-    cache_dir = None
-    fullgraph = False
-
-
-def _default_settings_provider() -> Any:
-    try:
-        from autograph.settings import current_settings
-    except ImportError:
-        return _DefaultSettings()
-    return current_settings()
-
-
 def _default_capture() -> Callable[..., Any] | None:
     try:
         from autograph.capture.api import capture
@@ -63,7 +42,7 @@ def _default_capture() -> Callable[..., Any] | None:
     return capture
 
 
-_settings_provider: Callable[[], Any] = _default_settings_provider
+_settings_provider: Callable[[], Any] = current_settings
 _dispatch: Callable[[tuple, tuple, dict], int] = _native.runtime_dispatch()
 
 
@@ -149,8 +128,6 @@ def refresh() -> None:
     _off = _settings_provider().mode == "off"
     _sync_flags()
 
-
-from autograph.settings import on_settings_change  # noqa: E402 - settings is a leaf module
 
 on_settings_change(refresh)
 
