@@ -2,12 +2,15 @@
  * autograph._native: the guard fast path (Python C API only, no torch headers).
  *
  * A "plan" (built by autograph/guards/native.py from a GuardSet) is a tuple
- *   (npos, nrequired, has_varargs, defaults, nodes, guards, fallback)
+ *   (npos, nrequired, has_varargs, None, nodes, guards, fallback,
+ *    positional_names, kwonly_names, nposonly, has_varkw)
  * nodes:  tuple of (kind, a, b) describing how to reach each guarded value;
  *         a node only depends on earlier nodes, values are computed lazily.
  * guards: tuple of (op, node_or_nodes, e1, e2, ...).
  * fallback: the generated Python check (same signature as the function),
- *         used when the call passes keyword arguments.
+ *         used when the call does not bind (Python then raises its TypeError).
+ * Keyword arguments are bound here as Python binds them: a positional parameter
+ * named by keyword, keyword-only parameters, and the rest into **kwargs.
  * Decisions (and the index of the first failing guard) are identical to the
  * generated Python check in autograph/guards/check.py; a guard whose
  * evaluation raises fails.
@@ -17,15 +20,16 @@
 #include <structmember.h>
 
 enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
-       N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8 };
+       N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10 };
 enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6 };
 
-#define MAX_NODES 256
+#define MAX_NODES 1024
 
 static PyObject *s_dtype, *s_device, *s_requires_grad, *s_size, *s_stride, *s_is_contiguous;
 
 typedef struct {
     PyObject *args;       /* the call's positional args (borrowed) */
+    PyObject *kwargs;     /* the call's keyword args (borrowed), NULL when none */
     PyObject *plan;       /* borrowed */
     PyObject *nodes;      /* borrowed */
     PyObject *values[MAX_NODES];  /* owned or NULL */
@@ -36,6 +40,56 @@ static void frame_clear(Frame *f) {
     for (Py_ssize_t i = 0; i < f->nvalues; i++) Py_CLEAR(f->values[i]);
 }
 
+/* Index of name in a tuple of str, or -1. */
+static Py_ssize_t name_index(PyObject *names, PyObject *name) {
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyTuple_GET_ITEM(names, i) == name) return i;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyUnicode_Compare(PyTuple_GET_ITEM(names, i), name) == 0) return i;
+    return -1;
+}
+
+/* Whether keyword arguments bind to the plan's parameters like Python binds them
+ * (no duplicate, no unexpected keyword, every required positional parameter given). */
+static int kwargs_bind(PyObject *plan, Py_ssize_t nargs, PyObject *kwargs) {
+    if (PyTuple_GET_SIZE(plan) < 11) return 0;
+    PyObject *pos = PyTuple_GET_ITEM(plan, 7), *kwonly = PyTuple_GET_ITEM(plan, 8);
+    Py_ssize_t nposonly = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 9));
+    Py_ssize_t nrequired = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 1));
+    int varkw = PyTuple_GET_ITEM(plan, 10) == Py_True;
+    Py_ssize_t it = 0, supplied = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(kwargs, &it, &key, &value)) {
+        if (!PyUnicode_Check(key)) return 0;
+        Py_ssize_t i = name_index(pos, key);
+        if (i >= nposonly) {
+            if (i < nargs) return 0;         /* given twice */
+            if (i < nrequired) supplied++;
+            continue;
+        }
+        if (name_index(kwonly, key) >= 0) continue;
+        if (!varkw) return 0;                /* unexpected keyword */
+    }
+    return supplied == (nrequired > nargs ? nrequired - nargs : 0);
+}
+
+/* The **kwargs dict of the call: keywords that name no positional-or-keyword or
+ * keyword-only parameter, in call order. */
+static PyObject *varkw_dict(Frame *f) {
+    PyObject *d = PyDict_New();
+    if (!d || !f->kwargs) return d;
+    PyObject *pos = PyTuple_GET_ITEM(f->plan, 7), *kwonly = PyTuple_GET_ITEM(f->plan, 8);
+    Py_ssize_t nposonly = PyLong_AsSsize_t(PyTuple_GET_ITEM(f->plan, 9));
+    Py_ssize_t it = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(f->kwargs, &it, &key, &value)) {
+        if (name_index(pos, key) >= nposonly || name_index(kwonly, key) >= 0) continue;
+        if (PyDict_SetItem(d, key, value) < 0) { Py_DECREF(d); return NULL; }
+    }
+    return d;
+}
+
 /* New reference to node i's value, or NULL with an exception set. */
 static PyObject *node_value(Frame *f, Py_ssize_t i) {
     if (f->values[i]) { Py_INCREF(f->values[i]); return f->values[i]; }
@@ -44,12 +98,22 @@ static PyObject *node_value(Frame *f, Py_ssize_t i) {
     PyObject *a = PyTuple_GET_ITEM(node, 1), *b = PyTuple_GET_ITEM(node, 2);
     PyObject *v = NULL, *base = NULL;
     switch (kind) {
-    case N_POS: {
+    case N_POS: {  /* (N_POS, index, default, name) */
         Py_ssize_t idx = PyLong_AsSsize_t(a);
-        if (idx < PyTuple_GET_SIZE(f->args)) { v = PyTuple_GET_ITEM(f->args, idx); Py_INCREF(v); }
-        else { v = b; Py_INCREF(v); }  /* the default (binding was checked up front) */
+        if (idx < PyTuple_GET_SIZE(f->args)) v = PyTuple_GET_ITEM(f->args, idx);
+        else if (f->kwargs) v = PyDict_GetItemWithError(f->kwargs, PyTuple_GET_ITEM(node, 3));
+        if (!v && !PyErr_Occurred()) v = b;  /* the default (binding was checked up front) */
+        Py_XINCREF(v);
         break;
     }
+    case N_KWONLY:  /* (N_KWONLY, name, default) */
+        v = f->kwargs ? PyDict_GetItemWithError(f->kwargs, a) : NULL;
+        if (!v && !PyErr_Occurred()) v = b;
+        Py_XINCREF(v);
+        break;
+    case N_VARKW:
+        v = varkw_dict(f);
+        break;
     case N_VARARGS: {
         Py_ssize_t start = PyLong_AsSsize_t(a), n = PyTuple_GET_SIZE(f->args);
         v = PyTuple_GetSlice(f->args, start < n ? start : n, n);
@@ -152,8 +216,75 @@ static PyObject *native_keyset_raw(PyObject *self, PyObject *keys) {
     return PyLong_FromUnsignedLongLong(keyset_raw(keys));
 }
 
+/* Reading a tensor's dispatch keys without calling torch._C._dispatch_keys (~0.3 us, most of a
+ * TENSOR_MATCH): a torch tensor object holds its TensorImpl pointer at a fixed offset after
+ * PyObject_HEAD (THPVariable::cdata), and the TensorImpl holds key_set_ at a fixed offset.
+ * autograph/guards/native.py finds both offsets by probing live tensors against _cdata and
+ * _dispatch_keys(t).raw_repr(), verifies them on other tensors, and only then enables the
+ * direct read with set_tensor_layout(); until then (or when probing fails) -1 disables it. */
+static Py_ssize_t g_cdata_off = -1, g_keys_off = -1;
+#define MAX_IMPL_PROBE 200  /* sizeof(TensorImpl) is at least this on 64-bit builds */
+
+static int tensor_keys_direct(PyObject *t, unsigned long long *out) {
+    if (g_keys_off < 0) return 0;
+    const char *impl = *(const char *const *)((const char *)t + g_cdata_off);
+    if (!impl) return 0;
+    *out = *(const unsigned long long *)(impl + g_keys_off);
+    return 1;
+}
+
+/* probe_object_word(obj, offset): the pointer-sized word at offset inside obj's own struct */
+static PyObject *native_probe_object_word(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    Py_ssize_t off = argc == 2 ? PyLong_AsSsize_t(argv[1]) : -1;
+    if (off == -1 && PyErr_Occurred()) return NULL;
+    if (argc != 2 || off < (Py_ssize_t)sizeof(PyObject) || off % sizeof(void *) ||
+        off + (Py_ssize_t)sizeof(void *) > Py_TYPE(argv[0])->tp_basicsize) {
+        PyErr_SetString(PyExc_ValueError, "probe_object_word(obj, offset): offset outside the object");
+        return NULL;
+    }
+    return PyLong_FromVoidPtr(*(void **)((char *)argv[0] + off));
+}
+
+/* probe_impl_word(tensor, cdata_offset, offset): the 64-bit word at offset inside the TensorImpl */
+static PyObject *native_probe_impl_word(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc != 3) { PyErr_SetString(PyExc_TypeError, "probe_impl_word(tensor, cdata_offset, offset)"); return NULL; }
+    Py_ssize_t coff = PyLong_AsSsize_t(argv[1]), off = PyLong_AsSsize_t(argv[2]);
+    if (PyErr_Occurred()) return NULL;
+    if (coff < (Py_ssize_t)sizeof(PyObject) || coff % sizeof(void *) ||
+        coff + (Py_ssize_t)sizeof(void *) > Py_TYPE(argv[0])->tp_basicsize ||
+        off < 0 || off % 8 || off + 8 > MAX_IMPL_PROBE) {
+        PyErr_SetString(PyExc_ValueError, "probe_impl_word: offset out of range");
+        return NULL;
+    }
+    const char *impl = *(const char *const *)((const char *)argv[0] + coff);
+    if (!impl) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(*(const unsigned long long *)(impl + off));
+}
+
+static PyObject *native_set_tensor_layout(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc != 2) { PyErr_SetString(PyExc_TypeError, "set_tensor_layout(cdata_offset, keys_offset)"); return NULL; }
+    Py_ssize_t coff = PyLong_AsSsize_t(argv[0]), koff = PyLong_AsSsize_t(argv[1]);
+    if (PyErr_Occurred()) return NULL;
+    if (coff < 0 || koff < 0) { g_cdata_off = g_keys_off = -1; Py_RETURN_NONE; }
+    if (coff < (Py_ssize_t)sizeof(PyObject) || coff % sizeof(void *) || koff % 8 || koff + 8 > MAX_IMPL_PROBE) {
+        PyErr_SetString(PyExc_ValueError, "set_tensor_layout: offsets out of range");
+        return NULL;
+    }
+    g_cdata_off = coff;
+    g_keys_off = koff;
+    Py_RETURN_NONE;
+}
+
+/* tensor_keys(t): the raw key set read directly (None when the layout is not enabled);
+ * the caller guarantees t is a torch tensor */
+static PyObject *native_tensor_keys(PyObject *self, PyObject *t) {
+    unsigned long long raw;
+    if (!tensor_keys_direct(t, &raw)) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(raw);
+}
+
 /* (op, node, cls, dtype, device, requires_grad, sizes, strides, keys, keys_fn[, keys_type, keys_raw,
- *  strides_by_contiguity]) */
+ *  strides_by_contiguity, keys_direct]) */
 static int tensor_check(PyObject *t, PyObject *g) {
     if ((PyObject *)Py_TYPE(t) != PyTuple_GET_ITEM(g, 2)) return 0;
     PyObject *x = PyObject_GetAttr(t, s_dtype);
@@ -184,6 +315,13 @@ static int tensor_check(PyObject *t, PyObject *g) {
         ok = py_eq(x, PyTuple_GET_ITEM(g, 4));
         Py_DECREF(x);
         if (ok != 1) return ok;
+    }
+    if (PyTuple_GET_SIZE(g) > 13 && PyTuple_GET_ITEM(g, 13) == Py_True) {
+        unsigned long long raw;  /* cls (checked above) is a torch tensor type */
+        if (tensor_keys_direct(t, &raw)) {
+            unsigned long long want = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(g, 11));
+            return PyErr_Occurred() ? -1 : raw == want;
+        }
     }
     x = PyObject_CallOneArg(PyTuple_GET_ITEM(g, 9), t);
     if (!x) return -1;
@@ -243,8 +381,21 @@ static int guard_check(Frame *f, PyObject *g) {
     return ok;
 }
 
+/* Guard evaluation in progress in this thread: guards read tensor metadata, and a torch
+ * function mode sees those reads; autograph's torch-call counting asks in_guards(). */
+static _Thread_local int t_in_guards = 0;
+
+static Py_ssize_t plan_check_inner(PyObject *plan, PyObject *args, PyObject *kwargs);
+
 /* Index of the first failing guard, -1 all pass; -2 error (exception set). */
 static Py_ssize_t plan_check(PyObject *plan, PyObject *args, PyObject *kwargs) {
+    t_in_guards++;
+    Py_ssize_t r = plan_check_inner(plan, args, kwargs);
+    t_in_guards--;
+    return r;
+}
+
+static Py_ssize_t plan_check_inner(PyObject *plan, PyObject *args, PyObject *kwargs) {
     if (!PyTuple_Check(plan)) {  /* a Python check function (fallback for this entry) */
         PyObject *r = PyObject_Call(plan, args, kwargs);
         if (!r) return -2;
@@ -253,14 +404,19 @@ static Py_ssize_t plan_check(PyObject *plan, PyObject *args, PyObject *kwargs) {
         return (i == -1 && PyErr_Occurred()) ? -2 : i;
     }
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-    if ((kwargs && PyDict_GET_SIZE(kwargs)) ||
-        nargs < PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 1)) ||
-        (nargs > PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 0)) && PyTuple_GET_ITEM(plan, 2) != Py_True)) {
-        /* keywords or a call that does not bind: Python's binding decides (and raises) */
+    if (kwargs && !PyDict_GET_SIZE(kwargs)) kwargs = NULL;
+    int binds;
+    if (nargs > PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 0)) && PyTuple_GET_ITEM(plan, 2) != Py_True)
+        binds = 0;
+    else if (kwargs)
+        binds = kwargs_bind(plan, nargs, kwargs);
+    else
+        binds = nargs >= PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 1));
+    if (!binds)  /* a call that does not bind: Python's binding decides (and raises) */
         return plan_check(PyTuple_GET_ITEM(plan, 6), args, kwargs);
-    }
     Frame f;
     f.args = args;
+    f.kwargs = kwargs;
     f.plan = plan;
     f.nodes = PyTuple_GET_ITEM(plan, 4);
     f.nvalues = PyTuple_GET_SIZE(f.nodes);
@@ -407,6 +563,10 @@ static PyTypeObject HitPathType = {
     .tp_new = PyType_GenericNew,
 };
 
+static PyObject *native_in_guards(PyObject *self, PyObject *unused) {
+    return PyBool_FromLong(t_in_guards > 0);
+}
+
 static PyObject *native_set_flags(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
     if (argc != 2) {
         PyErr_SetString(PyExc_TypeError, "set_flags(off: bool, captures: int)");
@@ -427,6 +587,16 @@ static PyMethodDef methods[] = {
      "dispatch(plans, args, kwargs) -> index of the first passing entry, or -1"},
     {"keyset_raw", native_keyset_raw, METH_O,
      "keyset_raw(dispatch_key_set) -> int read from pybind's simple layout (verified by the caller)"},
+    {"probe_object_word", (PyCFunction)(void (*)(void))native_probe_object_word, METH_FASTCALL,
+     "probe_object_word(obj, offset) -> word inside obj's struct (layout probing)"},
+    {"probe_impl_word", (PyCFunction)(void (*)(void))native_probe_impl_word, METH_FASTCALL,
+     "probe_impl_word(tensor, cdata_offset, offset) -> 64-bit word inside the TensorImpl (layout probing)"},
+    {"set_tensor_layout", (PyCFunction)(void (*)(void))native_set_tensor_layout, METH_FASTCALL,
+     "set_tensor_layout(cdata_offset, keys_offset): enable direct key reads (-1, -1 disables)"},
+    {"tensor_keys", native_tensor_keys, METH_O,
+     "tensor_keys(tensor) -> raw dispatch key set read directly, or None when disabled"},
+    {"in_guards", native_in_guards, METH_NOARGS,
+     "in_guards() -> whether this thread is evaluating guards (their tensor reads are not user calls)"},
     {"set_flags", (PyCFunction)(void (*)(void))native_set_flags, METH_FASTCALL,
      "set_flags(off, captures): switches read by HitPath (settings mode off, captures in progress)"},
     {NULL, NULL, 0, NULL},

@@ -18,8 +18,7 @@ from typing import Any, Callable, Sequence
 
 from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, LENGTH_MATCH, PYTHON,
                                     SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard, TensorFacts)
-from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
-                                      ItemSource, LocalSource, Source)
+from autograph.guards.sources import AttrSource, ItemSource, Source
 
 _counter = itertools.count()
 
@@ -148,27 +147,22 @@ class _Codegen:
         self.ns[name] = obj
         return name
 
+    # --- SourceRenderer (autograph.guards.sources) ---
     def expr(self, source: Source) -> str:
         if source in self.temps:
             return self.temps[source]
-        if isinstance(source, LocalSource):
-            return source.name
-        if isinstance(source, GlobalSource):
-            if source.name in self.fn.__globals__:
-                return f"___G[{source.name!r}]"
-            return f"___G.get({source.name!r}, ___B[{source.name!r}])"
-        if isinstance(source, ClosureSource):
-            return f"{self.bind('cell', source.cell(self.fn))}.cell_contents"
-        if isinstance(source, AttrSource):
-            base = self.expr(source.base)
-            if source.attr.isidentifier() and not source.attr.startswith("__"):
-                return f"{base}.{source.attr}"
-            return f"getattr({base}, {source.attr!r})"
-        if isinstance(source, ItemSource):
-            return f"{self.expr(source.base)}[{self.bind('key', source.key)}]"
-        if isinstance(source, GlobalStateSource):
-            return _global_state_code(source.kind)
-        raise TypeError(f"cannot generate code for source {source!r}")
+        return source.render(self)
+
+    def constant(self, obj: Any, hint: str) -> str:
+        return self.bind(hint, obj)
+
+    def global_read(self, name: str) -> str:
+        if name in self.fn.__globals__:
+            return f"___G[{name!r}]"
+        return f"___G.get({name!r}, ___B[{name!r}])"
+
+    def global_state(self, kind: str) -> str:
+        return _global_state_code(kind)
 
     def guard(self, guard: Guard) -> str:
         k = guard.kind

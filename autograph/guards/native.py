@@ -21,14 +21,14 @@ from autograph.guards.check import GuardSet, check_const, device_implied_by_keys
 from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, LENGTH_MATCH, PYTHON,
                                     SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard)
 from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
-                                      ItemSource, LocalSource, Source)
+                                      ItemSource, LocalSource, ObjectSource, Source)
 
 log = logging.getLogger("autograph.runtime")
 
 # node kinds and guard ops: keep in sync with native/guards.c
-N_POS, N_VARARGS, N_CONST, N_GLOBAL, N_GLOBAL_OR_BUILTIN, N_CELL, N_ATTR, N_ITEM, N_CALL = range(9)
+N_POS, N_VARARGS, N_CONST, N_GLOBAL, N_GLOBAL_OR_BUILTIN, N_CELL, N_ATTR, N_ITEM, N_CALL, N_KWONLY, N_VARKW = range(11)
 G_TENSOR, G_TYPE, G_ID, G_CONST, G_LEN, G_EQ, G_CALL = range(7)
-MAX_NODES = 256
+MAX_NODES = 1024  # keep in sync with native/guards.c
 
 
 class _Unsupported(Exception):
@@ -75,11 +75,81 @@ def _raw_keys_verified() -> bool:
         return False
 
 
-def _raw_keys(keys: Any) -> tuple[Any, Any]:
-    """(DispatchKeySet type, its 64-bit value) for the C fast comparison, or (None, None)."""
-    if keys is None or not _raw_keys_verified():
-        return None, None
-    return type(keys), keys.raw_repr()
+def _layout_samples() -> list:
+    """Tensors whose key sets differ in many bits: backends, autograd, conj/neg, inference, views."""
+    import torch
+
+    with torch.inference_mode():
+        inference = torch.empty(3)
+    z = torch.empty(2, dtype=torch.complex64)
+    return [torch.empty(2), torch.empty(2, dtype=torch.int64), torch.empty(2, device="meta"),
+            z.conj(), torch.empty(2).requires_grad_(), inference, torch.nn.Parameter(torch.empty(2)),
+            torch.empty(4, 4).t(), z._neg_view(), torch.empty(2, dtype=torch.bool)[:1],
+            torch.empty(3).to_sparse(), torch.empty(2, dtype=torch.float16, device="meta").requires_grad_()]
+
+
+def _probe_offset(offsets: range, word: Callable[[int], Any], want: int) -> int | None:
+    for off in offsets:
+        if word(off) == want:
+            return off
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def direct_keys_enabled() -> bool:
+    """Whether the extension reads a tensor's dispatch keys straight from its TensorImpl.
+
+    Finds the offset of the TensorImpl pointer in a tensor object (it equals ``t._cdata``)
+    and of ``key_set_`` in the TensorImpl (it equals ``_dispatch_keys(t).raw_repr()``) on
+    half of the samples, enables the read, and keeps it only when every sample then reads
+    back its own key set; any disagreement or surprise leaves the ``_dispatch_keys`` call.
+    """
+    native = load()
+    if native is None or not hasattr(native, "set_tensor_layout"):
+        return False
+    import torch
+
+    try:
+        samples = _layout_samples()
+        raws = [torch._C._dispatch_keys(t).raw_repr() for t in samples]
+        if len(set(raws)) < 6:
+            return False
+        found = set()
+        for t, raw in zip(samples[::2], raws[::2]):
+            cdata = _probe_offset(range(16, type(t).__basicsize__ - 7, 8),
+                                  lambda off: native.probe_object_word(t, off), t._cdata)
+            if cdata is None:
+                return False
+            keys = _probe_offset(range(0, 200 - 7, 8),
+                                 lambda off: native.probe_impl_word(t, cdata, off), raw)
+            found.add((cdata, keys))
+        if len(found) != 1 or None in next(iter(found)):
+            return False
+        native.set_tensor_layout(*found.pop())
+        if all(native.tensor_keys(t) == raw for t, raw in zip(samples, raws)):
+            return True
+        native.set_tensor_layout(-1, -1)
+    except Exception:  # noqa: BLE001 - any surprise: keep calling _dispatch_keys
+        native.set_tensor_layout(-1, -1)
+    return False
+
+
+def _raw_keys(cls: type, keys: Any) -> tuple[Any, Any, bool]:
+    """(DispatchKeySet type or None, its 64-bit value or None, read directly) for the C path.
+
+    The value is compared with a direct read from the tensor when that is enabled (only for
+    torch tensor classes), else with the pybind object's value when its layout is verified;
+    with neither, the key sets are compared with ``==``.
+    """
+    import torch
+
+    if keys is None:
+        return None, None, False
+    direct = direct_keys_enabled() and isinstance(cls, type) and issubclass(cls, torch._C.TensorBase)
+    pybind = _raw_keys_verified()
+    if not (direct or pybind):
+        return None, None, False
+    return (type(keys) if pybind else None), keys.raw_repr(), direct
 
 
 def _strides_by_contiguity(cls: type, sizes: tuple, strides: tuple) -> bool:
@@ -128,6 +198,7 @@ class _PlanBuilder:
         if code.co_flags & inspect.CO_VARKEYWORDS:
             self.varkw = names[idx]
         self.positional = names[:self.npos]
+        self.nposonly = code.co_posonlyargcount
         self.nodes: list[tuple] = []
         self.index: dict[Source, int] = {}
 
@@ -138,13 +209,13 @@ class _PlanBuilder:
             name = source.name
             if name in self.positional:
                 i = self.positional.index(name)
-                node = (N_POS, i, self.defaults.get(i))
+                node = (N_POS, i, self.defaults.get(i), name)
             elif name == self.varargs:
                 node = (N_VARARGS, self.npos, None)
             elif name in self.kwonly:
-                node = (N_CONST, self.kwdefaults[name], None)
+                node = (N_KWONLY, name, self.kwdefaults[name])
             elif name == self.varkw:
-                node = (N_CONST, {}, None)
+                node = (N_VARKW, None, None)
             else:
                 raise _Unsupported(f"{name} is not a parameter")
         elif isinstance(source, GlobalSource):
@@ -161,6 +232,8 @@ class _PlanBuilder:
             node = (N_ITEM, self.node(source.base), source.key)
         elif isinstance(source, GlobalStateSource):
             node = (N_CALL, *_global_state_call(source))
+        elif isinstance(source, ObjectSource):
+            node = (N_CONST, source.obj, None)
         else:
             raise _Unsupported(f"source {type(source).__name__}")
         self.nodes.append(node)
@@ -177,10 +250,10 @@ class _PlanBuilder:
 
             f = g.expected
             device = None if device_implied_by_keys(f.device) else f.device  # None: not read
-            keys_type, keys_raw = _raw_keys(f.dispatch_keys)
+            keys_type, keys_raw, keys_direct = _raw_keys(f.cls, f.dispatch_keys)
             return (G_TENSOR, n, f.cls, f.dtype, device, f.requires_grad, f.sizes, f.strides,
                     f.dispatch_keys, torch._C._dispatch_keys, keys_type, keys_raw,
-                    _strides_by_contiguity(f.cls, f.sizes, f.strides))
+                    _strides_by_contiguity(f.cls, f.sizes, f.strides), keys_direct)
         if k is TYPE_MATCH:
             return (G_TYPE, n, g.expected)
         if k is ID_MATCH:
@@ -203,7 +276,8 @@ def plan_for(gs: GuardSet) -> Any:
         return gs.index_fn
     if len(b.nodes) > MAX_NODES:
         return gs.index_fn
-    return (b.npos, b.nrequired, b.varargs is not None, None, tuple(b.nodes), guards, gs.index_fn)
+    return (b.npos, b.nrequired, b.varargs is not None, None, tuple(b.nodes), guards, gs.index_fn,
+            tuple(b.positional), tuple(b.kwonly), b.nposonly, b.varkw is not None)
 
 
 # ------------------------------------------------------------ the Python twin of guards.c
@@ -212,13 +286,18 @@ class _Fail(Exception):
     pass
 
 
-def _node_value(plan: tuple, values: list, i: int, args: tuple) -> Any:
+def _node_value(plan: tuple, values: list, i: int, args: tuple, kwargs: dict) -> Any:
     v = values[i]
     if v is not _MISSING:
         return v
-    kind, a, b = plan[4][i]
+    kind, a, b = plan[4][i][:3]
     if kind == N_POS:
-        v = args[a] if a < len(args) else b
+        v = args[a] if a < len(args) else kwargs.get(plan[4][i][3], b)
+    elif kind == N_KWONLY:
+        v = kwargs.get(a, b)
+    elif kind == N_VARKW:
+        named = set(plan[7][plan[9]:]) | set(plan[8])
+        v = {k: value for k, value in kwargs.items() if k not in named}
     elif kind == N_VARARGS:
         v = args[a:]
     elif kind == N_CONST:
@@ -231,9 +310,9 @@ def _node_value(plan: tuple, values: list, i: int, args: tuple) -> Any:
     elif kind == N_CELL:
         v = a.cell_contents
     elif kind == N_ATTR:
-        v = getattr(_node_value(plan, values, a, args), b)
+        v = getattr(_node_value(plan, values, a, args, kwargs), b)
     elif kind == N_ITEM:
-        v = _node_value(plan, values, a, args)[b]
+        v = _node_value(plan, values, a, args, kwargs)[b]
     elif kind == N_CALL:
         v = a(*b)
     else:
@@ -251,11 +330,11 @@ def _dims_eq(got: Any, expected: tuple) -> bool:
     return all(e is None or g == e for g, e in zip(got, expected))
 
 
-def _guard_ok(plan: tuple, values: list, g: tuple, args: tuple) -> bool:
+def _guard_ok(plan: tuple, values: list, g: tuple, args: tuple, kwargs: dict) -> bool:
     op = g[0]
     if op == G_CALL:
-        return bool(g[2](*[_node_value(plan, values, n, args) for n in g[1]]))
-    v = _node_value(plan, values, g[1], args)
+        return bool(g[2](*[_node_value(plan, values, n, args, kwargs) for n in g[1]]))
+    v = _node_value(plan, values, g[1], args, kwargs)
     if op == G_TENSOR:
         return (type(v) is g[2] and v.dtype is g[3] and v.requires_grad is g[5]
                 and _dims_eq(v.size(), g[6]) and _dims_eq(v.stride(), g[7])
@@ -273,17 +352,40 @@ def _guard_ok(plan: tuple, values: list, g: tuple, args: tuple) -> bool:
     raise SystemError(f"unknown guard op {op}")
 
 
+def _kwargs_bind(plan: tuple, nargs: int, kwargs: dict) -> bool:
+    """Twin of ``kwargs_bind`` in guards.c."""
+    positional, kwonly, nposonly, varkw = plan[7], plan[8], plan[9], plan[10]
+    nrequired, supplied = plan[1], 0
+    for key in kwargs:
+        if not isinstance(key, str):
+            return False
+        i = positional.index(key) if key in positional else -1
+        if i >= nposonly:
+            if i < nargs:
+                return False
+            supplied += i < nrequired
+        elif key not in kwonly and not varkw:
+            return False
+    return supplied == max(nrequired - nargs, 0)
+
+
 def check_python(plan: Any, args: tuple, kwargs: dict | None) -> int:
     """Twin of ``_native.check``: index of the first failing guard, or -1."""
     if not isinstance(plan, tuple):
         return plan(*args, **(kwargs or {}))
-    nargs = len(args)
-    if kwargs or nargs < plan[1] or (nargs > plan[0] and not plan[2]):
+    nargs, kwargs = len(args), kwargs or {}
+    if nargs > plan[0] and not plan[2]:
+        binds = False
+    elif kwargs:
+        binds = _kwargs_bind(plan, nargs, kwargs)
+    else:
+        binds = nargs >= plan[1]
+    if not binds:
         return check_python(plan[6], args, kwargs)
     values = [_MISSING] * len(plan[4])
     for i, g in enumerate(plan[5]):
         try:
-            if not _guard_ok(plan, values, g, args):
+            if not _guard_ok(plan, values, g, args, kwargs):
                 return i
         except Exception:
             return i

@@ -249,3 +249,93 @@ def test_fast_key_and_stride_comparisons_decide_like_the_generated_check():
             assert len(set(got)) == 1, (example.shape, probe.shape, probe.stride(), got)
             rejected += got[0] == 0
     assert rejected >= 8  # the probes really exercise failing paths
+
+
+def _keys_probes():
+    """Tensors made in ways the layout probe never saw: ops, views, nested, subclasses."""
+    class Sub(torch.Tensor):
+        pass
+
+    with torch.inference_mode():
+        inference_view = torch.ones(4, 4)[1:]
+    return [torch.ones(3) + 1, torch.ones(3, dtype=torch.complex128).conj()[1:], inference_view,
+            torch.zeros(2, 2, dtype=torch.int8).unsqueeze(0), torch.ones(3).as_subclass(Sub),
+            torch.nested.as_nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.strided), torch.ones(2, device="meta").neg(),
+            torch.ones(3, requires_grad=True) * 2, torch.ones(2, 2).to_sparse()]
+
+
+@needs_native
+def test_direct_key_reads_equal_dispatch_keys_on_unseen_tensors():
+    """The C path reads key_set_ from the TensorImpl at offsets found by probing; on tensors
+    made in other ways it must read exactly what torch._C._dispatch_keys returns."""
+    assert native.direct_keys_enabled(), "layout probe failed: TENSOR_MATCH calls _dispatch_keys"
+    for t in _keys_probes():
+        assert _native.tensor_keys(t) == torch._C._dispatch_keys(t).raw_repr(), t
+
+
+@needs_native
+def test_direct_key_reads_decide_like_the_call_and_can_be_switched_off():
+    """Decisions are the same with the direct read enabled and disabled; the plan marks
+    the direct read only for torch tensor classes."""
+    assert native.direct_keys_enabled()
+
+    def fn(a):
+        return a
+
+    probes = _keys_probes()
+    for example in probes[:4] + [torch.ones(3), torch.ones(3, requires_grad=True)]:
+        gs = GuardSet(fn, [tensor_match(LocalSource("a"), example)])
+        plan = native.plan_for(gs)
+        assert plan[5][0][13] is True
+        direct = [decisions(gs, plan, (p,), {}) for p in probes + [example]]
+        assert all(len(set(d)) == 1 for d in direct)
+        assert direct[-1][0] == -1 and sum(d[0] == 0 for d in direct) >= len(probes) - 2
+        _native.set_tensor_layout(-1, -1)
+        try:
+            assert _native.tensor_keys(example) is None
+            assert [decisions(gs, plan, (p,), {}) for p in probes + [example]] == direct
+        finally:
+            native.direct_keys_enabled.cache_clear()  # probes again and re-enables
+            assert native.direct_keys_enabled()
+
+
+def _outcome(check, *args, **kwargs):
+    try:
+        return check(*args, **kwargs)
+    except TypeError:
+        return "TypeError"
+
+
+def test_keyword_calls_bind_like_python_on_every_path():
+    """Keyword arguments are bound by the C path itself (HF models are called with keywords):
+    positional parameters named by keyword, keyword-only ones, the rest into **kwargs in call
+    order; calls that do not bind raise Python's TypeError on every path."""
+    def fn(a, /, b, c=2, *, d=4, **kw):
+        return a, b, c, d, kw
+
+    def strict(a, b=1, *, d=4):
+        return a, b, d
+
+    t = torch.ones(2)
+    sets = {
+        fn: [tensor_match(LocalSource("a"), t), equals_match(LocalSource("b"), 1), equals_match(LocalSource("c"), 2),
+             equals_match(LocalSource("d"), 4), python_guard("tuple(kw) == ('x', 'a')",
+                                                            lambda kw: tuple(kw) == ("x", "a"), [LocalSource("kw")])],
+        strict: [tensor_match(LocalSource("a"), t), equals_match(LocalSource("b"), 1), equals_match(LocalSource("d"), 4)],
+    }
+    calls = [((t,), {"b": 1, "x": 0, "a": 9}), ((t,), {"a": 9, "x": 0, "b": 1}), ((t, 1), {"x": 0, "a": 9}),
+             ((t,), {"b": 1, "c": 2, "d": 4, "x": 0, "a": 9}), ((t,), {"b": 1, "d": 5, "x": 0, "a": 9}),
+             ((t,), {"c": 2}), ((t, 1), {"b": 1}), ((t, 1, 2, 3), {}), ((), {"a": t, "b": 1}),
+             ((t,), {}), ((t,), {"b": 1}), ((), {"a": t}), ((t,), {"d": 4}), ((t,), {"e": 1}), ((t, 1, 2), {})]
+    seen = set()
+    for f, guards in sets.items():
+        gs = GuardSet(f, guards)
+        plan = native.plan_for(gs)
+        assert isinstance(plan, tuple)
+        for args, kwargs in calls:
+            got = [_outcome(gs.index_fn, *args, **kwargs), _outcome(native.check_python, plan, args, kwargs)]
+            if _native is not None:
+                got.append(_outcome(_native.check, plan, args, kwargs))
+            assert len(set(got)) == 1, (f.__name__, args, kwargs, got)
+            seen.add(got[0])
+    assert {-1, "TypeError"} <= seen and len(seen) >= 4  # passing, failing at several guards, not binding
