@@ -269,3 +269,39 @@ def test_readme_shows_the_real_config_check_output(tmp_path):
     assert result.returncode == 0, result.stderr
     readme = (REPO / "README.md").read_text()
     assert "$ python -m autograph config check config/autograph.yaml\n" + result.stdout in readme
+
+
+def test_patching_an_instrumented_submodule_forward_on_the_instance_recaptures(tmp_path):
+    """Hook libraries replace ``module.forward`` on the instance; classes instrumented by
+    the import hook hold wrapt wrappers, so the capture guards that no instance attribute
+    shadows the method."""
+    lib = tmp_path / "lib" / "agpatch"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text(textwrap.dedent("""
+        from torch import nn
+
+        class Inner(nn.Module):
+            def forward(self, x):
+                return x * 2
+
+        class Outer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = Inner()
+
+            def forward(self, x):
+                return self.inner(x)
+
+        def step(m, x):
+            return m(x) + 1
+    """))
+    (tmp_path / "main.py").write_text(textwrap.dedent("""
+        import torch, agpatch
+        m, x = agpatch.Outer(), torch.ones(3)
+        print(agpatch.step(m, x).tolist(), agpatch.step(m, x).tolist())
+        m.inner.forward = lambda x: x * 7
+        print(agpatch.step(m, x).tolist())
+    """))
+    proc = run(tmp_path, "-m", "autograph", "run", "main.py", AUTOGRAPH_PACKAGES="agpatch", AUTOGRAPH_BACKEND="eager")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:2] == ["[3.0, 3.0, 3.0] [3.0, 3.0, 3.0]", "[8.0, 8.0, 8.0]"], proc.stdout

@@ -99,11 +99,12 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         cg.ns[graph_name] = compiled
         input_exprs = [cg.source_expr(src) for src, _, _ in tx.graph.inputs]
         ops = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
-        graphs.append(GraphRecord(graph_name, gm, compiled, ops, example_inputs))
+        graphs.append(GraphRecord(graph_name, gm, compiled, ops))
     compile_seconds = time.perf_counter() - t1
     entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs)
     from autograph.capture.shapes import finish_guards
     finish_guards(tx)  # dynamic inputs: None sizes in TENSOR_MATCH + SHAPE_RELATION guards
+    tx.graph.release_fake_values()
     from autograph.guards.check import GuardSet
     return CaptureResult(
         fn=entry, guards=GuardSet(fn, tx.guards.guards), transformed_code=entry.__code__,

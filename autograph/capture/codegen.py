@@ -21,7 +21,6 @@ from autograph.bytecode.liveness import live_locals_at
 from autograph.bytecode.resume import make_resume_code
 from autograph.capture.breaks import CaptureBug, Unsupported
 from autograph.capture.values.base import NULL, Value
-from autograph.guards.sources import AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource
 
 _resume_counter = itertools.count(1)
 # resume functions are cached in the captured function's module globals under this name (shared by
@@ -77,24 +76,21 @@ class Codegen:
         return name
 
     def source_expr(self, source) -> str:
-        if isinstance(source, LocalSource):
-            return source.name
-        if isinstance(source, GlobalSource):
-            if source.name in self.fn.__globals__:
-                return f"__G[{source.name!r}]"
-            return self.const(getattr(builtins, source.name))
-        if isinstance(source, ClosureSource):
-            return f"{self.const(source.cell(self.fn))}.cell_contents"
-        if isinstance(source, AttrSource):
-            base = self.source_expr(source.base)
-            if source.attr.isidentifier() and not source.attr.startswith("__"):
-                return f"{base}.{source.attr}"
-            return f"getattr({base}, {source.attr!r})"
-        if isinstance(source, ItemSource):
-            key = source.key
-            text = repr(key) if type(key) in (int, str) else self.const(key)
-            return f"{self.source_expr(source.base)}[{text}]"
-        raise Unsupported(f"cannot rebuild a value from {source!r}")
+        """Code reading ``source`` in the entry (the ``SourceRenderer`` of autograph.guards.sources)."""
+        return source.render(self)
+
+    expr = source_expr
+
+    def constant(self, obj: Any, hint: str) -> str:
+        return self.const(obj)
+
+    def global_read(self, name: str) -> str:
+        if name in self.fn.__globals__:
+            return f"__G[{name!r}]"
+        return self.const(getattr(builtins, name))
+
+    def global_state(self, kind: str) -> str:
+        raise Unsupported(f"cannot rebuild a value from global state {kind!r}")
 
     def tensor(self, tv) -> str:
         node = tv.node

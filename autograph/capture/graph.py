@@ -179,6 +179,23 @@ class GraphBuilder:
         return gm
 
 
+    def release_fake_values(self) -> None:
+        """Forget the fake values once the graph is compiled and its guards are built.
+
+        With symbolic sizes a FakeTensor holds SymNodes from C++, whose ShapeEnv refers back
+        to graph nodes: a cycle the garbage collector cannot see, so a kept graph module
+        would never be freed.  The displayed code (``gm._code``) was rendered already.
+        """
+        from autograph.capture import shapes
+        for node in self.graph.nodes:
+            node.meta.pop("example_value", None)
+            node.meta.pop("val", None)
+        if self.fake_mode is not None:
+            shapes.forget_inputs(self.fake_mode.shape_env)
+        self.inputs = [(source, None, node) for source, _, node in self.inputs]
+        self._input_by_source.clear()
+        self.fake_mode = None
+
     def _eliminate_dead_code(self) -> None:
         """Drop unused pure nodes; in-place ops and item stores stay (their effect is the point)."""
         for node in reversed(list(self.graph.nodes)):

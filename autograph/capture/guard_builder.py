@@ -1,8 +1,10 @@
 """Records the guards a capture relies on, deduplicated, in first-use order.
 
 Values reached through a ``Source`` get the guards of ``autograph.guards.model``;
-values reached without one (a global of another module read through a callee,
-say) are *pinned*: a PYTHON guard re-reads the real location and compares.
+values reached without one are either given a source rooted at a fixed object
+(``ObjectSource``: another module's globals, a callee's defaults — the capture's
+``wrap`` does this) or *pinned* by a callable: a PYTHON guard re-reads the real
+location and compares.
 """
 from __future__ import annotations
 
@@ -39,6 +41,33 @@ class GuardRecorder:
             t = type(obj)
             self._add(("pin-type", what, t), lambda: model.python_guard(
                 f"type({what}) is {t.__qualname__}", lambda: type(getter()) is t, []))
+
+    def method(self, obj_source, cls: type, name: str, func: Any) -> None:
+        """``obj.name`` stays ``func`` bound to ``obj``: neither its class nor the instance
+        (``module.forward = wrapper``, as hook libraries do) replaced it."""
+        import types
+
+        from autograph.guards.sources import AttrSource
+        if obj_source is not None and type(func) is types.FunctionType:
+            self.id_(AttrSource(AttrSource(obj_source, name), "__func__"), func)
+            return
+        # no source, or a wrapped function (wrapt binds anew on each read): the class entry,
+        # and no instance attribute shadowing it
+        self.class_attr(cls, name)
+        if obj_source is not None:
+            self._add(("unshadowed", obj_source, name), lambda: model.python_guard(
+                f"{name!r} not in vars({obj_source.expr})",
+                lambda obj: name not in getattr(obj, "__dict__", ()), [obj_source]))
+
+    def class_attr(self, cls: type, name: str) -> None:
+        """What ``cls`` holds for ``name`` (raw, in the class of its MRO that defines it) stays
+        the same object: a method, property or descriptor patched on the class recaptures."""
+        from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
+        for klass in cls.__mro__:
+            if name in klass.__dict__:
+                self.id_(ItemSource(AttrSource(ObjectSource(klass, klass.__qualname__), "__dict__"), name),
+                         klass.__dict__[name])
+                return
 
     def tensor(self, source, tensor) -> None:
         self._add(("tensor", source), lambda: model.tensor_match(source, tensor))

@@ -29,6 +29,7 @@ from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import NULL, Value
 from autograph.capture.values.builder import wrap_real
 from autograph.capture.values.constants import ConstantValue
+from autograph.guards.sources import Source
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SliceValue,
                                                  TupleValue)
 from autograph.capture.values.functions import (BoundMethodValue, CellValue, NestedFunctionValue,
@@ -260,10 +261,17 @@ class Translator:
                 return result
 
     # --- helpers used by values ----------------------------------------------
-    def wrap(self, obj: Any, source, *, pin: Callable[[], Any] | None = None, what: str = "",
+    def wrap(self, obj: Any, source, *, pin: "Callable[[], Any] | Source | None" = None, what: str = "",
              trusted: bool = False, path: str = "") -> Value:
-        """Value for a real object; guarded through ``source`` or pinned by ``pin``."""
-        if source is None and pin is not None and not trusted:
+        """Value for a real object; guarded through ``source`` or pinned by ``pin``.
+
+        A pin that is a ``Source`` (rooted at a fixed object) stands in for the missing
+        source: the value and everything read through it are guarded at their live
+        location.  A callable pin guards only this object, with a PYTHON guard.
+        """
+        if source is None and isinstance(pin, Source) and not trusted:
+            source = pin
+        elif source is None and pin is not None and not trusted:
             self.guards.pin = (pin, what or "value")
         try:
             return wrap_real(self, obj, source, path=path)
@@ -271,7 +279,9 @@ class Translator:
             self.guards.pin = None
 
     def guard_id(self, source, obj, *, pin=None, what="") -> None:
-        if source is None and pin is not None:
+        if source is None and isinstance(pin, Source):
+            source = pin
+        elif source is None and pin is not None:
             self.guards.pin = (pin, what)
         self.guards.id_(source, obj)
         self.guards.pin = None
@@ -350,7 +360,7 @@ class Translator:
     def _default(self, fv: Value, name: str, param: inspect.Parameter) -> Value:
         if isinstance(fv, NestedFunctionValue):
             return fv.default_value(self, name, None, None)
-        from autograph.guards.sources import AttrSource, ItemSource
+        from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
         fn = fv.fn
         code = fn.__code__
         positional = code.co_varnames[:code.co_argcount + code.co_posonlyargcount] if False else \
@@ -358,14 +368,14 @@ class Translator:
         if name in positional and fn.__defaults__ and name in positional[code.co_argcount - len(fn.__defaults__):]:
             idx = positional.index(name) - (code.co_argcount - len(fn.__defaults__))
             src = ItemSource(AttrSource(fv.source, "__defaults__"), idx) if fv.source is not None else None
-            return self.wrap(param.default, src, pin=lambda f=fn, i=idx: f.__defaults__[i],
-                             what=f"{fn.__qualname__}.__defaults__[{idx}]")
+            return self.wrap(param.default, src,
+                             pin=ItemSource(AttrSource(ObjectSource(fn, fn.__qualname__), "__defaults__"), idx))
         src = ItemSource(AttrSource(fv.source, "__kwdefaults__"), name) if fv.source is not None else None
-        return self.wrap(param.default, src, pin=lambda f=fn, n=name: f.__kwdefaults__[n],
-                         what=f"{fn.__qualname__}.__kwdefaults__[{name!r}]")
+        return self.wrap(param.default, src,
+                         pin=ItemSource(AttrSource(ObjectSource(fn, fn.__qualname__), "__kwdefaults__"), name))
 
     def load_global(self, frame: Frame, name: str) -> Value:
-        from autograph.guards.sources import AttrSource, GlobalSource, ItemSource
+        from autograph.guards.sources import AttrSource, GlobalSource, ItemSource, ObjectSource
         g = frame.fn_globals
         if name in g:
             real = g[name]
@@ -374,7 +384,7 @@ class Translator:
             fsrc = getattr(frame.fn_value, "source", None)
             if fsrc is not None:
                 return self.wrap(real, ItemSource(AttrSource(fsrc, "__globals__"), name))
-            return self.wrap(real, None, pin=lambda g=g, n=name: g[n], what=f"{g.get('__name__')}.{name}")
+            return self.wrap(real, None, pin=_global_of(g, name))
         b = g.get("__builtins__", __builtins__)
         b = b.__dict__ if isinstance(b, types.ModuleType) else b
         if name in b:
@@ -422,6 +432,16 @@ def _check_stack_effect(inst: Instruction, actual: int) -> None:
         return
     if actual not in allowed:
         raise CaptureBug(f"handler for {inst.opname} moved the stack by {actual}, CPython by {allowed}")
+
+
+def _global_of(g: dict, name: str) -> Any:
+    """Source of global ``name`` of another module, shown as ``module.name``."""
+    from autograph.guards.sources import ItemSource, MemberSource, ObjectSource
+    module_name = g.get("__name__")
+    module = sys.modules.get(module_name) if isinstance(module_name, str) else None
+    if module is not None and getattr(module, "__dict__", None) is g:
+        return MemberSource(ObjectSource(module, module_name), "__dict__", name)
+    return ItemSource(ObjectSource(g, f"vars({module_name})"), name)
 
 
 def _trace(frame: Frame, inst: Instruction) -> str:

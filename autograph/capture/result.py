@@ -14,7 +14,6 @@ class GraphRecord:
     gm: Any                      # torch.fx.GraphModule
     compiled: Callable
     op_count: int
-    example_inputs: list = field(default_factory=list, repr=False)
 
 
 @dataclass

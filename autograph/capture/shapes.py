@@ -110,6 +110,17 @@ def fake_input(graph: Any, source: Any, real: torch.Tensor, node: torch.fx.Node)
     return fake
 
 
+def forget_inputs(env: Any) -> None:
+    """Drop the ShapeEnv's records of the capture's inputs (real tensors, fakes, graph nodes).
+
+    Fakes hold their SymNodes from C++, so a ShapeEnv that points back at them forms a
+    cycle the garbage collector cannot see; the records are not needed after the guards.
+    """
+    if env is not None:
+        env._autograph_inputs = []
+        env._autograph_symbols = {}
+
+
 def _expr(sym: Any):
     node = sym.node
     return node.shape_env.replace(node.expr) if node.shape_env is not None else node.expr

@@ -44,7 +44,11 @@ def in_graph() -> bool:
 def from_guards(frame: types.FrameType) -> bool:
     """A tensor query made by autograph's own guard check (not by the user's code)."""
     name = frame.f_code.co_filename
-    return name.startswith("<autograph guards") or name.endswith(_GUARDS_CHECK)
+    if name.startswith("<autograph guards") or name.endswith(_GUARDS_CHECK):
+        return True
+    from autograph.guards.native import load
+    native = load()  # the C path evaluates guards without a Python frame of its own
+    return native is not None and hasattr(native, "in_guards") and native.in_guards()
 
 
 def flagged(compiled: Callable, on_done: Callable[[int], None] | None = None,

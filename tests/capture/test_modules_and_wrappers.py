@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 
+import pytest
+
 import torch
 from torch import nn
 
@@ -104,3 +106,60 @@ def test_isinstance_with_a_tuple_of_classes():
     a = torch.randn(1, 3)
     assert_same(f(a, lin), h.compile(f)(a, lin))
     assert not h.breaks
+
+
+class _Inner(nn.Module):
+    def helper(self, x):
+        return x + 1
+
+    def forward(self, x):
+        return self.helper(x) * 2
+
+
+class _Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = _Inner()
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+def _patch_class_forward(m):
+    _Inner.forward = lambda self, x: x * 100
+
+
+def _patch_class_helper(m):
+    _Inner.helper = lambda self, x: x - 1
+
+
+def _patch_instance_forward(m):
+    m.inner.forward = lambda x: x * 7  # what hook libraries do (accelerate, peft)
+
+
+def _patch_instance_helper(m):
+    m.inner.helper = lambda x: x * 3
+
+
+@pytest.mark.parametrize("patch", [_patch_class_forward, _patch_class_helper, _patch_instance_forward,
+                                   _patch_instance_helper])
+def test_patching_a_submodule_method_after_capture_recaptures(monkeypatch, patch):
+    monkeypatch.setattr(_Inner, "forward", _Inner.forward)  # undone after the test
+    monkeypatch.setattr(_Inner, "helper", _Inner.helper)
+    h = Harness()
+    model = _Outer()
+
+    def step(m, x):
+        return m(x) + 1
+
+    f = h.compile(step)
+    x = torch.ones(3)
+    f(model, x)
+    f(model, x)
+    assert h.captures == 1
+    patch(model)
+    assert_same(f(model, x), step(model, x))
+    after = h.captures
+    assert after > 1, "the patch must fail a guard"
+    assert_same(f(model, x), step(model, x))
+    assert h.captures == after

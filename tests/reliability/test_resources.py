@@ -96,14 +96,7 @@ def test_cache_of_dead_function_and_module_is_freed(eager_settings, tmp_path):
     assert stats.all_stats(), "the report still names the function after it died"
 
 
-@pytest.mark.parametrize("dynamic", [
-    "static",
-    pytest.param("auto", marks=pytest.mark.xfail(strict=True, reason=(
-        "a graph with symbolic sizes is never freed: its nodes' meta['val'] FakeTensors hold their SymNodes "
-        "from C++ (invisible to gc), and the SymNodes' ShapeEnv refers back to the FX nodes, so the cycle "
-        "GraphModule -> Node -> FakeTensor -> SymNode -> ShapeEnv -> Node is uncollectable; needs capture "
-        "to drop fake values/ShapeEnv references from a finished graph"))),
-])
+@pytest.mark.parametrize("dynamic", ["static", "auto"])
 def test_reset_frees_every_graph_module(eager_settings, dynamic):
     eager_settings(dynamic=dynamic)
     fn = autograph.compile(_scaled)
@@ -117,3 +110,20 @@ def test_reset_frees_every_graph_module(eager_settings, dynamic):
     assert fn.entries == ()
     x = torch.randn(6)  # still works afterwards, capturing afresh
     torch.testing.assert_close(fn(x), _scaled(x))
+
+
+@pytest.mark.parametrize("dynamic", ["static", "auto"])
+def test_cache_does_not_keep_the_callers_tensors_alive(eager_settings, dynamic):
+    """A capture sees the first call's tensors; the cache entry it leaves must not hold them
+    (a training job's first batch would otherwise stay in memory for the whole run)."""
+    eager_settings(dynamic=dynamic)
+    fn = autograph.compile(_scaled)
+    refs = []
+    for n in (3, 4, 5):
+        x = torch.randn(n)
+        torch.testing.assert_close(fn(x), _scaled(x))
+        refs.append(weakref.ref(x))
+        del x
+    gc.collect()
+    assert fn.entries, "expected live cache entries"
+    assert [r() for r in refs if r() is not None] == []

@@ -175,8 +175,8 @@ class RealCellValue(Value):
             contents = self.cell.cell_contents
         except ValueError:
             raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True)
-        return tx.wrap(contents, self.source, pin=lambda c=self.cell: c.cell_contents,
-                       what=f"closure variable {name!r}")
+        from autograph.guards.sources import AttrSource, ObjectSource
+        return tx.wrap(contents, self.source, pin=AttrSource(ObjectSource(self.cell, f"cell({name})"), "cell_contents"))
 
     def store(self, tx, value: Value) -> None:
         raise Unsupported(f"assignment to closure variable {self.name!r} (nonlocal) — a side effect")

@@ -9,6 +9,7 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
 
 def _has_hooks(m: torch.nn.Module) -> bool:
@@ -34,37 +35,47 @@ class ModuleValue(Value):
     def real_value(self):
         return self.module
 
-    def _child_source(self, name):
-        from autograph.guards.sources import AttrSource
-        return AttrSource(self.source, name) if self.source is not None else None
+    def _member_source(self, store: str, name: str, *, pinned: bool = False):
+        """``self.<store>[name]`` shown as ``self.name``; rooted at the module object itself
+        (``pinned``) when the module has no source."""
+        owner = self.source
+        if owner is None:
+            if not pinned:
+                return None
+            owner = ObjectSource(self.module, self.path)
+        return MemberSource(owner, store, name)
 
     def getattr(self, tx, name):
         m = self.module
         d = m.__dict__
         params, buffers, mods = d.get("_parameters", {}), d.get("_buffers", {}), d.get("_modules", {})
-        src = self._child_source(name)
+        src = AttrSource(self.source, name) if self.source is not None else None
         if name in params or name in buffers:
             real = params[name] if name in params else buffers[name]
             if real is None:
                 return ConstantValue(None)
-            tx.guard_id(src, real, pin=lambda m=m, n=name: getattr(m, n), what=f"{self.path}.{name}")
+            store = "_parameters" if name in params else "_buffers"
+            src = self._member_source(store, name)
+            tx.guard_id(src, real, pin=self._member_source(store, name, pinned=True))
             return tx.graph.add_attr(real, f"{self.path}.{name}", src)
         if name in mods:
             sub = mods[name]
             if sub is None:
                 return ConstantValue(None)
-            return tx.wrap(sub, src, pin=lambda m=m, n=name: getattr(m, n), what=f"{self.path}.{name}",
-                           path=f"{self.path}.{name}")
+            return tx.wrap(sub, self._member_source("_modules", name),
+                           pin=self._member_source("_modules", name, pinned=True), path=f"{self.path}.{name}")
         if name in d:
-            return tx.wrap(d[name], src, pin=lambda m=m, n=name: getattr(m, n), what=f"{self.path}.{name}")
+            return tx.wrap(d[name], src, pin=AttrSource(ObjectSource(m, self.path), name))
         for klass in type(m).__mro__:
             if name in klass.__dict__:
                 attr = klass.__dict__[name]
                 if isinstance(attr, types.FunctionType):
                     from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+                    tx.guards.method(self.source, type(m), name, attr)
                     return BoundMethodValue(UserFunctionValue(attr), self)
                 if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
                     from autograph.capture.values.functions import UserFunctionValue
+                    tx.guards.class_attr(type(m), name)
                     return UserFunctionValue(attr.fget).call(tx, [self], {})
                 if isinstance(attr, (staticmethod,)):
                     return tx.wrap(attr.__func__, None)
@@ -73,24 +84,22 @@ class ModuleValue(Value):
             real = getattr(m, name)
         except AttributeError as exc:
             raise Unsupported(f"AttributeError: {exc}", generic=True)
-        return tx.wrap(real, src, pin=lambda m=m, n=name: getattr(m, n), what=f"{self.path}.{name}")
+        return tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
 
     def call(self, tx, args, kwargs):
         if _has_hooks(self.module):
             raise Unsupported(f"call to {self.describe()} with hooks registered")
+        if "forward" in self.module.__dict__:  # nn.Module.__call__ runs the instance's own forward
+            raise Unsupported(f"{self.describe()} has a forward set on the instance")
         forward = type(self.module).forward
         if not isinstance(forward, types.FunctionType):
             raise Unsupported(f"{self.describe()} has no Python forward")
+        tx.guards.method(self.source, type(self.module), "forward", forward)
         from autograph.capture.values.functions import UserFunctionValue
         return tx.inline_function(UserFunctionValue(forward), [self, *args], kwargs)
 
     def _children(self):
-        from autograph.guards.sources import AttrSource, ItemSource
-        out = []
-        for key, sub in self.module._modules.items():
-            src = ItemSource(AttrSource(self.source, "_modules"), key) if self.source is not None else None
-            out.append((key, sub, src))
-        return out
+        return [(key, sub, self._member_source("_modules", key)) for key, sub in self.module._modules.items()]
 
     def iter_items(self, tx):
         m = self.module

@@ -31,7 +31,7 @@ class PythonModuleValue(Value):
         return self.module
 
     def getattr(self, tx, name):
-        from autograph.guards.sources import AttrSource
+        from autograph.guards.sources import AttrSource, ObjectSource
         try:
             real = getattr(self.module, name)
         except AttributeError as exc:
@@ -39,8 +39,7 @@ class PythonModuleValue(Value):
         if is_trusted_module(self.module):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
-        return tx.wrap(real, src, pin=lambda m=self.module, n=name: getattr(m, n),
-                       what=f"{self.module.__name__}.{name}")
+        return tx.wrap(real, src, pin=AttrSource(ObjectSource(self.module, self.module.__name__), name))
 
     def reconstruct(self, cg):
         return cg.const(self.module)
@@ -71,7 +70,7 @@ class ClassValue(Value):
         return self.cls
 
     def getattr(self, tx, name):
-        from autograph.guards.sources import AttrSource
+        from autograph.guards.sources import AttrSource, ObjectSource
         raw = _class_dict_entry(self.cls, name)
         if isinstance(raw, types.FunctionType) and type(raw) is not types.FunctionType:
             # a function proxy (a wrapt wrapper of the import hook, say): reading it from the class
@@ -89,7 +88,7 @@ class ClassValue(Value):
         src = AttrSource(self.source, name) if self.source is not None else None
         trusted = (self.cls.__module__ or "").split(".")[0] in TRUSTED_MODULES
         return tx.wrap(real, None if trusted else src, trusted=trusted,
-                       pin=lambda c=self.cls, n=name: getattr(c, n), what=f"{self.cls.__qualname__}.{name}")
+                       pin=AttrSource(ObjectSource(self.cls, self.cls.__qualname__), name))
 
     def call(self, tx, args, kwargs):
         from autograph.capture.values.builtins import call_builtin_type
@@ -127,7 +126,7 @@ class ObjectValue(Value):
         return self.obj
 
     def getattr(self, tx, name):
-        from autograph.guards.sources import AttrSource
+        from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
         obj = self.obj
         stored = side_effects.pending(tx, obj, name)
         if stored is not None:  # written earlier in this capture (replayed after the graph)
@@ -135,15 +134,22 @@ class ObjectValue(Value):
         d = getattr(obj, "__dict__", None)
         src = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(d, dict) and name in d:
-            return tx.wrap(d[name], src, pin=lambda o=obj, n=name: getattr(o, n), what=f"{self.what}.{name}")
+            if type(obj).__getattribute__ is not object.__getattribute__:
+                # a Python __getattribute__ (transformers' configs) costs ~1 us per guarded
+                # attribute; the instance dict read here is what the guard re-reads
+                src = MemberSource(self.source, "__dict__", name) if self.source is not None else None
+                return tx.wrap(d[name], src, pin=MemberSource(ObjectSource(obj, self.what), "__dict__", name))
+            return tx.wrap(d[name], src, pin=AttrSource(ObjectSource(obj, self.what), name))
         for klass in type(obj).__mro__:
             if name in klass.__dict__:
                 attr = klass.__dict__[name]
                 if isinstance(attr, types.FunctionType):
                     from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+                    tx.guards.method(self.source, type(obj), name, attr)
                     return BoundMethodValue(UserFunctionValue(attr), self)
                 if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
                     from autograph.capture.values.functions import UserFunctionValue
+                    tx.guards.class_attr(type(obj), name)
                     return UserFunctionValue(attr.fget).call(tx, [self], {})
                 if isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)):
                     break  # a C-level slot read (no Python code runs): read the real value below
@@ -155,7 +161,7 @@ class ObjectValue(Value):
             real = getattr(obj, name)
         except AttributeError as exc:
             raise Unsupported(f"AttributeError: {exc}", generic=True)
-        return tx.wrap(real, src, pin=lambda o=obj, n=name: getattr(o, n), what=f"{self.what}.{name}")
+        return tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
 
     def _python_special(self, tx, name, args):
         """Run a Python-level special method of the object's class (None when it has none)."""

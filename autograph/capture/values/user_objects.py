@@ -99,6 +99,7 @@ class UserObjectValue(Value):
         if isinstance(attr, property):
             if not isinstance(attr.fget, types.FunctionType):
                 raise Unsupported(f"property `.{name}` of {self.describe()} has no Python getter")
+            tx.guards.class_attr(self.cls, name)
             return UserFunctionValue(attr.fget).call(tx, [self], {})
         if attr is not None and _is_data_descriptor(attr):
             raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
@@ -214,7 +215,10 @@ def _is_data_descriptor(attr: Any) -> bool:
 
 def _bind_class_attr(tx, obj: Value, cls: type, name: str, attr: Any) -> Value:
     """A class attribute seen through an instance: functions bind, others are read."""
+    if isinstance(attr, (staticmethod, classmethod)):
+        tx.guards.class_attr(cls, name)
     if isinstance(attr, types.FunctionType):
+        tx.guards.method(obj.source, cls, name, attr)
         return BoundMethodValue(UserFunctionValue(attr), obj)
     if isinstance(attr, staticmethod):
         return tx.wrap(attr.__func__, None, pin=lambda: _python_attr(cls, name).__func__,
