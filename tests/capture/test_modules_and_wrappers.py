@@ -163,3 +163,29 @@ def test_patching_a_submodule_method_after_capture_recaptures(monkeypatch, patch
     assert after > 1, "the patch must fail a guard"
     assert_same(f(model, x), step(model, x))
     assert h.captures == after
+
+
+class _Shifting(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shift = 3
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        if x.shape[0] < 3:  # as Swin's set_shift_and_window_size does
+            self.shift = 0
+            self.window = x.shape[0]
+        return self.lin(x) + self.shift
+
+
+def test_constant_attribute_stores_on_a_module_are_replayed_after_the_graph():
+    for n in (2, 4):
+        h = Harness()
+        compiled, eager = _Shifting(), _Shifting()
+        eager.load_state_dict(compiled.state_dict())
+        f = h.compile(lambda m, x: m(x))
+        x = torch.randn(n, 4)
+        assert_same(f(compiled, x), eager(x))
+        assert vars(compiled).get("shift") == vars(eager).get("shift")
+        assert vars(compiled).get("window") == vars(eager).get("window")
+        assert not h.breaks, h.breaks

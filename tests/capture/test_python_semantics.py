@@ -446,6 +446,15 @@ def f_module_training(x):
     return x - 1
 
 
+def f_tuple_is_not_none(x):
+    pair = (x, x + 1, x * 2)
+    return pair[0] + (1 if pair is not None else 0) + (2 if pair is None else 0)
+
+
+def f_fresh_stateless_module(x):
+    return torch.nn.Softmax(dim=-1)(x) + torch.nn.ReLU()(x) + torch.nn.Flatten(0)(x).sum()
+
+
 CASES = [
     (f_add_const, t(4)), (f_rsub, t(4)), (f_rdiv, t(4)), (f_pow, t(4)), (f_rpow, t(4)),
     (f_floordiv, t(4)), (f_mod, t(4)), (f_neg, t(4)), (f_pos, t(4)), (f_matmul, t(3, 4)),
@@ -478,6 +487,7 @@ CASES = [
     (f_object_arg, lambda: (torch.randn(3), Point(1, 2))), (f_class_attrs, t(3)),
     (f_mlp, t(2, 4)), (f_seq, t(2, 4)), (f_conv, t(2, 3, 5, 5)), (f_attn, t(2, 3, 8)),
     (f_module_params, t(2, 4)), (f_module_training, t(2, 4)),
+    (f_tuple_is_not_none, t(3)), (f_fresh_stateless_module, t(2, 3)),
 ]
 
 
@@ -487,3 +497,22 @@ def test_matches_eager_in_one_graph(fn, make_args):
     assert h.breaks == [], [str(b) for b in h.breaks]
     assert h.captures == 1
     assert len(h.backend.graphs) == 1
+
+
+def test_modules_made_in_the_function_with_state_or_escaping_run_in_python():
+    """A module with parameters draws random weights per call, one returned must be a new
+    object per call: both run in Python (a break), and still match eager."""
+    def with_params(x):
+        torch.manual_seed(0)
+        return torch.nn.Linear(3, 2)(x)
+
+    def escaping(x):
+        act = torch.nn.ReLU()
+        return act(x), act
+
+    h = check(with_params, t(2, 3))
+    assert any("parameters or random state" in b.reason for b in h.breaks)
+    import autograph  # default on_error: the function runs eagerly, never sharing one module
+    f = autograph.compile(escaping, backend="eager")
+    (y1, m1), (y2, m2) = f(torch.randn(3)), f(torch.randn(3))
+    assert isinstance(m1, torch.nn.ReLU) and m1 is not m2

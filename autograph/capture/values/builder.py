@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values.autograd_functions import FunctionApplyValue, is_function_apply
 from autograph.capture.values.base import Value
 from autograph.capture.values.builtins import (BuiltinValue, PyFunctionValue, TorchFunctionValue,
                                                is_pure_builtin)
@@ -99,6 +100,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             from autograph.guards.sources import AttrSource
             g.equals(AttrSource(source, "training"), obj.training)
         return ModuleValue(obj, source, path or (source.expr if source is not None else type(obj).__name__))
+    if is_function_apply(obj):  # MyFunction.apply held in a variable
+        from autograph.guards.sources import AttrSource
+        g.id_(AttrSource(source, "__self__") if source is not None else None, obj.__self__)
+        return FunctionApplyValue(obj.__self__)
     if _is_torch_callable(obj):
         g.id_(source, obj)
         return TorchFunctionValue(obj)

@@ -215,6 +215,11 @@ def _identical(tx, a: Value, b: Value) -> bool:
         pass
     if a.mutable or b.mutable:
         return False
+    try:
+        if a.python_type() is not b.python_type():
+            return False  # objects of different types are never the same object
+    except Unsupported:
+        pass
     raise Unsupported(f"identity test between {a.describe()} and {b.describe()}")
 
 

@@ -7,6 +7,7 @@ import types
 import torch
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
@@ -21,6 +22,8 @@ def _has_hooks(m: torch.nn.Module) -> bool:
 
 
 class ModuleValue(Value):
+    fresh = False  # made during the call (FreshModuleValue): never rebuilt at a break
+
     def __init__(self, module: torch.nn.Module, source=None, path: str = "self"):
         self.module = module
         self.source = source
@@ -47,6 +50,9 @@ class ModuleValue(Value):
 
     def getattr(self, tx, name):
         m = self.module
+        stored = side_effects.pending(tx, m, name)
+        if stored is not None:  # written earlier in this capture (replayed after the graph)
+            return stored
         d = m.__dict__
         params, buffers, mods = d.get("_parameters", {}), d.get("_buffers", {}), d.get("_modules", {})
         src = AttrSource(self.source, name) if self.source is not None else None
@@ -85,6 +91,19 @@ class ModuleValue(Value):
         except AttributeError as exc:
             raise Unsupported(f"AttributeError: {exc}", generic=True)
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
+
+    def setattr(self, tx, name, value):
+        """``self.flag = constant`` on a module from outside: recorded, replayed after the graph
+        (``nn.Module.__setattr__`` keeps a plain value in the instance dict)."""
+        m = self.module
+        d = m.__dict__
+        plain = (type(m).__setattr__ is torch.nn.Module.__setattr__ and value.is_constant()
+                 and not any(name in d.get(store, {}) for store in ("_parameters", "_buffers", "_modules"))
+                 and not any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__set__")
+                             for k in type(m).__mro__))
+        if not plain or self.fresh:
+            return super().setattr(tx, name, value)
+        side_effects.record_store(tx, self, m, name, value)
 
     def call(self, tx, args, kwargs):
         if _has_hooks(self.module):
@@ -150,4 +169,52 @@ class ModuleValue(Value):
     def reconstruct(self, cg):
         if self.source is not None:
             return cg.source_expr(self.source)
+        if self.fresh:
+            raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break")
         return cg.const(self.module)
+
+
+class FreshModuleValue(ModuleValue):
+    """A stateless ``torch.nn`` module made inside the function (``nn.Softmax(dim=-1)(x)``).
+
+    Eager makes a new one per call; one real instance built at capture time behaves the
+    same as long as it never escapes the call (``reconstruct`` refuses).
+    """
+
+    fresh = True
+
+
+def _stateless(module: torch.nn.Module) -> bool:
+    return not any(True for _ in module.parameters()) and not any(True for _ in module.buffers())
+
+
+def construct_torch_module(tx, cls, args, kwargs):
+    """``CLASS_CALL_HOOKS`` entry: build stateless ``torch.nn`` modules with constant arguments."""
+    if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)
+            and (cls.__module__ or "").startswith("torch.nn.modules.")):
+        return NotImplemented
+    from autograph.capture.values.builtins import _all_constant
+    if not _all_constant(args, kwargs):
+        return NotImplemented
+    rng = torch.random.get_rng_state()
+    try:
+        module = cls(*[a.as_python_constant() for a in args],
+                     **{k: v.as_python_constant() for k, v in kwargs.items()})
+    except Exception as exc:  # noqa: BLE001 - eager raises it at run time: let Python do it
+        raise Unsupported(f"creating {cls.__qualname__} failed during capture ({type(exc).__name__}: {exc})",
+                          generic=True)
+    finally:
+        drew = not torch.equal(rng, torch.random.get_rng_state())
+        torch.random.set_rng_state(rng)  # capture never moves the user's random stream
+    if drew or not _stateless(module):
+        raise Unsupported(f"creating a {cls.__qualname__} (parameters or random state) inside the function")
+    return FreshModuleValue(module, None, path=f"{cls.__name__}(...)")
+
+
+def install() -> None:
+    from autograph.capture.values import builtins as vb
+    if construct_torch_module not in vb.CLASS_CALL_HOOKS:
+        vb.CLASS_CALL_HOOKS.insert(0, construct_torch_module)
+
+
+install()

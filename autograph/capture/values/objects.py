@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import types
 
+import torch
+
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value
@@ -71,6 +73,9 @@ class ClassValue(Value):
 
     def getattr(self, tx, name):
         from autograph.guards.sources import AttrSource, ObjectSource
+        if name == "apply" and issubclass(self.cls, torch.autograd.Function):
+            from autograph.capture.values.autograd_functions import FunctionApplyValue
+            return FunctionApplyValue(self.cls)
         raw = _class_dict_entry(self.cls, name)
         if isinstance(raw, types.FunctionType) and type(raw) is not types.FunctionType:
             # a function proxy (a wrapt wrapper of the import hook, say): reading it from the class

@@ -1,4 +1,4 @@
-"""Standard-library calls answered at capture time from what capture knows exactly.
+"""Standard-library objects and calls answered at capture time from what capture knows exactly.
 
 Functions of libraries autograph never inlines (``inspect``, …) are graph
 breaks by default; the ones here depend only on values capture holds for sure
@@ -6,6 +6,7 @@ breaks by default; the ones here depend only on values capture holds for sure
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 
@@ -74,12 +75,39 @@ def _wrap_environ(tx, obj, source):
     return EnvironValue(obj, source)
 
 
+class PartialValue(ObjectValue):
+    """A ``functools.partial`` reached through a source: calling it calls ``func`` with the
+    stored arguments first and the stored keywords updated by the call's (as partial does)."""
+
+    def __init__(self, obj, source, func, args, keywords):
+        super().__init__(obj, source)
+        self.func, self.args, self.keywords = func, args, keywords
+
+    def call(self, tx, args, kwargs):
+        return tx.call(self.func, [*self.args, *args], {**self.keywords, **kwargs})
+
+
+def _wrap_partial(tx, obj, source):
+    from autograph.guards.sources import AttrSource, ItemSource
+
+    tx.guards.type_(source, obj)
+    if source is None:
+        return ObjectValue(obj, source)
+    args_src, kw_src = AttrSource(source, "args"), AttrSource(source, "keywords")
+    tx.guards.length(args_src, obj.args)
+    tx.guards.keys(kw_src, obj.keywords)
+    return PartialValue(obj, source, tx.wrap(obj.func, AttrSource(source, "func")),
+                        [tx.wrap(v, ItemSource(args_src, i)) for i, v in enumerate(obj.args)],
+                        {k: tx.wrap(v, ItemSource(kw_src, k)) for k, v in obj.keywords.items()})
+
+
 CALL_HANDLERS = {inspect.signature: _signature}
 
 
 def install() -> None:
     builder.OPAQUE_CALL_HANDLERS.update(CALL_HANDLERS)
     builder.TYPE_WRAPPERS[type(os.environ)] = _wrap_environ
+    builder.TYPE_WRAPPERS[functools.partial] = _wrap_partial
 
 
 install()
