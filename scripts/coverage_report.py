@@ -33,7 +33,9 @@ COLUMNS = ("model", "mode", "graphs", "breaks", "torch calls in graphs", "correc
 
 
 def _factory(spec: str):
-    """A model name from ``autograph.testing.models`` or ``pkg.module:factory``."""
+    """A model name from ``autograph.testing.models``, ``hf:<model_type>`` or ``pkg.module:factory``."""
+    if spec.startswith("hf:"):
+        return spec, lambda: models.build(spec)
     if ":" not in spec:
         if spec not in models.NAMES:
             raise SystemExit(f"unknown model {spec!r}: use one of {', '.join(models.NAMES)} or pkg.module:factory")
@@ -72,7 +74,7 @@ def render(results: list[Coverage]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", action="append", help="model name or pkg.module:factory (repeatable)")
+    parser.add_argument("--model", action="append", help="model name, hf:<transformers model type> or pkg.module:factory (repeatable)")
     parser.add_argument("--mode", choices=("eval", "train", "both"), default="both")
     parser.add_argument("--iters", type=int, default=20, help="steady-state timing iterations (default 20)")
     parser.add_argument("--wall", action="store_true", help="time with the wall clock instead of process CPU time")

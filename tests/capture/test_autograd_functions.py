@@ -97,7 +97,8 @@ def test_side_effects_inside_forward_happen_once_per_call():
     assert CALLS == [4] * 3
 
 
-def test_inputs_requiring_grad_break_and_gradients_match():
+def test_inputs_requiring_grad_call_the_real_apply_in_the_graph():
+    """The user's backward computes the gradients: the graph calls the real apply."""
     for fn in (f_old_style, f_new_style):
         h = Harness()
         f = h.compile(fn)
@@ -106,7 +107,22 @@ def test_inputs_requiring_grad_break_and_gradients_match():
         got, x.grad = x.grad, None
         fn(x).sum().backward()
         torch.testing.assert_close(got, x.grad)
-        assert any("require grad" in b.reason for b in h.breaks)
+        assert not h.breaks and h.captures == 1, h.breaks
+        assert any(t.__name__.endswith("_apply") for t in h.backend.targets() if callable(t))
+
+
+def test_forward_with_side_effects_and_grad_runs_in_python():
+    def fn(x):
+        return Logged.apply(x * 1) + 1
+
+    h = Harness()
+    f = h.compile(fn)
+    CALLS.clear()
+    x = torch.ones(3, requires_grad=True)
+    for _ in range(2):
+        f(x).sum().backward()
+    assert CALLS == [3, 3] and torch.equal(x.grad, torch.full((3,), 4.0))
+    assert any("side effect" in b.reason for b in h.breaks)
 
 
 def test_forward_returning_its_input_runs_the_real_apply():

@@ -1,11 +1,12 @@
-"""``MyFunction.apply(...)`` of a ``torch.autograd.Function`` when no gradient is needed.
+"""``MyFunction.apply(...)`` of a ``torch.autograd.Function``.
 
 Without inputs that require grad (or under ``no_grad``), ``apply`` runs ``forward``
 under no-grad (and ``setup_context`` when the class defines one) and returns its
 outputs: capture inlines exactly that, with a context object that takes the
 bookkeeping calls (``save_for_backward``, ``mark_dirty``...) and attribute stores.
-With inputs that require grad the call runs in Python (a graph break): autograph
-does not trace a user ``backward``.
+With inputs that require grad the graph calls the real ``apply`` (so the user's
+``backward`` computes the gradients) once capture has proved, by interpreting it,
+that ``forward`` runs only tensor code; anything else runs in Python (a break).
 """
 from __future__ import annotations
 
@@ -66,6 +67,17 @@ def _requires_grad(value: Value) -> bool:
     return isinstance(fake, torch.Tensor) and fake.requires_grad
 
 
+def _apply_target(cls: type):
+    """The callable a graph node runs: ``cls.apply`` under a name of the user's module (FX
+    would otherwise print a bound method of torch's ``Function`` as an importable torch name)."""
+    def apply(*args, **kwargs):
+        return cls.apply(*args, **kwargs)
+
+    apply.__name__ = apply.__qualname__ = f"{cls.__name__}_apply"
+    apply.__module__ = cls.__module__
+    return apply
+
+
 class FunctionApplyValue(Value):
     def __init__(self, fn_class: type):
         self.fn_class = fn_class
@@ -73,13 +85,42 @@ class FunctionApplyValue(Value):
     def describe(self):
         return f"{self.fn_class.__qualname__}.apply"
 
+    def reconstruct(self, cg):
+        return f"{cg.const(self.fn_class)}.apply"
+
     def call(self, tx, args, kwargs):
+        flat = [*args, *kwargs.values()]
+        if not (torch.is_grad_enabled() and any(_requires_grad(v) for v in flat)):
+            return self._inline(tx, args, kwargs)
+        # gradients flow through the user's backward: the graph calls the real apply; its
+        # forward is first interpreted (and thrown away) to prove it runs nothing but tensor
+        # code, since the fake-tensor run below executes it once more at capture time
+        from autograph.capture.values import side_effects
+        graph = tx.graph.graph
+        marker, ops = next(reversed(graph.nodes), None), tx.graph.op_count
+        events = len(side_effects._events(tx))
+        was_enabled = torch.is_grad_enabled()
+        try:
+            self._inline(tx, args, kwargs)
+        finally:
+            torch._C._set_grad_enabled(was_enabled)
+            added = []
+            for node in reversed(graph.nodes):
+                if node is marker:
+                    break
+                added.append(node)
+            for node in added:  # newest first: users go before what they use
+                graph.erase_node(node)
+            tx.graph.op_count = ops
+        if len(side_effects._events(tx)) != events:
+            del side_effects._events(tx)[events:]
+            raise Unsupported(f"{self.describe()}: its forward has Python side effects")
+        return tx.graph.call("call_function", _apply_target(self.fn_class), tuple(args), dict(kwargs))
+
+    def _inline(self, tx, args, kwargs):
         cls = self.fn_class
         name = cls.__qualname__
         flat = [*args, *kwargs.values()]
-        if torch.is_grad_enabled() and any(_requires_grad(v) for v in flat):
-            raise Unsupported(f"{name}.apply with inputs that require grad (its backward is not traced) "
-                              f"— runs in Python")
         from autograph.capture.values.contexts import _set_grad
         from autograph.capture.values.functions import UserFunctionValue
         forward = cls.__dict__.get("forward") if "forward" in cls.__dict__ else getattr(cls, "forward")
@@ -90,6 +131,7 @@ class FunctionApplyValue(Value):
             raise Unsupported(f"{name}.apply: forward/setup_context are not Python functions")
         tx.guards.class_attr(cls, "forward")
         tx.guards.class_attr(cls, "setup_context")
+        tx.guards.class_attr(cls, "backward")
         ctx = _CtxValue(len(args))
         was_enabled = torch.is_grad_enabled()
         _set_grad(tx, False)  # apply runs forward under no-grad
