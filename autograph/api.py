@@ -46,9 +46,12 @@ def _compile_one(target: Any, overrides: dict) -> Any:
 
     if isinstance(target, types.MethodType):
         shim = Shim(target.__func__, overrides) if overrides else shim_for(target.__func__)
+        shim.explicit = True  # compiled on purpose: captured even when called without tensors
         return types.MethodType(shim, target.__self__)
     if isinstance(target, types.FunctionType):
-        return Shim(target, overrides) if overrides else shim_for(target)
+        shim = Shim(target, overrides) if overrides else shim_for(target)
+        shim.explicit = True
+        return shim
     try:
         import torch
     except ImportError:  # pragma: no cover
@@ -74,6 +77,7 @@ def _compile_module(module: Any, overrides: dict) -> Any:
     if not isinstance(forward, types.FunctionType):
         raise TypeError(f"autograph.compile: {cls.__qualname__}.forward is not a Python function")
     shim = Shim(forward, overrides)
+    shim.explicit = True
 
     def compiled_forward(self, *args: Any, **kwargs: Any) -> Any:
         return shim(self, *args, **kwargs)

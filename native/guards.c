@@ -474,6 +474,11 @@ static PyObject *native_dispatch(PyObject *self, PyObject *const *argv, Py_ssize
  */
 
 static int g_off = 0;         /* settings mode "off" */
+/* Compiled code running inside compiled code in this thread (a chain of resume functions
+ * is one level per break): past the limit, the shim runs the original function, so a
+ * long chain can never exhaust the interpreter's recursion limit. */
+static _Thread_local long t_nesting = 0;
+static long g_max_nesting = 32;
 static long g_captures = 0;   /* captures in progress in any thread */
 static PyObject *s_slow, *s_hits, *s_one;
 
@@ -494,7 +499,8 @@ static PyObject *hitpath_slow(PyObject *self, PyObject *args, PyObject *kwargs) 
 static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     HitPath *self = (HitPath *)op;
     PyObject *table = self->table;
-    if (!self->fast || g_off || g_captures || !table || !PyTuple_Check(table) || PyTuple_GET_SIZE(table) != 3)
+    if (!self->fast || g_off || g_captures || t_nesting >= g_max_nesting || !table || !PyTuple_Check(table) ||
+        PyTuple_GET_SIZE(table) != 3)
         return hitpath_slow(op, args, kwargs);
     PyObject *entries = PyTuple_GET_ITEM(table, 0), *plans = PyTuple_GET_ITEM(table, 1),
              *fns = PyTuple_GET_ITEM(table, 2);
@@ -520,7 +526,9 @@ static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     PyObject *fn = PyTuple_GET_ITEM(fns, hit);
     Py_INCREF(fn);
     Py_DECREF(table);
+    t_nesting++;
     PyObject *result = PyObject_Call(fn, args, kwargs);
+    t_nesting--;
     Py_DECREF(fn);
     return result;
 }
@@ -563,6 +571,22 @@ static PyTypeObject HitPathType = {
     .tp_new = PyType_GenericNew,
 };
 
+/* nesting(delta=0, limit=None) -> this thread's nesting after adding delta; sets the limit when given */
+static PyObject *native_nesting(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
+    if (argc > 2) { PyErr_SetString(PyExc_TypeError, "nesting(delta=0, limit=None)"); return NULL; }
+    if (argc >= 1) {
+        long delta = PyLong_AsLong(argv[0]);
+        if (delta == -1 && PyErr_Occurred()) return NULL;
+        t_nesting += delta;
+    }
+    if (argc == 2 && argv[1] != Py_None) {
+        long limit = PyLong_AsLong(argv[1]);
+        if (limit == -1 && PyErr_Occurred()) return NULL;
+        g_max_nesting = limit;
+    }
+    return PyLong_FromLong(t_nesting);
+}
+
 static PyObject *native_in_guards(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(t_in_guards > 0);
 }
@@ -595,6 +619,8 @@ static PyMethodDef methods[] = {
      "set_tensor_layout(cdata_offset, keys_offset): enable direct key reads (-1, -1 disables)"},
     {"tensor_keys", native_tensor_keys, METH_O,
      "tensor_keys(tensor) -> raw dispatch key set read directly, or None when disabled"},
+    {"nesting", (PyCFunction)(void (*)(void))native_nesting, METH_FASTCALL,
+     "nesting(delta=0, limit=None) -> compiled-code nesting of this thread (after adding delta)"},
     {"in_guards", native_in_guards, METH_NOARGS,
      "in_guards() -> whether this thread is evaluating guards (their tensor reads are not user calls)"},
     {"set_flags", (PyCFunction)(void (*)(void))native_set_flags, METH_FASTCALL,

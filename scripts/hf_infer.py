@@ -2,6 +2,7 @@
 
     AUTOGRAPH_PACKAGES=transformers.models.gpt2 python -m autograph run scripts/hf_infer.py
     python scripts/hf_infer.py --model bert         # no hook: plain eager vs eager
+    AUTOGRAPH_PACKAGES=transformers python -m autograph run scripts/hf_infer.py --model hf:mistral
 
 The model is built from a small config with random weights (nothing is
 downloaded). Each call's result is compared with the same model run eagerly:
@@ -31,7 +32,8 @@ def _eager():
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="gpt2", choices=("gpt2", "bert", "llama"))
+    parser.add_argument("--model", default="gpt2",
+                        help="gpt2, bert, llama or hf:<transformers model type> (default gpt2)")
     parser.add_argument("--calls", type=int, default=3, help="inference calls to make (default 3)")
     args = parser.parse_args(argv)
 

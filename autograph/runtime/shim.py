@@ -157,6 +157,22 @@ def _where(fn: types.FunctionType) -> str:
     return f"{code.co_filename}:{code.co_firstlineno}"
 
 
+# Compiled code running inside compiled code in one thread (a chain of resume functions is
+# one level per break); past MAX_NESTING a shim runs the original function, so no chain can
+# exhaust the interpreter's recursion limit. Counted by the C hit path when it is built.
+MAX_NESTING = 32
+_py_nesting = threading.local()
+
+
+def nesting(delta: int = 0) -> int:
+    """This thread's nesting after adding ``delta``."""
+    if _native_nesting is not None:
+        return _native_nesting(delta)
+    value = getattr(_py_nesting, "value", 0) + delta
+    _py_nesting.value = value
+    return value
+
+
 class _PyHitPath:
     """Pure-Python twin of ``autograph._native.HitPath`` (used when the extension is missing)."""
 
@@ -164,7 +180,7 @@ class _PyHitPath:
     _fast: bool = True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._fast and not _off and not _active_captures:
+        if self._fast and not _off and not _active_captures and nesting() < MAX_NESTING:
             entries, plans, fns = self._table
             try:
                 i = _dispatch(plans, args, kwargs)
@@ -172,7 +188,11 @@ class _PyHitPath:
                 return self._slow(args, kwargs)
             if i >= 0:
                 entries[i].hits += 1
-                return fns[i](*args, **kwargs)
+                nesting(1)
+                try:
+                    return fns[i](*args, **kwargs)
+                finally:
+                    nesting(-1)
         return self._slow(args, kwargs)
 
 
@@ -189,6 +209,10 @@ class _ShimLogic:
         # (entries, plans, fns): replaced as a whole when an entry is added, read without a lock
         self._table = ((), (), ())
         self._fast = True
+        # compiled on purpose (autograph.compile, resume functions): captured even when called
+        # without tensors; the import hook's shims run tensor-free calls eagerly (see _decide)
+        self.explicit = False
+        self._tensor_free_calls = 0
         functools.update_wrapper(self, fn)
         _all_shims.add(self)
         if self.state.eager:
@@ -211,9 +235,16 @@ class _ShimLogic:
     def _slow(self, args: tuple, kwargs: dict) -> Any:
         if _off:
             refresh()  # settings may have been switched back on
-        if _off or self.state.eager or is_capturing():
+        if _off or self.state.eager or is_capturing() or nesting() >= MAX_NESTING:
             self.stats.eager_calls += 1
             return self.fn(*args, **kwargs)
+        nesting(1)
+        try:
+            return self._slow_lookup(args, kwargs)
+        finally:
+            nesting(-1)
+
+    def _slow_lookup(self, args: tuple, kwargs: dict) -> Any:
         for entry in self.entries:  # e.g. a capture runs in another thread
             try:
                 ok = entry.check(*args, **kwargs) < 0
@@ -276,6 +307,16 @@ class _ShimLogic:
         if settings.mode == "run-only":
             st.eager_calls += 1
             return self.fn
+        if not self.explicit and not self.entries and not holds_tensor(self.fn, args, kwargs):
+            # a selected package's utility code (version checks, loggers, config helpers):
+            # nothing to compile, as TorchDynamo skips frames without tensors
+            st.eager_calls += 1
+            self._tensor_free_calls += 1
+            if self._tensor_free_calls >= TENSOR_FREE_CALLS_BEFORE_EAGER:
+                _mark_eager(state, f"called {TENSOR_FREE_CALLS_BEFORE_EAGER} times without tensors: "
+                                   "nothing to compile")
+                st.eager_reason = state.eager_reason
+            return self.fn
         failed = self._failing_guard(args, kwargs)
         if failed is not None and state.captures >= settings.recompile_limit:
             state.limit_reached = True
@@ -322,7 +363,9 @@ class _ShimLogic:
 
     def _wrap_nested(self, fn: types.FunctionType) -> "Shim":
         """Shim of a resume function or a callee that broke: same per-compile overrides as ours."""
-        return shim_for(fn, self.overrides)
+        shim = shim_for(fn, self.overrides)
+        shim.explicit = True
+        return shim
 
     def _failing_guard(self, args: tuple, kwargs: dict):
         """The guard of the newest entry that rejected this call (the recompile reason)."""
@@ -388,6 +431,9 @@ class _ShimLogic:
 
 
 _native_module = _native.load()
+_native_nesting = getattr(_native_module, "nesting", None)
+if _native_nesting is not None:
+    _native_nesting(0, MAX_NESTING)  # the C hit path's limit is this one
 _HitPath = _native_module.HitPath if _native_module is not None else _PyHitPath
 
 
@@ -401,6 +447,52 @@ class Shim(_ShimLogic, _HitPath):
 
 class PyShim(_ShimLogic, _PyHitPath):
     """A shim whose hit path is always Python (tests, benchmarks)."""
+
+
+TENSOR_FREE_CALLS_BEFORE_EAGER = 3
+_TENSOR_HOLDERS: tuple = ()
+
+
+def holds_tensor(fn: types.FunctionType, args: tuple, kwargs: dict) -> bool:
+    """Whether the call can involve tensors: a tensor or module among the arguments (and one
+    level inside containers and plain objects), or in the globals and cells the code reads."""
+    global _TENSOR_HOLDERS
+    if not _TENSOR_HOLDERS:
+        import torch
+        _TENSOR_HOLDERS = (torch.Tensor, torch.nn.Module)
+
+    def has(value: Any, depth: int) -> bool:  # runs no user code: exact types, raw __dict__
+        cls = type(value)
+        if issubclass(cls, _TENSOR_HOLDERS):
+            return True
+        if depth == 0 or cls in (str, bytes, int, float, bool, type(None)):
+            return False
+        if cls in (list, tuple, set, frozenset):
+            return any(has(v, depth - 1) for v in list(value)[:64])
+        if cls is dict:
+            return any(has(v, depth - 1) for v in list(value.values())[:64])
+        if isinstance(value, (type, types.ModuleType, types.FunctionType)):
+            return False
+        try:
+            d = object.__getattribute__(value, "__dict__")
+        except Exception:  # noqa: BLE001 - no instance dict
+            return False
+        return type(d) is dict and any(has(v, depth - 1) for v in list(d.values())[:64])
+
+    if any(has(a, 2) for a in args) or any(has(v, 2) for v in kwargs.values()):
+        return True
+    g = fn.__globals__
+    if any(has(g[name], 1) for name in fn.__code__.co_names if name in g):
+        return True
+    return any(has(cell.cell_contents, 1) for cell in fn.__closure__ or () if _cell_filled(cell))
+
+
+def _cell_filled(cell: types.CellType) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 def _mark_eager(state: Any, reason: str) -> None:

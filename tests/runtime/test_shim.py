@@ -189,6 +189,7 @@ def test_user_exception_propagates_unchanged(runtime):
 def test_no_tensor_work_marks_code_eager(runtime):
     cap = runtime(capture=FakeCapture(no_tensor_work=True))
     s = Shim(make_fn())
+    s.explicit = True  # compiled on purpose: captured although called without tensors
     assert s(1, 2) == 4
     assert s(5, 6) == 16
     assert cap.calls == 1 and s.state.eager
@@ -196,6 +197,50 @@ def test_no_tensor_work_marks_code_eager(runtime):
     assert s.stats.eager_calls == 2 and s.stats.calls == 2
     other = Shim(s.fn)  # another shim of the same code is eager from the start
     assert other(1, 1) == 3 and cap.calls == 1
+
+
+def test_import_hook_shims_run_tensor_free_calls_eagerly_then_mark_the_code(runtime):
+    """Utility code of a selected package (version checks, loggers) is never captured:
+    calls without tensors run the original, and after a few the code is marked eager."""
+    from autograph.runtime.shim import TENSOR_FREE_CALLS_BEFORE_EAGER
+
+    cap = runtime(capture=FakeCapture())
+    s = Shim(make_fn())
+    for i in range(TENSOR_FREE_CALLS_BEFORE_EAGER):
+        assert s(i, 1) == i * 2 + 1
+    assert cap.calls == 0 and s.state.eager
+    assert "without tensors" in s.stats.eager_reason
+    t = Shim(make_fn())  # a fresh code object: a tensor argument is captured at once
+    t(torch.ones(2), torch.ones(2))
+    assert cap.calls == 1
+
+
+def test_holds_tensor_looks_one_level_deep_and_runs_no_user_code():
+    from autograph.runtime.shim import holds_tensor
+
+    class Exploding(dict):
+        def values(self):
+            raise AssertionError("user code ran")
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+    fn = make_fn()
+    assert holds_tensor(fn, (torch.ones(1),), {})
+    assert holds_tensor(fn, ([1, torch.ones(1)],), {})
+    assert holds_tensor(fn, (), {"m": torch.nn.Linear(1, 1)})
+    assert holds_tensor(fn, (Box(torch.ones(1)),), {})
+    assert not holds_tensor(fn, (1, "a", Box(2), Exploding(a=torch.ones(1))), {})
+
+    def uses_global():
+        return WEIGHT * 2
+
+    uses_global.__globals__["WEIGHT"] = torch.ones(2)
+    try:
+        assert holds_tensor(uses_global, (), {})
+    finally:
+        del uses_global.__globals__["WEIGHT"]
 
 
 def test_nested_calls_during_capture_run_original(runtime):
