@@ -21,7 +21,7 @@
 
 enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
        N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10 };
-enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6 };
+enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6, G_NO_KEY = 7 };
 
 #define MAX_NODES 1024
 
@@ -373,6 +373,11 @@ static int guard_check(Frame *f, PyObject *g) {
         break;
     }
     case G_EQ: ok = py_eq(v, e); break;
+    case G_NO_KEY: {
+        int has = PySequence_Contains(v, e);
+        ok = has < 0 ? -1 : !has;
+        break;
+    }
     default:
         PyErr_Format(PyExc_SystemError, "autograph._native: unknown guard op %ld", op);
         ok = -1;

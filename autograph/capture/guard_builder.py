@@ -55,9 +55,8 @@ class GuardRecorder:
         # and no instance attribute shadowing it
         self.class_attr(cls, name)
         if obj_source is not None:
-            self._add(("unshadowed", obj_source, name), lambda: model.python_guard(
-                f"{name!r} not in vars({obj_source.expr})",
-                lambda obj: name not in getattr(obj, "__dict__", ()), [obj_source]))
+            dict_source = AttrSource(obj_source, "__dict__")
+            self._add(("unshadowed", obj_source, name), lambda: model.key_absent(dict_source, name))
 
     def class_attr(self, cls: type, name: str) -> None:
         """What ``cls`` holds for ``name`` (raw, in the class of its MRO that defines it) stays

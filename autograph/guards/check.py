@@ -16,7 +16,7 @@ import re
 import types
 from typing import Any, Callable, Sequence
 
-from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, LENGTH_MATCH, PYTHON,
+from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, KEY_ABSENT, LENGTH_MATCH, PYTHON,
                                     SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard, TensorFacts)
 from autograph.guards.sources import AttrSource, ItemSource, Source
 
@@ -182,6 +182,8 @@ class _Codegen:
             return f"type({x}) is {self.bind('type', type(value))} and {x} == {self.bind('const', value)}"
         if k is LENGTH_MATCH:
             return f"len({self.expr(guard.source)}) == {guard.expected}"
+        if k is KEY_ABSENT:
+            return f"{self.bind('key', guard.expected)} not in {self.expr(guard.source)}"
         if k is GLOBAL_STATE:
             return f"{self.expr(guard.source)} == {self.bind('state', guard.expected)}"
         if k in (SHAPE_RELATION, PYTHON):

@@ -22,6 +22,7 @@ class GuardKind(str, enum.Enum):
     ID_MATCH = "ID_MATCH"
     EQUALS_MATCH = "EQUALS_MATCH"
     LENGTH_MATCH = "LENGTH_MATCH"
+    KEY_ABSENT = "KEY_ABSENT"
     GLOBAL_STATE = "GLOBAL_STATE"
     SHAPE_RELATION = "SHAPE_RELATION"
     PYTHON = "PYTHON"
@@ -35,6 +36,7 @@ TYPE_MATCH = GuardKind.TYPE_MATCH
 ID_MATCH = GuardKind.ID_MATCH
 EQUALS_MATCH = GuardKind.EQUALS_MATCH
 LENGTH_MATCH = GuardKind.LENGTH_MATCH
+KEY_ABSENT = GuardKind.KEY_ABSENT
 GLOBAL_STATE = GuardKind.GLOBAL_STATE
 SHAPE_RELATION = GuardKind.SHAPE_RELATION
 PYTHON = GuardKind.PYTHON
@@ -97,6 +99,8 @@ class Guard:
             return f"{where}: equals {self.expected!r} (type {type(self.expected).__name__})"
         if k is LENGTH_MATCH:
             return f"{where}: has length {self.expected}"
+        if k is KEY_ABSENT:
+            return f"{where}: has no key {self.expected!r}"
         if k is GLOBAL_STATE:
             return f"global state: {self.src}"
         return self.words or self.src  # SHAPE_RELATION / PYTHON: the source text is the description
@@ -216,6 +220,11 @@ def equals_match(source: Source, value: Any) -> Guard:
 
 def length_match(source: Source, length: int) -> Guard:
     return Guard(LENGTH_MATCH, source, int(length), f"len({source.expr}) == {int(length)}")
+
+
+def key_absent(source: Source, key: Any) -> Guard:
+    """``key not in x`` (an instance ``__dict__`` that must not shadow a class attribute, say)."""
+    return Guard(KEY_ABSENT, source, key, f"{key!r} not in {source.expr}")
 
 
 def global_state_guard(kind: str, value: Any | None = None) -> Guard:

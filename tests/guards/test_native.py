@@ -6,8 +6,8 @@ import torch
 
 from autograph.guards import native
 from autograph.guards.check import GuardSet
-from autograph.guards.model import (equals_match, global_state, global_state_guard, id_match, length_match, python_guard,
-                                    shape_relation, tensor_match, type_match)
+from autograph.guards.model import (equals_match, global_state, global_state_guard, id_match, key_absent, length_match,
+                                    python_guard, shape_relation, tensor_match, type_match)
 from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource)
 
 from tests.guards.native_build import load_or_build
@@ -53,6 +53,7 @@ def guard_sets(fn):
         "relations": [shape_relation("a.size(0) == b.size(0)", lambda a, b: a.size(0) == b.size(0), [A, B]),
                       python_guard("a.is_contiguous()", lambda a: a.is_contiguous(), [A])],
         "kwargs_len": [length_match(LocalSource("kw"), 0)],
+        "key_absent": [key_absent(LocalSource("kw"), "extra"), key_absent(AttrSource(C, "__dict__"), "z")],
         "mixed": [tensor_match(A, t), equals_match(B, 3), type_match(C, box),
                   tensor_match(AttrSource(C, "w"), box.w), *global_state(["grad_enabled"])],
     }
@@ -83,6 +84,9 @@ def calls(t, box):
     yield (t, 3, other), {}
     yield (t, 3, Box(torch.zeros(2), 5, training=False)), {}
     yield (t, 3, Box(torch.zeros(2), 6)), {}
+    shadowed = Box(torch.zeros(2), 5)
+    shadowed.z = 1
+    yield (t, 3, shadowed), {}
     yield (t, 3, object()), {}
     yield ([1, 2],), {}
     yield (t,), {"flag": False}
