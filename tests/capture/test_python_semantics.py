@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from tests.capture.checks import check
+from tests.capture.harness import Harness
 
 
 def t(*shape):
@@ -516,3 +517,64 @@ def test_modules_made_in_the_function_with_state_or_escaping_run_in_python():
     f = autograph.compile(escaping, backend="eager")
     (y1, m1), (y2, m2) = f(torch.randn(3)), f(torch.randn(3))
     assert isinstance(m1, torch.nn.ReLU) and m1 is not m2
+
+
+class _Color(str, __import__("enum").Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class _Level(__import__("enum").IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class _Tag(str):
+    pass
+
+
+def _uses_enum_and_subclassed_constants(x, color, level, tag):
+    return x + (1 if color == _Color.RED else 2) + level * 10 + len(tag)
+
+
+def test_enum_members_and_literal_subclasses_are_guarded_by_value():
+    """A str/int subclass (a str-enum, an IntEnum, a str subclass) is folded like a constant,
+    so it needs a value guard, not just a type guard: each new value recaptures."""
+    h = Harness()
+    f = h.compile(_uses_enum_and_subclassed_constants)
+    x = torch.zeros(1)
+    calls = [(_Color.RED, _Level.LOW, _Tag("ab")), (_Color.BLUE, _Level.LOW, _Tag("ab")),
+             (_Color.RED, _Level.HIGH, _Tag("ab")), (_Color.RED, _Level.LOW, _Tag("abcd"))]
+    for args in calls:
+        torch.testing.assert_close(f(x, *args), _uses_enum_and_subclassed_constants(x, *args))
+    assert h.captures == len(calls)
+    f(x, *calls[0])
+    assert h.captures == len(calls)
+
+
+def _enum_live_at_break(x, color):
+    y = x + 1
+    print("break", end="")  # a graph break with the enum member still live
+    return y + (1 if color is _Color.RED else 2)
+
+
+def test_enum_member_live_at_a_break_is_rebuilt(capsys):
+    h = Harness()
+    f = h.compile(_enum_live_at_break)
+    torch.testing.assert_close(f(torch.zeros(1), _Color.BLUE), torch.full((1,), 3.0))
+    assert h.breaks
+
+
+_BY_COLOR = {_Color.RED: 10, _Color.BLUE: 20}
+
+
+def _enum_keyed_lookup(x, color):
+    return x + _BY_COLOR[color]
+
+
+def test_dict_keyed_by_enum_members_is_read_without_a_break():
+    h = Harness()
+    f = h.compile(_enum_keyed_lookup)
+    for color in (_Color.RED, _Color.BLUE, _Color.RED):
+        torch.testing.assert_close(f(torch.zeros(1), color), _enum_keyed_lookup(torch.zeros(1), color))
+    assert not h.breaks and h.captures == 2

@@ -7,6 +7,7 @@ for constants, identity for functions/modules/classes, type for other objects).
 from __future__ import annotations
 
 import builtins
+import enum
 import types
 from typing import Any
 
@@ -70,6 +71,15 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.type_(source, obj)
         return SliceValue(*(wrap_real(tx, p, AttrSource(source, n) if source is not None else None)
                             for n, p in (("start", obj.start), ("stop", obj.stop), ("step", obj.step))))
+    if isinstance(obj, (int, float, str, bytes, complex)):  # subclasses: enum members, numpy floats
+        if isinstance(obj, enum.Enum):
+            g.id_(source, obj)  # members are singletons
+        elif source is not None:
+            from autograph.guards import model
+            g.type_(source, obj)
+            g._add(("eq", source), lambda: model.python_guard(
+                f"{source.expr} == {obj!r}", lambda v: v == obj, [source]))
+        return ConstantValue(obj, source)
     if obj is Ellipsis or obj is NotImplemented or is_literal(obj):
         if source is not None:
             g.type_(source, obj)
@@ -88,7 +98,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         items = [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
                  for i, x in enumerate(obj)]
         return (TupleValue if type(obj) is tuple else ListValue)(items, source)
-    if type(obj) is dict and all(type(k) in (str, int) for k in obj):
+    if type(obj) is dict and all(type(k) in (str, int) or isinstance(k, enum.Enum) for k in obj):
         from autograph.guards.sources import ItemSource
         g.type_(source, obj)
         g.keys(source, obj)

@@ -78,8 +78,8 @@ class ConstantValue(Value):
             return reconstruct(cg, self.value)  # an expression of the inputs' sizes
         if type(self.value) is set:  # a set made during capture: a fresh copy per call
             return f"set({cg.const(frozenset(self.value))})"
-        if isinstance(self.value, _LITERAL_TYPES) and not (
-                isinstance(self.value, float) and self.value != self.value):
+        if type(self.value) in _LITERAL_TYPES and not (  # exact types: a str/int subclass (an enum
+                isinstance(self.value, float) and self.value != self.value):  # member) has no literal
             text = repr(self.value)
             if text not in ("inf", "-inf", "nan", "infj", "nanj") and "inf" not in text:
                 return text
