@@ -578,3 +578,19 @@ def test_dict_keyed_by_enum_members_is_read_without_a_break():
     for color in (_Color.RED, _Color.BLUE, _Color.RED):
         torch.testing.assert_close(f(torch.zeros(1), color), _enum_keyed_lookup(torch.zeros(1), color))
     assert not h.breaks and h.captures == 2
+
+
+def _uses_folded_objects(x, r, fs, mf):
+    for i in r:
+        x = x + i
+    return x + len(fs) * 100 + (1000 if mf is torch.channels_last else 0)
+
+
+def test_ranges_frozensets_and_memory_formats_are_guarded_by_value():
+    h = Harness()
+    f = h.compile(_uses_folded_objects)
+    calls = [(range(3), frozenset({1}), torch.contiguous_format), (range(5), frozenset({1}), torch.contiguous_format),
+             (range(3), frozenset({1, 2}), torch.contiguous_format), (range(3), frozenset({1}), torch.channels_last)]
+    for args in calls:
+        torch.testing.assert_close(f(torch.zeros(1), *args), _uses_folded_objects(torch.zeros(1), *args))
+    assert h.captures == len(calls)

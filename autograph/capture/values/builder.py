@@ -43,6 +43,19 @@ def _is_torch_callable(obj: Any) -> bool:
     return False
 
 
+def _value_guard(g, source, obj: Any) -> None:
+    """Guard a value capture folds as a constant: singletons (enum members, memory formats,
+    layouts, ``...``) by identity, the rest (range, frozenset, str subclasses) by type and ``==``."""
+    if isinstance(obj, (enum.Enum, torch.memory_format, torch.layout)) or obj is Ellipsis or obj is NotImplemented:
+        g.id_(source, obj)
+        return
+    g.type_(source, obj)
+    if source is not None:
+        from autograph.guards import model
+        g._add(("eq", source), lambda: model.python_guard(
+            f"{source.expr} == {obj!r}", lambda v: v == obj, [source]))
+
+
 def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     """The value for a real object reached through ``source`` (None: a trusted read)."""
     g = tx.guards
@@ -65,29 +78,16 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if type(obj) in (bool, int, float, str, bytes, complex, type(None)) or isinstance(obj, (torch.dtype, torch.device)):
         g.equals(source, obj)
         return ConstantValue(obj, source)
-    if type(obj) is slice and all(type(p) in (int, type(None)) for p in (obj.start, obj.stop, obj.step)):
+    if isinstance(obj, (int, float, str, bytes, complex)) or obj is Ellipsis or obj is NotImplemented \
+            or is_literal(obj):  # int/str subclasses (enum members, numpy floats), range, frozenset, ...
+        _value_guard(g, source, obj)  # folded as a constant: the value itself is guarded
+        return ConstantValue(obj, source)
+    if type(obj) is slice:
         from autograph.capture.values.containers import SliceValue
         from autograph.guards.sources import AttrSource
         g.type_(source, obj)
         return SliceValue(*(wrap_real(tx, p, AttrSource(source, n) if source is not None else None)
                             for n, p in (("start", obj.start), ("stop", obj.stop), ("step", obj.step))))
-    if isinstance(obj, (int, float, str, bytes, complex)):  # subclasses: enum members, numpy floats
-        if isinstance(obj, enum.Enum):
-            g.id_(source, obj)  # members are singletons
-        elif source is not None:
-            from autograph.guards import model
-            g.type_(source, obj)
-            g._add(("eq", source), lambda: model.python_guard(
-                f"{source.expr} == {obj!r}", lambda v: v == obj, [source]))
-        return ConstantValue(obj, source)
-    if obj is Ellipsis or obj is NotImplemented or is_literal(obj):
-        if source is not None:
-            g.type_(source, obj)
-        return ConstantValue(obj, source)
-    if type(obj) is slice:
-        from autograph.capture.values.containers import SliceValue
-        g.equals(source, (obj.start, obj.stop, obj.step)) if False else g.type_(source, obj)
-        return SliceValue(*(wrap_real(tx, p, None) for p in (obj.start, obj.stop, obj.step)))
     if type(obj) is torch.Size:
         g.equals(source, tuple(obj))
         return SizeValue([ConstantValue(s if isinstance(s, torch.SymInt) else int(s)) for s in obj], source)
