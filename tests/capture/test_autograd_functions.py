@@ -139,3 +139,34 @@ def test_no_grad_block_with_grad_requiring_inputs_is_inlined():
     h = Harness()
     check(fn, lambda: (torch.randn(4, requires_grad=True),), harness=h)
     assert not h.breaks
+
+
+SCALE_W = torch.full((4,), 2.0)
+
+
+class UsesGlobal(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * SCALE_W  # a tensor its forward reads from a global: a graph input
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * SCALE_W
+
+
+def test_forward_reading_a_global_tensor_with_grad_runs_the_real_apply():
+    """The fake-tensor run of the real apply cannot see a real global tensor: the call runs in
+    Python (a break), gradients still come from the user's backward, and the capture's tables
+    stay consistent after the interpreted forward was thrown away."""
+    def fn(x):
+        return UsesGlobal.apply(x + 1).sum()
+
+    h = Harness()
+    f = h.compile(fn)
+    x = torch.randn(4, requires_grad=True)
+    for _ in range(2):
+        x.grad = None
+        f(x).backward()
+        torch.testing.assert_close(x.grad, SCALE_W)
+    assert [b for b in h.breaks if "UsesGlobal" in b.reason]

@@ -110,7 +110,8 @@ class FunctionApplyValue(Value):
                     break
                 added.append(node)
             for node in added:  # newest first: users go before what they use
-                graph.erase_node(node)
+                if node.op.startswith("call_"):  # placeholders and get_attr stay: capture keeps
+                    graph.erase_node(node)       # them in its input tables (unused ones are harmless)
             tx.graph.op_count = ops
         if len(side_effects._events(tx)) != events:
             del side_effects._events(tx)[events:]
