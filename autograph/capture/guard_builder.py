@@ -60,13 +60,17 @@ class GuardRecorder:
 
     def class_attr(self, cls: type, name: str) -> None:
         """What ``cls`` holds for ``name`` (raw, in the class of its MRO that defines it) stays
-        the same object: a method, property or descriptor patched on the class recaptures."""
+        the same object, and no class before that one in the MRO gains the name: a method,
+        property or descriptor patched on the class (or shadowed in a subclass) recaptures."""
+        from autograph.capture.values.base import mro_lookup
         from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
-        for klass in cls.__mro__:
-            if name in klass.__dict__:
-                self.id_(ItemSource(AttrSource(ObjectSource(klass, klass.__qualname__), "__dict__"), name),
-                         klass.__dict__[name])
-                return
+        klass, raw = mro_lookup(cls, name)
+        if klass is None:
+            return
+        for earlier in cls.__mro__[:cls.__mro__.index(klass)]:
+            d = AttrSource(ObjectSource(earlier, earlier.__qualname__), "__dict__")
+            self._add(("class-lacks", earlier, name), lambda d=d: model.key_absent(d, name))
+        self.id_(ItemSource(AttrSource(ObjectSource(klass, klass.__qualname__), "__dict__"), name), raw)
 
     def tensor(self, source, tensor) -> None:
         self._add(("tensor", source), lambda: model.tensor_match(source, tensor))

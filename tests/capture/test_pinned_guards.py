@@ -96,3 +96,43 @@ def test_each_pinned_value_is_guarded(helper, change):
     assert h.captures == 2, "the change must fail a guard and recapture"
     compiled(x, helper.model)
     assert h.captures == 2
+
+
+class _Base:
+    @staticmethod
+    def k(x):
+        return x + 1
+
+    def m(self, x):
+        return x * 3
+
+
+class _Sub(_Base):
+    pass
+
+
+@pytest.mark.parametrize("shadow", [
+    lambda: setattr(_Sub, "k", staticmethod(lambda x: x + 100)),
+    lambda: setattr(_Sub, "m", lambda self, x: x * 300),
+])
+def test_a_method_shadowed_in_a_subclass_after_capture_recaptures(shadow):
+    """An object made inside the function has no source: its methods are guarded through the
+    class entries, including that no class earlier in the MRO gains the name."""
+    def f(x):
+        o = _Sub()
+        return o.k(x) + o.m(x)
+
+    h = Harness()
+    compiled = h.compile(f)
+    x = torch.ones(2)
+    compiled(x)
+    compiled(x)
+    assert h.captures == 1
+    try:
+        shadow()
+        torch.testing.assert_close(compiled(x), f(x))
+        assert h.captures == 2
+    finally:
+        for name in ("k", "m"):
+            if name in _Sub.__dict__:
+                delattr(_Sub, name)

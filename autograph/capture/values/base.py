@@ -15,6 +15,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from autograph.capture.interpreter import Translator
 
 
+def mro_lookup(cls: type, name: str) -> tuple[type | None, Any]:
+    """``(klass, raw)``: the first class of ``cls.__mro__`` defining ``name`` and its entry as
+    stored (no descriptor runs); ``(None, None)`` when no class defines it."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass, klass.__dict__[name]
+    return None, None
+
+
 class Value:
     """Base of all symbolic values. ``source`` names where a real input came from."""
 

@@ -7,7 +7,7 @@ import torch
 
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import side_effects
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, mro_lookup
 
 # modules whose attributes are trusted not to change: reads are not guarded
 TRUSTED_MODULES = ("torch", "math", "operator", "builtins", "functools", "itertools", "collections",
@@ -47,14 +47,6 @@ class PythonModuleValue(Value):
         return cg.const(self.module)
 
 
-def _class_dict_entry(cls: type, name: str):
-    """``name`` as stored in the first class of ``cls.__mro__`` that defines it (no descriptor call)."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            return klass.__dict__[name]
-    return None
-
-
 class ClassValue(Value):
     """A class object; calling it runs construction (supported for simple value types)."""
 
@@ -76,13 +68,12 @@ class ClassValue(Value):
         if name == "apply" and issubclass(self.cls, torch.autograd.Function):
             from autograph.capture.values.autograd_functions import FunctionApplyValue
             return FunctionApplyValue(self.cls)
-        raw = _class_dict_entry(self.cls, name)
+        raw = mro_lookup(self.cls, name)[1]
         if isinstance(raw, types.FunctionType) and type(raw) is not types.FunctionType:
             # a function proxy (a wrapt wrapper of the import hook, say): reading it from the class
             # binds a fresh wrapper object each time, so guard the class's own entry instead
             from autograph.capture.values.functions import UserFunctionValue
-            tx.guard_id(None, raw, pin=lambda c=self.cls, n=name: _class_dict_entry(c, n),
-                        what=f"{self.cls.__qualname__}.__dict__[{name!r}]")
+            tx.guards.class_attr(self.cls, name)
             return UserFunctionValue(raw)
         try:
             real = getattr(self.cls, name)

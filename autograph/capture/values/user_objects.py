@@ -22,7 +22,7 @@ from typing import Any
 from autograph.capture import interpreter
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import builtins as vb
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import DictValue, ListIteratorValue, TupleValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
@@ -45,10 +45,7 @@ def _rebuild(cls: type, attrs: dict, items: dict | None) -> Any:
 
 def _python_attr(cls: type, name: str) -> Any:
     """``name`` from the first class in ``cls.__mro__`` defining it (``None`` when absent)."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            return klass.__dict__[name]
-    return None
+    return mro_lookup(cls, name)[1]
 
 
 def _user_defined(cls: type, name: str) -> types.FunctionType | None:
@@ -220,9 +217,8 @@ def _bind_class_attr(tx, obj: Value, cls: type, name: str, attr: Any) -> Value:
     if isinstance(attr, types.FunctionType):
         tx.guards.method(obj.source, cls, name, attr)
         return BoundMethodValue(UserFunctionValue(attr), obj)
-    if isinstance(attr, staticmethod):
-        return tx.wrap(attr.__func__, None, pin=lambda: _python_attr(cls, name).__func__,
-                       what=f"{cls.__qualname__}.{name}")
+    if isinstance(attr, staticmethod):  # the class entry is guarded above; its __func__ is read-only
+        return tx.wrap(attr.__func__, None, trusted=True)
     if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
         return BoundMethodValue(UserFunctionValue(attr.__func__), tx.wrap(cls, None, trusted=True))
     if type(attr).__name__ in ("method_descriptor", "wrapper_descriptor", "builtin_function_or_method"):
