@@ -5,9 +5,6 @@ real front end and NVIDIA back end (types, masks, reductions, autotune configs).
 """
 from __future__ import annotations
 
-import importlib.util
-import inspect
-
 import pytest
 import torch
 import torch.nn.functional as F
@@ -40,32 +37,11 @@ def test_cuda_kernels_compile_to_ptx(tmp_path, case, monkeypatch):
     # imported: import it in interpreter mode first, or later interpreted kernels cannot call it
     pytest.importorskip("triton.language")
     monkeypatch.setenv("TRITON_INTERPRET", "0")  # real JITFunctions (read when @triton.jit runs)
-    import triton
-    from triton.backends.compiler import GPUTarget
-
     from autograph.backends.triton.backend import TritonBackend, decompositions
+    from tests.backends.ptx import compile_kernels_to_ptx
 
     fn, inputs = list(graphs())[case]
     aten_gm = make_fx(fn, decomposition_table=decompositions())(*inputs)
     record = TritonBackend(str(tmp_path))._generate(aten_gm, gpu=True)
     assert record["kernels"]
-    for name, source in record["kernels"]:
-        path = tmp_path / f"{name}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        autotuner = getattr(module, name)
-        jit = autotuner.fn
-        params = list(inspect.signature(jit.fn).parameters)
-        signature = dict(record["signatures"][name])
-        constexprs = {}
-        for i, p in enumerate(params):
-            if p in ("xnumel", "rnumel"):
-                signature[p] = "i32"
-            elif p not in signature:
-                signature[p] = "constexpr"
-                constexprs[(i,)] = autotuner.configs[0].kwargs[p]
-        compiled = triton.compile(triton.compiler.ASTSource(fn=jit, signature=signature, constexprs=constexprs),
-                                  target=GPUTarget("cuda", 90, 32))
-        assert ".entry " + name in compiled.asm["ptx"]
+    compile_kernels_to_ptx(record, tmp_path)

@@ -234,16 +234,13 @@ def test_what_needs_a_concrete_size_becomes_an_aten_call_not_a_wrong_kernel(back
 @pytest.mark.slow
 def test_symbolic_cuda_kernels_compile_to_ptx_with_sizes_as_arguments(tmp_path, monkeypatch):
     """Without a GPU: the CUDA variant of symbolic kernels goes through triton's real compiler."""
-    import importlib.util
-    import inspect
-
-    triton = pytest.importorskip("triton")
+    pytest.importorskip("triton")
     pytest.importorskip("triton.language")  # triton's library is decorated in interpreter mode first
     monkeypatch.setenv("TRITON_INTERPRET", "0")
     from torch.fx.experimental.proxy_tensor import make_fx
-    from triton.backends.compiler import GPUTarget
 
     from autograph.backends.triton.backend import TritonBackend, decompositions
+    from tests.backends.ptx import compile_kernels_to_ptx
 
     def fn(x, w):
         return torch.softmax(F.layer_norm(x, (x.shape[-1],), w) * 2, -1), (x.relu() + w).sum(0)
@@ -253,23 +250,5 @@ def test_symbolic_cuda_kernels_compile_to_ptx_with_sizes_as_arguments(tmp_path, 
     record = TritonBackend(str(tmp_path))._generate(aten_gm, gpu=True)
     compile(record["wrapper"], "<wrapper>", "exec")  # the wrapper (grid lambdas) is valid Python
     assert "lambda meta" in record["wrapper"] and ".size(" in record["wrapper"]
-    for name, source in record["kernels"]:
-        path = tmp_path / f"{name}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        autotuner = getattr(module, name)
-        params = list(inspect.signature(autotuner.fn.fn).parameters)
-        signature = dict(record["signatures"][name])
-        constexprs = {}
-        for i, p in enumerate(params):
-            if p not in signature and not p.endswith("BLOCK"):
-                signature[p] = "i32"  # xnumel, rnumel and the size symbols
-            elif p not in signature:
-                signature[p] = "constexpr"
-                constexprs[(i,)] = autotuner.configs[0].kwargs[p]
+    for params in compile_kernels_to_ptx(record, tmp_path):
         assert any(p.startswith("s") and p[1:].isdigit() for p in params), params
-        compiled = triton.compile(triton.compiler.ASTSource(fn=autotuner.fn, signature=signature, constexprs=constexprs),
-                                  target=GPUTarget("cuda", 90, 32))
-        assert ".entry " + name in compiled.asm["ptx"]

@@ -163,20 +163,18 @@ register(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(_bitwise("|", "bitwise_
 register(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(_bitwise("^", "bitwise_xor"))
 
 
-@register(aten.maximum.default)
-def _maximum(L, node, a, b):
-    _float_nan = "tl.where(({x} != {x}) | ({y} != {y}), {x} + {y}, tl.maximum({x}, {y}))"
-    if meta(node).dtype.is_floating_point:
-        return L.pointwise(node, [a, b], lambda x, y: _float_nan.format(x=x, y=y), "maximum")
-    return L.pointwise(node, [a, b], lambda x, y: f"tl.maximum({x}, {y})", "maximum")
+def _extremum(name: str):
+    """``maximum``/``minimum``: a NaN in either input propagates for floats (``x + y`` is NaN)."""
+    def lower(L, node, a, b):
+        if meta(node).dtype.is_floating_point:
+            return L.pointwise(node, [a, b], lambda x, y: (
+                f"tl.where(({x} != {x}) | ({y} != {y}), {x} + {y}, tl.{name}({x}, {y}))"), name)
+        return L.pointwise(node, [a, b], lambda x, y: f"tl.{name}({x}, {y})", name)
+    return lower
 
 
-@register(aten.minimum.default)
-def _minimum(L, node, a, b):
-    _float_nan = "tl.where(({x} != {x}) | ({y} != {y}), {x} + {y}, tl.minimum({x}, {y}))"
-    if meta(node).dtype.is_floating_point:
-        return L.pointwise(node, [a, b], lambda x, y: _float_nan.format(x=x, y=y), "minimum")
-    return L.pointwise(node, [a, b], lambda x, y: f"tl.minimum({x}, {y})", "minimum")
+register(aten.maximum.default)(_extremum("maximum"))
+register(aten.minimum.default)(_extremum("minimum"))
 
 
 @register(aten.clamp.default, aten.clamp.Tensor, aten.clamp_min.default, aten.clamp_max.default,
