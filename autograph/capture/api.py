@@ -126,7 +126,7 @@ def _record(fn, exc: BreakAt) -> BreakRecord:
     line = source_line(filename, lineno)
     if reason.startswith("data-dependent branch") and line:
         reason = f"{reason} (`{line}`, {_short(filename)}:{lineno})"
-    return BreakRecord(reason, filename, lineno, line, list(stack), exc.inst.offset)
+    return BreakRecord(reason, filename, lineno, line, list(stack), exc.inst.offset, exc.cause.kind)
 
 
 def _short(filename: str) -> str:

@@ -11,11 +11,42 @@ import linecache
 from dataclasses import dataclass, field
 
 
-class Unsupported(Exception):
-    """Capture cannot continue here; ``reason`` is in the user's language."""
+@dataclass(frozen=True)
+class BreakKind:
+    """A stable category of graph break: what it means in plain words and what the user can do."""
 
-    def __init__(self, reason: str, *, generic: bool = False, exc: BaseException | None = None):
+    name: str
+    explanation: str
+    hint: str
+
+
+# Every kind of graph break, by stable name (the report counts breaks by kind, `explain` shows
+# the hint, docs list them). Register new kinds with :func:`break_kind`; raise
+# ``Unsupported(reason, kind="name")``, where ``reason`` carries the per-site detail.
+BREAK_KINDS: dict[str, BreakKind] = {}
+
+
+def break_kind(name: str, explanation: str, hint: str) -> str:
+    """Register (or return) a break kind; returns its name for use in ``Unsupported(kind=...)``."""
+    BREAK_KINDS.setdefault(name, BreakKind(name, explanation, hint))
+    return name
+
+
+UNSUPPORTED = break_kind(
+    "unsupported", "capture met a Python construct it cannot represent in a graph",
+    "the code around it runs in Python; if it matters, report it with `autograph.explain(f)`'s output")
+
+
+class Unsupported(Exception):
+    """Capture cannot continue here; ``reason`` is in the user's language, ``kind`` a
+    :data:`BREAK_KINDS` name."""
+
+    def __init__(self, reason: str, *, kind: str = UNSUPPORTED, generic: bool = False,
+                 exc: BaseException | None = None):
         super().__init__(reason)
+        if kind not in BREAK_KINDS:
+            raise KeyError(f"unknown break kind {kind!r}: register it with break_kind()")
+        self.kind = kind
         self.reason = reason
         # the real exception, when capture knows exactly what Python raises here
         self.exc = exc
@@ -36,6 +67,7 @@ class BreakRecord:
     source_line: str
     user_stack: list[tuple[str, int, str]] = field(default_factory=list)
     offset: int | None = None
+    kind: str = UNSUPPORTED
 
     def __str__(self) -> str:
         return f"{self.reason} ({self.filename}:{self.lineno})"
