@@ -29,3 +29,13 @@ def test_exact_splits_simplify_away():
     i, j = symbol("i", 5), symbol("j", 3)
     assert floordiv(5 * j + i, 5) == j
     assert modulo(5 * j + i, 5) == i
+
+
+def test_ranges_belong_to_the_symbol_not_to_the_process():
+    """The same index simplifies the same way whatever other kernels made before (a wider
+    ``x0`` elsewhere must not weaken this kernel's range facts)."""
+    symbol("x0", 4096)  # another kernel's x0 over a wide range
+    x0, x1 = symbol("x0", 16), symbol("x1", 8)
+    assert floordiv(16 * x1 + x0, 16) == x1
+    assert modulo(16 * x1 + x0, 16) == x0
+    assert symbol("x0", 16) == x0 and symbol("x0", 4096) != x0

@@ -16,7 +16,7 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import autograph  # noqa: E402
-from autograph.backends.triton.indexing import floordiv, modulo, register_size_symbol, symbol  # noqa: E402
+from autograph.backends.triton.indexing import floordiv, modulo, symbol  # noqa: E402
 
 pytestmark = pytest.mark.triton
 
@@ -176,8 +176,7 @@ def test_symbolic_graph_is_cached_on_disk_by_its_symbolic_source(tmp_path):
 
 
 def test_floordiv_and_modulo_simplify_with_a_symbolic_divisor():
-    s = sympy.Symbol("s901", integer=True, positive=True)
-    register_size_symbol(s)
+    s = sympy.Symbol("s901", integer=True, positive=True)  # any symbol but an iteration variable is a size
     x0, x1 = symbol("x0", s), symbol("x1", 4)
     flat = x1 * s + x0  # a [4, s] index flattened
     assert floordiv(flat, s) == x1
@@ -252,3 +251,23 @@ def test_symbolic_cuda_kernels_compile_to_ptx_with_sizes_as_arguments(tmp_path, 
     assert "lambda meta" in record["wrapper"] and ".size(" in record["wrapper"]
     for params in compile_kernels_to_ptx(record, tmp_path):
         assert any(p.startswith("s") and p[1:].isdigit() for p in params), params
+
+
+def test_a_lowering_error_with_symbolic_sizes_is_logged_and_recorded(backend, monkeypatch, caplog):
+    """A lowering that raises with symbolic sizes runs the op as aten (still correct) but says
+    so: a warning on the `backend` channel and an entry in the graph's ``lowering_errors``."""
+    import logging
+
+    from autograph.backends.triton import lower
+
+    def broken(L, node, a):
+        raise TypeError("cannot determine truth value of Relational")
+
+    monkeypatch.setitem(lower.LOWERINGS, torch.ops.aten.sin.default, broken)
+    f = autograph.compile(lambda x: (x * 2).sin() + 1, backend=backend, dynamic="always")
+    x = torch.randn(5, 3)
+    with caplog.at_level(logging.WARNING, logger="autograph.kernels"):
+        torch.testing.assert_close(f(x), (x * 2).sin() + 1)
+    errors = [e for c in backend.compiled for e in c.lowering_errors]
+    assert len(errors) == 1 and "aten.sin" in errors[0] and "TypeError" in errors[0], errors
+    assert any("aten.sin" in r.getMessage() for r in caplog.records if r.name == "autograph.kernels")

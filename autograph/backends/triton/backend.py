@@ -30,7 +30,7 @@ import torch.fx
 from autograph.backends.triton.codegen import CannotFuse, kernel_source, launch_config
 from autograph.backends.triton.fuse import KernelGroup, fuse
 from autograph.backends.triton.ir import ExternItem
-from autograph.backends.triton.lower import GraphUnsupported, Lowering
+from autograph.backends.triton.lower import LOWERING_ERROR, GraphUnsupported, Lowering
 from autograph.backends.triton.runtime import KernelCache, ensure_strides, graph_key, restride
 from autograph.backends.triton.wrapper import generate_wrapper
 
@@ -53,6 +53,11 @@ class CompiledAtenGraph:
     kernels: list[KernelSource] = field(default_factory=list)
     wrapper_source: str = ""
     externs: list[str] = field(default_factory=list)  # why each extern call is one
+
+    @property
+    def lowering_errors(self) -> list[str]:
+        """Externs that exist because a lowering raised with symbolic sizes (logged too)."""
+        return [e for e in self.externs if LOWERING_ERROR in e]
     fallback_reason: str | None = None  # set when the whole graph runs with aten
     cache_hit: bool = False
     compile_seconds: float = 0.0
@@ -174,12 +179,12 @@ class TritonBackend:
 
     def _generate(self, gm: torch.fx.GraphModule, gpu: bool) -> dict:
         lowered = Lowering(gm).run()
-        schedule = fuse(lowered.items, gpu=gpu, enabled=self.fuse)
+        schedule = fuse(lowered.items, ctx=lowered.ctx, gpu=gpu, enabled=self.fuse)
         groups = [s for s in schedule if isinstance(s, KernelGroup)]
         # pass 1: which buffers each kernel reads, so pass 2 stores only what is read elsewhere
         read_elsewhere: dict[int, set[str]] = {}
         for g in groups:
-            _, writer = kernel_source(g, "probe", persistent=g.persistent, stores=None, gpu=False)
+            _, writer = kernel_source(g, "probe", persistent=g.persistent, stores=None, gpu=False, ctx=lowered.ctx)
             for other in groups:
                 if other is not g:
                     read_elsewhere.setdefault(id(other), set()).update(writer.in_args)
@@ -189,11 +194,11 @@ class TritonBackend:
         for i, g in enumerate(groups):
             stores = {item.buffer for item in g.items
                       if item.buffer.name in lowered.needed or item.buffer.name in read_elsewhere.get(id(g), set())}
-            _, probe = kernel_source(g, "probe", persistent=g.persistent, stores=stores, gpu=gpu)
+            _, probe = kernel_source(g, "probe", persistent=g.persistent, stores=stores, gpu=gpu, ctx=lowered.ctx)
             prefix = "poi" if g.kind == "pointwise" else ("per" if g.persistent else "red")
             name = f"triton_{prefix}_fused_{'_'.join(_short(n) for n in probe.op_names[:4]) or 'copy'}_{i}"
-            source, writer = kernel_source(g, name, persistent=g.persistent, stores=stores, gpu=gpu)
-            kernels[g] = (name, writer, launch_config(g, g.persistent, gpu))
+            source, writer = kernel_source(g, name, persistent=g.persistent, stores=stores, gpu=gpu, ctx=lowered.ctx)
+            kernels[g] = (name, writer, launch_config(g, g.persistent, gpu, lowered.ctx))
             sources.append((name, source))
             signatures[name] = {ptr: "*" + _TRITON_TYPES[writer.arg_buffers[buf].dtype]
                                 for buf, ptr in list(writer.in_args.items()) + list(writer.out_args.items())}

@@ -13,9 +13,9 @@ import math
 import sympy
 import torch
 
-import re
 
-from autograph.backends.triton.indexing import SIZE_SYMBOLS, contiguous_strides, is_static, linearize, symbol, texpr
+from autograph.backends.triton.context import CompileContext
+from autograph.backends.triton.indexing import contiguous_strides, is_size_symbol, linearize, symbol, texpr
 from autograph.backends.triton.ir import Buffer, PointwiseItem, ReductionItem
 
 PERSISTENT_MAX = 1024
@@ -54,7 +54,7 @@ def tl_dtype(dtype: torch.dtype) -> str:
 def literal(value, dtype: torch.dtype | None = None) -> str:
     """A Python scalar (or a size expression, whose symbols are kernel arguments) as Triton source."""
     if isinstance(value, sympy.Expr) and not value.is_Number:
-        if not all(f.name in SIZE_SYMBOLS for f in value.free_symbols):
+        if not all(is_size_symbol(f) for f in value.free_symbols):
             raise NotImplementedError(f"scalar expression {value}")
         return f"({texpr(value)})"
     if isinstance(value, bool):
@@ -206,7 +206,7 @@ class KernelWriter:
 
     def offset(self, expr) -> str:
         """Offset source; a constant offset is broadcast to a block (triton needs a block pointer)."""
-        if all(f.name in SIZE_SYMBOLS and type(f) is sympy.Symbol for f in expr.free_symbols):
+        if all(is_size_symbol(f) for f in expr.free_symbols):
             return f"{texpr(expr)} + 0 * xindex"
         return texpr(expr)
 
@@ -303,7 +303,8 @@ def _prod_combine(a, b):
 '''
 
 
-def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu: bool) -> tuple[str, KernelWriter]:
+def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu: bool,
+                  ctx: CompileContext) -> tuple[str, KernelWriter]:
     """Generate the complete module source (imports + kernel) for ``group``."""
     k = KernelWriter(group, persistent=persistent, stores=stores)
     head = KernelWriter.__new__(KernelWriter)  # only used for dims code
@@ -334,14 +335,14 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     if group.kind == "reduction":
         params.append("rnumel")
         consts.append("RBLOCK: tl.constexpr")
-    k.size_args = size_args_of("\n".join(head.lines + k.lines))
+    k.size_args = ctx.size_args_of("\n".join(head.lines + k.lines))
     params += k.size_args
     src = ["import triton", "import triton.language as tl"]
     if group.kind == "reduction" and "tl.reduce(" in "\n".join(k.lines):
         src.append(HELPERS)
     src += ["", ""]
     if gpu:
-        src.append(autotune_decorator(group, persistent))
+        src.append(autotune_decorator(group, persistent, ctx))
     src.append("@triton.jit")
     src.append(f"def {name}({', '.join(params + consts)}):")
     src += head.lines + k.lines
@@ -353,45 +354,22 @@ def _paren(expr) -> str:
     return text if sympy.sympify(expr).is_Atom else f"({text})"
 
 
-def size_args_of(body: str) -> list[str]:
-    """The size symbols a kernel body reads: they become scalar kernel arguments, so one
-    kernel serves every size (sorted by name, the order the wrapper passes them)."""
-    return sorted((n for n in SIZE_SYMBOLS if re.search(rf"\b{n}\b", body)), key=lambda n: (len(n), n))
-
-
-DEFAULT_SIZE_HINT = 8192
-SIZE_HINTS: dict[str, int] = {}  # size symbol name -> the example's value (for block sizes only)
-
-
-def size_hint(expr) -> int:
-    """A representative value of a size expression: the example's sizes, else a generic default.
-
-    Only block sizes depend on it; masks make every size correct."""
-    if is_static(expr):
-        return int(expr)
-    subs = {f: SIZE_HINTS.get(f.name, DEFAULT_SIZE_HINT) for f in expr.free_symbols}
-    try:
-        return max(1, int(expr.subs(subs)))
-    except (TypeError, ValueError):
-        return DEFAULT_SIZE_HINT
-
-
-def launch_config(group, persistent: bool, gpu: bool) -> dict[str, int]:
+def launch_config(group, persistent: bool, gpu: bool, ctx: CompileContext) -> dict[str, int]:
     """Block sizes from the problem size (the interpreter prefers few, large blocks)."""
     if group.kind == "pointwise":
-        numel = size_hint(group.xnumel)
+        numel = ctx.size_hint(group.xnumel)
         block = next_pow2(max(256, min(numel // 128, 1024))) if gpu else 8192
         return {"XBLOCK": min(block, next_pow2(numel))}
     rblock = next_pow2(group.rnumel) if persistent else (1024 if gpu else 512)
     budget = (4096 if gpu else 16384) // rblock
-    return {"XBLOCK": max(1, min(next_pow2(size_hint(group.xnumel)), budget, 64 if gpu else 1 << 30)), "RBLOCK": rblock}
+    return {"XBLOCK": max(1, min(next_pow2(ctx.size_hint(group.xnumel)), budget, 64 if gpu else 1 << 30)), "RBLOCK": rblock}
 
 
-def autotune_decorator(group, persistent: bool) -> str:
+def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
     """A handful of configs around the heuristic (GPU only)."""
-    base = launch_config(group, persistent, True)
+    base = launch_config(group, persistent, True, ctx)
     if group.kind == "pointwise":
-        numel = size_hint(group.xnumel)
+        numel = ctx.size_hint(group.xnumel)
         xs = sorted({base["XBLOCK"], min(1024, next_pow2(numel)), min(256, next_pow2(numel))})
         configs = [f"triton.Config({{'XBLOCK': {x}}}, num_warps={4 if x <= 512 else 8})" for x in xs]
         key = "['xnumel']"

@@ -16,6 +16,7 @@ import math
 import operator
 from dataclasses import dataclass, field
 
+from autograph.backends.triton.context import CompileContext
 from autograph.backends.triton.codegen import MAX_KERNEL_OPS, PERSISTENT_MAX, CannotFuse, kernel_source
 from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import ExternItem, PointwiseItem, ReductionItem
@@ -78,19 +79,20 @@ def new_group(item) -> KernelGroup:
     return KernelGroup("pointwise", tuple(item.buffer.shape), (), [item])
 
 
-def fits(group: KernelGroup, gpu: bool) -> bool:
+def fits(group: KernelGroup, gpu: bool, ctx: CompileContext) -> bool:
     if group.ops > MAX_KERNEL_OPS:
         return False
     try:
-        kernel_source(group, "probe", persistent=group.persistent, stores=None, gpu=False)
+        kernel_source(group, "probe", persistent=group.persistent, stores=None, gpu=False, ctx=ctx)
     except CannotFuse:
         return False
     return True
 
 
-def _reads(item) -> set[str]:
+def _reads(item, ctx: CompileContext) -> set[str]:
     """Names of the buffers ``item`` loads (by generating it alone)."""
-    _, writer = kernel_source(new_group(item), "probe", persistent=new_group(item).persistent, stores=None, gpu=False)
+    group = new_group(item)
+    _, writer = kernel_source(group, "probe", persistent=group.persistent, stores=None, gpu=False, ctx=ctx)
     return set(writer.in_args)
 
 
@@ -111,7 +113,7 @@ def _is_barrier(step) -> bool:
 LOOKBACK_KERNELS = 6  # how many earlier kernels an item may try to join
 
 
-def fuse(items: list, *, gpu: bool = False, enabled: bool = True) -> list:
+def fuse(items: list, *, ctx: CompileContext, gpu: bool = False, enabled: bool = True) -> list:
     """Return the schedule: a list of ``KernelGroup`` and ``ExternItem`` in run order.
 
     A kernel item joins the latest compatible kernel it can legally move up to:
@@ -126,7 +128,7 @@ def fuse(items: list, *, gpu: bool = False, enabled: bool = True) -> list:
             continue
         assert isinstance(item, (PointwiseItem, ReductionItem))
         if enabled:
-            reads = _reads(item)
+            reads = _reads(item, ctx)
             placed, tried = False, 0
             for pos in range(len(schedule) - 1, -1, -1):
                 step = schedule[pos]
@@ -135,7 +137,7 @@ def fuse(items: list, *, gpu: bool = False, enabled: bool = True) -> list:
                     if tried > LOOKBACK_KERNELS:
                         break
                     candidate = step.with_item(item)
-                    if candidate is not None and fits(candidate, gpu):
+                    if candidate is not None and fits(candidate, gpu, ctx):
                         schedule[pos] = candidate
                         placed = True
                         break

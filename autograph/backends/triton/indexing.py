@@ -13,15 +13,14 @@ import functools
 
 import sympy
 
-_RANGES: dict[sympy.Symbol, int] = {}
-SIZE_SYMBOLS: dict[str, sympy.Symbol] = {}  # ShapeEnv size symbols seen (name -> symbol)
 
+class RangeIndex(sympy.Symbol):
+    """An iteration variable with its range ``[0, size)`` (``size`` an int or a size expression).
 
-class SymbolicRangeIndex(sympy.Symbol):
-    """An iteration variable whose range ``[0, size)`` is a size expression.
-
-    The range is part of the symbol's identity (``x0`` over ``s1`` is not ``x0`` over
-    ``s2``), so range facts are exact and never shared between kernels of other sizes.
+    The range is part of the symbol's identity (``x0`` over 16 is not ``x0`` over 1024, ``x0``
+    over ``s1`` not ``x0`` over ``s2``), so range facts are exact, read off the symbol itself,
+    and never shared between kernels: the same graph always gets the same kernels. Every other
+    symbol in an index expression is a ShapeEnv size symbol (a kernel argument).
     """
 
     def __new__(cls, name: str, size: sympy.Expr):
@@ -41,17 +40,19 @@ def is_static(expr) -> bool:
     return isinstance(expr, int) or bool(getattr(expr, "is_Integer", False))
 
 
-def register_size_symbol(sym: sympy.Symbol) -> None:
-    SIZE_SYMBOLS[sym.name] = sym
+def is_size_symbol(sym) -> bool:
+    """A ShapeEnv size symbol (a kernel argument, at least 2), not an iteration variable."""
+    return bool(getattr(sym, "is_Symbol", False)) and not isinstance(sym, RangeIndex)
 
 
 def symbol(name: str, size) -> sympy.Symbol:
     """An iteration variable taking values ``0 .. size-1`` (``size`` may be a size expression)."""
-    if is_static(size):
-        s = sympy.Symbol(name, integer=True, nonnegative=True)
-        _RANGES[s] = max(_RANGES.get(s, 0), int(size))
-        return s
-    return SymbolicRangeIndex(name, size)
+    return RangeIndex(name, int(size) if is_static(size) else size)
+
+
+def _range_top(var: sympy.Symbol) -> sympy.Expr:
+    """``size`` of an iteration variable's range ``[0, size)``."""
+    return sympy.sympify(var.size) if isinstance(var, RangeIndex) else sympy.Integer(2**31)
 
 
 def _symbolic_within(expr: sympy.Expr, d: sympy.Expr) -> bool:
@@ -62,13 +63,12 @@ def _symbolic_within(expr: sympy.Expr, d: sympy.Expr) -> bool:
         coeff, rest = term.as_coeff_Mul()
         if coeff < 0:
             return False
-        loops = [f for f in rest.free_symbols if f.name not in SIZE_SYMBOLS]
+        loops = [f for f in rest.free_symbols if not is_size_symbol(f)]
         if len(loops) > 1:
             return False
         if loops:
             var = loops[0]
-            top = var.size if isinstance(var, SymbolicRangeIndex) else sympy.Integer(_RANGES.get(var, 2**31))
-            term = term.subs(var, top - 1)
+            term = term.subs(var, _range_top(var) - 1)
         high += term
     return _nonnegative(d - 1 - high)
 
@@ -81,7 +81,7 @@ def _nonnegative(expr: sympy.Expr) -> bool:
             return False
         for factor in sympy.Mul.make_args(rest):
             base = factor.base if factor.is_Pow else factor
-            if factor != 1 and not (base.is_Symbol and base.name in SIZE_SYMBOLS):
+            if factor != 1 and not is_size_symbol(base):
                 return False
     return True
 
@@ -117,9 +117,10 @@ def bounds(expr: sympy.Expr) -> tuple[int, int]:
     if expr.is_Integer:
         return int(expr), int(expr)
     if expr.is_Symbol:
-        if expr.name in SIZE_SYMBOLS and not isinstance(expr, SymbolicRangeIndex):
+        if is_size_symbol(expr):
             return 2, 2**31
-        return 0, _RANGES.get(expr, 2**31) - 1
+        top = _range_top(expr)
+        return 0, (int(top) if top.is_Integer else 2**31) - 1
     if expr.is_Add:
         lo = hi = 0
         for a in expr.args:

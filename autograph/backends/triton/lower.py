@@ -9,6 +9,7 @@ op never fails the graph.
 """
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -18,13 +19,17 @@ import torch
 import torch.fx
 
 from autograph.backends.triton.codegen import PERSISTENT_MAX, compute_dtype, literal, tl_dtype
-from autograph.backends.triton.codegen import SIZE_HINTS, size_hint
-from autograph.backends.triton.indexing import contiguous_strides, is_static, register_size_symbol
+from autograph.backends.triton.context import CompileContext
+from autograph.backends.triton.indexing import contiguous_strides, is_static
 from autograph.backends.triton.ir import (Buffer, ExternItem, Pointwise, PointwiseItem, ReductionItem,
                                           Value, View, new_buffer)
 
 aten = torch.ops.aten
 prims = torch.ops.prims
+
+kernel_log = logging.getLogger("autograph.kernels")  # the `backend` log channel
+# prefix of an extern's reason when a lowering raised with symbolic sizes (counted per graph)
+LOWERING_ERROR = "lowering error with symbolic sizes:"
 
 INLINE_MULTI_USE_OPS = 8  # a pointwise value read by several nodes is recomputed up to this size
 MAX_INLINE_OPS = 64
@@ -66,14 +71,40 @@ def size_expr(val) -> Any:
         for f in expr.free_symbols:
             if not f.name.startswith("s"):
                 raise GraphUnsupported(f"data-dependent (unbacked) size {f}")
-            register_size_symbol(f)
-            env = val.node.shape_env
-            hints = getattr(env, "backed_var_to_val", None) or getattr(env, "var_to_val", {}) if env is not None else {}
-            hint = hints.get(f)
-            if hint is not None:
-                SIZE_HINTS[f.name] = int(hint)
         return expr
     raise GraphUnsupported(f"size of type {type(val).__name__}")
+
+
+def _size_hint_of(val) -> int:
+    """The example's value of a size (a SymInt's hint)."""
+    if isinstance(val, torch.SymInt):
+        hint = val.node.hint
+        return int(hint) if hint is not None else 8192
+    return int(val)
+
+
+def graph_context(gm: torch.fx.GraphModule) -> CompileContext:
+    """The size symbols of ``gm`` and their example values, read off its inputs (every size
+    symbol of a graph is backed by an input's size, stride or a SymInt input)."""
+    ctx = CompileContext()
+
+    def note(size) -> None:
+        if isinstance(size, torch.SymInt):
+            expr = size.node.expr
+            env = size.node.shape_env
+            hints = (getattr(env, "backed_var_to_val", None) or getattr(env, "var_to_val", {})) if env else {}
+            for f in expr.free_symbols:
+                hint = hints.get(f)
+                ctx.add_symbol(f, int(hint) if hint is not None else None)
+
+    for node in gm.graph.find_nodes(op="placeholder"):
+        val = meta(node)
+        if isinstance(val, torch.Tensor):
+            for size in (*val.shape, *val.stride(), val.storage_offset()):
+                note(size)
+        elif isinstance(val, torch.SymInt):
+            note(val)
+    return ctx
 
 
 @dataclass
@@ -83,6 +114,7 @@ class LoweredGraph:
     outputs: list  # Buffer | WrapperVar | python constant
     constants: dict[str, Any] = field(default_factory=dict)  # wrapper globals (get_attr tensors)
     needed: set = field(default_factory=set)  # buffer names used as tensors (outputs, extern args)
+    ctx: CompileContext = field(default_factory=CompileContext)  # size symbols and their hints
 
 
 def meta(node: torch.fx.Node):
@@ -107,7 +139,7 @@ def eager_layout(node: torch.fx.Node | None, shape: tuple) -> tuple[int, ...] | 
     if not isinstance(val.storage_offset(), int) or val.storage_offset() != 0 or stride == contiguous_strides(tuple(shape)):
         return None
     # order dims by stride (symbolic strides by their example values), then prove density exactly
-    dims = sorted((i for i in range(len(shape)) if shape[i] != 1), key=lambda i: size_hint(stride[i]))
+    dims = sorted((i for i in range(len(shape)) if shape[i] != 1), key=lambda i: _size_hint_of(val.stride()[i]))
     expected = 1
     for i in dims:  # dense and non-overlapping: each dim steps over all faster ones
         if sympy.expand(sympy.sympify(stride[i]) - expected) != 0:
@@ -191,7 +223,7 @@ class Lowering:
                     outputs.append(value)
             else:
                 raise GraphUnsupported(f"node kind {node.op} ({node.target})")
-        return LoweredGraph(inputs, self.items, outputs, self.constants, self.needed)
+        return LoweredGraph(inputs, self.items, outputs, self.constants, self.needed, graph_context(self.gm))
 
     def tensor_buffer(self, name: str, val: torch.Tensor) -> Buffer:
         shape = tuple(size_expr(s) for s in val.shape)
@@ -221,13 +253,19 @@ class Lowering:
                 ):
                     value = self.realize(value, node)
                 return value
-            except Unsupported:
-                pass
-            except (TypeError, ValueError, NotImplementedError):
+            except Unsupported as exc:  # the lowering declined this case: say why
+                return self.extern(node, reason=f"lowering declined: {exc}" if str(exc) else "lowering declined")
+            except (TypeError, ValueError, NotImplementedError) as exc:
                 if not self.symbolic:
                     raise
-                # the lowering needed a concrete size (int(), a comparison) and met a symbol
-                return self.extern(node, reason="lowering needs a concrete size")
+                # Most likely the lowering needed a concrete size (int(), a comparison) and met
+                # a symbol; it may also be a bug in the lowering. Either way the op runs as aten
+                # (correct), but it is said out loud: logged on the `backend` channel and kept in
+                # the graph's record (``CompiledAtenGraph.lowering_errors``).
+                reason = f"{LOWERING_ERROR} {type(exc).__name__}: {exc}"
+                kernel_log.warning("triton lowering of %s failed with symbolic sizes; it runs as an aten "
+                                   "call (%s)", node.target, reason)
+                return self.extern(node, reason=reason)
         return self.extern(node, reason="no Triton lowering" if lowering is None else "lowering declined")
 
     def env_of(self, arg):
@@ -376,8 +414,9 @@ class Lowering:
         rnumel = math.prod(x.shape[d] for d in rdims)
         if rnumel == 0 or x.numel == 0:
             raise Unsupported("empty reduction")
-        if kind in ("argmax", "argmin") and (len(rdims) != 1 or rnumel > PERSISTENT_MAX):
-            raise Unsupported("arg-reduction over a large or multi-dim range")
+        if kind in ("argmax", "argmin") and (len(rdims) != 1 or not is_static(rnumel) or rnumel > PERSISTENT_MAX):
+            # a looped arg-reduction is not written yet; a symbolic range may exceed one block
+            raise Unsupported("arg-reduction over a large, symbolic (needs a concrete size) or multi-dim range")
         out = meta(node)
         dtype = out_dtype or out.dtype
         if x.dtype == torch.bool and kind in ("max", "min"):

@@ -13,7 +13,7 @@ from typing import Any
 import sympy
 import torch
 
-from autograph.backends.triton.indexing import SIZE_SYMBOLS, is_static, texpr
+from autograph.backends.triton.indexing import is_static, texpr
 from autograph.backends.triton.ir import Buffer, ExternItem
 from autograph.backends.triton.lower import GraphUnsupported, SizeInput, WrapperVar
 
@@ -165,7 +165,7 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
             lines.append(f"    del {', '.join(dead)}")
     outs = [w.arg(o) if not isinstance(o, (Buffer, WrapperVar)) else o.name for o in lowered.outputs]
     lines.append(f"    return [{', '.join(outs)}]")
-    used_syms = {n for n in SIZE_SYMBOLS if re.search(rf"\b{n}\b", "\n".join(lines[bind_at:]))}
+    used_syms = set(lowered.ctx.size_args_of("\n".join(lines[bind_at:])))
     lines[bind_at:bind_at] = ["    " + b for b in size_bindings(lowered.inputs, used_syms)]
     for dev, var in devices.items():
         w.constants[var] = torch.device(dev)
