@@ -15,15 +15,31 @@ Layout of the generated code (``make_resume_code``)::
     <the original instructions minus their prefix, a label before `offset`>
 
 Parameters: ``___stack<i>`` for each *value* slot ``i`` (a NULL slot takes no
-parameter, so the numbers have gaps), then ``live_locals`` in the given order.
-Call it with ``types.FunctionType(code, fn.__globals__, name, None,
-fn.__closure__)`` -- free variables are the original's, in the same order.
+parameter, so the numbers have gaps), then ``live_locals`` in the given order,
+then ``___exc`` when ``raise_exc``. Call it with ``types.FunctionType(code,
+fn.__globals__, name, None, fn.__closure__)`` -- free variables are the
+original's, in the same order.
+
+Slots: ``"value"`` (pushed as given), ``"null"`` (a NULL), ``"enter"`` -- the
+parameter is a context manager that the preamble *enters* (``BEFORE_WITH``,
+result dropped), leaving its ``__exit__`` in the slot: the resume function
+re-enters a ``with`` block that was open at the break (a fresh grad-mode or
+autocast context, say), and the original's own exit code -- normal and
+exceptional -- leaves it, once.
+
+``raise_exc``: the resume function raises ``___exc`` right before the
+instruction at ``offset``, inside the same exception-table range, so the
+original's handlers (``with`` exits, ``except``, ``finally``) run for an
+exception the breaking instruction raised outside (in the transformed code).
 
 Cells: a live local that is a cell variable is passed by *value*; the
 frame prefix's ``MAKE_CELL`` wraps the argument into a fresh cell. A closure
 created *before* the break keeps the old cell, so a later write on one side
-is not seen by the other; the capture engine must not break while such a
-closure is alive (or must fall back).
+is not seen by the other. Names in ``cell_refs`` are passed as the *cell
+objects themselves* instead: their ``MAKE_CELL`` is left out of the prefix, so
+the frame and closures rebuilt by the caller share the cell
+(``cells_passed_by_reference(code)`` tells them apart; ``locals()`` inside the
+resume shows such a variable as its cell).
 
 Refused with ``ValueError`` (the caller falls back to running eagerly):
 generators/coroutines, an unreachable offset, an offset inside an ``except``
@@ -50,27 +66,52 @@ from bytecode.instr import InstrLocation, SetLineno
 from .assemble import CO_GENERATOR_LIKE, abstract_with_offsets, assemble, prefix_instrs
 from .stackdepth import frame_facts
 
-__all__ = ["make_resume_code", "resume_param_names", "resume_stack_depth", "Slot"]
+__all__ = ["make_resume_code", "resume_param_names", "resume_stack_depth", "cells_passed_by_reference",
+           "preamble_length", "Slot"]
 
 PY = sys.version_info[:2]
-Slot = Union[str, bool]  # "value" | "null"  (or False | True: is it a NULL?)
+Slot = Union[str, bool]  # "value" | "null" | "enter"  (or False | True: is it a NULL?)
+EXC_PARAM = "___exc"
 _PREFIX_OPS = ("COPY_FREE_VARS", "MAKE_CELL", "RESUME")
 
 _cache: "weakref.WeakKeyDictionary[CodeType, dict]" = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
+def _kind(slot: Slot) -> str:
+    if slot is True or slot == "null":
+        return "null"
+    if slot is False or slot == "value":
+        return "value"
+    if slot == "enter":
+        return "enter"
+    raise ValueError(f"stack slot must be 'value', 'null' or 'enter', not {slot!r}")
+
+
 def _is_null(slot: Slot) -> bool:
-    if slot in ("null", True):
-        return True
-    if slot in ("value", False):
-        return False
-    raise ValueError(f"stack slot must be 'value' or 'null', not {slot!r}")
+    return _kind(slot) == "null"
 
 
-def resume_param_names(stack_slots: Sequence[Slot], live_locals: Sequence[str]) -> list[str]:
+def resume_param_names(stack_slots: Sequence[Slot], live_locals: Sequence[str], *,
+                       raise_exc: bool = False) -> list[str]:
     """The resume function's parameter names, in call order."""
-    return [f"___stack{i}" for i, s in enumerate(stack_slots) if not _is_null(s)] + list(live_locals)
+    names = [f"___stack{i}" for i, s in enumerate(stack_slots) if not _is_null(s)] + list(live_locals)
+    return names + [EXC_PARAM] if raise_exc else names
+
+
+def cells_passed_by_reference(code: CodeType) -> frozenset:
+    """Cell variables of a resume function's ``code`` that arrive as cell objects (parameters
+    whose ``MAKE_CELL`` the prefix leaves out, see ``cell_refs``)."""
+    params = set(code.co_varnames[:code.co_argcount])
+    made = {ins.argval for ins in dis.get_instructions(code) if ins.opname == "MAKE_CELL"}
+    return frozenset(n for n in code.co_cellvars if n in params and n not in made)
+
+
+def preamble_length(stack_slots: Sequence[Slot], *, raise_exc: bool = False) -> int:
+    """Instructions between the frame prefix and the original body (slot pushes, entered
+    contexts, the exception load and the one jump): what maps resume offsets back."""
+    n = sum(3 if _kind(s) == "enter" else 1 for s in stack_slots)
+    return n + (1 if raise_exc else 0) + 1
 
 
 def _where(code: CodeType, offset: int) -> str:
@@ -130,9 +171,15 @@ def make_resume_code(
     name: str,
     *,
     cells: str = "value",
+    cell_refs: Sequence[str] = (),
+    raise_exc: bool = False,
 ) -> CodeType:
     """Code of a function ``(___stack.., *live_locals)`` that rebuilds the value
     stack and continues ``code`` at ``offset`` (see the module docstring).
+
+    ``cell_refs``: live cell variables passed as cell objects (shared with the caller).
+    ``raise_exc``: take ``___exc`` last and raise it at ``offset`` (the breaking
+    instruction raised it outside); the original's handlers take over.
 
     ``cells="value"``: live cell variables are parameters (fresh cells).
     ``cells="closure"``: the original's cell variables become free variables
@@ -142,20 +189,21 @@ def make_resume_code(
     """
     if cells not in ("value", "closure"):
         raise ValueError(f"cells must be 'value' or 'closure', not {cells!r}")
-    slots = tuple(_is_null(s) for s in stack_slots)
+    slots = tuple(_kind(s) for s in stack_slots)
     live = tuple(live_locals)
-    key = (offset, slots, live, name, cells)
+    refs = tuple(cell_refs)
+    key = (offset, slots, live, name, cells, refs, raise_exc)
     per_code = _cache.get(code)
     if per_code is not None and key in per_code:
         return per_code[key]
-    result = _build(code, offset, slots, live, name, cells == "closure")
+    result = _build(code, offset, slots, live, name, cells == "closure", refs, raise_exc)
     with _lock:
         per_code = _cache.setdefault(code, {})
         return per_code.setdefault(key, result)
 
 
-def _build(code: CodeType, offset: int, nulls: tuple, live: tuple, name: str,
-           cells_in_closure: bool) -> CodeType:
+def _build(code: CodeType, offset: int, kinds: tuple, live: tuple, name: str,
+           cells_in_closure: bool, refs: tuple = (), raise_exc: bool = False) -> CodeType:
     if code.co_flags & CO_GENERATOR_LIKE:
         raise ValueError(
             f"{_where(code, offset)}: cannot resume {code.co_name} in the middle: "
@@ -186,11 +234,16 @@ def _build(code: CodeType, offset: int, nulls: tuple, live: tuple, name: str,
             f"{_where(code, offset)}: offset {offset} of {code.co_name} runs only while an "
             "exception unwinds; resume functions start in normal control flow"
         )
-    if len(nulls) != facts.depth[offset]:
+    if len(kinds) != facts.depth[offset]:
         raise ValueError(
             f"{_where(code, offset)}: the stack of {code.co_name} holds {facts.depth[offset]} "
-            f"slots at offset {offset}, got a layout of {len(nulls)}"
+            f"slots at offset {offset}, got a layout of {len(kinds)}"
         )
+    if refs and cells_in_closure:
+        raise ValueError("cell_refs needs cells='value'")
+    for ref in refs:
+        if ref not in code.co_cellvars or ref not in live:
+            raise ValueError(f"cell_refs: {ref!r} is not a live cell variable of {code.co_name}")
     allowed = set(code.co_varnames) | set(code.co_cellvars)
     if cells_in_closure:
         allowed -= set(code.co_cellvars) - set(code.co_varnames)
@@ -223,9 +276,14 @@ def _build(code: CodeType, offset: int, nulls: tuple, live: tuple, name: str,
         target -= 1
     label = Label()
     items.insert(target, label)
+    if raise_exc:
+        # the raise sits right before the instruction, in its protected range (after any
+        # TryBegin opening there), so the exception unwinds to the instruction's own handler
+        at = items.index(target_instr)
+        items.insert(at, Instr("RAISE_VARARGS", 1, location=target_instr.location))
     body = items[start:]
 
-    params = resume_param_names(["null" if n else "value" for n in nulls], live)
+    params = resume_param_names(kinds, live, raise_exc=raise_exc)
     if PY >= (3, 12):
         body = _checked_loads(body, set(params) | (set(code.co_cellvars) if cells_in_closure else set()))
     cellvars, freevars = list(code.co_cellvars), list(code.co_freevars)
@@ -249,15 +307,26 @@ def _build(code: CodeType, offset: int, nulls: tuple, live: tuple, name: str,
     new.argcount = len(params)
     new.posonlyargcount = 0
     new.kwonlyargcount = 0
-    new.extend(prefix_instrs(cellvars, freevars, code.co_firstlineno))
-    for i, null in enumerate(nulls):
-        new.append(Instr("PUSH_NULL", location=here) if null else Instr("LOAD_FAST", f"___stack{i}", location=here))
+    prefix = prefix_instrs(cellvars, freevars, code.co_firstlineno)
+    new.extend(i for i in prefix if not (i.name == "MAKE_CELL" and i.arg.name in refs))
+    for i, kind in enumerate(kinds):
+        if kind == "null":
+            new.append(Instr("PUSH_NULL", location=here))
+            continue
+        new.append(Instr("LOAD_FAST", f"___stack{i}", location=here))
+        if kind == "enter":  # re-enter the block: its __exit__ takes the slot
+            new.append(Instr("BEFORE_WITH", location=here))
+            new.append(Instr("POP_TOP", location=here))
+    if raise_exc:
+        new.append(Instr("LOAD_FAST", EXC_PARAM, location=here))
     new.append(Instr("JUMP_FORWARD", label, location=here))
     new.extend(body)
     try:
         # every path of the resume is a path of the original at the same depths,
-        # and the rebuilt stack is no deeper than the original's at `offset`
-        return assemble(new, stacksize=code.co_stacksize)
+        # and the rebuilt stack is no deeper than the original's at `offset` (entering a
+        # context and the raised exception need one slot more, for a moment)
+        extra = 1 if raise_exc or "enter" in kinds else 0
+        return assemble(new, stacksize=code.co_stacksize + extra)
     except Exception as e:  # an assembler limit must become a fallback, not a crash
         raise ValueError(
             f"{_where(code, offset)}: cannot assemble a resume function for {code.co_name} "

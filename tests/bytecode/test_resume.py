@@ -281,7 +281,7 @@ def test_refusals():
         make_resume_code(fn.__code__, off, ["value"], [], "r")
     with pytest.raises(ValueError, match="not a local"):
         make_resume_code(fn.__code__, off, ["value", "value"], ["nope"], "r")
-    with pytest.raises(ValueError, match="'value' or 'null'"):
+    with pytest.raises(ValueError, match="'value', 'null' or 'enter'"):
         make_resume_code(fn.__code__, off, ["value", "maybe"], [], "r")
     with pytest.raises(ValueError):
         make_resume_code(fn.__code__, 100_001, [], [], "r")

@@ -54,9 +54,23 @@ def _user_defined(cls: type, name: str) -> types.FunctionType | None:
     return attr if isinstance(attr, types.FunctionType) else None
 
 
+# what a metaclass may define and still create and look up instances as ``type`` does: hooks that
+# run only when a class is made or when a class attribute is stored (capture stores none)
+_CLASS_TIME_HOOKS = frozenset({"__new__", "__init__", "__prepare__", "__setattr__", "__delattr__",
+                               "__module__", "__qualname__", "__doc__", "__firstlineno__",
+                               "__static_attributes__", "__dict__", "__weakref__"})
+
+
+def _plain_metaclass(meta: type) -> bool:
+    """A metaclass whose instances behave as ``type``'s at call and lookup time."""
+    if meta is type or meta.__name__ == "ABCMeta":
+        return True
+    return all(set(k.__dict__) <= _CLASS_TIME_HOOKS for k in meta.__mro__ if k not in (type, object))
+
+
 def supported_class(cls: type) -> str | None:
     """Why instances of ``cls`` cannot be modelled, or None when they can."""
-    if type(cls) not in (type,) and not (isinstance(cls, type) and type(cls).__name__ == "ABCMeta"):
+    if not isinstance(cls, type) or not _plain_metaclass(type(cls)):
         return f"class {cls.__qualname__} has metaclass {type(cls).__name__}"
     for klass in cls.__mro__:
         if klass in _PLAIN_BASES:
