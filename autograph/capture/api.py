@@ -45,27 +45,49 @@ def capture(fn: types.FunctionType, args: tuple, kwargs: dict, settings: Any, *,
 
 def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
     breaks: list[BreakRecord] = []
-    stop_index = None
-    brk: BreakAt | None = None
-    tx = Translator(fn, args, kwargs)
-    try:
-        outcome = tx.run()
-    except BreakAt as exc:
-        brk = exc
-        breaks.append(_record(fn, exc))
-        if getattr(settings, "fullgraph", False):
-            b = breaks[-1]
-            raise CaptureError(f"graph break in {fn.__qualname__} with fullgraph=True: {b.reason}. "
-                               "Remove the construct or compile without fullgraph.", b.filename, b.lineno)
-        stop_index = exc.inst.index
-        tx = Translator(fn, args, kwargs, stop_index=stop_index)
+    stop, generic = None, False
+    moved: Unsupported | None = None  # why the break being planned was moved earlier
+    while True:
+        tx = Translator(fn, args, kwargs, stop_step=stop)
         try:
-            outcome = tx.run()
-        except BreakAt as again:
-            raise CaptureBug(f"capture is not deterministic: break at {again.inst} while replaying "
-                             f"up to {exc.inst}")
-        if not isinstance(outcome, Stopped):
-            raise CaptureBug("replay did not stop at the break")
+            try:
+                outcome = tx.run()
+            except BreakAt as exc:
+                if stop is not None:
+                    raise CaptureBug(f"capture is not deterministic: break at {exc.inst} while replaying "
+                                     f"up to step {stop}")
+                breaks.append(_record(fn, exc))
+                if getattr(settings, "fullgraph", False):
+                    b = breaks[-1]
+                    raise CaptureError(f"graph break in {fn.__qualname__} with fullgraph=True: {b.reason}. "
+                                       "Remove the construct or compile without fullgraph.", b.filename, b.lineno)
+                stop, generic = exc.step, exc.cause.generic
+                continue  # replay up to the break, then plan it
+            if stop is not None and not isinstance(outcome, Stopped):
+                raise CaptureBug("replay did not stop at the break")
+            if moved is not None:
+                breaks[-1:] = [_moved(fn, breaks[-1] if breaks else None, outcome.inst, moved)]
+                moved = None
+            return _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0)
+        except Unsupported as exc:
+            # what is live at the break cannot be carried over (a running generator, a handler's
+            # exception, a state context entered by hand): break earlier, where it was made
+            if exc.retry_step is None or (stop is not None and exc.retry_step >= stop):
+                raise
+            stop, generic, moved = exc.retry_step, False, exc
+
+
+def _moved(fn, original: BreakRecord | None, inst, cause: Unsupported) -> BreakRecord:
+    """The record of a break planned earlier than where capture first stopped."""
+    filename = fn.__code__.co_filename
+    lineno = inst.lineno or fn.__code__.co_firstlineno
+    first = f"{original.reason} (line {original.lineno}); " if original is not None else ""
+    reason = f"{first}the graph breaks earlier, at line {lineno}, because {cause.reason}"
+    return BreakRecord(reason, filename, lineno, source_line(filename, lineno),
+                       [(filename, lineno, fn.__code__.co_name)], inst.offset, cause.kind)
+
+
+def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> CaptureResult:
     tx.guards.global_state()
     capture_seconds = time.perf_counter() - t0
 
@@ -77,8 +99,10 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         body = [f"return {cg.reconstruct(outcome.value)}"]
     else:
         frame, inst = outcome.frame, outcome.inst
-        body = _plan_break(cg, frame, inst, generic=brk.cause.generic if brk else False)
+        body = _plan_break(cg, frame, inst, generic=generic)
     body = side_effects.replay_lines(cg, tx) + body  # attribute stores on outside objects, in order
+    if tx.final_grad is not None:  # grad mode switched outside `with` blocks: set it as eager leaves it
+        body = [f"{cg.const(torch_set_grad_enabled())}({tx.final_grad!r})"] + body
 
     t1 = time.perf_counter()
     graph_name = None
@@ -113,6 +137,11 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         transformed_source=entry.__autograph_source__)
 
 
+def torch_set_grad_enabled():
+    import torch
+    return torch._C._set_grad_enabled
+
+
 def _eager_result(fn, tx, breaks, seconds, *, no_tensor_work: bool) -> CaptureResult:
     from autograph.guards.check import GuardSet
     return CaptureResult(fn=fn, guards=GuardSet(fn, tx.guards.guards), transformed_code=None,
@@ -137,11 +166,21 @@ def _short(filename: str) -> str:
 def _plan_break(cg: Codegen, frame, inst, *, generic: bool) -> list[str]:
     """Lines that run ``inst`` natively and continue in resume function(s)."""
     stack = list(frame.stack)
+    step = None if generic else _native_step(cg, frame, inst, stack)
+    if step is None:
+        # anything else: continue in Python from the breaking instruction itself
+        if inst.opname == "CALL":
+            stack = _callee_through_its_shim(cg, stack, inst.arg)
+        return [f"return {cg.resume_call(frame, inst, stack, wrap=False)}"]
+    run, then = step
+    return _inside_blocks(cg, frame, inst, stack, run) + then
+
+
+def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list[str]] | None:
+    """``(lines running inst, lines continuing after it)``, or None when Python must run it."""
     insts = frame.instructions
     op = inst.opname
-    if inst.exn is not None:
-        generic = True  # the instruction must run where the exception table covers it
-    if not generic and op in _COND_JUMPS:
+    if op in _COND_JUMPS:
         rest = stack[:-1]
         keep = op.startswith("JUMP_IF_")
         target_stack = stack if keep else rest
@@ -151,8 +190,10 @@ def _plan_break(cg: Codegen, frame, inst, *, generic: bool) -> list[str]:
         test = {"POP_JUMP_IF_TRUE": f"{cond}", "JUMP_IF_TRUE_OR_POP": f"{cond}",
                 "POP_JUMP_IF_FALSE": f"not {cond}", "JUMP_IF_FALSE_OR_POP": f"not {cond}",
                 "POP_JUMP_IF_NONE": f"{cond} is None", "POP_JUMP_IF_NOT_NONE": f"{cond} is not None"}[op]
-        return [f"if {test}:", f"    return {taken}", f"return {fall}"]
-    if not generic and op == "CALL":
+        if inst.exn is None:
+            return [], [f"if {test}:", f"    return {taken}", f"return {fall}"]
+        return [f"__b = bool({test})"], ["if __b:", f"    return {taken}", f"return {fall}"]
+    if op == "CALL":
         argc = inst.arg
         kw_names = inst.argval or ()
         items = stack[len(stack) - argc:] if argc else []
@@ -162,10 +203,10 @@ def _plan_break(cg: Codegen, frame, inst, *, generic: bool) -> list[str]:
         npos = len(args) - len(kw_names)
         parts = [cg.reconstruct(a) for a in args[:npos]]
         parts += [f"{k}={cg.reconstruct(v)}" for k, v in zip(kw_names, args[npos:])]
-        line = f"__r = {callee}({', '.join(parts)})"
         rest = stack[:len(stack) - argc - 2] + [_Expr("__r")]
-        return [line, f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
-    if not generic and op == "CALL_FUNCTION_EX":
+        return [f"__r = {callee}({', '.join(parts)})"], \
+            [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
+    if op == "CALL_FUNCTION_EX":
         has_kw = inst.arg & 1
         kw = stack[-1] if has_kw else None
         a = stack[-1 - has_kw]
@@ -175,9 +216,14 @@ def _plan_break(cg: Codegen, frame, inst, *, generic: bool) -> list[str]:
         if kw is not None:
             parts.append(f"**{cg.reconstruct(kw)}")
         rest = stack[:len(stack) - 3 - has_kw] + [_Expr("__r")]
-        return [f"__r = {callee}({', '.join(parts)})",
-                f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
-    if not generic and op in _NATIVE_STORES:
+        return [f"__r = {callee}({', '.join(parts)})"], \
+            [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
+    if op == "BEFORE_WITH":  # enter for real; the resume continues inside the block with the live exit
+        from autograph.capture.values.contexts import before_with
+        run = [f"__x, __r = {cg.const(before_with)}({cg.reconstruct(stack[-1])})"]
+        rest = stack[:-1] + [_Expr("__x"), _Expr("__r")]
+        return run, [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
+    if op in _NATIVE_STORES:
         if op == "STORE_ATTR":
             obj, val = stack[-1], stack[-2]
             line, n = f"setattr({cg.reconstruct(obj)}, {inst.argval!r}, {cg.reconstruct(val)})", 2
@@ -191,11 +237,52 @@ def _plan_break(cg: Codegen, frame, inst, *, generic: bool) -> list[str]:
         else:
             line, n = f"__G[{inst.argval!r}] = {cg.reconstruct(stack[-1])}", 1
         rest = stack[:len(stack) - n]
-        return [line, f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
-    # anything else: continue in Python from the breaking instruction itself
-    if op == "CALL":
-        stack = _callee_through_its_shim(cg, stack, inst.arg)
-    return [f"return {cg.resume_call(frame, inst, stack, wrap=False)}"]
+        return [line], [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
+    return None
+
+
+def _inside_blocks(cg: Codegen, frame, inst, stack: list, run: list[str]) -> list[str]:
+    """``run`` where the breaking instruction ran: under the state contexts of the open ``with``
+    blocks (entered afresh), and -- when a handler of its own would run user code (an ``except``,
+    a ``finally``, a Python ``__exit__``) -- with its exception handed to a resume function that
+    raises it at the instruction, so the original's handlers run exactly as they would have."""
+    if not run:
+        return run
+    lines = list(run)
+    for v in reversed(stack):
+        fresh = v.reentered_context(cg) if v is not NULL else None
+        if fresh is not None:
+            lines = [f"with {fresh}:"] + ["    " + line for line in lines]
+    if inst.exn is None or not _handlers_run_user_code(cg, frame, inst):
+        return lines
+    depth = inst.exn.depth  # the unwinder drops the slots above it: their values do not matter
+    below = [v if i < depth else _Expr("None") for i, v in enumerate(stack)]
+    unwind = cg.resume_call(frame, inst, below, wrap=False, raise_exc="__x.pop()")
+    return (["try:"] + ["    " + line for line in lines]
+            + ["except BaseException as __e:", "    __x = [__e]", "else:", "    __x = None",
+               "if __x is not None:", f"    return {unwind}"])
+
+
+def _handlers_run_user_code(cg: Codegen, frame, inst) -> bool:
+    """Whether an exception of ``inst`` would reach a handler other than the exit of a re-entered
+    state context (those only restore state, which leaving the fresh context does too)."""
+    entry, seen = inst.exn, set()
+    while entry is not None:
+        handler = entry.target
+        if handler.index in seen:
+            return True
+        seen.add(handler.index)
+        if handler.opname != "PUSH_EXC_INFO":  # a cleanup that only passes the exception on
+            entry = handler.exn
+            continue
+        after = frame.instructions[handler.index + 1]
+        if after.opname != "WITH_EXCEPT_START" or not 0 < entry.depth <= len(frame.stack):
+            return True
+        exit_slot = frame.stack[entry.depth - 1]
+        if exit_slot is NULL or exit_slot.reentered_context(cg) is None:
+            return True
+        entry = after.exn
+    return False
 
 
 def _callee_through_its_shim(cg: Codegen, stack: list, argc: int) -> list:

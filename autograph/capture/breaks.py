@@ -53,6 +53,9 @@ class Unsupported(Exception):
         # user stack of (filename, lineno, function name), innermost last
         self.user_stack: list[tuple[str, int, str]] = []
         self.generic = generic
+        # planning a break failed: the root step (see Translator.step) where breaking instead
+        # avoids the cause (where the value that cannot be rebuilt was made), if known
+        self.retry_step: int | None = None
 
 
 class CaptureBug(Exception):

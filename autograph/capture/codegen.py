@@ -18,10 +18,13 @@ from typing import Any, Callable, Sequence
 
 from autograph.bytecode.instructions import Instruction, normalize
 from autograph.bytecode.liveness import live_locals_at
-from autograph.bytecode.resume import make_resume_code
-from autograph.capture.breaks import CaptureBug, Unsupported
+from autograph.bytecode.resume import make_resume_code, preamble_length
+from autograph.capture.breaks import CaptureBug, Unsupported, break_kind
 from autograph.capture.values.base import NULL, Value
 
+NO_RESUME = break_kind(
+    "no-resume", "the code after the graph break cannot be continued in a resume function (inside an "
+    "`except` handler, or while an exception unwinds)", "move the code that breaks out of the `except` block")
 _resume_counter = itertools.count(1)
 # resume functions are cached in the captured function's module globals under this name (shared by
 # the resumes of resumes), so they and the shims they hold die with the module and autograph.reset()
@@ -31,6 +34,7 @@ _ORIGIN: "weakref.WeakKeyDictionary[types.CodeType, tuple[types.CodeType, dict[i
     weakref.WeakKeyDictionary()
 
 
+_CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|__out\[\d+\]|-?\d+(\.\d+)?(e-?\d+)?|None|True|False")
 
 
@@ -57,6 +61,8 @@ class Codegen:
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
         self.resumes: list = []
+        # cells of the frame already handed to a resume function by value (see resume_call)
+        self.cells_by_value: set[int] = set()
 
     # --- expressions -----------------------------------------------------------
     def const(self, obj: Any) -> str:
@@ -118,7 +124,13 @@ class Codegen:
     def reconstruct(self, value: Value) -> str:
         if value is NULL:
             raise CaptureBug("NULL rebuilt as a value")
-        return value.reconstruct(self)
+        try:
+            return value.reconstruct(self)
+        except Unsupported as exc:
+            made = getattr(value, "created_step", None)
+            if made is not None:  # the outermost value that fails and knows where it was made
+                exc.retry_step = made
+            raise
 
     # --- callables at a break -----------------------------------------------------
     def native_callable(self, fn: Value, args: list[Value]) -> tuple[str, list[Value]]:
@@ -126,6 +138,8 @@ class Codegen:
         from autograph.capture.interpreter import _MethodRef
         from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
         from autograph.capture.values.modules import ModuleValue, _has_hooks
+        if isinstance(fn, UserFunctionValue) and fn.fn.__code__.co_flags & _CO_GENERATOR_LIKE:
+            return self.reconstruct(fn), args  # calling it runs no code: nothing to compile
         if isinstance(fn, UserFunctionValue):
             return self.const(self.wrap_nested(fn.fn)), args
         if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
@@ -151,7 +165,10 @@ class Codegen:
         return self.reconstruct(fn), args
 
     # --- resume functions -----------------------------------------------------------
-    def resume_call(self, frame, target: Instruction, stack: list[Value], *, wrap: bool) -> str:
+    def resume_call(self, frame, target: Instruction, stack: list[Value], *, wrap: bool,
+                    raise_exc: str | None = None) -> str:
+        """A call of the resume function continuing at ``target`` with ``stack``. ``raise_exc``: an
+        expression of an exception the resume raises right there (its handlers take over)."""
         # a CALL's own offset: make_resume_code re-runs the KW_NAMES/PRECALL folded into it
         code, offset = frame.code, target.offset
         if frame.by_offset.get(target.offset) is not target:
@@ -159,10 +176,32 @@ class Codegen:
         code, offset = origin_of(code, offset)
         values = _frame_values(frame)
         live = _live_locals(code, offset, values)
-        slots = tuple(v is NULL for v in stack)
-        fn = self._resume_function(code, offset, slots, tuple(live), wrap)
-        args = [self._stable(v) for v in stack if v is not NULL]
-        args += [self._stable(values[name]) for name in live]
+        slots, args = [], []
+        for v in stack:
+            if v is NULL:
+                slots.append("null")
+                continue
+            fresh = v.reentered_context(self)  # an open `with` block the resume re-enters
+            slots.append("enter" if fresh is not None else "value")
+            args.append(fresh if fresh is not None else self._stable(v))
+        local_args = {name: self._stable(values[name]) for name in live}
+        # cells shared with functions rebuilt above (or received so) go over as the cells themselves,
+        # live or not: a later store must reach the functions holding them
+        refs = [name for name in code.co_cellvars if _shared_cell(self, frame.cells.get(name))]
+        live = [n for n in list(code.co_varnames) + list(code.co_cellvars)
+                if n in local_args or n in refs]
+        live = list(dict.fromkeys(live))
+        for name in live:
+            if name in refs:
+                local_args[name] = self.reconstruct(frame.cells[name])
+            elif name in code.co_cellvars and frame.cells.get(name) is not None:
+                self.cells_by_value.add(id(frame.cells[name]))
+        refs = tuple(n for n in live if n in refs)
+        local_args = [local_args[name] for name in live]
+        args += local_args
+        if raise_exc is not None:
+            args.append(raise_exc)
+        fn = self._resume_function(code, offset, tuple(slots), tuple(live), wrap, raise_exc is not None, refs)
         return f"{self.bind(fn, self.resumes[-1].name)}({', '.join(args)})"
 
     def _stable(self, value: Value) -> str:
@@ -175,14 +214,16 @@ class Codegen:
         self.pre.append(f"{name} = {text}")
         return name
 
-    def _resume_function(self, code, offset, slots, live, wrap) -> Callable:
-        key = (code, offset, slots, live, wrap, self.wrap_nested if wrap else None)
+    def _resume_function(self, code, offset, slots, live, wrap, raise_exc=False, refs=()) -> Callable:
+        key = (code, offset, slots, live, wrap, self.wrap_nested if wrap else None, raise_exc, refs)
         resumes = self.fn.__globals__.setdefault(RESUMES_ATTR, {})
         hit = resumes.get(key)
         if hit is None:
             name = f"__resume_at_{offset}_{next(_resume_counter)}"
-            resume_code = _make_resume_code(code, offset, list(slots), list(live), name)
-            _ORIGIN[resume_code] = (code, _offset_map(resume_code, code, len(slots)))
+            resume_code = _make_resume_code(code, offset, list(slots), list(live), name, raise_exc=raise_exc,
+                                            handler_steps=self.tx.root.handler_steps, refs=refs)
+            if not raise_exc:  # (an unwinding resume runs in Python only: never captured, never mapped)
+                _ORIGIN[resume_code] = (code, _offset_map(resume_code, code, preamble_length(slots)))
             closure = self.fn.__closure__ if resume_code.co_freevars else None
             if resume_code.co_freevars and code is not self.fn.__code__ and \
                     _origin_code(self.fn.__code__) is not code:
@@ -199,17 +240,27 @@ class Codegen:
 
 
 def _frame_values(frame) -> dict:
-    """Locals and cell variables bound now. A cell variable is passed by value: the resume
-    function's frame prefix (MAKE_CELL) puts it in a fresh cell. A closure made before the
-    break would keep the old cell, but such a closure cannot be rebuilt, so capture never
-    gets here with one alive."""
-    from autograph.capture.values.functions import CellValue
+    """Locals and cell variables bound now. A cell variable is passed by value (the resume
+    function's MAKE_CELL puts it in a fresh cell) unless a function rebuilt at the break shares
+    it, or it came by reference: then the cell itself goes over (``resume_call``)."""
+    from autograph.capture.values.functions import CellValue, RealCellValue
     values = dict(frame.locals)
     for name in frame.code.co_cellvars:
         cell = frame.cells.get(name)
         if isinstance(cell, CellValue) and cell.contents is not CellValue.EMPTY:
             values[name] = cell.contents
+        elif isinstance(cell, RealCellValue) and cell.cell_source is not None:
+            values[name] = cell
     return values
+
+
+def _shared_cell(cg, cell) -> bool:
+    """A cell that must stay one object across the break: rebuilt for a function made during
+    capture, or received by reference."""
+    from autograph.capture.values.functions import CellValue, RealCellValue
+    if isinstance(cell, RealCellValue):
+        return cell.cell_source is not None
+    return isinstance(cell, CellValue) and id(cell) in cg._shared
 
 
 def _origin_code(code):
@@ -225,7 +276,7 @@ def origin_of(code: types.CodeType, offset: int) -> tuple[types.CodeType, int]:
     return code, offset
 
 
-def _offset_map(resume_code, orig_code, nslots: int) -> dict[int, int]:
+def _offset_map(resume_code, orig_code, preamble: int) -> dict[int, int]:
     skip = ("CACHE", "EXTENDED_ARG")
     prefix = ("COPY_FREE_VARS", "MAKE_CELL", "RESUME")
     r = [i for i in dis.get_instructions(resume_code) if i.opname not in skip]
@@ -233,7 +284,7 @@ def _offset_map(resume_code, orig_code, nslots: int) -> dict[int, int]:
     k = 0
     while k < len(r) and r[k].opname in prefix:
         k += 1
-    r = r[k + nslots + 1:]
+    r = r[k + preamble:]
     k = 0
     while k < len(o) and o[k].opname in prefix:
         k += 1
@@ -243,11 +294,14 @@ def _offset_map(resume_code, orig_code, nslots: int) -> dict[int, int]:
     return {a.offset: b.offset for a, b in zip(r, o)}
 
 
-def _make_resume_code(code, offset, slots, live, name):
+def _make_resume_code(code, offset, slots, live, name, raise_exc=False, handler_steps=(), refs=()):
     try:
-        return make_resume_code(code, offset, slots, live, name)
+        return make_resume_code(code, offset, slots, live, name, raise_exc=raise_exc, cell_refs=refs)
     except ValueError as exc:  # e.g. inside an except handler: no resume can restore that state
-        raise Unsupported(f"cannot continue after this graph break: {exc}") from exc
+        err = Unsupported(f"cannot continue after this graph break: {exc}", kind=NO_RESUME)
+        if handler_steps:  # break where the handled exception was raised: the handler runs in Python
+            err.retry_step = handler_steps[-1]
+        raise err from exc
 
 
 def _live_locals(code, offset, defined: dict) -> list[str]:

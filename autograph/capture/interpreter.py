@@ -127,6 +127,8 @@ class Frame:
         self.stack: list[Value] = []
         self.ip = 0
         self.current: Instruction | None = None
+        # root frame: the steps of the instructions whose exception entered a handler
+        self.handler_steps: list[int] = []
 
     def push(self, v: Value) -> None:
         self.stack.append(v)
@@ -162,26 +164,35 @@ class Stopped:
 
 
 class BreakAt(Exception):
-    def __init__(self, inst: Instruction, cause: Unsupported):
+    def __init__(self, inst: Instruction, cause: Unsupported, step: int = 0):
         super().__init__(cause.reason)
         self.inst = inst
         self.cause = cause
+        self.step = step  # how many root instructions ran before it (where a replay stops)
 
 
 class Translator:
     """One symbolic run of a function: a graph, guards, and the root frame."""
 
-    def __init__(self, fn: types.FunctionType, args: tuple, kwargs: dict, stop_index: int | None = None):
+    def __init__(self, fn: types.FunctionType, args: tuple, kwargs: dict, stop_step: int | None = None):
         self.root_fn = fn
         self.args = args
         self.kwargs = kwargs
-        self.stop_index = stop_index
+        # stop right before the root frame's instruction number ``stop_step`` (a planned break)
+        self.stop_step = stop_step
+        # root instructions run so far; the one running now (values remember it as where they were made)
+        self.root_steps = 0
+        self.step = 0
         self.graph = GraphBuilder()
         self.guards = GuardRecorder()
         self.allow_input_mutation = True
         self.depth = 0
         self.root: Frame | None = None
         self.frames: list[Frame] = []
+        # torch state contexts entered and not yet left (values/contexts.py), innermost last
+        self.open_contexts: list = []
+        self.initial_state: tuple = ()
+        self.final_grad: bool | None = None
 
     # --- entry -----------------------------------------------------------------
     def run(self) -> Return | Stopped:
@@ -199,18 +210,49 @@ class Translator:
             frame.locals[name] = self.wrap(real, LocalSource(name))
             if name in var_kw and isinstance(frame.locals[name], DictValue):
                 frame.locals[name].source = None  # `**kwargs` is a fresh dict per call: mutating it is local
+        self._cells_by_reference(frame, bound.arguments)
         self._setup_cells(frame, UserFunctionValue(fn).closure_cells(self))
         with self.graph.fake_mode:
             pass
+        from autograph.capture.values import contexts
+        self.initial_state = contexts.state_snapshot()
         grad_mode = torch.is_grad_enabled()  # `with torch.no_grad()` in captured code switches it
         try:
-            return self.run_frame(frame)
+            outcome = self.run_frame(frame)
+            if isinstance(outcome, Stopped):  # the graph leaves the open `with` blocks (re-entered after it)
+                contexts.leave_for_break(self, outcome.frame.stack)
+            # grad mode the transformed code sets after the graph (None: unchanged)
+            self.final_grad = torch.is_grad_enabled() if contexts.check_balanced(self, self.initial_state) \
+                else None
+            return outcome
         finally:
+            self.restore_state()
             torch._C._set_grad_enabled(grad_mode)
+
+    def restore_state(self) -> None:
+        """Leave, for real, the state contexts capture entered (innermost first)."""
+        while self.open_contexts:
+            self.open_contexts.pop().release()
+
+    def _cells_by_reference(self, frame: Frame, arguments: dict) -> None:
+        """A resume function that received cells themselves (shared with functions rebuilt at the
+        previous break): each is a real cell, read through its parameter."""
+        from autograph.bytecode.resume import cells_passed_by_reference
+        from autograph.guards.sources import AttrSource, LocalSource
+        for name in cells_passed_by_reference(frame.code):
+            real = arguments.get(name)
+            if not isinstance(real, types.CellType):
+                raise Unsupported(f"cell variable {name!r} did not arrive as a cell")
+            self.guards.type_(LocalSource(name), real)
+            frame.locals.pop(name, None)
+            frame.cells[name] = RealCellValue(real, AttrSource(LocalSource(name), "cell_contents"), name,
+                                              cell_source=LocalSource(name))
 
     def _setup_cells(self, frame: Frame, closure: list[Value]) -> None:
         code = frame.code
         for name in code.co_cellvars:
+            if name in frame.cells:  # came by reference
+                continue
             cell = CellValue()
             if name in frame.locals:
                 cell.contents = frame.locals.pop(name)
@@ -233,8 +275,11 @@ class Translator:
                 raise CaptureBug(f"ran off the end of {frame.code.co_name}")
             inst = insts[frame.ip]
             frame.current = inst
-            if is_root and self.stop_index is not None and inst.index == self.stop_index:
-                return Stopped(frame, inst)
+            if is_root:
+                if self.root_steps == self.stop_step:
+                    return Stopped(frame, inst)
+                self.step = self.root_steps
+                self.root_steps += 1
             frame.ip += 1
             self.graph.current_trace = _trace(frame, inst)
             self.graph.inside_try = frame.inside_try or inst.index in frame.caught
@@ -252,10 +297,12 @@ class Translator:
                     # effects so far are eager's too): run the user's handler symbolically
                     exc.user_stack.clear()
                     _enter_handler(frame, inst, exc.exc)
+                    if is_root:  # where to break instead if the handler cannot be resumed in
+                        frame.handler_steps.append(self.step)
                     continue
                 exc.user_stack.insert(0, frame.where())
                 if is_root:
-                    raise BreakAt(inst, exc) from None
+                    raise BreakAt(inst, exc, self.step) from None
                 raise
             if result is not None:
                 return result
@@ -940,11 +987,12 @@ def _make_function(tx, frame, inst):
     code = frame.pop().as_python_constant()
     flags = inst.arg
     closure = frame.pop().items if flags & 0x08 else []
-    if flags & 0x04:
-        frame.pop()
+    annotations = frame.pop() if flags & 0x04 else None
     kwdefaults = frame.pop() if flags & 0x02 else None
     defaults = frame.pop() if flags & 0x01 else None
-    frame.push(NestedFunctionValue(code, frame.fn_globals, defaults, kwdefaults, list(closure)))
+    fn = NestedFunctionValue(code, frame.fn_globals, defaults, kwdefaults, list(closure), annotations)
+    fn.created_step = tx.step
+    frame.push(fn)
 
 
 @handler("RETURN_VALUE")

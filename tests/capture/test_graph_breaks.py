@@ -410,14 +410,14 @@ def test_break_in_function_with_closure_cells(make):
     assert h.breaks and len(h.backend.graphs) >= 2
 
 
-def test_break_with_a_live_closure_falls_back_eagerly():
+def test_break_with_a_live_closure_rebuilds_it():
     import autograph
     autograph.reset()
     f = autograph.compile(k_closure_cell_break, backend="eager")
     for make in (pos(3), neg(3)):
         (x,) = make()
         torch.testing.assert_close(f(x), k_closure_cell_break(x))
-    assert "function defined during capture is live" in f.stats.errors[0]
+    assert not f.stats.errors  # the closure is rebuilt at the break (tests/capture/test_closures_at_breaks.py)
 
 
 def t_call_in_try(x):

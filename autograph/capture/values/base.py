@@ -94,6 +94,12 @@ class Value:
             return cg.source_expr(self.source)
         raise Unsupported(f"{self.describe()} cannot be rebuilt at a graph break")
 
+    def reentered_context(self, cg: "Codegen") -> str | None:
+        """For the ``__exit__`` a ``with`` block keeps on the stack: an expression making a fresh
+        context manager that the resume function re-enters instead of receiving this value
+        (torch state contexts, values/contexts.py). None: the value itself is passed."""
+        return None
+
     def real_value(self) -> Any:
         """The real object, when the value stands for one known at capture time."""
         raise Unsupported(f"{self.describe()} has no real value at capture time")

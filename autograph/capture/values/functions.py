@@ -27,14 +27,30 @@ class UserFunctionValue(Value):
         return self.fn
 
     def getattr(self, tx, name):
+        from autograph.capture.values import side_effects
+        stored = side_effects.pending(tx, self.fn, name)
+        if stored is not None:  # set earlier in this capture (replayed after the graph)
+            return stored
         if name in ("__name__", "__qualname__", "__module__", "__doc__"):
             return ConstantValue(getattr(self.fn, name))
-        if name in ("__code__", "__defaults__", "__kwdefaults__", "__wrapped__", "__globals__", "__closure__"):
-            from autograph.guards.sources import AttrSource
+        if name in ("__code__", "__defaults__", "__kwdefaults__", "__wrapped__", "__globals__", "__closure__") \
+                or name in self.fn.__dict__:
+            from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
+            if name in self.fn.__dict__:  # a function attribute: guarded where it lives
+                src = MemberSource(self.source, "__dict__", name) if self.source is not None else None
+                pin = MemberSource(ObjectSource(self.fn, self.fn.__qualname__), "__dict__", name)
+                return tx.wrap(self.fn.__dict__[name], src, pin=pin)
             src = AttrSource(self.source, name) if self.source is not None else None
             return tx.wrap(getattr(self.fn, name, None), src, pin=lambda f=self.fn, n=name: getattr(f, n, None),
                            what=f"{self.fn.__qualname__}.{name}")
         return super().getattr(tx, name)
+
+    def setattr(self, tx, name, value):
+        """``f.attr = v`` on a function: recorded, replayed after the graph (later reads see ``v``)."""
+        if _special_name(name):
+            return super().setattr(tx, name, value)
+        from autograph.capture.values import side_effects
+        side_effects.record_store(tx, self, self.fn, name, value)
 
     def call(self, tx, args, kwargs):
         return tx.inline_function(self, args, kwargs)
@@ -73,16 +89,39 @@ class UserFunctionValue(Value):
         return cg.const(self.fn)
 
 
+def _special_name(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def make_function(code: types.CodeType, fn_globals: dict, defaults: tuple | None, kwdefaults: dict | None,
+                  closure: tuple | None, annotations: dict | None, attrs: dict) -> types.FunctionType:
+    """What ``MAKE_FUNCTION`` makes, for the transformed code rebuilding a function made during capture."""
+    fn = types.FunctionType(code, fn_globals, None, defaults, closure)
+    if kwdefaults:
+        fn.__kwdefaults__ = kwdefaults
+    if annotations:
+        fn.__annotations__ = annotations
+    for name, value in attrs.items():
+        setattr(fn, name, value)
+    return fn
+
+
 class NestedFunctionValue(Value):
-    """A function object created by MAKE_FUNCTION during capture."""
+    """A function object created by MAKE_FUNCTION during capture.
+
+    Live at a graph break, it is rebuilt in the transformed code from its code object,
+    defaults, closure cells (real cells, shared with the frame that continues: see
+    ``CellValue``) and the attributes stored on it."""
 
     def __init__(self, code: types.CodeType, fn_globals: dict, defaults: Value | None,
-                 kwdefaults: Value | None, closure: list[Value]):
+                 kwdefaults: Value | None, closure: list[Value], annotations: Value | None = None):
         self.code = code
         self.fn_globals = fn_globals
         self.defaults = defaults
         self.kwdefaults = kwdefaults
         self.closure = closure
+        self.annotations = annotations
+        self.attrs: dict[str, Value] = {}
 
     def describe(self):
         return f"function {self.code.co_qualname}"
@@ -92,6 +131,34 @@ class NestedFunctionValue(Value):
 
     def call(self, tx, args, kwargs):
         return tx.inline_function(self, args, kwargs)
+
+    def getattr(self, tx, name):
+        if name in self.attrs:
+            return self.attrs[name]
+        if name in ("__name__", "__qualname__"):
+            return ConstantValue(self.code.co_name if name == "__name__" else self.code.co_qualname)
+        if name == "__module__":
+            return ConstantValue(self.fn_globals.get("__name__"))
+        if name == "__code__":
+            return ConstantValue(self.code)
+        if name == "__doc__":
+            return ConstantValue(self.signature_fn().__doc__)
+        if name in ("__defaults__", "__kwdefaults__"):
+            value = self.defaults if name == "__defaults__" else self.kwdefaults
+            return value if value is not None else ConstantValue(None)
+        if not _special_name(name):  # a fresh function has no other attributes
+            exc = AttributeError(f"'function' object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+        return super().getattr(tx, name)
+
+    def setattr(self, tx, name, value):
+        if _special_name(name) and name not in ("__doc__", "__wrapped__", "__name__", "__qualname__",
+                                                "__module__"):
+            return super().setattr(tx, name, value)
+        if name in ("__name__", "__qualname__") and not (value.is_constant()
+                                                         and isinstance(value.as_python_constant(), str)):
+            return super().setattr(tx, name, value)
+        self.attrs[name] = value  # the function is the capture's own: the store is local state
 
     def signature_fn(self) -> types.FunctionType:
         defaults = None
@@ -117,7 +184,23 @@ class NestedFunctionValue(Value):
         return self.kwdefaults.items[name]
 
     def reconstruct(self, cg):
-        raise Unsupported("a function defined during capture is live at a graph break")
+        key = id(self)
+        if key in cg._shared:
+            return cg._shared[key]
+        defaults = cg.reconstruct(self.defaults) if self.defaults is not None else "None"
+        kwdefaults = cg.reconstruct(self.kwdefaults) if self.kwdefaults is not None else "None"
+        cells = "".join(cg.reconstruct(c) + ", " for c in self.closure)
+        closure = f"({cells})" if self.closure else "None"
+        annotations = "None"
+        if self.annotations is not None:
+            flat = list(getattr(self.annotations, "items", None) or [])
+            if len(flat) % 2:
+                raise Unsupported("annotations of a function made during capture")
+            annotations = "{" + "".join(f"{cg.reconstruct(k)}: {cg.reconstruct(v)}, "
+                                        for k, v in zip(flat[::2], flat[1::2])) + "}"
+        attrs = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.attrs.items()) + "}"
+        return cg.shared(self, f"{cg.const(make_function)}({cg.const(self.code)}, {cg.const(self.fn_globals)}, "
+                               f"{defaults}, {kwdefaults}, {closure}, {annotations}, {attrs})")
 
 
 class BoundMethodValue(Value):
@@ -142,7 +225,11 @@ class BoundMethodValue(Value):
 
 
 class CellValue(Value):
-    """A cell created during capture (a cellvar of an interpreted frame)."""
+    """A cell created during capture (a cellvar of an interpreted frame).
+
+    Rebuilt at a graph break as one real cell (empty first, filled after, so a function
+    stored in the cell it closes over rebuilds too). A cell of the frame that continues in
+    the resume function is passed to it by reference, so both sides keep sharing it."""
 
     mutable = True
     EMPTY = object()
@@ -159,18 +246,34 @@ class CellValue(Value):
         self.contents = value
 
     def reconstruct(self, cg):
-        raise Unsupported("a closure cell made during capture is live at a graph break")
+        key = id(self)
+        if key in cg._shared:
+            return cg._shared[key]
+        if key in cg.cells_by_value:
+            raise Unsupported("a closure cell made during capture was passed on by value before a function "
+                              "sharing it was rebuilt")
+        name = cg.shared(self, f"{cg.const(types.CellType)}()")
+        if self.contents is not CellValue.EMPTY:
+            cg.pre.append(f"{name}.cell_contents = {cg.reconstruct(self.contents)}")
+        return name
 
 
 class RealCellValue(Value):
-    """A real closure cell of a function defined outside the capture."""
+    """A real closure cell of a function defined outside the capture (or a cell a resume
+    function received by reference: ``cell_source`` names it). Stores are replayed after
+    the graph; later loads in the same capture see the stored value."""
 
-    def __init__(self, cell: types.CellType, source, name: str):
+    def __init__(self, cell: types.CellType, source, name: str, cell_source=None):
         self.cell = cell
         self.source = source
         self.name = name
+        self.cell_source = cell_source
 
     def load(self, tx, name: str) -> Value:
+        from autograph.capture.values import side_effects
+        stored = side_effects.pending(tx, self.cell, "cell_contents")
+        if stored is not None:
+            return stored
         try:
             contents = self.cell.cell_contents
         except ValueError:
@@ -179,4 +282,11 @@ class RealCellValue(Value):
         return tx.wrap(contents, self.source, pin=AttrSource(ObjectSource(self.cell, f"cell({name})"), "cell_contents"))
 
     def store(self, tx, value: Value) -> None:
-        raise Unsupported(f"assignment to closure variable {self.name!r} (nonlocal) — a side effect")
+        """A ``nonlocal`` store into a real cell: recorded, replayed after the graph."""
+        from autograph.capture.values import side_effects
+        side_effects.record_store(tx, self, self.cell, "cell_contents", value)
+
+    def reconstruct(self, cg):
+        if self.cell_source is not None:
+            return cg.source_expr(self.cell_source)
+        return cg.const(self.cell)

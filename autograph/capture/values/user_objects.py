@@ -20,12 +20,17 @@ import types
 from typing import Any
 
 from autograph.capture import interpreter
-from autograph.capture.breaks import Unsupported
+from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import DictValue, ListIteratorValue, TupleValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+
+LIVE_GENERATOR = break_kind(
+    "live-generator", "a generator that already yielded is still in use after a graph break: its paused "
+    "frame exists only inside the capture", "consume the generator before the break, or make the break "
+    "happen before the generator starts")
 
 # C base classes whose construction and slots this module models
 _DICT_BASES = (dict, collections.OrderedDict)
@@ -430,11 +435,13 @@ class Yielded:
 class GeneratorValue(ListIteratorValue):
     """A generator made by calling a generator function during capture."""
 
-    def __init__(self, tx, frame):
+    def __init__(self, tx, frame, fn: Value | None = None, args: list | None = None, kwargs: dict | None = None):
         super().__init__([], kind="generator")
         self.frame = frame
         self.started = False
         self.done = False
+        # the call that made it: an unstarted generator is rebuilt by making the same call
+        self.call = (fn, list(args or []), dict(kwargs or {}))
 
     def describe(self):
         return f"generator {self.frame.code.co_qualname}"
@@ -485,8 +492,14 @@ class GeneratorValue(ListIteratorValue):
         raise Unsupported("TypeError: object of type 'generator' has no len()", generic=True)
 
     def reconstruct(self, cg):
+        if not self.started:  # no code of it ran: calling the generator function again is the same
+            fn, args, kwargs = self.call
+            if fn is not None:
+                parts = [cg.reconstruct(a) for a in args] + [f"{k}={cg.reconstruct(v)}" for k, v in kwargs.items()]
+                return cg.shared(self, f"{cg.reconstruct(fn)}({', '.join(parts)})")
         if not self.done:
-            raise Unsupported("a running generator is live at a graph break")
+            raise Unsupported(f"a generator ({self.frame.code.co_qualname}) that has started running is live "
+                              "at a graph break; its suspended frame cannot be rebuilt", kind=LIVE_GENERATOR)
         return super().reconstruct(cg)
 
 
@@ -498,7 +511,9 @@ def make_generator(tx, fv: Value, args, kwargs) -> Value:
             frame.ip = i + 1
             frame.push(ConstantValue(None))
             break
-    return GeneratorValue(tx, frame)
+    gen = GeneratorValue(tx, frame, fv, args, kwargs)
+    gen.created_step = tx.step
+    return gen
 
 
 @interpreter.handler("YIELD_VALUE")
