@@ -889,7 +889,7 @@ def _unpack_ex(tx, frame, inst):
 @handler("GET_ITER")
 def _get_iter(tx, frame, inst):
     obj = frame.pop()
-    frame.push(obj if isinstance(obj, ListIteratorValue) else ListIteratorValue(obj.iter_items(tx)))
+    frame.push(obj if isinstance(obj, ListIteratorValue) else obj.get_iter(tx))
 
 
 @handler("FOR_ITER")

@@ -73,6 +73,11 @@ class Value:
         """The items of ``iter(self)``, unrolled at capture time."""
         raise Unsupported(f"iterating over {self.describe()}")
 
+    def get_iter(self, tx: "Translator") -> "Value":
+        """``iter(self)`` (GET_ITER): by default the items unrolled now."""
+        from autograph.capture.values.containers import ListIteratorValue
+        return ListIteratorValue(self.iter_items(tx))
+
     def length(self, tx: "Translator") -> int:
         return len(self.iter_items(tx))
 

@@ -251,6 +251,17 @@ class BuiltinValue(Value):
         return type(self.fn)
 
     def call(self, tx, args, kwargs):
+        if self.fn in (setattr, delattr) and not kwargs and len(args) == (3 if self.fn is setattr else 2) \
+                and args[1].is_constant() and type(args[1].as_python_constant()) is str:
+            # setattr(o, "name", v) / delattr(o, "name") are STORE_ATTR / DELETE_ATTR
+            name = args[1].as_python_constant()
+            if self.fn is setattr:
+                args[0].setattr(tx, name, args[2])
+                return ConstantValue(None)
+            delete = getattr(args[0], "delattr", None)
+            if delete is not None:
+                delete(tx, name)
+                return ConstantValue(None)
         if self.fn in _BREAK_BUILTINS:
             raise Unsupported(_BREAK_BUILTINS[self.fn])
         handler = _BUILTIN_HANDLERS.get(self.fn)
