@@ -108,7 +108,9 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     graph_name = None
     graphs: list[GraphRecord] = []
     # run the graph when it produces something or mutates something (in-place ops on inputs)
-    has_graph = bool(cg.outputs) or any(n.meta.get("mutates") for n in tx.graph.graph.nodes)
+    # (state switches alone are not worth a graph: what they leave behind is set by the entry)
+    has_graph = bool(cg.outputs) or any(n.meta.get("mutates") and not n.meta.get("state")
+                                        for n in tx.graph.graph.nodes)
     input_exprs: list[str] = []
     if has_graph:
         from autograph.backends.registry import lookup

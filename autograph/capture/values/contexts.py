@@ -54,6 +54,7 @@ def _state_node(tx, target, args: tuple, hint: str):
     """A node whose effect is the point (kept by dead-code elimination)."""
     node = tx.graph.graph.create_node("call_function", target, args, {}, name=tx.graph._name(hint))
     node.meta["mutates"] = True
+    node.meta["state"] = True  # thread-local state only: no graph is run for these alone
     node.meta["example_value"] = None
     node.stack_trace = tx.graph.current_trace
     return node
