@@ -1,0 +1,428 @@
+"""Run PyTorch's own Dynamo unit tests against autograph and classify every test.
+
+The vendored test files (``tests/upstream/dynamo/``, unchanged) call ``torch.compile``,
+``torch._dynamo.optimize``, ``optimize_assert``, ``reset`` and ``mark_dynamic``.
+:func:`routed` points those names at autograph for the duration of a run: the test's
+backend is passed to ``autograph.compile`` unchanged (a ``CompileCounter`` counts
+autograph's graphs exactly as it counts Dynamo's), ``fullgraph``/``nopython``/
+``optimize_assert`` become ``fullgraph=True``, ``dynamic`` is passed through.
+
+Each test lands in one class:
+
+* ``strict``: passes as written: values *and* Dynamo's expected graph/op counts;
+* ``values``: the values are right but a count differs (decided by running the test a
+  second time with every count assertion neutralised, see :func:`counts_ignored`);
+* ``fallback``: right values only because a capture failed (or hit the recompile limit)
+  and the function ran eagerly (read from autograph's run statistics);
+* ``wrong``: a value assertion failed, or the compiled code raised where eager did not;
+* ``out-of-scope``: the test exercises Dynamo itself rather than Python semantics
+  (:data:`SCOPE_RULES`, matched on the test's source; or marked ``expectedFailure``);
+* ``skipped``: unittest skipped it (needs CUDA).
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import inspect
+import io
+import re
+import signal
+import sys
+import time
+import types
+import unittest
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+CLASSES = ("strict", "values", "fallback", "wrong", "out-of-scope", "skipped")
+
+
+@dataclass(frozen=True)
+class ScopeRule:
+    """A test whose source matches ``pattern`` tests Dynamo's machinery, not Python semantics."""
+
+    name: str
+    pattern: str
+    why: str
+
+
+SCOPE_RULES: tuple[ScopeRule, ...] = (
+    ScopeRule("dynamo-config", r"torch\._dynamo\.config\b|\bconfig\.patch\b",
+              "reads or patches Dynamo's own settings (torch._dynamo.config)"),
+    ScopeRule("dynamo-exceptions", r"torch\._dynamo\.exc\b",
+              "expects Dynamo's own exception types (torch._dynamo.exc)"),
+    ScopeRule("dynamo-internals",
+              r"\b(RangeVariable|ConstantVariable|counters)\b|torch\._C\._dynamo\b|torch\._dynamo\.guards\b",
+              "uses Dynamo's internal classes, counters or C guard objects"),
+    ScopeRule("export-inductor", r"torch\.export\b|torch\._export\b|torch\._inductor\b|\bexport=True",
+              "tests torch.export or Inductor rather than capture"),
+)
+
+
+@dataclass
+class Outcome:
+    """One test's class and why."""
+
+    name: str
+    klass: str
+    reason: str = ""
+    breaks: list[str] = field(default_factory=list)
+    capture_errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ------------------------------------------------------------------ loading the vendored file
+
+# Names the vendored file imports that torch 2.13 no longer has, with a stand-in of the same
+# meaning for autograph's purposes. Keep this small and explain each one.
+MISSING_TORCH_NAMES: dict[tuple[str, str], Callable[[], Any]] = {
+    # a decorator that turned off Dynamo's translation validator for dynamic-shape runs:
+    # autograph has no translation validator, so it decorates nothing
+    ("torch.testing._internal.common_utils", "disable_translation_validation_if_dynamic_shapes"):
+        lambda: (lambda fn: fn),
+}
+
+
+def load_module(path: Path, name: str | None = None) -> types.ModuleType:
+    """Import a vendored test file (unchanged) under ``name``, supplying :data:`MISSING_TORCH_NAMES`."""
+    for (module_name, attr), make in MISSING_TORCH_NAMES.items():
+        module = importlib.import_module(module_name)
+        if not hasattr(module, attr):
+            setattr(module, attr, make())
+    name = name or f"upstream_dynamo_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def collect(module: types.ModuleType, pattern: str | None = None) -> list[unittest.TestCase]:
+    """Every test of ``module`` (unittest's order), optionally those whose id contains ``pattern``."""
+    suite = unittest.TestLoader().loadTestsFromModule(module)
+    tests: list[unittest.TestCase] = []
+
+    def walk(s: Any) -> None:
+        for t in s:
+            if isinstance(t, unittest.TestSuite):
+                walk(t)
+            else:
+                tests.append(t)
+
+    walk(suite)
+    if pattern:
+        tests = [t for t in tests if re.search(pattern, _short_id(t))]
+    return tests
+
+
+def _short_id(test: unittest.TestCase) -> str:
+    return f"{type(test).__name__}.{test._testMethodName}"
+
+
+def test_source(test: unittest.TestCase) -> str:
+    """The source of the test method, and of the function ``make_test`` wrapped (if any)."""
+    method = getattr(type(test), test._testMethodName)
+    fn = inspect.unwrap(method)
+    parts = []
+    for candidate in (fn, *_closure_functions(fn)):
+        try:
+            parts.append(inspect.getsource(candidate))
+        except (OSError, TypeError):
+            pass
+    return "\n".join(parts)
+
+
+def _closure_functions(fn: Any) -> list[Any]:
+    cells = getattr(fn, "__closure__", None) or ()
+    names = getattr(getattr(fn, "__code__", None), "co_freevars", ())
+    out = []
+    for name, cell in zip(names, cells):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if name == "fn" and isinstance(value, types.FunctionType):
+            out.append(value)
+    return out
+
+
+def out_of_scope(test: unittest.TestCase) -> str | None:
+    """Why the test is out of scope (a rule name and its meaning), or None."""
+    method = getattr(type(test), test._testMethodName)
+    if getattr(method, "__unittest_expecting_failure__", False):
+        return "expected-failure: marked @unittest.expectedFailure (fails under Dynamo itself)"
+    source = test_source(test)
+    for rule in SCOPE_RULES:
+        if re.search(rule.pattern, source):
+            return f"{rule.name}: {rule.why}"
+    return None
+
+
+# ------------------------------------------------------------------ routing torch -> autograph
+
+class Recorder:
+    """What autograph's run statistics said during one test (kept across ``reset()`` calls)."""
+
+    def __init__(self) -> None:
+        self.breaks: list[str] = []
+        self.errors: list[str] = []
+
+    def clear(self) -> None:
+        self.breaks.clear()
+        self.errors.clear()
+
+    def snapshot(self) -> None:
+        from autograph.runtime.stats import all_stats
+
+        for st in all_stats():
+            self.breaks += [f"{st.qualname}: {r}" for r in st.break_reasons]
+            self.errors += [f"{st.qualname}: {e}" for e in st.errors]
+            if st.eager_reason and st.eager_reason.startswith("recompile limit"):
+                self.errors.append(f"{st.qualname}: {st.eager_reason}")
+
+
+def _backend(spec: Any) -> Any:
+    """The test's backend for autograph: autograph's own names and callables unchanged; other
+    names (``aot_eager``...) resolved through torch's backend registry."""
+    if spec is None:
+        spec = "inductor"
+    if isinstance(spec, str):
+        from autograph.backends.registry import lookup
+        from autograph.errors import SettingsError
+        try:
+            lookup(spec)
+        except SettingsError:
+            from torch._dynamo.backends.registry import lookup_backend
+            return lookup_backend(spec)
+    return spec
+
+
+def _compile(target: Any, backend: Any, fullgraph: bool, dynamic: Any) -> Any:
+    import autograph
+    return autograph.compile(target, backend=_backend(backend), fullgraph=fullgraph, dynamic=dynamic)
+
+
+def _torch_compile(model: Any = None, *, fullgraph: bool = False, dynamic: Any = None,
+                   backend: Any = "inductor", mode: Any = None, options: Any = None,
+                   disable: bool = False) -> Any:
+    """``torch.compile``'s signature, compiling with autograph."""
+    def apply(target: Any) -> Any:
+        return target if disable else _compile(target, backend, fullgraph, dynamic)
+    return apply if model is None else apply(model)
+
+
+def _optimize(backend: Any = "inductor", *, nopython: bool = False, guard_export_fn: Any = None,
+              guard_fail_fn: Any = None, disable: bool = False, dynamic: Any = None,
+              **_: Any) -> Callable[[Any], Any]:
+    """``torch._dynamo.optimize``: a decorator; ``nopython`` is ``fullgraph``."""
+    return lambda fn: fn if disable else _compile(fn, backend, nopython, dynamic)
+
+
+def _optimize_assert(backend: Any, *, hooks: Any = None, export: bool = False,
+                     export_constraints: Any = None, dynamic: Any = None, **_: Any) -> Callable[[Any], Any]:
+    """``torch._dynamo.optimize_assert``: a graph break is an error (``fullgraph=True``)."""
+    return lambda fn: _compile(fn, backend, True, dynamic)
+
+
+@contextlib.contextmanager
+def routed(recorder: Recorder) -> Iterator[None]:
+    """Point torch's compile entry points at autograph (restored on exit)."""
+    import torch
+    import torch._dynamo
+    import torch._dynamo.test_case
+    import torch._dynamo.testing
+
+    import autograph
+
+    real_reset = torch._dynamo.reset
+
+    def reset() -> None:
+        recorder.snapshot()  # statistics do not survive autograph.reset()
+        autograph.reset()
+        real_reset()
+
+    targets = {
+        torch: {"compile": _torch_compile},
+        torch._dynamo: {"optimize": _optimize, "optimize_assert": _optimize_assert, "reset": reset,
+                        "mark_dynamic": autograph.mark_dynamic},
+        torch._dynamo.testing: {"optimize_assert": _optimize_assert, "reset": reset},
+        torch._dynamo.test_case: {"reset": reset},
+    }
+    saved = [(obj, name, getattr(obj, name)) for obj, names in targets.items() for name in names]
+    try:
+        for obj, names in targets.items():
+            for name, value in names.items():
+                setattr(obj, name, value)
+        yield
+    finally:
+        for obj, name, value in saved:
+            setattr(obj, name, value)
+
+
+class _AnyCount(int):
+    """A graph/op count that satisfies every comparison: a test's count assertions pass."""
+
+    def __add__(self, other: Any) -> "_AnyCount":
+        return _AnyCount(int(self) + int(other))
+
+    __radd__ = __add__
+
+    def __eq__(self, other: Any) -> bool:
+        return True
+
+    def __ne__(self, other: Any) -> bool:
+        return False
+
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__
+    __hash__ = int.__hash__
+
+
+@contextlib.contextmanager
+def counts_ignored() -> Iterator[None]:
+    """Run tests with their count assertions neutralised, through torch's own switch
+    (``debug_disable_compile_counter``: ``CompileCounter`` counts become ``CompileCounterInt``,
+    which ``TestCase.assertEqual`` and ``assertExpectedInline`` skip), made total by counts that
+    also satisfy plain ``assert``/``assertGreater`` comparisons."""
+    import torch._dynamo.config
+    import torch._dynamo.testing
+
+    saved = torch._dynamo.testing.CompileCounterInt
+    torch._dynamo.testing.CompileCounterInt = _AnyCount
+    try:
+        with torch._dynamo.config.patch(debug_disable_compile_counter=True):
+            yield
+    finally:
+        torch._dynamo.testing.CompileCounterInt = saved
+
+
+# ------------------------------------------------------------------ running and classifying
+
+class _Result(unittest.TestResult):
+    def __init__(self) -> None:
+        super().__init__()
+        self.problems: list[str] = []
+
+    def _note(self, err: Any) -> None:
+        exc_type, exc, _ = err
+        self.problems.append(_first_line(exc_type, exc))
+
+    def addFailure(self, test: Any, err: Any) -> None:
+        super().addFailure(test, err)
+        self._note(err)
+
+    def addError(self, test: Any, err: Any) -> None:
+        super().addError(test, err)
+        self._note(err)
+
+    def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self._note(err)
+
+
+def _first_line(exc_type: type, exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{exc_type.__name__}: {text[0] if text else ''}"[:300]
+
+
+class _Timeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    if not seconds or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise _Timeout(f"test took longer than {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _run(test: unittest.TestCase, recorder: Recorder | None, timeout: float,
+         quiet: bool) -> _Result:
+    """Run one test (a fresh copy of its TestCase), autograph reset before and after."""
+    import autograph
+
+    result = _Result()
+    fresh = type(test)(test._testMethodName)
+    sink = io.StringIO()
+    out = contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext()
+    err = contextlib.redirect_stderr(sink) if quiet else contextlib.nullcontext()
+    autograph.reset()
+    with out, err, _time_limit(timeout):
+        try:
+            fresh.run(result)
+        except _Timeout as exc:  # raised outside the test method (set-up, tear-down)
+            result.problems.append(f"timeout: {exc}")
+            result.errors.append((fresh, str(exc)))
+    if recorder is not None:
+        recorder.snapshot()
+    autograph.reset()
+    return result
+
+
+def _passed(result: _Result) -> bool:
+    return not result.failures and not result.errors and not result.unexpectedSuccesses
+
+
+def classify(test: unittest.TestCase, *, reference: bool = False, timeout: float = 120.0,
+             quiet: bool = True) -> Outcome:
+    """Run ``test`` (through autograph unless ``reference``) and classify it (see module doc)."""
+    name = _short_id(test)
+    t0 = time.perf_counter()
+    scope = out_of_scope(test)
+    if scope is not None:
+        return Outcome(name, "out-of-scope", scope)
+    recorder = Recorder()
+    route = contextlib.nullcontext() if reference else routed(recorder)
+    with route:
+        first = _run(test, recorder, timeout, quiet)
+        if first.skipped and _passed(first):
+            return Outcome(name, "skipped", first.skipped[0][1], seconds=time.perf_counter() - t0)
+        decided_by = first
+        if not _passed(first):
+            with counts_ignored():
+                recorder.clear()  # the second run decides, with its own statistics
+                decided_by = _run(test, recorder, timeout, quiet)
+    outcome = Outcome(name, "strict", breaks=_unique(recorder.breaks),
+                      capture_errors=_unique(recorder.errors))
+    if not _passed(decided_by):
+        outcome.klass = "wrong"
+        outcome.reason = "; ".join(_unique(decided_by.problems)) or "unexpected success"
+    elif outcome.capture_errors:
+        outcome.klass = "fallback"
+        outcome.reason = outcome.capture_errors[0]
+    elif decided_by is not first:
+        outcome.klass = "values"
+        outcome.reason = "count differs: " + "; ".join(_unique(first.problems))
+        if outcome.breaks:
+            outcome.reason += f" (breaks: {'; '.join(outcome.breaks)})"
+    outcome.seconds = time.perf_counter() - t0
+    return outcome
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def totals(outcomes: list[Outcome]) -> dict[str, int]:
+    """Counts per class, plus ``total`` and ``in_scope`` (everything not out of scope or skipped)."""
+    counts = {k: 0 for k in CLASSES}
+    for o in outcomes:
+        counts[o.klass] += 1
+    counts["total"] = len(outcomes)
+    counts["in_scope"] = len(outcomes) - counts["out-of-scope"] - counts["skipped"]
+    return counts

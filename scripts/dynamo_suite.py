@@ -1,0 +1,100 @@
+"""PyTorch's own Dynamo unit tests, run against autograph: one line per test, then totals.
+
+    python scripts/dynamo_suite.py                     # tests/upstream/dynamo/test_functions.py
+    python scripts/dynamo_suite.py -k partial          # tests whose id matches a regex
+    python scripts/dynamo_suite.py --json suite.json   # also write every outcome as JSON
+    python scripts/dynamo_suite.py --reference         # the same tests under torch.compile itself
+
+Classes (see autograph/testing/dynamo_adapter.py): strict (values and Dynamo's graph/op
+counts), values (values right, a count differs), fallback (right only because a capture
+failed and the function ran eagerly), wrong (a value or exception differs from eager),
+out-of-scope (tests Dynamo's own machinery), skipped (needs CUDA).
+
+Exit status: 1 when any test is ``wrong`` (CI runs this), else 0.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+UPSTREAM = ROOT / "tests" / "upstream" / "dynamo"
+DEFAULT_FILE = UPSTREAM / "test_functions.py"
+
+
+def _git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _upstream_commit(path: Path) -> str:
+    """The upstream commit the README next to the vendored file names."""
+    readme = path.parent / "README.md"
+    found = re.search(r"commit `([0-9a-f]{7,40})`", readme.read_text()) if readme.exists() else None
+    return found.group(1)[:12] if found else "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", nargs="?", default=str(DEFAULT_FILE), help="vendored Dynamo test file")
+    parser.add_argument("-k", dest="pattern", help="only tests whose Class.test_name matches this regex")
+    parser.add_argument("--json", dest="json_path", help="write the outcomes and totals here")
+    parser.add_argument("--reference", action="store_true",
+                        help="run under torch.compile itself (no routing) for comparison")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per test (default 120)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="let the tests print")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    from autograph.testing import dynamo_adapter as da
+
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    path = Path(args.file).resolve()
+    module = da.load_module(path)
+    tests = da.collect(module, args.pattern)
+    t0 = time.perf_counter()
+    outcomes = []
+    for test in tests:
+        o = da.classify(test, reference=args.reference, timeout=args.timeout, quiet=not args.verbose)
+        outcomes.append(o)
+        print(f"{o.klass:<12} {o.name}  {o.reason}".rstrip(), flush=True)
+    seconds = time.perf_counter() - t0
+    counts = da.totals(outcomes)
+    n = counts["in_scope"] or 1
+    who = "torch.compile (reference)" if args.reference else "autograph"
+    print(f"\n{who} on {path.name} (upstream commit {_upstream_commit(path)}), torch {torch.__version__}, "
+          f"autograph commit {_git_commit()}, {datetime.date.today().isoformat()}, {seconds:.0f} s")
+    print(f"  in scope {counts['in_scope']} (of {counts['total']}; out of scope {counts['out-of-scope']}, "
+          f"skipped {counts['skipped']})")
+    correct = counts["strict"] + counts["values"]
+    print(f"  strict pass {counts['strict']} ({100 * counts['strict'] / n:.1f}%), values correct "
+          f"{correct + counts['fallback']} (of which fell back {counts['fallback']}, "
+          f"{100 * counts['fallback'] / n:.1f}%), values but counts differ {counts['values']}, "
+          f"wrong {counts['wrong']}")
+    if args.json_path:
+        data = {"file": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
+                "upstream_commit": _upstream_commit(path), "torch": torch.__version__,
+                "autograph_commit": _git_commit(), "date": datetime.date.today().isoformat(),
+                "reference": args.reference, "seconds": round(seconds, 1), "totals": counts,
+                "scope_rules": [{"name": r.name, "pattern": r.pattern, "why": r.why} for r in da.SCOPE_RULES],
+                "tests": [o.as_dict() for o in outcomes]}
+        Path(args.json_path).write_text(json.dumps(data, indent=1) + "\n")
+    return 1 if counts["wrong"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
