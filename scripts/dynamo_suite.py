@@ -85,13 +85,18 @@ def main(argv: list[str] | None = None) -> int:
           f"{correct + counts['fallback']} (of which fell back {counts['fallback']}, "
           f"{100 * counts['fallback'] / n:.1f}%), values but counts differ {counts['values']}, "
           f"wrong {counts['wrong']}")
+    groups = da.clusters(outcomes)
+    if groups:
+        print("  not strict, by cause:")
+        for name, names in groups.items():
+            print(f"    {len(names):4d}  {name}")
     if args.json_path:
         data = {"file": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
                 "upstream_commit": _upstream_commit(path), "torch": torch.__version__,
                 "autograph_commit": _git_commit(), "date": datetime.date.today().isoformat(),
                 "reference": args.reference, "seconds": round(seconds, 1), "totals": counts,
                 "scope_rules": [{"name": r.name, "pattern": r.pattern, "why": r.why} for r in da.SCOPE_RULES],
-                "tests": [o.as_dict() for o in outcomes]}
+                "clusters": groups, "tests": [o.as_dict() for o in outcomes]}
         Path(args.json_path).write_text(json.dumps(data, indent=1) + "\n")
     return 1 if counts["wrong"] else 0
 

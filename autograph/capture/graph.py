@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 import re
+import sys
 from typing import Any, Callable
 
 import torch
@@ -33,7 +34,8 @@ class GraphBuilder:
         self.current_trace: str = ""
         # the current instruction is covered by a user's ``except`` (maybe in a caller)
         self.inside_try = False
-        self.names: set[str] = set()
+        # "self" is the generated forward's own first parameter: an input named so gets "self_1"
+        self.names: set[str] = {"self"}
 
     # --- leaves ------------------------------------------------------------
     def _fake(self, real: torch.Tensor) -> torch.Tensor:
@@ -116,6 +118,7 @@ class GraphBuilder:
                               generic=True)
         node_args = to_node_arg(args)
         node_kwargs = to_node_arg(kwargs)
+        node_args, node_kwargs = _numpy_scalars_as_numbers(kind, target, node_args, node_kwargs)
         if self.fake_mode.shape_env is not None:  # sizes computed from the inputs' sizes
             from autograph.capture import shapes
             node_args, node_kwargs = shapes.symints_to_nodes(self, node_args, node_kwargs)
@@ -202,6 +205,37 @@ class GraphBuilder:
             if node.op in ("call_function", "call_method", "get_attr") and not node.users \
                     and not node.meta.get("mutates"):
                 self.graph.erase_node(node)
+
+
+def _numpy_scalars_as_numbers(kind: str, target: Any, args: Any, kwargs: Any) -> tuple[Any, Any]:
+    """NumPy scalars among an op's constant arguments, as the Python numbers they equal.
+
+    The graph's generated code cannot spell a NumPy scalar (its repr names ``np``). As the
+    operand of a tensor method or operator, torch treats a NumPy scalar exactly as the Python
+    number of the same value (a wrapped scalar: same result dtype); as a torch function's
+    argument it may be data whose dtype matters (``torch.tensor(np.float64(1))``), so there
+    the op runs in Python instead.
+    """
+    np = sys.modules.get("numpy")
+    if np is None:
+        return args, kwargs
+    found = []
+
+    def convert(leaf: Any) -> Any:
+        if isinstance(leaf, np.generic) and not isinstance(leaf, np.longdouble):
+            found.append(leaf)
+            return leaf.item()
+        return leaf
+
+    new_args = torch.fx.node.map_aggregate(args, convert)
+    new_kwargs = torch.fx.node.map_aggregate(kwargs, convert)
+    if not found:
+        return args, kwargs
+    operand = kind == "call_method" or getattr(target, "__module__", None) in ("_operator", "operator")
+    if not operand or any(not isinstance(x.item(), (bool, int, float, complex)) for x in found):
+        raise Unsupported(f"NumPy scalar {found[0]!r} passed to {_target_name(target)} "
+                          f"(its NumPy type may matter there) — runs in Python")
+    return new_args, new_kwargs
 
 
 _INPLACE_OPERATORS = {operator.setitem, operator.iadd, operator.isub, operator.imul, operator.itruediv,

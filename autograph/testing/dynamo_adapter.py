@@ -277,6 +277,9 @@ class _AnyCount(int):
     def __ne__(self, other: Any) -> bool:
         return False
 
+    def __bool__(self) -> bool:  # assertTrue(cnt.frame_count, 1)
+        return True
+
     __lt__ = __le__ = __gt__ = __ge__ = __eq__
     __hash__ = int.__hash__
 
@@ -290,13 +293,26 @@ def counts_ignored() -> Iterator[None]:
     import torch._dynamo.config
     import torch._dynamo.testing
 
-    saved = torch._dynamo.testing.CompileCounterInt
-    torch._dynamo.testing.CompileCounterInt = _AnyCount
+    testing = torch._dynamo.testing
+    counters = (testing.CompileCounter, testing.CompileCounterWithBackend)
+    saved = testing.CompileCounterInt, [c.clear for c in counters]
+
+    def any_counts(clear: Callable[[Any], None]) -> Callable[[Any], None]:
+        def cleared(self: Any) -> None:
+            clear(self)
+            self.op_count = _AnyCount(0)  # torch's switch covers frame_count only
+        return cleared
+
+    testing.CompileCounterInt = _AnyCount
+    for c in counters:
+        c.clear = any_counts(c.clear)
     try:
         with torch._dynamo.config.patch(debug_disable_compile_counter=True):
             yield
     finally:
-        torch._dynamo.testing.CompileCounterInt = saved
+        testing.CompileCounterInt = saved[0]
+        for c, clear in zip(counters, saved[1]):
+            c.clear = clear
 
 
 # ------------------------------------------------------------------ running and classifying
@@ -426,3 +442,59 @@ def totals(outcomes: list[Outcome]) -> dict[str, int]:
     counts["total"] = len(outcomes)
     counts["in_scope"] = len(outcomes) - counts["out-of-scope"] - counts["skipped"]
     return counts
+
+
+# ------------------------------------------------------------------ failure clusters
+
+@dataclass(frozen=True)
+class Cluster:
+    """A cause shared by several non-strict tests, recognised in their reason text."""
+
+    name: str
+    pattern: str
+
+
+# First match wins; the reason text is autograph's break / capture-error message.
+CLUSTERS: tuple[Cluster, ...] = (
+    Cluster("functools.partial constructed in compiled code", r"creating a partial object"),
+    Cluster("functools.reduce, lru_cache, function attributes",
+            r"functools\.reduce|lru_cache|attribute `\.\w+` of function"),
+    Cluster("numpy", r"\.numpy\(\)|numpy\.|ndarray|finfo|iinfo|dtype object|_DTypeMeta"),
+    Cluster("itertools / collections C types",
+            r"creating an? (chain|product|combinations|permutations|zip_longest|islice|count|repeat|accumulate|"
+            r"deque|defaultdict|Counter|OrderedDict) object|from_iterable|fromkeys|defaultdict|OrderedDict|"
+            r"mappingproxy"),
+    Cluster("sets, frozensets, dict views", r"set object|a set of|isdisjoint|call to (add|discard|remove)\(\)"),
+    Cluster("namedtuples, structseqs, tuple subclasses", r"sys\.intern|derives from tuple|_fields|return_types"),
+    Cluster("builtins on mixed values",
+            r"sorted\(\)|max\(\)|min\(\)|operator \S+ between|comparison \S+ between|creating a str object|"
+            r"indexing a list with tensor|__class__|passed to a torch operation"),
+    Cluster("closures, lambdas, generators live at a break", r"defined during capture is live|generator"),
+    Cluster("breaks inside with blocks, grad-mode contexts", r"grad-mode context|`with`|context manager"),
+    Cluster("data-dependent tensor ops", r"data-dependent"),
+)
+COUNT_ONLY = "graph/op counts differ from Dynamo's (no fallback)"
+OTHER = "other"
+
+
+def cluster_of(outcome: Outcome) -> str | None:
+    """The cluster of a non-strict, in-scope outcome (None for strict, out of scope, skipped)."""
+    if outcome.klass == "values":
+        return COUNT_ONLY
+    if outcome.klass not in ("fallback", "wrong"):
+        return None
+    text = " ".join([outcome.reason, *outcome.capture_errors, *outcome.breaks])
+    for c in CLUSTERS:
+        if re.search(c.pattern, text):
+            return c.name
+    return OTHER
+
+
+def clusters(outcomes: list[Outcome]) -> dict[str, list[str]]:
+    """Cluster name -> the tests in it (largest first)."""
+    out: dict[str, list[str]] = {}
+    for o in outcomes:
+        name = cluster_of(o)
+        if name is not None:
+            out.setdefault(name, []).append(o.name)
+    return dict(sorted(out.items(), key=lambda kv: -len(kv[1])))

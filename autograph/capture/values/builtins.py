@@ -163,6 +163,10 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
         same = _identical(tx, a, b)
         return ConstantValue(same if op == "is" else not same)
     if op in ("in", "not in"):
+        if a.is_constant() and b.is_constant() and not _has_symbolic([a, b], {}):
+            # the real `in` on the real constants (substring search, range arithmetic...)
+            found = fold(tx, operator.contains, [b, a], {}, f"operator {op}").truth(tx)
+            return ConstantValue(found if op == "in" else not found)
         found = b.contains(tx, a).truth(tx)
         return ConstantValue(found if op == "in" else not found)
     fn = COMPARE[op]
@@ -207,7 +211,8 @@ def _identical(tx, a: Value, b: Value) -> bool:
         return x is y
     if a.is_tensor() or b.is_tensor():
         if a.is_tensor() and b.is_tensor():
-            return a.node is b.node
+            # an in-place op returns its input object itself, and fake tensors keep that identity
+            return a.node is b.node or a.fake is b.fake
         return False
     try:
         return a.real_value() is b.real_value()

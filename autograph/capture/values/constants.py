@@ -88,7 +88,11 @@ class ConstantValue(Value):
 
 def is_literal(obj: Any) -> bool:
     """True for the plain immutable values folded as constants."""
+    import sys
     import torch
     import types
-    return isinstance(obj, _LITERAL_TYPES + (torch.dtype, torch.device, torch.memory_format,
-                                              torch.layout, range, type(NotImplemented), types.CodeType, frozenset))
+    if isinstance(obj, _LITERAL_TYPES + (torch.dtype, torch.device, torch.memory_format,
+                                         torch.layout, range, type(NotImplemented), types.CodeType, frozenset)):
+        return True
+    np = sys.modules.get("numpy")  # NumPy's number scalars are immutable values too
+    return np is not None and isinstance(obj, (np.number, np.bool_))

@@ -233,13 +233,8 @@ class DictValue(Value):
         return super().getattr(tx, name)
 
     def call_method(self, tx, name, args, kwargs):
-        if name == "items" and not args:
-            return ListIteratorValue([TupleValue([ConstantValue(k), v]) for k, v in self.items.items()],
-                                     kind="dict_items")
-        if name == "keys" and not args:
-            return ListIteratorValue([ConstantValue(k) for k in self.items], kind="dict_keys")
-        if name == "values" and not args:
-            return ListIteratorValue(list(self.items.values()), kind="dict_values")
+        if name in ("keys", "values", "items") and not args and not kwargs:
+            return DictViewValue(self, name)
         if name == "get" and not kwargs:
             k = self._key(args[0])
             if k in self.items:
@@ -285,6 +280,61 @@ class DictValue(Value):
         if self.kind is not dict:
             text = f"{cg.const(self.kind)}({text})"
         return cg.shared(self, text)
+
+
+class DictViewValue(Value):
+    """``d.keys()`` / ``d.values()`` / ``d.items()`` of a dict made or read during capture: a
+    live view, so every use sees the dict's contents at that moment (as Python's views do)."""
+
+    def __init__(self, mapping: DictValue, kind: str):
+        self.mapping = mapping
+        self.kind = kind  # "keys" | "values" | "items"
+
+    def describe(self):
+        return f"dict_{self.kind}"
+
+    def python_type(self):
+        return type(getattr({}, self.kind)())
+
+    def _current(self) -> list[Value]:
+        items = self.mapping.items
+        if self.kind == "keys":
+            return [ConstantValue(k) for k in items]
+        if self.kind == "values":
+            return list(items.values())
+        return [TupleValue([ConstantValue(k), v]) for k, v in items.items()]
+
+    def iter_items(self, tx):
+        return self._current()
+
+    def length(self, tx):
+        return len(self.mapping.items)
+
+    def truth(self, tx):
+        return bool(self.mapping.items)
+
+    def is_constant(self):
+        # keys views compare and combine by their keys alone (always constants here)
+        return self.kind == "keys" or self.mapping.is_constant()
+
+    def as_python_constant(self):
+        if self.kind == "keys":
+            return dict.fromkeys(self.mapping.items).keys()
+        return getattr(self.mapping.as_python_constant(), self.kind)()
+
+    def contains(self, tx, item):
+        if self.kind == "keys":
+            return self.mapping.contains(tx, item)
+        return super().contains(tx, item)
+
+    def getattr(self, tx, name):
+        from autograph.capture.values.builtins import BuiltinMethodValue
+        if self.is_constant() and callable(getattr(self.python_type(), name, None)):
+            return BuiltinMethodValue(self, name)
+        return super().getattr(tx, name)
+
+    def reconstruct(self, cg):
+        return f"{cg.reconstruct(self.mapping)}.{self.kind}()"
 
 
 class SliceValue(Value):

@@ -1,0 +1,114 @@
+"""The adapter that runs PyTorch's Dynamo unit tests against autograph: routing and classes."""
+from __future__ import annotations
+
+import hashlib
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+from autograph.testing import dynamo_adapter as da
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SYNTHETIC = textwrap.dedent('''
+    import unittest
+    import torch
+    import torch._dynamo.test_case
+    import torch._dynamo.testing
+    from torch._dynamo.testing import CompileCounter
+
+
+    def wrong_backend(gm, example_inputs):
+        return lambda *args: tuple(o + 1 for o in gm.forward(*args))
+
+
+    class Cases(torch._dynamo.test_case.TestCase):
+        def test_strict(self):
+            cnt = CompileCounter()
+            f = torch.compile(lambda x: x.sin() + 1, backend=cnt, fullgraph=True)
+            x = torch.randn(3)
+            self.assertEqual(f(x), x.sin() + 1)
+            self.assertEqual(cnt.frame_count, 1)
+            self.assertEqual(cnt.op_count, 2)
+
+        def test_count_differs(self):
+            cnt = CompileCounter()
+            f = torch._dynamo.optimize(cnt)(lambda x: x * 2)
+            x = torch.randn(3)
+            self.assertEqual(f(x), x * 2)
+            self.assertEqual(cnt.frame_count, 5)
+            assert cnt.op_count == 7
+            self.assertTrue(cnt.frame_count, 1)
+
+        def test_capture_fails(self):
+            def fn(x):
+                print("a graph break")
+                return x + 1
+            f = torch._dynamo.optimize_assert("eager")(fn)
+            x = torch.randn(3)
+            self.assertEqual(f(x), x + 1)
+
+        def test_wrong(self):
+            f = torch.compile(lambda x: x * 3, backend=wrong_backend)
+            x = torch.randn(3)
+            self.assertEqual(f(x), x * 3)
+
+        def test_dynamo_config(self):
+            with torch._dynamo.config.patch(cache_size_limit=1):
+                pass
+
+        @unittest.skip("needs a GPU")
+        def test_skipped(self):
+            pass
+
+        @unittest.expectedFailure
+        def test_expected_failure(self):
+            raise AssertionError
+''')
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    path = tmp_path_factory.mktemp("upstream") / "test_synthetic.py"
+    path.write_text(SYNTHETIC)
+    module = da.load_module(path, "autograph_synthetic_dynamo_tests")
+    return {o.name.split(".")[-1]: o for o in (da.classify(t) for t in da.collect(module))}
+
+
+@pytest.mark.parametrize("test, klass", [
+    ("test_strict", "strict"), ("test_count_differs", "values"), ("test_capture_fails", "fallback"),
+    ("test_wrong", "wrong"), ("test_dynamo_config", "out-of-scope"), ("test_skipped", "skipped"),
+    ("test_expected_failure", "out-of-scope"),
+])
+def test_each_test_lands_in_its_class(outcomes, test, klass):
+    assert outcomes[test].klass == klass, outcomes[test]
+
+
+def test_a_fallback_names_the_capture_error(outcomes):
+    assert "graph break" in outcomes["test_capture_fails"].reason
+
+
+def test_routing_is_undone_after_a_run():
+    import torch._dynamo
+    import torch._dynamo.testing
+    before = (torch.compile, torch._dynamo.optimize, torch._dynamo.reset, torch._dynamo.testing.optimize_assert)
+    with da.routed(da.Recorder()):
+        assert torch.compile is not before[0]
+    assert (torch.compile, torch._dynamo.optimize, torch._dynamo.reset,
+            torch._dynamo.testing.optimize_assert) == before
+
+
+def test_totals_count_in_scope_tests(outcomes):
+    counts = da.totals(list(outcomes.values()))
+    assert counts["total"] == 7 and counts["in_scope"] == 4
+    assert da.clusters(list(outcomes.values()))  # the non-strict ones have a cause
+
+
+def test_vendored_file_is_unchanged():
+    """The README records the sha256 of the upstream file; the file must still match it."""
+    folder = ROOT / "tests" / "upstream" / "dynamo"
+    recorded = re.search(r"sha256 `([0-9a-f]{64})`", (folder / "README.md").read_text()).group(1)
+    assert hashlib.sha256((folder / "test_functions.py").read_bytes()).hexdigest() == recorded
