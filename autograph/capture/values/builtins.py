@@ -471,7 +471,8 @@ def _callable(tx, x):
     except Unsupported:
         if x.is_constant() or x.is_tensor():
             return ConstantValue(callable(x.as_python_constant()) if x.is_constant() else False)
-        raise
+    # callable(x) is whether x's type defines __call__ (its tp_call slot)
+    return ConstantValue(hasattr(x.python_type(), "__call__"))
 
 
 def _map(tx, fn, *its):
