@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values import builtins as vb
 from autograph.capture.values.autograd_functions import FunctionApplyValue, is_function_apply
 from autograph.capture.values.base import Value
 from autograph.capture.values.builtins import (BuiltinValue, PyFunctionValue, TorchFunctionValue,
@@ -144,6 +145,9 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         return BuiltinValue(obj)
     if isinstance(obj, types.BuiltinFunctionType) and getattr(obj, "__module__", "") in ("_operator", "math", "operator"):
         g.id_(source, obj)
+        return BuiltinValue(obj)
+    if isinstance(obj, types.BuiltinFunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
+        g.id_(source, obj)  # a library builtin with a model of its own (functools.reduce)
         return BuiltinValue(obj)
     if isinstance(obj, types.ModuleType):
         g.id_(source, obj)
