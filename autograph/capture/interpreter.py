@@ -802,32 +802,20 @@ def _format_value(tx, frame, inst):
 
 @handler("BUILD_SET")
 def _build_set(tx, frame, inst):
-    items = frame.popn(inst.arg)
-    if not all(i.is_constant() for i in items):
-        raise Unsupported("a set of non-constant values")
-    try:
-        frame.push(ConstantValue({i.as_python_constant() for i in items}))
-    except TypeError as exc:
-        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc)
+    from autograph.capture.values.sets import SetValue
+    frame.push(SetValue.of_values(tx, frame.popn(inst.arg), set))
 
 
 @handler("SET_ADD")
 def _set_add(tx, frame, inst):
     v = frame.pop()
-    target = frame.stack[-inst.arg]
-    if not (v.is_constant() and type(target.as_python_constant()) is set):
-        raise Unsupported("a set of non-constant values")
-    target.value.add(v.as_python_constant())
+    frame.stack[-inst.arg].call_method(tx, "add", [v], {})
 
 
 @handler("SET_UPDATE")
 def _set_update(tx, frame, inst):
     v = frame.pop()
-    target = frame.stack[-inst.arg]
-    items = v.iter_items(tx)
-    if not all(i.is_constant() for i in items):
-        raise Unsupported("a set of non-constant values")
-    target.value.update(i.as_python_constant() for i in items)
+    frame.stack[-inst.arg].call_method(tx, "update", [v], {})
 
 
 @handler("LIST_APPEND")

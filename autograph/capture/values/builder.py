@@ -83,6 +83,9 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             or is_literal(obj):  # int/str subclasses (enum members, numpy floats), range, frozenset, ...
         _value_guard(g, source, obj)  # folded as a constant: the value itself is guarded
         return ConstantValue(obj, source)
+    if type(obj) is set and all(is_literal(x) for x in obj):
+        from autograph.capture.values.sets import SetValue, wrap_outside_set
+        return wrap_outside_set(tx, obj, source) if source is not None else SetValue(obj)
     if type(obj) is slice:
         from autograph.capture.values.containers import SliceValue
         from autograph.guards.sources import AttrSource

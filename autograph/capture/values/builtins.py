@@ -131,6 +131,7 @@ BINARY = {
 }
 COMPARE = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
            ">": operator.gt, ">=": operator.ge}
+_SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 UNARY = {"-": operator.neg, "+": operator.pos, "~": operator.invert, "not": operator.not_}
 _OPERATOR_FNS = {v: k for k, v in {**BINARY, **COMPARE}.items()}
 
@@ -155,6 +156,11 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
                     left.items[:] = out.items
                     return left
                 return out
+    reflected = getattr(b, "rbinary_op", None)  # the right operand's __r<op>__
+    if reflected is not None:
+        out = reflected(tx, op.rstrip("="), a)
+        if out is not NotImplemented:
+            return out
     raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}")
 
 
@@ -174,6 +180,12 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
         return tx.graph.call("call_function", fn, (a, b), {})
     if a.is_constant() and b.is_constant():
         return fold(tx, fn, [a, b], {}, f"operator {op}")
+    for left, right, sym in ((a, b, op), (b, a, _SWAPPED[op])):  # a value's own comparison model
+        handler = getattr(left, "compare_op", None)
+        if handler is not None:
+            out = handler(tx, sym, right)
+            if out is not NotImplemented:
+                return out
     if op in ("==", "!="):
         try:
             ra, rb = a.real_value(), b.real_value()
