@@ -13,6 +13,8 @@ def _clone(obj):
         return obj
     if isinstance(obj, torch.Tensor):
         return obj.detach().clone().requires_grad_(obj.requires_grad)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple: fields by position
+        return type(obj)(*(_clone(o) for o in obj))
     if isinstance(obj, (list, tuple)):
         return type(obj)(_clone(o) for o in obj)
     if isinstance(obj, dict):

@@ -87,8 +87,7 @@ class Value:
     def contains(self, tx: "Translator", item: "Value") -> "Value":
         from autograph.capture.values.constants import ConstantValue
         for x in self.iter_items(tx):
-            eq = tx.compare(x, "==", item)
-            if eq.truth(tx):
+            if equal_or_identical(tx, x, item):
                 return ConstantValue(True)
         return ConstantValue(False)
 
@@ -111,6 +110,13 @@ class Value:
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"
+
+
+def equal_or_identical(tx: "Translator", a: Value, b: Value) -> bool:
+    """``PyObject_RichCompareBool(a, b, Py_EQ)``: identical objects are equal without calling
+    ``__eq__`` (``x in (x, y)`` never compares tensors), else ``a == b``'s truth."""
+    from autograph.capture.values.builtins import _identical
+    return _identical(tx, a, b) or tx.compare(a, "==", b).truth(tx)
 
 
 class NullValue(Value):

@@ -95,6 +95,14 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if type(obj) is torch.Size:
         g.equals(source, tuple(obj))
         return SizeValue([ConstantValue(s if isinstance(s, torch.SymInt) else int(s)) for s in obj], source)
+    if isinstance(obj, tuple) and type(obj) is not tuple:
+        from autograph.capture.values.named_tuples import NamedTupleValue, is_named_tuple_class
+        if is_named_tuple_class(type(obj)):
+            from autograph.guards.sources import ItemSource
+            g.type_(source, obj)
+            g.length(source, obj)
+            return NamedTupleValue(type(obj), [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
+                                               for i, x in enumerate(obj)], source)
     if type(obj) in (tuple, list):
         from autograph.guards.sources import ItemSource
         g.type_(source, obj)
@@ -276,6 +284,11 @@ def wrap_fake_result(graph, node, result: Any) -> Value:
                 raise Unsupported("nested sequence result of a torch operation")
             else:
                 items.append(wrap_fake_result(graph, None, r))
+        if type(result) not in (tuple, list):
+            from autograph.capture.values.named_tuples import NamedTupleValue, is_named_tuple_class
+            if is_named_tuple_class(type(result)):  # torch.return_types.max & co.
+                return NamedTupleValue(type(result), items)
+            raise Unsupported(f"torch operation returned a {type(result).__qualname__}")
         return (ListValue if isinstance(result, list) else TupleValue)(items)
     if isinstance(result, (torch.SymInt, torch.SymFloat, torch.SymBool)):
         return ConstantValue(result)  # a size expression; see autograph.capture.shapes

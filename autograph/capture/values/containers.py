@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, equal_or_identical
 from autograph.capture.values.constants import ConstantValue
 
 
@@ -57,16 +57,17 @@ class BaseSequenceValue(Value):
         from autograph.capture.values.builtins import BuiltinMethodValue
         if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
-        return super().getattr(tx, name)
+        raise Unsupported(f"AttributeError: {self.kind.__name__!r} object has no attribute {name!r}",
+                          generic=True)
 
     def call_method(self, tx, name, args, kwargs):
         if name == "index" and not kwargs:
             for i, item in enumerate(self.items):
-                if tx.compare(item, "==", args[0]).truth(tx):
+                if equal_or_identical(tx, item, args[0]):
                     return ConstantValue(i)
             raise Unsupported("ValueError from .index()", generic=True)
         if name == "count" and not kwargs:
-            return ConstantValue(sum(1 for i in self.items if tx.compare(i, "==", args[0]).truth(tx)))
+            return ConstantValue(sum(1 for i in self.items if equal_or_identical(tx, i, args[0])))
         return super().call_method(tx, name, args, kwargs)
 
     def binary_op(self, tx, op: str, other: Value):
@@ -135,7 +136,7 @@ class ListValue(BaseSequenceValue):
                 self.items.reverse()
             elif name == "remove":
                 for i, item in enumerate(self.items):
-                    if tx.compare(item, "==", args[0]).truth(tx):
+                    if equal_or_identical(tx, item, args[0]):
                         del self.items[i]
                         break
                 else:

@@ -1,0 +1,148 @@
+"""Named tuples: ``collections.namedtuple``/``typing.NamedTuple`` classes and structseqs
+(``torch.return_types.max``, ``os.stat_result``), as results of torch ops, as inputs, and
+constructed in compiled code.
+
+A :class:`NamedTupleValue` is a tuple whose class is kept: field names resolve through the
+class's own descriptors (their index is read off a probe instance of the real class),
+methods of the class bind to the value and are inlined, tuple operations give plain tuples
+as they do in Python, and at a break or return the object is rebuilt with its class.
+Tuple subclasses that change tuple's behaviour (``__getitem__``, ``__iter__``...) are not
+modelled.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values import builtins as vb
+from autograph.capture.values.base import mro_lookup
+from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.containers import TupleValue
+
+_TUPLE_BEHAVIOUR = ("__getitem__", "__len__", "__iter__", "__contains__", "__eq__", "__hash__", "__add__",
+                    "__mul__", "__getattribute__", "__getattr__", "__bool__")
+_FIELD_DESCRIPTORS = ("_tuplegetter", "member_descriptor")
+
+
+def is_structseq(cls: type) -> bool:
+    return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "n_sequence_fields")
+
+
+def is_named_tuple_class(cls: Any) -> bool:
+    """A namedtuple class or structseq whose instances behave as plain tuples."""
+    if not (isinstance(cls, type) and issubclass(cls, tuple) and cls is not tuple):
+        return False
+    if not (is_structseq(cls) or isinstance(getattr(cls, "_fields", None), tuple)):
+        return False
+    return all(mro_lookup(cls, name)[0] in (tuple, object, None) for name in _TUPLE_BEHAVIOUR)
+
+
+_PROBES: dict[type, Any] = {}
+
+
+def _probe(cls: type) -> Any:
+    """A real instance of ``cls`` whose items are their own indices."""
+    if cls not in _PROBES:
+        n = cls.n_sequence_fields if is_structseq(cls) else len(cls._fields)
+        _PROBES[cls] = cls(tuple(range(n))) if is_structseq(cls) else tuple.__new__(cls, range(n))
+    return _PROBES[cls]
+
+
+def field_index(cls: type, name: str) -> int | None:
+    klass, raw = mro_lookup(cls, name)
+    if klass is None or klass in (tuple, object) or type(raw).__name__ not in _FIELD_DESCRIPTORS:
+        return None
+    value = getattr(_probe(cls), name, None)
+    return value if type(value) is int else None
+
+
+def _rebuild(cls: type, items: tuple) -> tuple:
+    """The real object for a modelled one (called by the transformed code)."""
+    return cls(items) if is_structseq(cls) else tuple.__new__(cls, items)
+
+
+class NamedTupleValue(TupleValue):
+    def __init__(self, cls: type, items, source=None):
+        super().__init__(items, source)
+        self.cls = cls
+
+    def describe(self) -> str:
+        return f"{self.cls.__qualname__} of {len(self.items)}"
+
+    def python_type(self) -> type:
+        return self.cls
+
+    def as_python_constant(self) -> Any:
+        return _rebuild(self.cls, tuple(i.as_python_constant() for i in self.items))
+
+    def getattr(self, tx, name: str):
+        index = field_index(self.cls, name)
+        if index is not None:
+            return self.items[index]
+        klass, raw = mro_lookup(self.cls, name)
+        if klass is None:
+            raise Unsupported(f"AttributeError: {self.cls.__qualname__!r} object has no attribute {name!r}",
+                              generic=True)
+        if klass is tuple or klass is object:
+            return super().getattr(tx, name)
+        from autograph.capture.values.user_objects import _bind_class_attr
+        return _bind_class_attr(tx, self, self.cls, name, raw)
+
+    def getitem(self, tx, key):
+        return TupleValue(self.items).getitem(tx, key)  # a slice of a named tuple is a plain tuple
+
+    def binary_op(self, tx, op: str, other):
+        if op in ("+", "+=", "*", "*=") and isinstance(other, TupleValue):
+            return TupleValue(self.items).binary_op(tx, op.rstrip("="), TupleValue(other.items))
+        if op in ("*", "*="):
+            return TupleValue(self.items).binary_op(tx, "*", other)
+        return NotImplemented
+
+    def reconstruct(self, cg) -> str:
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        items = "(" + "".join(cg.reconstruct(i) + ", " for i in self.items) + ")"
+        return f"{cg.const(_rebuild)}({cg.const(self.cls)}, {items})"
+
+
+def _construct(tx, cls: Any, args, kwargs):
+    """``CLASS_CALL_HOOKS`` entry: a namedtuple class whose ``__new__`` is the generated one
+    (it binds the fields, defaults included, then ``tuple.__new__``) and ``__init__`` is object's."""
+    if not is_named_tuple_class(cls) or is_structseq(cls):
+        return NotImplemented
+    new = mro_lookup(cls, "__new__")[1]
+    new = getattr(new, "__func__", new)  # stored as a staticmethod by some Python versions
+    if mro_lookup(cls, "__init__")[0] is not object or not _generated_new(new):
+        return NotImplemented
+    try:
+        bound = inspect.signature(new).bind(cls, *args, **kwargs)
+    except TypeError as exc:
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc)
+    bound.apply_defaults()
+    tx.guards.class_attr(cls, "__new__")
+    values = list(bound.arguments.values())[1:]
+    return NamedTupleValue(cls, [_field_value(v) for v in values])
+
+
+def _generated_new(new: Any) -> bool:
+    """``collections.namedtuple``'s generated ``__new__``: it only calls ``tuple.__new__``."""
+    return getattr(getattr(new, "__globals__", None), "get", lambda _: None)("_tuple_new") is tuple.__new__
+
+
+def _field_value(v: Any):
+    from autograph.capture.values.base import Value
+    from autograph.capture.values.constants import is_literal
+    if isinstance(v, Value):
+        return v
+    if is_literal(v):  # a default of the generated __new__
+        return ConstantValue(v)
+    raise Unsupported(f"namedtuple default {type(v).__name__} (not a constant)")
+
+
+def install() -> None:
+    if _construct not in vb.CLASS_CALL_HOOKS:
+        vb.CLASS_CALL_HOOKS.insert(0, _construct)
+
+
+install()
