@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
+
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value, equal_or_identical
 from autograph.capture.values.constants import ConstantValue
@@ -73,7 +75,15 @@ class BaseSequenceValue(Value):
     def binary_op(self, tx, op: str, other: Value):
         if op in ("+", "+=") and type(other) is type(self):
             return type(self)(self.items + other.items)
-        if op in ("*", "*=") and other.is_constant() and isinstance(other.as_python_constant(), int):
+        if op == "+=" and self.kind is list:  # list.__iadd__ extends by any iterable
+            return type(self)(self.items + other.iter_items(tx))
+        if op in ("*", "*=") and other.is_constant() and _is_index(other.as_python_constant()):
+            return type(self)(self.items * other.as_python_constant())
+        return NotImplemented
+
+    def rbinary_op(self, tx, op: str, other: Value):
+        """``4 * [x]``: int.__mul__ gives up, then the sequence repeats itself."""
+        if op == "*" and other.is_constant() and _is_index(other.as_python_constant()):
             return type(self)(self.items * other.as_python_constant())
         return NotImplemented
 
@@ -84,6 +94,10 @@ class BaseSequenceValue(Value):
         if self.kind is tuple:
             return "(" + "".join(p + ", " for p in parts) + ")"
         return cg.const(self.kind) + "((" + "".join(p + ", " for p in parts) + "))"
+
+
+def _is_index(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, torch.SymInt)
 
 
 class TupleValue(BaseSequenceValue):
