@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="run under torch.compile itself (no routing) for comparison")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per test (default 120)")
     parser.add_argument("-v", "--verbose", action="store_true", help="let the tests print")
+    parser.add_argument("--markdown", help="also write the totals and the failure clusters as Markdown here "
+                                           "(the generated part of docs/coverage.md)")
     args = parser.parse_args(argv)
 
     import torch
@@ -90,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         print("  not strict, by cause:")
         for name, names in groups.items():
             print(f"    {len(names):4d}  {name}")
+    if args.markdown:
+        Path(args.markdown).write_text(_markdown(outcomes, counts, groups, path, seconds, torch.__version__))
     if args.json_path:
         data = {"file": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
                 "upstream_commit": _upstream_commit(path), "torch": torch.__version__,
@@ -99,6 +103,29 @@ def main(argv: list[str] | None = None) -> int:
                 "clusters": groups, "tests": [o.as_dict() for o in outcomes]}
         Path(args.json_path).write_text(json.dumps(data, indent=1) + "\n")
     return 1 if counts["wrong"] else 0
+
+
+def _markdown(outcomes, counts, groups, path: Path, seconds: float, torch_version: str) -> str:
+    n = counts["in_scope"] or 1
+    by_name = {o.name: o for o in outcomes}
+    lines = [f"Measured on autograph commit `{_git_commit()}`, {datetime.date.today().isoformat()}, torch "
+             f"{torch_version}, `{path.name}` at upstream commit `{_upstream_commit(path)}`, "
+             f"{seconds:.0f} s on the 2-core CPU machine.", "",
+             "| in scope | strict pass | values correct | of which fell back | values, counts differ | wrong |",
+             "|---|---|---|---|---|---|",
+             f"| {counts['in_scope']} | {counts['strict']} ({100 * counts['strict'] / n:.1f}%) | "
+             f"{counts['strict'] + counts['values'] + counts['fallback']} | {counts['fallback']} "
+             f"({100 * counts['fallback'] / n:.1f}%) | {counts['values']} | {counts['wrong']} |", ""]
+    for name, names in groups.items():
+        lines.append(f"### {name} ({len(names)})")
+        lines.append("")
+        for test in names:
+            reason = by_name[test].reason
+            reason = re.sub(r"^.*?with fullgraph=True: |^\S+: /\S+:\d+: |Remove the construct.*$", "", reason)
+            reason = re.sub(r"/\S+/", "", reason).strip()
+            lines.append(f"- `{test}`: {reason[:160]}")
+        lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

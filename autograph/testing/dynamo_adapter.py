@@ -466,6 +466,8 @@ CLUSTERS: tuple[Cluster, ...] = (
             r"mappingproxy"),
     Cluster("sets, frozensets, dict views", r"set object|a set of|isdisjoint|call to (add|discard|remove)\(\)"),
     Cluster("namedtuples, structseqs, tuple subclasses", r"sys\.intern|derives from tuple|_fields|return_types"),
+    Cluster("torch.func transforms (vmap)", r"vmap"),
+    Cluster("torch.jit helpers", r"\bjit\b|class Any passed"),
     Cluster("builtins on mixed values",
             r"sorted\(\)|max\(\)|min\(\)|operator \S+ between|comparison \S+ between|creating a str object|"
             r"indexing a list with tensor|__class__|passed to a torch operation"),
@@ -483,7 +485,7 @@ def cluster_of(outcome: Outcome) -> str | None:
         return COUNT_ONLY
     if outcome.klass not in ("fallback", "wrong"):
         return None
-    text = " ".join([outcome.reason, *outcome.capture_errors, *outcome.breaks])
+    text = " ".join([outcome.name, outcome.reason, *outcome.capture_errors, *outcome.breaks])
     for c in CLUSTERS:
         if re.search(c.pattern, text):
             return c.name
