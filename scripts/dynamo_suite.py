@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
                 "reference": args.reference, "seconds": round(seconds, 1), "totals": counts,
                 "scope_rules": [{"name": r.name, "pattern": r.pattern, "why": r.why} for r in da.SCOPE_RULES],
                 "clusters": groups, "tests": [o.as_dict() for o in outcomes]}
-        Path(args.json_path).write_text(json.dumps(data, indent=1) + "\n")
+        text = json.dumps(data, indent=1).replace(str(ROOT) + "/", "")  # repository-relative paths
+        Path(args.json_path).write_text(text + "\n")
     return 1 if counts["wrong"] else 0
 
 
