@@ -43,12 +43,6 @@ class UserFunctionValue(Value):
             src = AttrSource(self.source, name) if self.source is not None else None
             return tx.wrap(getattr(self.fn, name, None), src, pin=lambda f=self.fn, n=name: getattr(f, n, None),
                            what=f"{self.fn.__qualname__}.{name}")
-        if name in self.fn.__dict__ and not name.startswith("__"):
-            # a function attribute (`fn.pred = True`): read now, guarded at its live location
-            from autograph.guards.sources import AttrSource
-            src = AttrSource(self.source, name) if self.source is not None else None
-            return tx.wrap(self.fn.__dict__[name], src, pin=lambda f=self.fn, n=name: f.__dict__.get(n),
-                           what=f"{self.fn.__qualname__}.{name}")
         return super().getattr(tx, name)
 
     def setattr(self, tx, name, value):
