@@ -86,6 +86,9 @@ def _compile_module(module: Any, overrides: dict) -> Any:
     compiled_forward.__qualname__ = f"{cls.__qualname__}.forward"
     compiled_forward.__doc__ = forward.__doc__
     compiled_forward.__wrapped__ = forward
+    compiled_forward._torchdynamo_inline = forward  # torch.compile traces the original (runtime/dynamo.py)
+    from autograph.runtime import dynamo
+    dynamo.skip_frames(compiled_forward)
     compiled_cls = type(cls.__name__, (cls,), {
         "forward": compiled_forward,
         "__module__": cls.__module__,

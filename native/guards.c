@@ -501,11 +501,17 @@ static PyObject *hitpath_slow(PyObject *self, PyObject *args, PyObject *kwargs) 
     return r;
 }
 
+/* Another frame evaluator is installed (TorchDynamo while a thread is in a torch.compile region):
+ * Python decides whether this call belongs to torch.compile (autograph/runtime/dynamo.py). */
+static inline int foreign_eval_frame(void) {
+    return _PyInterpreterState_GetEvalFrameFunc(PyThreadState_GET()->interp) != _PyEval_EvalFrameDefault;
+}
+
 static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     HitPath *self = (HitPath *)op;
     PyObject *table = self->table;
     if (!self->fast || g_off || g_captures || t_nesting >= g_max_nesting || !table || !PyTuple_Check(table) ||
-        PyTuple_GET_SIZE(table) != 3)
+        PyTuple_GET_SIZE(table) != 3 || foreign_eval_frame())
         return hitpath_slow(op, args, kwargs);
     PyObject *entries = PyTuple_GET_ITEM(table, 0), *plans = PyTuple_GET_ITEM(table, 1),
              *fns = PyTuple_GET_ITEM(table, 2);

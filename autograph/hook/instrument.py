@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator
 import wrapt
 
 from autograph.hook.select import Selection
+from autograph.runtime import dynamo as _dynamo
 
 _NOT_COMPILABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
 
@@ -99,6 +100,11 @@ class AutographFunctionWrapper(wrapt.FunctionWrapper):
     def __deepcopy__(self, memo: dict):
         return self
 
+    @property
+    def _torchdynamo_inline(self) -> Any:
+        """What TorchDynamo traces instead of this wrapper: the user's original (see runtime/dynamo.py)."""
+        return self._self_wrapped
+
 
 def _shim_for(fn: types.FunctionType) -> Callable:
     """The runtime's shim for ``fn``; the original itself until the runtime room exists."""
@@ -124,6 +130,10 @@ def _call_through(shim: Callable, binding: str) -> Callable:
         return shim(instance, *args, **kwargs)
 
     return call
+
+
+# the wrapper's own frames: TorchDynamo never compiles them (autograph/runtime/dynamo.py)
+_dynamo.skip_frames(_call_through(None, "function"), _call_through(None, "staticmethod"))
 
 
 def wrap_function(raw: Any, *, module: str, qualname: str, attr: str, module_level: bool = False) -> AutographFunctionWrapper:

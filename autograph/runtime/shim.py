@@ -19,6 +19,7 @@ import weakref
 from typing import Any, Callable
 
 from autograph.guards import native as _native
+from autograph.runtime import dynamo as _dynamo
 from autograph.runtime import stats as _stats
 from autograph.runtime.cache import CacheEntry, code_state
 from autograph.settings import current_settings, on_settings_change
@@ -180,7 +181,8 @@ class _PyHitPath:
     _fast: bool = True
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._fast and not _off and not _active_captures and nesting() < MAX_NESTING:
+        if self._fast and not _off and not _active_captures and nesting() < MAX_NESTING \
+                and _dynamo.callback() is None:
             entries, plans, fns = self._table
             try:
                 i = _dispatch(plans, args, kwargs)
@@ -233,6 +235,13 @@ class _ShimLogic:
 
     # -- everything that is not a clean hit -------------------------------------
     def _slow(self, args: tuple, kwargs: dict) -> Any:
+        if _dynamo.callback() is not None:
+            # inside a torch.compile region: Dynamo compiles and runs this frame itself (this
+            # frame is marked "skip" for Dynamo, the original's frame is not); no Python call
+            # before this line, or Dynamo would try to compile autograph's own code
+            self.stats.torch_compile_calls += 1
+            _dynamo.entered_region()
+            return self.fn(*args, **kwargs)
         if _off:
             refresh()  # settings may have been switched back on
         if _off or self.state.eager or is_capturing() or nesting() >= MAX_NESTING:
@@ -435,6 +444,10 @@ _native_nesting = getattr(_native_module, "nesting", None)
 if _native_nesting is not None:
     _native_nesting(0, MAX_NESTING)  # the C hit path's limit is this one
 _HitPath = _native_module.HitPath if _native_module is not None else _PyHitPath
+
+
+# autograph's frames between a caller and the original: Dynamo must never compile them
+_dynamo.skip_frames(_ShimLogic._slow, _ShimLogic.wrapt_wrapper, _PyHitPath.__call__)
 
 
 class Shim(_ShimLogic, _HitPath):

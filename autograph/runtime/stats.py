@@ -35,6 +35,7 @@ class FunctionStats:
     capture_seconds: float = 0.0
     compile_seconds: float = 0.0
     eager_reason: str | None = None  # why the function now always runs eagerly
+    torch_compile_calls: int = 0     # calls inside a torch.compile region: left to TorchDynamo
     # CacheEntry objects, held weakly so a dead function's cache is freed; hits of dead ones are folded
     entry_refs: list[Any] = field(default_factory=list, repr=False)
     eager_entry_refs: list[Any] = field(default_factory=list, repr=False)  # guard-free entries (the original)
@@ -76,7 +77,7 @@ class FunctionStats:
 
     @property
     def calls(self) -> int:
-        return self.hits + self.eager_calls + self._compiled_misses
+        return self.hits + self.eager_calls + self._compiled_misses + self.torch_compile_calls
 
     @property
     def _compiled_misses(self) -> int:
@@ -93,7 +94,7 @@ class FunctionStats:
             "breaks": self.breaks, "break_reasons": list(self.break_reasons),
             "errors": list(self.errors), "capture_seconds": self.capture_seconds,
             "compile_seconds": self.compile_seconds, "eager_reason": self.eager_reason,
-            "cache_entries": len(self.entries),
+            "cache_entries": len(self.entries), "torch_compile_calls": self.torch_compile_calls,
         }
 
 

@@ -24,6 +24,7 @@ from autograph.capture.values.containers import DictValue, ListValue, SizeValue,
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.values.modules import ModuleValue
 from autograph.capture.values.objects import ClassValue, ObjectValue, PythonModuleValue
+from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch_compiled
 
 _BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
 
@@ -116,6 +117,9 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.keys(source, obj)
         return DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
                           for k, v in obj.items()}, source)
+    if callable(obj) and is_torch_compiled(obj):  # left to torch.compile: its call is a break
+        g.id_(source, obj)
+        return TorchCompiledValue(obj, source)
     if isinstance(obj, torch.nn.Module):
         g.id_(source, obj)
         if source is not None:
