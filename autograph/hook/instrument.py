@@ -103,7 +103,7 @@ class AutographFunctionWrapper(wrapt.FunctionWrapper):
     @property
     def _torchdynamo_inline(self) -> Any:
         """What TorchDynamo traces instead of this wrapper: the user's original (see runtime/dynamo.py)."""
-        return self._self_wrapped
+        return self.__wrapped__
 
 
 def _shim_for(fn: types.FunctionType) -> Callable:

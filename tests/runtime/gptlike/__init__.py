@@ -1,0 +1,1 @@
+"""A small nanoGPT-shaped program for whole-program tests (run in subprocesses)."""
