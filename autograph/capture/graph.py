@@ -306,6 +306,8 @@ def to_node_arg(obj):
     if isinstance(obj, dict):
         return {k: to_node_arg(v) for k, v in obj.items()}
     if isinstance(obj, Value):
+        if obj.is_symbolic_scalar():  # a run-time Python float: a placeholder (values/scalars.py)
+            return obj.graph_arg()[0]
         if obj.is_constant():
             return obj.as_python_constant()
         raise Unsupported(f"{obj.describe()} passed to a torch operation")
@@ -332,5 +334,7 @@ def to_fake_arg(obj):
     if isinstance(obj, dict):
         return {k: to_fake_arg(v) for k, v in obj.items()}
     if isinstance(obj, Value):
+        if obj.is_symbolic_scalar():
+            return obj.graph_arg()[1]
         return obj.as_python_constant()
     return obj

@@ -26,6 +26,7 @@ from autograph.capture.breaks import CaptureBug, Unsupported, source_line
 from autograph.capture.graph import GraphBuilder
 from autograph.capture.guard_builder import GuardRecorder
 from autograph.capture.values import builtins as vb
+from autograph.capture.values import scalars
 from autograph.capture.values.base import NULL, Value
 from autograph.capture.values.builder import wrap_real
 from autograph.capture.values.constants import ConstantValue
@@ -351,6 +352,10 @@ class Translator:
             return ConstantValue(not a.truth(self))
         if a.is_tensor():
             return self.graph.call("call_function", vb.UNARY[op], (a,), {})
+        if a.is_symbolic_scalar():
+            out = scalars.unary(self, op, a)
+            if out is not NotImplemented:
+                return out
         if a.is_constant():
             return vb.fold(self, vb.UNARY[op], [a], {}, f"unary {op}")
         raise Unsupported(f"unary {op} on {a.describe()}")

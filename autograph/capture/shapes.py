@@ -21,6 +21,7 @@ tensors, no ShapeEnv.
 from __future__ import annotations
 
 import contextlib
+import math
 import contextvars
 import operator
 import re
@@ -38,12 +39,15 @@ class Plan:
 
     ``mode`` is the ``dynamic`` setting; ``dims`` maps a source expression
     (``x``, ``self.cache``) to the dimensions that changed size in earlier calls
-    ("automatic dynamic"); ``symbolic`` says whether a ShapeEnv is needed at all.
+    ("automatic dynamic"); ``scalars`` names the Python ``int``/``float`` values
+    (``dt``, ``self.lr``) that changed value in earlier calls; ``symbolic`` says
+    whether a ShapeEnv is needed at all.
     """
 
     mode: str = "auto"
     dims: dict = field(default_factory=dict)
     symbolic: bool = False
+    scalars: frozenset = frozenset()  # source expressions of Python ints/floats read as graph inputs
 
 
 STATIC = Plan("static", {}, False)
@@ -108,6 +112,73 @@ def fake_input(graph: Any, source: Any, real: torch.Tensor, node: torch.fx.Node)
                 env._autograph_symbols.setdefault(expr, (source, node, d))
     env._autograph_inputs.append((source, real, fake, node))
     return fake
+
+
+def is_dynamic_scalar(source: Any, value: Any) -> bool:
+    """Whether the Python int/float ``value`` read through ``source`` is a graph input in this capture."""
+    plan = current_plan()
+    if not plan.scalars or source is None or getattr(source, "expr", None) not in plan.scalars:
+        return False
+    if type(value) is int:
+        return value not in (0, 1) and abs(value) < 2 ** 62  # 0 and 1 stay specialised, as sizes do
+    return type(value) is float
+
+
+def _scalar_symbol(graph: Any, source: Any, value: Any):
+    """A ShapeEnv symbol for the scalar input ``value`` (no duck sizing, any sign)."""
+    from torch._dynamo.source import LocalSource as TorchLocalSource
+    from torch.fx.experimental.symbolic_shapes import DimDynamic
+
+    env = graph.fake_mode.shape_env
+    if env is None:
+        raise Unsupported("a dynamic Python scalar without a ShapeEnv", generic=True)
+    name = TorchLocalSource(f"___in{len(env._autograph_inputs)}")
+    symbol = env.create_unspecified_symbol(value, source=name, dynamic_dim=DimDynamic.DYNAMIC)
+    return env, name, symbol
+
+
+def symbolic_int(graph: Any, source: Any, value: int) -> torch.SymInt:
+    """The ``SymInt`` standing for the Python int input ``value`` read through ``source``.
+
+    Arithmetic on it stays symbolic (exact: integer algebra), a branch on it becomes a
+    SHAPE_RELATION guard, a real int (``range(n)``) specialises it; a graph operation
+    using it gets a placeholder fed with the int itself.
+    """
+    env = graph.fake_mode.shape_env
+    for src, _, fake, _ in env._autograph_inputs if env is not None else ():
+        if src == source and isinstance(fake, torch.SymInt):  # read twice: one symbol
+            return fake
+    env, name, symbol = _scalar_symbol(graph, source, value)
+    symint = env.create_symintnode(symbol, hint=value, source=name)
+    env._autograph_symbols[symbol] = (source, None, None)  # placeholder made when a graph op needs it
+    env._autograph_inputs.append((source, value, symint, None))
+    return symint
+
+
+def scalar_placeholder(graph: Any, source: Any, value: Any, fake: Any) -> torch.fx.Node:
+    """The placeholder feeding the scalar input read through ``source`` to the graph (one per source)."""
+    for src, _, node in graph.inputs:
+        if src == source and node.meta.get("autograph_scalar"):
+            return node
+    node = graph._placeholder(graph._name(source.expr))
+    node.meta["example_value"] = fake
+    node.meta["source"] = source.expr
+    node.meta["autograph_scalar"] = True
+    graph.inputs.append((source, value, node))
+    return node
+
+
+def symbolic_float_input(graph: Any, source: Any, value: float) -> tuple[torch.fx.Node, torch.SymFloat]:
+    """Placeholder and ``SymFloat`` of the Python float input ``value``, for a graph operation using it."""
+    env = graph.fake_mode.shape_env
+    for src, _, fake, node in env._autograph_inputs if env is not None else ():
+        if src == source and isinstance(fake, torch.SymFloat):
+            return node, fake
+    env, name, symbol = _scalar_symbol(graph, source, value)
+    symfloat = env.create_symfloatnode(symbol, hint=value, source=name)
+    node = scalar_placeholder(graph, source, value, symfloat)
+    env._autograph_inputs.append((source, value, symfloat, node))
+    return node, symfloat
 
 
 def forget_inputs(env: Any) -> None:
@@ -180,7 +251,10 @@ def symint_node(graph: Any, sym: torch.SymInt) -> Any:
     def leaf(symbol):
         node = cache.get(symbol)
         if node is None:
-            _, placeholder, dim = _symbol_origin(env, symbol)
+            source, placeholder, dim = _symbol_origin(env, symbol)
+            if dim is None:  # a Python int input: the placeholder itself
+                node = cache[symbol] = _int_placeholder(graph, env, symbol, source)
+                return node
             node = graph.graph.create_node("call_function", torch.ops.aten.sym_size.int, (placeholder, dim), {},
                                            name=graph._name(f"sym_size_{symbol}"))
             node.meta["example_value"] = placeholder.meta["example_value"].size(dim)
@@ -201,6 +275,17 @@ def symint_node(graph: Any, sym: torch.SymInt) -> Any:
            "mod": binop(operator.mod), "pow": binop(operator.pow), "max": binop(max), "min": binop(min)}
     out = cache[key] = _lower(key, leaf, lambda v: v, ops)
     return out
+
+
+def _int_placeholder(graph: Any, env: Any, symbol: Any, source: Any) -> torch.fx.Node:
+    for i, (src, real, fake, node) in enumerate(env._autograph_inputs):
+        if src == source and isinstance(fake, torch.SymInt):
+            if node is None:
+                node = scalar_placeholder(graph, source, real, fake)
+                env._autograph_inputs[i] = (src, real, fake, node)
+                env._autograph_symbols[symbol] = (source, node, None)
+            return node
+    raise Unsupported(f"symbolic int {symbol} has no input it comes from", generic=True)
 
 
 def symints_to_nodes(graph: Any, node_args: Any, node_kwargs: Any) -> tuple:
@@ -239,6 +324,8 @@ def reconstruct(cg: Any, value: Any) -> str:
 
     def leaf(symbol):
         source, _, dim = _symbol_origin(env, symbol)
+        if dim is None:  # a Python int input
+            return cg.source_expr(source)
         return f"{cg.source_expr(source)}.size({dim})"
 
     infix = {"add": "+", "mul": "*", "floordiv": "//", "mod": "%", "pow": "**"}
@@ -271,7 +358,8 @@ def finish_guards(tx: Any) -> None:
     inputs = env._autograph_inputs
     by_source = {}
     for source, real, fake, _ in inputs:
-        by_source[source] = _dynamic_tensor_match(source, real, fake)
+        if isinstance(fake, torch.Tensor):
+            by_source[source] = _dynamic_tensor_match(source, real, fake)
     tx.guards.guards[:] = [by_source.get(g.source, g) if g.kind is model.TENSOR_MATCH else g
                            for g in tx.guards.guards]
     names = [TorchLocalSource(f"___in{i}") for i in range(len(inputs))]
@@ -280,7 +368,14 @@ def finish_guards(tx: Any) -> None:
     except Exception as exc:  # noqa: BLE001 - a relation we cannot express: compile statically instead
         raise Unsupported(f"shape guards could not be produced ({type(exc).__name__}: {exc})", generic=True)
     for text in texts:
-        tx.guards.guards.append(_relation(text, [s for s, _, _, _ in inputs]))
+        guard = _relation(text, [s for s, _, _, _ in inputs])
+        scalars = [s.expr for s, _, fake, _ in inputs if not isinstance(fake, torch.Tensor) and s in guard.sources]
+        if scalars:  # tells the recompile message a Python value, not a size, is what changed
+            kind = "float" if any(isinstance(fake, torch.SymFloat) for s, _, fake, _ in inputs if s in guard.sources) \
+                else "int"
+            guard.reason = (f"the value of the Python {kind} {', '.join(scalars)}: the code branches on it "
+                            "or needs it as a real value")
+        tx.guards.guards.append(guard)
 
 
 def _relation(text: str, sources: list) -> Any:
@@ -292,7 +387,7 @@ def _relation(text: str, sources: list) -> Any:
     used = sorted({int(i) for i in re.findall(r"___in(\d+)", code)})
     params = ", ".join(f"___in{i}" for i in used)
     try:
-        check = eval(f"lambda {params}: {code}", {"__builtins__": __builtins__})  # noqa: S307
+        check = eval(f"lambda {params}: {code}", {"__builtins__": __builtins__, "math": math})  # noqa: S307
     except SyntaxError as exc:
         raise Unsupported(f"shape guard {text!r} is not plain Python ({exc})", generic=True)
     readable = re.sub(r"___in(\d+)", lambda m: sources[int(m.group(1))].expr, code)

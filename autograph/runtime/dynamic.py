@@ -9,6 +9,13 @@ captures of the same code ("once dynamic, always dynamic", as in Dynamo).
 first capture.  ``autograph.mark_dynamic``/``mark_static`` on a tensor are
 honoured by ``autograph.capture.shapes`` in every mode.
 
+Python scalars follow the same rule: when a call misses because an ``int`` or
+``float`` the capture read (an argument, an attribute, an item) changed value, that
+source becomes a graph input in the new capture instead of a constant (an ``int``
+symbolic like a size, a ``float`` a symbolic Python float: ``autograph.capture.shapes``
+and ``autograph.capture.values.scalars``). Code that branches on it or needs a real
+value specialises it again, with a guard on what it relied on.
+
 If a symbolic capture fails, the function is captured statically instead:
 dynamic shapes can only ever save recompiles, never lose a compiled entry.
 """
@@ -40,6 +47,7 @@ def _state(shim: Any) -> dict:
 
 
 _FAILED = "<symbolic capture failed>"  # key in a code's dims: capture it statically from now on
+_SCALARS = "<scalars>"                  # key in a code's dims: source expressions of dynamic int/float values
 
 
 def reset() -> None:
@@ -64,6 +72,18 @@ def changed_dims(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) 
             or torch._C._dispatch_keys(value) != f.dispatch_keys):
         return set()
     return {i for i, (now, then) in enumerate(zip(value.size(), f.sizes)) if then is not None and now != then}
+
+
+def changed_scalar(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> type | None:
+    """``int`` or ``float`` when ``guard`` failed only because that Python scalar changed value (same type)."""
+    from autograph.guards.model import EQUALS_MATCH
+
+    if guard is None or guard.kind is not EQUALS_MATCH or type(guard.expected) not in (int, float):
+        return None
+    value = resolve(guard.source, fn, args, kwargs)
+    if type(value) is not type(guard.expected) or value == guard.expected:
+        return None
+    return type(value)
 
 
 def resolve(source: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> Any:
@@ -118,11 +138,19 @@ def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Any, failed: Any):
                     dims[expr] = set(dims.get(expr, ())) | changed
                 log.info("%s: size change of %s in dimension(s) %s: compiling them dynamic",
                          shim.fn.__qualname__, expr, sorted(changed))
+    if mode != "static" and failed is not None and changed_scalar(failed, shim.fn, args, kwargs):
+        # a Python int/float changed value: every scalar of the newest entry that changed becomes an input
+        changed = {guard.source.expr for guard in shim.entries[-1].guards.guards
+                   if changed_scalar(guard, shim.fn, args, kwargs)}
+        with _lock:
+            dims[_SCALARS] = set(dims.get(_SCALARS, ())) | changed
+        log.info("%s: value change of %s: compiling them as inputs", shim.fn.__qualname__, sorted(changed))
     if mode == "static":
         return Plan("static", {}, _marked(args, kwargs))
-    plan_dims = {k: frozenset(v) for k, v in dims.items() if k != _FAILED} if mode == "auto" else {}
-    symbolic = mode == "always" or bool(plan_dims) or _marked(args, kwargs)
-    return Plan(mode, plan_dims, symbolic)
+    scalars = frozenset(dims.get(_SCALARS, ()))
+    plan_dims = {k: frozenset(v) for k, v in dims.items() if k not in (_FAILED, _SCALARS)} if mode == "auto" else {}
+    symbolic = mode == "always" or bool(plan_dims) or bool(scalars) or _marked(args, kwargs)
+    return Plan(mode, plan_dims, symbolic, scalars)
 
 
 def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwargs: dict, settings: Any,

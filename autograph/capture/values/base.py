@@ -46,6 +46,10 @@ class Value:
     def is_tensor(self) -> bool:
         return False
 
+    def is_symbolic_scalar(self) -> bool:
+        """A Python number known only at run time (``values/scalars.py``)."""
+        return False
+
     # --- protocol ----------------------------------------------------------
     def getattr(self, tx: "Translator", name: str) -> "Value":
         raise Unsupported(f"attribute `.{name}` of {self.describe()}")

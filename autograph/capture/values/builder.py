@@ -13,9 +13,11 @@ from typing import Any
 
 import torch
 
+from autograph.capture import shapes
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.autograd_functions import FunctionApplyValue, is_function_apply
+from autograph.capture.values import scalars
 from autograph.capture.values.base import Value
 from autograph.capture.values.builtins import (BuiltinValue, PyFunctionValue, TorchFunctionValue,
                                                is_pure_builtin)
@@ -77,6 +79,11 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         return tx.graph.add_input(source, obj)
     if isinstance(obj, (torch.SymInt, torch.SymFloat, torch.SymBool)):  # folded size arithmetic
         return ConstantValue(obj)
+    if type(obj) in (int, float) and shapes.is_dynamic_scalar(source, obj):  # changed between calls: an input
+        if type(obj) is int:
+            g.type_(source, obj)
+            return ConstantValue(shapes.symbolic_int(tx.graph, source, obj), source)
+        return scalars.leaf(tx, source, obj)
     if type(obj) in (bool, int, float, str, bytes, complex, type(None)) or isinstance(obj, (torch.dtype, torch.device)):
         g.equals(source, obj)
         return ConstantValue(obj, source)

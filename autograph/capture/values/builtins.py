@@ -11,6 +11,7 @@ import torch
 
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
+from autograph.capture.values import scalars
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
                                                  TupleValue)
@@ -144,6 +145,10 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
         if not a.is_tensor() and not b.is_constant() and not b.is_tensor():
             raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}")
         return tx.graph.call("call_function", BINARY[op.rstrip("=")] if op.endswith("=") else fn, (a, b), {})
+    if scalars.involved(a, b):  # a Python float known at run time: a recipe, not a folded constant
+        out = scalars.binary(tx, op, a, b)
+        if out is not NotImplemented:
+            return out
     if a.is_constant() and b.is_constant():
         return fold(tx, fn, [a, b], {}, f"operator {op}")
     for left, right in ((a, b),):
@@ -178,6 +183,10 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
     fn = COMPARE[op]
     if a.is_tensor() or b.is_tensor():
         return tx.graph.call("call_function", fn, (a, b), {})
+    if scalars.involved(a, b):
+        out = scalars.compare(tx, a, op, b)
+        if out is not NotImplemented:
+            return out
     if a.is_constant() and b.is_constant():
         return fold(tx, fn, [a, b], {}, f"operator {op}")
     for left, right, sym in ((a, b, op), (b, a, _SWAPPED[op])):  # a value's own comparison model
@@ -281,6 +290,10 @@ class BuiltinValue(Value):
                 return ConstantValue(None)
         if self.fn in _BREAK_BUILTINS:
             raise Unsupported(_BREAK_BUILTINS[self.fn])
+        if scalars.involved(*args):  # math.sqrt(dt), abs(dt), round(dt, 3) on a run-time float
+            out = scalars.call(tx, self.fn, args, kwargs)
+            if out is not NotImplemented:
+                return out
         handler = _BUILTIN_HANDLERS.get(self.fn)
         if handler is not None:
             out = handler(tx, *args, **kwargs)
@@ -536,6 +549,10 @@ _BUILTIN_HANDLERS: dict[Any, Callable] = {
 
 def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
     """Calling a class: builtin value types are handled; others are a break."""
+    if cls in (int, float) and scalars.involved(*args):
+        out = scalars.call(tx, cls, args, kwargs)
+        if out is not NotImplemented:
+            return out
     handler = _BUILTIN_HANDLERS.get(cls)
     if handler is not None:
         out = handler(tx, *args, **kwargs)
