@@ -48,6 +48,7 @@ class Plan:
     dims: dict = field(default_factory=dict)
     symbolic: bool = False
     scalars: frozenset = frozenset()  # source expressions of Python ints/floats read as graph inputs
+    floats_in_graph: bool = True      # the backend takes SymFloat inputs (eager); else floats specialise there
 
 
 STATIC = Plan("static", {}, False)

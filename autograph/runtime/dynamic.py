@@ -150,7 +150,22 @@ def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Any, failed: Any):
     scalars = frozenset(dims.get(_SCALARS, ()))
     plan_dims = {k: frozenset(v) for k, v in dims.items() if k not in (_FAILED, _SCALARS)} if mode == "auto" else {}
     symbolic = mode == "always" or bool(plan_dims) or bool(scalars) or _marked(args, kwargs)
-    return Plan(mode, plan_dims, symbolic, scalars)
+    return Plan(mode, plan_dims, symbolic, scalars, _floats_in_graph(settings) if scalars else True)
+
+
+def _floats_in_graph(settings: Any) -> bool:
+    """Whether the backend compiles graphs with Python-float (SymFloat) inputs.
+
+    The eager backend runs them as Python does; torch's inductor and autograph's Triton
+    backend do not lower them (inductor fails, Triton falls back to aten), so for those a
+    float used by a torch operation is specialised there (its Python arithmetic stays dynamic).
+    """
+    try:
+        from autograph.backends.registry import lookup
+
+        return getattr(lookup(getattr(settings, "backend", "eager"), settings=settings), "backend_name", "") == "eager"
+    except Exception:  # noqa: BLE001 - an unresolvable backend fails the capture later, with its own message
+        return False
 
 
 def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwargs: dict, settings: Any,

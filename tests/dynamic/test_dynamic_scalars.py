@@ -242,3 +242,19 @@ def test_changed_scalar_names_the_kind_of_value():
     assert changed_scalar(guards["n"], original, (torch.ones(1), 0.5, 4), {}) is int
     assert changed_scalar(guards["n"], original, (torch.ones(1), 0.5, 3), {}) is None
     assert changed_scalar(guards["n"], original, (torch.ones(1), 0.5, 3.0), {}) is None  # a type change
+
+
+def test_other_backends_get_floats_as_constants_in_the_graph():
+    seen = []
+
+    def my_backend(gm, example_inputs):  # not the eager backend: no SymFloat placeholders for it
+        seen.append([type(v).__name__ for v in example_inputs])
+        return gm.forward
+
+    def f(x, dt):
+        return x * dt, dt / 3
+
+    compiled = autograph.compile(f, backend=my_backend)
+    for dt in (0.5, 0.25, 0.125):
+        same(compiled(torch.ones(2), dt), f(torch.ones(2), dt))
+    assert all(kinds == ["Tensor"] for kinds in seen)

@@ -200,10 +200,11 @@ class ScalarValue(Value):
         if self._node is not None:
             return self._node
         graph = self.tx.graph
-        if type(self.hint) is not float or graph.fake_mode.shape_env is None or not self._in_graph_ops():
+        from autograph.capture import shapes
+        if type(self.hint) is not float or graph.fake_mode.shape_env is None or not self._in_graph_ops() \
+                or not shapes.current_plan().floats_in_graph:
             value = self.as_python_constant()  # an int used as a size, a math function: specialise
             return value, value
-        from autograph.capture import shapes
         if self.fn is None:
             self._node = shapes.symbolic_float_input(graph, self.source, self.hint)
             return self._node
