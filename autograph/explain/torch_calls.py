@@ -167,6 +167,8 @@ def start() -> None:
         """Attributes each torch call to the innermost instrumented function, inside or outside a graph."""
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
+            if torch.compiler.is_compiling():  # TorchDynamo traces modes: it must see a plain call
+                return func(*args, **(kwargs or {}))
             if not shim.is_capturing() and not _is_metadata_query(func):
                 if note_call():
                     graph_counts = getattr(_state, "counts", None)

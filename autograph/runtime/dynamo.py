@@ -30,10 +30,10 @@ _skip_codes: list[types.CodeType] = []   # autograph's frames on the path into t
 _skipped: set[int] = set()               # ids of codes already marked for Dynamo
 _traced_rules = False                    # autograph's rooms added to Dynamo's trace-rule skip list
 
-# Rooms Dynamo must never trace into (``autograph.testing`` holds user-style model code: left out).
+# Rooms Dynamo must never trace into (``autograph.testing`` holds user-style model code, and
+# ``autograph.explain`` the report's TorchFunctionMode, which Dynamo traces as a mode: left out).
 _ROOMS = ("autograph.api", "autograph.runtime", "autograph.hook", "autograph.capture", "autograph.guards",
-          "autograph.backends", "autograph.explain", "autograph.bytecode", "autograph.settings",
-          "autograph.errors")
+          "autograph.backends", "autograph.bytecode", "autograph.settings", "autograph.errors")
 
 
 def _not_loaded() -> Any:

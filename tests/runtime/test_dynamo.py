@@ -250,3 +250,20 @@ def test_gpt_program_under_the_hook_with_inductor_matches_inductor_alone():
     hooked, log = _train({**env, "AUTOGRAPH_PACKAGES": "tests.runtime.gptlike"}, timeout=1200)
     assert hooked["losses"] == alone["losses"]
     _no_autograph_frames(log)
+
+
+def test_report_mode_counter_is_transparent_to_dynamo(hooked):
+    from autograph.explain import torch_calls
+
+    was_active = torch_calls.active()
+    torch_calls.start()  # AUTOGRAPH_REPORT=1: a TorchFunctionMode counts torch calls
+    try:
+        net = hooked.Net().eval()
+        counter = GraphCounter()
+        x = torch.randn(4, 8)
+        out = torch.compile(net, backend=counter)(x)
+        assert counter.graphs == 1
+    finally:
+        if not was_active:
+            torch_calls.stop()
+    assert torch.equal(out, net(x))
