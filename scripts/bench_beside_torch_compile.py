@@ -1,60 +1,68 @@
 """Steady training step of `torch.compile(model)` with and without autograph's import hook.
 
-Runs the GPT-shaped program of ``tests/runtime/gptlike`` (``train.py``) in child processes,
-alternating "torch.compile alone" and "under AUTOGRAPH_PACKAGES=tests.runtime.gptlike"
-for ``--rounds`` rounds; the steady step is the median step time after ``--warmup`` steps,
-pooled over the rounds. Prints a Markdown table row per backend.
+One process, interleaved: the GPT-shaped model of ``tests/runtime/gptlike`` is loaded twice,
+once under ``autograph.install("tests.runtime.gptlike")`` and once as a plain copy (same file,
+another module name, not instrumented); both are wrapped in ``torch.compile`` and trained step
+by step in turn (forward, backward, AdamW step), one torch thread. Prints the median steady
+step of each after ``--warmup`` steps, and their ratio. (Same losses with dropout on are checked
+by ``tests/runtime/test_dynamo.py`` in separate processes.)
 
     python scripts/bench_beside_torch_compile.py --backend aot_eager --backend inductor
 """
 from __future__ import annotations
 
 import argparse
-import json
-import os
+import importlib.util
 import statistics
-import subprocess
 import sys
+import time
 from pathlib import Path
 
+import torch
+
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
-
-def run(backend: str, hooked: bool, steps: int) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRAPH", "TORCH_LOGS"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
-    env.update({"TC": backend, "STEPS": str(steps), "OMP_NUM_THREADS": "1"})
-    if hooked:
-        env["AUTOGRAPH_PACKAGES"] = "tests.runtime.gptlike"
-    out = subprocess.run([sys.executable, "-m", "tests.runtime.gptlike.train"], cwd=REPO, env=env,
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+import autograph  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", action="append", default=None, help="torch.compile backend (repeatable)")
-    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--steps", type=int, default=60)
     parser.add_argument("--warmup", type=int, default=10)
-    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    print("| torch.compile backend | alone: steady step ms | under the hook: steady step ms | ratio | "
-          "step 0 s alone / hooked | same losses |")
-    print("|---|---|---|---|---|---|")
-    for backend in args.backend or ["aot_eager"]:
-        times: dict[bool, list[float]] = {False: [], True: []}
-        first: dict[bool, list[float]] = {False: [], True: []}
-        losses: dict[bool, list] = {}
-        for _ in range(args.rounds):
-            for hooked in (False, True):
-                result = run(backend, hooked, args.steps)
-                times[hooked] += result["times"][args.warmup:]
-                first[hooked].append(result["times"][0])
-                losses.setdefault(hooked, result["losses"])
-        alone, hooked = statistics.median(times[False]) * 1e3, statistics.median(times[True]) * 1e3
-        print(f"| {backend} | {alone:.2f} | {hooked:.2f} | {hooked / alone:.3f} | "
-              f"{statistics.median(first[False]):.1f} / {statistics.median(first[True]):.1f} | "
-              f"{'yes' if losses[False] == losses[True] else 'NO'} |")
+    torch.set_num_threads(1)
+    path = REPO / "tests" / "runtime" / "gptlike" / "model.py"
+    spec = importlib.util.spec_from_file_location("plain_gptlike_model", path)
+    plain = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plain)
+    print("| torch.compile backend | alone: steady step ms | under the hook: steady step ms | ratio |")
+    print("|---|---|---|---|")
+    with autograph.install("tests.runtime.gptlike"):
+        import tests.runtime.gptlike.model as hooked
+
+        for backend in args.backend or ["aot_eager"]:
+            torch._dynamo.reset()
+            runs = {}
+            for name, module in (("alone", plain), ("hooked", hooked)):
+                torch.manual_seed(0)
+                model = module.GPT(module.GPTConfig()).train()
+                runs[name] = (torch.compile(model, backend=backend), torch.optim.AdamW(model.parameters(), lr=1e-3))
+            data = torch.randint(0, 64, (4, 33), generator=torch.Generator().manual_seed(1))
+            x, y = data[:, :-1].contiguous(), data[:, 1:].contiguous()
+            times: dict[str, list[float]] = {name: [] for name in runs}
+            for step in range(args.steps):
+                for name, (model, optimizer) in runs.items():
+                    t0 = time.perf_counter()
+                    _, loss = model(x, y)
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad(set_to_none=True)
+                    if step >= args.warmup:
+                        times[name].append(time.perf_counter() - t0)
+            alone, under = (statistics.median(times[n]) * 1e3 for n in ("alone", "hooked"))
+            print(f"| {backend} | {alone:.2f} | {under:.2f} | {under / alone:.3f} |")
 
 
 if __name__ == "__main__":
