@@ -13,4 +13,8 @@ def inductor(gm: torch.fx.GraphModule, example_inputs: list[torch.Tensor]) -> Ca
     """
     from torch._inductor.compile_fx import compile_fx
 
+    from autograph.backends.functionalize import run_as_captured
+    as_captured = run_as_captured(gm, "inductor")
+    if as_captured is not None:
+        return as_captured
     return compile_fx(gm, example_inputs)

@@ -111,11 +111,14 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     # (state switches alone are not worth a graph: what they leave behind is set by the entry)
     has_graph = bool(cg.outputs) or any(n.meta.get("mutates") and not n.meta.get("state")
                                         for n in tx.graph.graph.nodes)
+    writes = False
     input_exprs: list[str] = []
     if has_graph:
         from autograph.backends.registry import lookup
         gm = tx.graph.finish(cg.outputs)
         example_inputs = [real for _, real, _ in tx.graph.inputs]
+        writes = _writes_something(gm.graph)
+        gm.meta["inputs_share_memory"] = writes and _share_memory(example_inputs)
         backend = lookup(getattr(settings, "backend", "eager"), settings=settings)
         from autograph.capture import shapes
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
@@ -130,6 +133,8 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs)
     from autograph.capture.shapes import finish_guards
     finish_guards(tx)  # dynamic inputs: None sizes in TENSOR_MATCH + SHAPE_RELATION guards
+    if writes:  # what one input's write does to another depends on whether they share memory
+        tx.guards.aliasing([(src, real) for src, real, _ in tx.graph.inputs])
     tx.graph.release_fake_values()
     from autograph.guards.check import GuardSet
     return CaptureResult(
@@ -142,6 +147,17 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
 def torch_set_grad_enabled():
     import torch
     return torch._C._set_grad_enabled
+
+
+def _writes_something(graph) -> bool:
+    """Whether a node of ``graph`` writes a tensor or its metadata (a random draw alone does not)."""
+    from autograph.capture import effects
+    return any(set(n.meta.get("effects", ())) - {effects.RANDOM} for n in graph.nodes)
+
+
+def _share_memory(tensors: list) -> bool:
+    from autograph.guards.model import alias_pattern
+    return any(first != i for i, (first, _) in enumerate(alias_pattern(tensors)))
 
 
 def _eager_result(fn, tx, breaks, seconds, *, no_tensor_work: bool) -> CaptureResult:

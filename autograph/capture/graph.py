@@ -17,6 +17,7 @@ import torch
 import torch.fx
 from torch._subclasses.fake_tensor import FakeTensorMode
 
+from autograph.capture import effects
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 
@@ -124,8 +125,9 @@ class GraphBuilder:
             node_args, node_kwargs = shapes.symints_to_nodes(self, node_args, node_kwargs)
         fake_args = to_fake_arg(args)
         fake_kwargs = to_fake_arg(kwargs)
+        recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs))
         try:
-            with self.fake_mode:
+            with self.fake_mode, recorder:
                 if kind == "call_method":
                     result = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
                 else:
@@ -146,11 +148,26 @@ class GraphBuilder:
         if _has_symbolic_shape(result):
             raise Unsupported(f"data-dependent output shape of {_target_name(target)} "
                               f"(its size depends on tensor values)")
-        return self.wrap_result(kind, target, node_args, node_kwargs, result)
+        kinds = recorder.kinds + [k for k in effects.by_name(target) if k not in recorder.kinds]
+        if effects.METADATA in kinds and self.fake_mode.shape_env is not None:
+            from autograph.capture import shapes
+            # the fake input's sizes/strides change in place, and the guards and the backend's
+            # example inputs are read from it at the end: capture with static sizes instead
+            raise shapes.NeedsStaticSizes(f"{_target_name(target)} changes a tensor's sizes or strides in place")
+        return self.wrap_result(kind, target, node_args, node_kwargs, result, effect_kinds=kinds,
+                                arguments=_tensor_values((args, kwargs)))
 
-    def wrap_result(self, kind, target, node_args, node_kwargs, result) -> Value:
+    def wrap_result(self, kind, target, node_args, node_kwargs, result, *, effect_kinds: list | None = None,
+                    arguments: list | None = None) -> Value:
+        """The node for a call and the value of its result.
+
+        ``effect_kinds`` (what the call does beyond its result, see ``capture/effects.py``)
+        keep the node whatever happens to its result.  A result tensor that *is* one of the
+        ``arguments`` (``x.add_(1)``, ``torch.add(a, b, out=o)``, ``x.t_()`` return their
+        argument) is that argument's value again, so ``y is x`` holds as in Python.
+        """
         from autograph.capture.values.builder import wrap_fake_result
-        mutates = _mutates(target)
+        mutates = bool(effect_kinds)
         if not _has_tensor(result) and not mutates:
             return wrap_fake_result(self, None, result)
         node = self.graph.create_node(kind, target, node_args, node_kwargs,
@@ -158,10 +175,12 @@ class GraphBuilder:
         node.meta["example_value"] = result
         node.stack_trace = self.current_trace
         node.meta["mutates"] = mutates
+        if effect_kinds:
+            node.meta["effects"] = tuple(effect_kinds)
         self.op_count += 1
         if not _has_tensor(result):
             return wrap_fake_result(self, None, result)
-        return wrap_fake_result(self, node, result)
+        return wrap_fake_result(self, node, result, same_as=arguments or ())
 
     def getitem_node(self, node: torch.fx.Node, index: int, fake) -> torch.fx.Node:
         item = self.graph.create_node("call_function", operator.getitem, (node, index), {},
@@ -238,20 +257,21 @@ def _numpy_scalars_as_numbers(kind: str, target: Any, args: Any, kwargs: Any) ->
     return new_args, new_kwargs
 
 
-_INPLACE_OPERATORS = {operator.setitem, operator.iadd, operator.isub, operator.imul, operator.itruediv,
-                      operator.ifloordiv, operator.imod, operator.ipow, operator.imatmul, operator.iand,
-                      operator.ior, operator.ixor, operator.ilshift, operator.irshift}
-
-
-def _mutates(target) -> bool:
-    """In-place operations: their nodes stay in the graph even when their result is unused."""
-    if target in _INPLACE_OPERATORS:
-        return True
-    name = target if isinstance(target, str) else getattr(target, "__name__", "")
-    if name.startswith("__i") and name.endswith("__"):  # __iadd__, __imul__, ... (not __init__/__index__)
-        return name[3:-2] in {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
-                              "xor", "lshift", "rshift"}
-    return name.endswith("_") and not name.endswith("__")
+def _tensor_values(obj) -> list:
+    """The tensor values among a call's symbolic arguments (one level into containers)."""
+    from autograph.capture.values.containers import BaseSequenceValue, DictValue
+    from autograph.capture.values.tensors import TensorValue
+    if isinstance(obj, TensorValue):
+        return [obj]
+    if isinstance(obj, BaseSequenceValue):
+        return [t for i in obj.items for t in _tensor_values(i)]
+    if isinstance(obj, DictValue):
+        return [t for v in obj.items.values() for t in _tensor_values(v)]
+    if isinstance(obj, (tuple, list)):
+        return [t for o in obj for t in _tensor_values(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in _tensor_values(o)]
+    return []
 
 
 def _has_symbolic_shape(obj) -> bool:

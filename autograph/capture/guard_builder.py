@@ -104,6 +104,21 @@ class GuardRecorder:
         self._add(("keys", source), lambda: model.python_guard(
             f"tuple({source.expr}) == {keys!r}", lambda v: tuple(v) == keys, [source]))
 
+    def aliasing(self, inputs: list) -> None:
+        """Tensor inputs ``[(source, tensor), ...]`` share memory as now (see ``model.tensor_aliasing``)."""
+        inputs = [(s, t) for s, t in inputs if s is not None and t is not None]
+        if len(inputs) < 2:
+            return
+        key = ("aliasing", tuple(s for s, _ in inputs))
+        self._add(key, lambda: model.tensor_aliasing([s for s, _ in inputs], [t for _, t in inputs]))
+
+    def distinct(self, a, b) -> None:
+        """Sources ``a`` and ``b`` are different objects (capture folded ``a is b`` to False)."""
+        if a is None or b is None:
+            return
+        self._add(("distinct", a, b), lambda: model.python_guard(
+            f"{a.expr} is not {b.expr}", lambda x, y: x is not y, [a, b]))
+
     def global_state(self) -> None:
         for guard in model.global_state():
             self._add(("state", guard.source), lambda g=guard: g)

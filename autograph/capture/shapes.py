@@ -33,6 +33,13 @@ import torch
 from autograph.capture.breaks import Unsupported
 
 
+class NeedsStaticSizes(Exception):
+    """Raised by a symbolic capture that cannot be exact; the runtime captures statically instead.
+
+    Not an ``Unsupported`` (that would be a graph break): the whole symbolic capture is abandoned.
+    """
+
+
 @dataclass(frozen=True)
 class Plan:
     """Which dimensions one capture makes symbolic.
@@ -391,6 +398,10 @@ def _relation(text: str, sources: list) -> Any:
         check = eval(f"lambda {params}: {code}", {"__builtins__": __builtins__, "math": math})  # noqa: S307
     except SyntaxError as exc:
         raise Unsupported(f"shape guard {text!r} is not plain Python ({exc})", generic=True)
+    import builtins
+    unknown = sorted(n for n in check.__code__.co_names if not hasattr(builtins, n) and n not in ("size", "stride", "storage_offset"))
+    if unknown:  # a size with no input behind it (a hidden base storage): the guard could never be checked
+        raise NeedsStaticSizes(f"shape guard {text!r} reads {', '.join(unknown)}, which is not an input")
     readable = re.sub(r"___in(\d+)", lambda m: sources[int(m.group(1))].expr, code)
     guard = model.shape_relation(readable, check, [sources[i] for i in used])
     guard.reason = "relation between sizes the compiled graph relies on"

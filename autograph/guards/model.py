@@ -273,3 +273,42 @@ def python_guard(expr_src: str, check_fn: Callable[..., bool], sources: Sequence
     sources = tuple(sources)
     return Guard(PYTHON, sources[0] if sources else None, None, expr_src,
                  sources=sources, check_fn=check_fn, words=words)
+
+
+def storage_key(tensor: Any) -> Any:
+    """What identifies a tensor's memory: its storage (views of one tensor share it)."""
+    try:
+        return tensor.untyped_storage()._cdata
+    except Exception:  # noqa: BLE001 - sparse/nested tensors: fall back to the object
+        return ("object", id(tensor))
+
+
+def alias_pattern(tensors: Sequence[Any]) -> tuple:
+    """For each tensor, the index of the first one sharing its storage and of the first that is the
+    same object: ``((0, 0), (1, 1))`` for two separate tensors, ``((0, 0), (0, 1))`` for two views
+    of one storage."""
+    by_storage: dict = {}
+    by_object: dict = {}
+    return tuple((by_storage.setdefault(storage_key(t), i), by_object.setdefault(id(t), i))
+                 for i, t in enumerate(tensors))
+
+
+def tensor_aliasing(sources: Sequence[Source], tensors: Sequence[Any]) -> Guard:
+    """The tensor inputs share memory exactly as when compiled (no two share it, usually).
+
+    A graph that writes one input and reads another was compiled for one aliasing; the same
+    tensor passed for two parameters, or two views of one tensor, need an entry of their own.
+    """
+    expected = alias_pattern(tensors)
+    names = [s.expr for s in sources]
+    groups: dict = {}
+    for name, (first, _) in zip(names, expected):
+        groups.setdefault(first, []).append(name)
+    shared = [g for g in groups.values() if len(g) > 1]
+    if not shared:
+        src = f"len({{t.untyped_storage()._cdata for t in ({', '.join(names)},)}}) == {len(names)}"
+        words = f"{', '.join(names)} are separate tensors (no two share memory)"
+    else:
+        src = f"___alias_pattern({', '.join(names)}) == {expected!r}"
+        words = "; ".join(f"{' and '.join(g)} share memory" for g in shared) + "; no other tensor inputs do"
+    return python_guard(src, lambda *ts: alias_pattern(ts) == expected, sources, words=words)

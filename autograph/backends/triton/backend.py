@@ -27,6 +27,7 @@ from typing import Any, Callable
 import torch
 import torch.fx
 
+from autograph.backends.functionalize import run_as_captured
 from autograph.backends.triton.codegen import CannotFuse, kernel_source, launch_config
 from autograph.backends.triton.fuse import KernelGroup, fuse
 from autograph.backends.triton.ir import ExternItem
@@ -103,6 +104,9 @@ class TritonBackend:
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
         from torch._functorch.aot_autograd import aot_module_simplified
 
+        as_captured = run_as_captured(gm, "triton")
+        if as_captured is not None:
+            return as_captured
         devices = _devices(example_inputs)
         if importlib.util.find_spec("triton") is None or len(devices) > 1 or not devices <= {"cpu", "cuda"}:
             log.warning("triton backend: cannot compile here (triton missing or devices %s); running eager", devices)

@@ -279,18 +279,29 @@ def _hashable(obj) -> bool:
         return False
 
 
-def wrap_fake_result(graph, node, result: Any) -> Value:
-    """Wrap the result of a fake computation (``node`` is None when no node was made)."""
+def wrap_fake_result(graph, node, result: Any, *, same_as=()) -> Value:
+    """Wrap the result of a fake computation (``node`` is None when no node was made).
+
+    A result tensor that is the fake of one of ``same_as`` (tensor values passed to the
+    call: in-place methods and ``out=`` return their argument) is that value itself.
+    """
     from autograph.capture.values.tensors import TensorValue
+
+    def tensor(fake, make_node):
+        for value in same_as:
+            if value.fake is fake:
+                return value
+        return TensorValue(make_node(), fake)
+
     if isinstance(result, torch.Tensor):
-        return TensorValue(node, result)
+        return tensor(result, lambda: node)
     if isinstance(result, torch.Size):  # symbolic sizes stay SymInts (autograph.capture.shapes)
         return SizeValue([ConstantValue(s if isinstance(s, torch.SymInt) else int(s)) for s in result])
     if isinstance(result, (tuple, list)):
         items = []
         for i, r in enumerate(result):
             if isinstance(r, torch.Tensor):
-                items.append(TensorValue(graph.getitem_node(node, i, r), r))
+                items.append(tensor(r, lambda i=i, r=r: graph.getitem_node(node, i, r)))
             elif isinstance(r, (tuple, list)) and node is not None:
                 raise Unsupported("nested sequence result of a torch operation")
             else:

@@ -222,6 +222,14 @@ def _seq(v):
     return v.items if isinstance(v, BaseSequenceValue) else None
 
 
+def _input_source(tx, tensor):
+    """The source of the graph input behind tensor value ``tensor``."""
+    for source, _, node in tx.graph.inputs:
+        if node is tensor.node:
+            return source
+    return tensor.source
+
+
 def _identical(tx, a: Value, b: Value) -> bool:
     if a is b:
         return True
@@ -233,7 +241,11 @@ def _identical(tx, a: Value, b: Value) -> bool:
     if a.is_tensor() or b.is_tensor():
         if a.is_tensor() and b.is_tensor():
             # an in-place op returns its input object itself, and fake tensors keep that identity
-            return a.node is b.node or a.fake is b.fake
+            if a.node is b.node or a.fake is b.fake:
+                return True
+            if a.node.op == "placeholder" and b.node.op == "placeholder":
+                tx.guards.distinct(_input_source(tx, a), _input_source(tx, b))  # one tensor may come twice
+            return False
         return False
     try:
         return a.real_value() is b.real_value()

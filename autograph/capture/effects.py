@@ -1,0 +1,124 @@
+"""Which torch calls have an effect beyond their result, decided by the ops' schemas.
+
+A captured torch call is run on fake tensors; :class:`EffectRecorder` watches the
+aten/c10d ops it reaches (whatever Python wrapper called them: ``F.relu(inplace=True)``,
+``torch.add(out=)``, ``dist.all_reduce``) and reports a call as effectful when
+
+* an op writes (schema ``Tensor(a!)``: in-place, ``out=``, in-place views such as
+  ``t_``/``resize_``/``as_strided_``/``set_``) a tensor whose storage the call was given,
+* an op is a collective (``c10d`` namespace: its effect is on other processes), or
+* an op consumes the random generator (tag ``nondeterministic_seeded``): dropping it
+  would shift every later random number.
+
+Effectful nodes stay in the graph whether or not their result is used.  Tensor-level
+effects no aten op shows (``requires_grad_``, ``detach_``) are in-place by Tensor's own
+naming rule (a method ending in one underscore) and are kept by that rule.
+"""
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+_SEEDED = torch.Tag.nondeterministic_seeded
+_INPLACE_VIEW = torch.Tag.inplace_view
+
+# effect kinds (``node.meta["effects"]``); backends read them to know what they must reproduce
+WRITE = "write"            # data written into a tensor the call was given
+METADATA = "metadata"      # sizes/strides/storage of a tensor the call was given changed (t_, resize_, set_)
+AUTOGRAD = "autograd"      # autograd metadata changed (requires_grad_, detach_): no aten op shows it
+COLLECTIVE = "collective"  # a c10d collective: an effect on other processes
+RANDOM = "random"          # consumes the random generator
+
+
+def storages_of(*trees) -> set:
+    """Weak references to the storages of every tensor in ``trees`` (args, kwargs)."""
+    flat, _ = tree_flatten(trees)
+    out = set()
+    for t in flat:
+        if isinstance(t, torch.Tensor):
+            try:
+                out.add(StorageWeakRef(t.untyped_storage()))
+            except Exception:  # pragma: no cover - tensors without storage (sparse, nested)
+                out.add(id(t))
+    return out
+
+
+def _written_args(func, args, kwargs) -> list:
+    """The tensors an op call writes, read off its schema's mutable aliases."""
+    schema = func._schema
+    written = []
+    for i, arg in enumerate(schema.arguments):
+        if arg.alias_info is None or not arg.alias_info.is_write:
+            continue
+        if arg.kwarg_only or i >= len(args):
+            value = kwargs.get(arg.name)
+        else:
+            value = args[i]
+        written.extend(t for t in tree_flatten(value)[0] if isinstance(t, torch.Tensor))
+    return written
+
+
+class EffectRecorder(TorchDispatchMode):
+    """Pushed above the fake mode while a captured call runs; collects its effects."""
+
+    def __init__(self, inputs: set):
+        super().__init__()
+        self.inputs = inputs  # storages of the call's arguments
+        self.kinds: list[str] = []  # effect kinds seen, in order, without repeats
+
+    def _add(self, kind: str) -> None:
+        if kind not in self.kinds:
+            self.kinds.append(kind)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        tags = getattr(func, "tags", ())
+        if getattr(func, "namespace", "") == "c10d":
+            self._add(COLLECTIVE)
+        if _SEEDED in tags:
+            self._add(RANDOM)
+        for t in _written_args(func, args, kwargs):
+            if storages_of(t) & self.inputs:
+                self._add(METADATA if _INPLACE_VIEW in tags else WRITE)
+                break
+        return func(*args, **kwargs)
+
+
+_INPLACE_OPERATORS = {operator.setitem, operator.iadd, operator.isub, operator.imul, operator.itruediv,
+                      operator.ifloordiv, operator.imod, operator.ipow, operator.imatmul, operator.iand,
+                      operator.ior, operator.ixor, operator.ilshift, operator.irshift}
+_DUNDER_INPLACE = {"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+                   "xor", "lshift", "rshift"}
+
+
+# Tensor methods whose effect is on autograd metadata only (no aten op runs for them)
+_AUTOGRAD_METHODS = {"requires_grad_", "detach_", "retain_grad"}
+
+
+def by_name(target) -> list[str]:
+    """Effects a call has by Python's or Tensor's naming rule, beyond what its aten ops show:
+    ``requires_grad_``/``detach_`` change autograd metadata; ``operator.iadd``, ``__iadd__`` and
+    ``add_`` are in-place by name (their writes also show in the ops, this is the safety net)."""
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+    if name in _AUTOGRAD_METHODS:
+        return [AUTOGRAD]
+    return [WRITE] if inplace_by_name(target) else []
+
+
+def inplace_by_name(target) -> bool:
+    """In-place by Python's or Tensor's naming rule: ``operator.iadd``, ``__iadd__``, ``add_``."""
+    try:
+        if target in _INPLACE_OPERATORS:
+            return True
+    except TypeError:  # unhashable target
+        return False
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+    if not isinstance(name, str):
+        return False
+    if name.startswith("__i") and name.endswith("__"):  # __iadd__, __imul__, ... (not __init__/__index__)
+        return name[3:-2] in _DUNDER_INPLACE
+    return name.endswith("_") and not name.endswith("__")
