@@ -64,3 +64,34 @@ def test_corrupt_cache_entry_is_regenerated(tmp_path):
         path.write_text("{not json")
     again = run(tmp_path)
     assert again["ok"] and again["hit"] == [False]
+
+
+def test_altered_record_is_not_used_and_recompiles(tmp_path):
+    """A record changed on disk but still valid JSON (here: the kernel multiplies by 3, not 2)
+    fails its hash check: the graph is recompiled and the values are right."""
+    run(tmp_path)
+    (path,) = (tmp_path / "graphs").glob("*.json")
+    record = json.loads(path.read_text())
+    record["kernels"] = [[name, source.replace("* 2\n", "* 3\n")] for name, source in record["kernels"]]
+    assert record["kernels"] != json.loads(path.read_text())["kernels"]  # the edit took
+    path.write_text(json.dumps(record))
+    again = run(tmp_path)
+    assert again["ok"] and again["hit"] == [False] and again["hits"] == 0
+    assert json.loads(path.read_text())["kernels"] != record["kernels"]  # rewritten by the recompile
+
+
+def test_altered_record_logs_on_the_backend_channel(tmp_path, caplog):
+    import logging
+
+    from autograph.backends.triton.runtime import KernelCache
+
+    cache = KernelCache(tmp_path)
+    cache.put_graph("k", {"kernels": [["a", "x = 1"]], "wrapper": "def call(args): return []"})
+    assert cache.get_graph("k")["wrapper"] == "def call(args): return []"
+    path = cache.graph_path("k")
+    path.write_text(path.read_text().replace("return []", "return [1]"))
+    with caplog.at_level(logging.INFO, logger="autograph.kernels"):
+        assert cache.get_graph("k") is None
+    assert "altered on disk" in caplog.text and cache.graph_misses == 1
+    cache.graph_path("other").write_text(path.read_text())  # a valid record under another key
+    assert cache.get_graph("other") is None

@@ -29,7 +29,7 @@ def f_rpow(x): return 2 ** x
 def f_floordiv(x): return x // 0.5
 def f_mod(x): return x % 0.7
 def f_neg(x): return -x
-def f_pos(x): return +x
+def f_pos(x): return +(x * 2)  # `+x` alone is x itself (torch.positive returns its input)
 def f_matmul(x): return x @ x.t()
 def f_inplace_add(x):
     y = x * 1

@@ -4,7 +4,9 @@ Kernel modules are written to ``<cache_dir>/kernels/<name>_<hash>.py`` (triton
 needs a real file to read a kernel's source) and imported from there; a second
 process finds the file and skips writing it. Whole-graph results (wrapper and
 kernel sources) are stored as JSON under ``<cache_dir>/graphs/<key>.json`` so a
-second process skips lowering and code generation as well.
+second process skips lowering and code generation as well; each record holds the
+hash of its content and key, and one that does not match is recompiled (logged on
+the ``backend`` channel).
 
 On CPU tensors kernels run in triton's interpreter: the function is wrapped in
 ``InterpretedFunction`` directly, which works whether or not ``TRITON_INTERPRET``
@@ -16,6 +18,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -24,7 +27,8 @@ from typing import Any
 
 import torch
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 2: records carry a digest of their content
+log = logging.getLogger("autograph.kernels")  # the ``backend`` log channel
 
 
 def default_cache_dir() -> Path:
@@ -78,23 +82,43 @@ class KernelCache:
         return self.root / "graphs" / f"{key}.json"
 
     def get_graph(self, key: str) -> dict | None:
+        """The record stored under ``key``, or None (recompile) when missing, stale or altered.
+
+        A record carries the hash of its own content and key: one changed on disk (by hand,
+        a partial copy, another version) but still valid JSON is never used.
+        """
         path = self.graph_path(key)
         try:
             record = json.loads(path.read_text())
-        except (OSError, ValueError):
+        except FileNotFoundError:
             self.graph_misses += 1
             return None
-        if record.get("format") != FORMAT_VERSION:
-            self.graph_misses += 1
-            return None
+        except (OSError, ValueError) as exc:
+            return self._reject(path, f"unreadable ({type(exc).__name__})")
+        if not isinstance(record, dict) or record.get("format") != FORMAT_VERSION:
+            return self._reject(path, "written by another version")
+        digest = record.pop("digest", None)
+        if digest != record_digest(key, record):
+            return self._reject(path, "its content does not match its hash (altered on disk)")
         self.graph_hits += 1
         return record
 
+    def _reject(self, path: Path, why: str) -> None:
+        self.graph_misses += 1
+        log.info("triton backend: cached graph %s not used, recompiling: %s", path, why)
+        return None
+
     def put_graph(self, key: str, record: dict) -> None:
+        record = {"format": FORMAT_VERSION, **record}
         try:
-            _atomic_write(self.graph_path(key), json.dumps({"format": FORMAT_VERSION, **record}))
+            _atomic_write(self.graph_path(key), json.dumps({**record, "digest": record_digest(key, record)}))
         except OSError:
             pass  # a read-only cache only costs recompiles
+
+
+def record_digest(key: str, record: dict) -> str:
+    """Hash of a graph record's content and the key it is stored under."""
+    return hashlib.sha256((key + "\n" + json.dumps(record, sort_keys=True)).encode()).hexdigest()
 
 
 def graph_key(gm: torch.fx.GraphModule, inputs: list, gpu: bool) -> str | None:
