@@ -12,10 +12,13 @@ import time
 import types
 from typing import Any, Callable
 
+import torch
+
 from autograph.capture.breaks import BreakRecord, CaptureBug, Unsupported, source_line
 from autograph.capture.codegen import Codegen, _Expr, build_entry, origin_of
 from autograph.capture.interpreter import BreakAt, Return, Stopped, Translator, _resolve_callable
 from autograph.capture.result import CaptureResult, GraphRecord
+from autograph.capture.shapes import NeedsStaticSizes
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import NULL
 from autograph.errors import CaptureError
@@ -35,6 +38,9 @@ def capture(fn: types.FunctionType, args: tuple, kwargs: dict, settings: Any, *,
         return _capture(fn, args, kwargs, settings, wrap_nested, t0)
     except CaptureError:
         raise
+    except NeedsStaticSizes as exc:  # the runtime captures again with static sizes
+        raise CaptureError(f"cannot capture {fn.__qualname__} with symbolic sizes: {exc}",
+                           code.co_filename, code.co_firstlineno) from exc
     except Unsupported as exc:
         where = exc.user_stack[-1] if exc.user_stack else (code.co_filename, code.co_firstlineno, "")
         raise CaptureError(f"cannot capture {fn.__qualname__}: {exc.reason}", where[0], where[1]) from exc
@@ -111,14 +117,15 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     # (state switches alone are not worth a graph: what they leave behind is set by the entry)
     has_graph = bool(cg.outputs) or any(n.meta.get("mutates") and not n.meta.get("state")
                                         for n in tx.graph.graph.nodes)
-    writes = False
+    writes, held = False, []
     input_exprs: list[str] = []
     if has_graph:
         from autograph.backends.registry import lookup
         gm = tx.graph.finish(cg.outputs)
         example_inputs = [real for _, real, _ in tx.graph.inputs]
         writes = _writes_something(gm.graph)
-        gm.meta["inputs_share_memory"] = writes and _share_memory(example_inputs)
+        held = _held_tensors(gm)
+        gm.meta["inputs_share_memory"] = writes and _share_memory(example_inputs + held)
         backend = lookup(getattr(settings, "backend", "eager"), settings=settings)
         from autograph.capture import shapes
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
@@ -134,7 +141,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     from autograph.capture.shapes import finish_guards
     finish_guards(tx)  # dynamic inputs: None sizes in TENSOR_MATCH + SHAPE_RELATION guards
     if writes:  # what one input's write does to another depends on whether they share memory
-        tx.guards.aliasing([(src, real) for src, real, _ in tx.graph.inputs])
+        tx.guards.aliasing([(src, real) for src, real, _ in tx.graph.inputs], held)
     tx.graph.release_fake_values()
     from autograph.guards.check import GuardSet
     return CaptureResult(
@@ -153,6 +160,12 @@ def _writes_something(graph) -> bool:
     """Whether a node of ``graph`` writes a tensor or its metadata (a random draw alone does not)."""
     from autograph.capture import effects
     return any(set(n.meta.get("effects", ())) - {effects.RANDOM} for n in graph.nodes)
+
+
+def _held_tensors(gm) -> list:
+    """The parameters and buffers the graph reads through ``get_attr`` nodes."""
+    return [t for t in (getattr(gm, n.target, None) for n in gm.graph.nodes if n.op == "get_attr")
+            if isinstance(t, torch.Tensor)]
 
 
 def _share_memory(tensors: list) -> bool:

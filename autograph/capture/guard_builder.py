@@ -104,13 +104,14 @@ class GuardRecorder:
         self._add(("keys", source), lambda: model.python_guard(
             f"tuple({source.expr}) == {keys!r}", lambda v: tuple(v) == keys, [source]))
 
-    def aliasing(self, inputs: list) -> None:
-        """Tensor inputs ``[(source, tensor), ...]`` share memory as now (see ``model.tensor_aliasing``)."""
+    def aliasing(self, inputs: list, held: list) -> None:
+        """Tensor inputs ``[(source, tensor), ...]`` share memory as now, among themselves and with
+        the tensors the graph holds (``held``: parameters, buffers); see ``model.tensor_aliasing``."""
         inputs = [(s, t) for s, t in inputs if s is not None and t is not None]
-        if len(inputs) < 2:
+        if len(inputs) < 2 and not (inputs and held):
             return
         key = ("aliasing", tuple(s for s, _ in inputs))
-        self._add(key, lambda: model.tensor_aliasing([s for s, _ in inputs], [t for _, t in inputs]))
+        self._add(key, lambda: model.tensor_aliasing([s for s, _ in inputs], [t for _, t in inputs], held))
 
     def distinct(self, a, b) -> None:
         """Sources ``a`` and ``b`` are different objects (capture folded ``a is b`` to False)."""

@@ -293,22 +293,33 @@ def alias_pattern(tensors: Sequence[Any]) -> tuple:
                  for i, t in enumerate(tensors))
 
 
-def tensor_aliasing(sources: Sequence[Source], tensors: Sequence[Any]) -> Guard:
+def tensor_aliasing(sources: Sequence[Source], tensors: Sequence[Any], held: Sequence[Any] = ()) -> Guard:
     """The tensor inputs share memory exactly as when compiled (no two share it, usually).
 
     A graph that writes one input and reads another was compiled for one aliasing; the same
     tensor passed for two parameters, or two views of one tensor, need an entry of their own.
+    ``held``: tensors the graph holds itself (parameters, buffers); the inputs share memory
+    with them as when compiled (their storages are read once, here).
     """
-    expected = alias_pattern(tensors)
+    held_keys = {storage_key(t): i for i, t in reversed(list(enumerate(held)))}
+    expected = alias_pattern(tensors), tuple(held_keys.get(storage_key(t)) for t in tensors)
+
+    def check(*ts):
+        return alias_pattern(ts) == expected[0] and tuple(held_keys.get(storage_key(t)) for t in ts) == expected[1]
+
     names = [s.expr for s in sources]
     groups: dict = {}
-    for name, (first, _) in zip(names, expected):
+    for name, (first, _) in zip(names, expected[0]):
         groups.setdefault(first, []).append(name)
     shared = [g for g in groups.values() if len(g) > 1]
-    if not shared:
+
+    if not shared and not any(k is not None for k in expected[1]):
         src = f"len({{t.untyped_storage()._cdata for t in ({', '.join(names)},)}}) == {len(names)}"
         words = f"{', '.join(names)} are separate tensors (no two share memory)"
+        if held:
+            words += ", and none shares memory with a parameter or buffer"
     else:
         src = f"___alias_pattern({', '.join(names)}) == {expected!r}"
-        words = "; ".join(f"{' and '.join(g)} share memory" for g in shared) + "; no other tensor inputs do"
-    return python_guard(src, lambda *ts: alias_pattern(ts) == expected, sources, words=words)
+        words = "; ".join(f"{' and '.join(g)} share memory" for g in shared) or "tensor inputs share memory"
+        words += " (as when compiled)"
+    return python_guard(src, check, sources, words=words)
