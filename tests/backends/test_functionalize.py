@@ -301,3 +301,30 @@ def test_results_and_generated_code_do_not_depend_on_hash_seed(name, tmp_path):
     first = _run_with_hash_seed(0, name, tmp_path / "a")
     second = _run_with_hash_seed(1, name, tmp_path / "b")
     assert first == second
+
+
+# --- effects AOTAutograd does not carry over: the graph runs as captured ---------------------
+
+def test_graph_with_a_collective_runs_as_captured(backend, caplog):
+    import logging
+    import socket
+
+    import torch.distributed as dist
+
+    if not dist.is_available():
+        pytest.skip("torch.distributed is not available")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(s.getsockname()[1]))
+    dist.init_process_group("gloo", rank=0, world_size=1)
+    try:
+        def f(x, t):
+            dist.all_reduce(t)
+            return x + 1
+
+        with caplog.at_level(logging.INFO, logger="autograph.kernels"):
+            t = torch.ones(3)
+            assert torch.equal(autograph.compile(f, backend=backend)(torch.ones(3), t), torch.full((3,), 2.0))
+        assert "runs a collective" in caplog.text and torch.equal(t, torch.ones(3))
+    finally:
+        dist.destroy_process_group()
