@@ -37,6 +37,8 @@ def reason_to_run_as_captured(gm: torch.fx.GraphModule) -> str | None:
         return "tensor inputs share memory and the graph writes one of them"
     for node in gm.graph.nodes:
         for kind in node.meta.get("effects", ()):
+            if kind == "metadata" and not node.meta.get("writes_input"):
+                continue  # a tensor made inside the graph: AOTAutograd functionalizes it
             if kind in _NOT_FUNCTIONALIZED:
                 where = node.meta.get("stack_trace") or ""
                 line = where.strip().splitlines()[0].strip() if where.strip() else node.format_node()

@@ -157,9 +157,8 @@ def torch_set_grad_enabled():
 
 
 def _writes_something(graph) -> bool:
-    """Whether a node of ``graph`` writes a tensor or its metadata (a random draw alone does not)."""
-    from autograph.capture import effects
-    return any(set(n.meta.get("effects", ())) - {effects.RANDOM} for n in graph.nodes)
+    """Whether a node of ``graph`` writes (data or metadata) into an input, parameter or buffer."""
+    return any(n.meta.get("writes_input") for n in graph.nodes)
 
 
 def _held_tensors(gm) -> list:

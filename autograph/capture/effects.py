@@ -65,10 +65,12 @@ def _written_args(func, args, kwargs) -> list:
 class EffectRecorder(TorchDispatchMode):
     """Pushed above the fake mode while a captured call runs; collects its effects."""
 
-    def __init__(self, inputs: set):
+    def __init__(self, inputs: set, graph_inputs: set = frozenset()):
         super().__init__()
         self.inputs = inputs  # storages of the call's arguments
+        self.graph_inputs = graph_inputs  # storages of the graph's inputs, parameters and buffers
         self.kinds: list[str] = []  # effect kinds seen, in order, without repeats
+        self.writes_graph_input = False  # a write lands in memory the caller can see
 
     def _add(self, kind: str) -> None:
         if kind not in self.kinds:
@@ -82,9 +84,10 @@ class EffectRecorder(TorchDispatchMode):
         if _SEEDED in tags:
             self._add(RANDOM)
         for t in _written_args(func, args, kwargs):
-            if storages_of(t) & self.inputs:
+            storages = storages_of(t)
+            if storages & self.inputs:
                 self._add(METADATA if _INPLACE_VIEW in tags else WRITE)
-                break
+                self.writes_graph_input = self.writes_graph_input or bool(storages & self.graph_inputs)
         return func(*args, **kwargs)
 
 

@@ -37,6 +37,7 @@ class GraphBuilder:
         self.inside_try = False
         # "self" is the generated forward's own first parameter: an input named so gets "self_1"
         self.names: set[str] = {"self"}
+        self.input_storages: set = set()  # storages of inputs, parameters and buffers (effects.py)
 
     # --- leaves ------------------------------------------------------------
     def _fake(self, real: torch.Tensor) -> torch.Tensor:
@@ -68,6 +69,7 @@ class GraphBuilder:
         fake = shapes.fake_input(self, source, real, node)
         node.meta["example_value"] = fake
         node.meta["source"] = source.expr
+        self.input_storages |= effects.storages_of(fake)
         self.inputs.append((source, real, node))
         value = TensorValue(node, fake, source)
         self._input_by_source[source] = value
@@ -101,6 +103,7 @@ class GraphBuilder:
             self.root.register_buffer(name, real)
         node = self.graph.get_attr(name)
         fake = self._fake(real)
+        self.input_storages |= effects.storages_of(fake)
         node.meta["example_value"] = fake
         value = TensorValue(node, fake, source)
         value.is_attr = True
@@ -125,7 +128,7 @@ class GraphBuilder:
             node_args, node_kwargs = shapes.symints_to_nodes(self, node_args, node_kwargs)
         fake_args = to_fake_arg(args)
         fake_kwargs = to_fake_arg(kwargs)
-        recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs))
+        recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
         try:
             with self.fake_mode, recorder:
                 if kind == "call_method":
@@ -154,8 +157,11 @@ class GraphBuilder:
             # the fake input's sizes/strides change in place, and the guards and the backend's
             # example inputs are read from it at the end: capture with static sizes instead
             raise shapes.NeedsStaticSizes(f"{_target_name(target)} changes a tensor's sizes or strides in place")
-        return self.wrap_result(kind, target, node_args, node_kwargs, result, effect_kinds=kinds,
-                                arguments=_tensor_values((args, kwargs)))
+        value = self.wrap_result(kind, target, node_args, node_kwargs, result, effect_kinds=kinds,
+                                 arguments=_tensor_values((args, kwargs)))
+        if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
+            self.last_call_node.meta["writes_input"] = True  # the caller can see this effect
+        return value
 
     def wrap_result(self, kind, target, node_args, node_kwargs, result, *, effect_kinds: list | None = None,
                     arguments: list | None = None) -> Value:
@@ -175,6 +181,7 @@ class GraphBuilder:
         node.meta["example_value"] = result
         node.stack_trace = self.current_trace
         node.meta["mutates"] = mutates
+        self.last_call_node = node
         if effect_kinds:
             node.meta["effects"] = tuple(effect_kinds)
         self.op_count += 1
