@@ -399,7 +399,10 @@ def _relation(text: str, sources: list) -> Any:
     except SyntaxError as exc:
         raise Unsupported(f"shape guard {text!r} is not plain Python ({exc})", generic=True)
     import builtins
-    unknown = sorted(n for n in check.__code__.co_names if not hasattr(builtins, n) and n not in ("size", "stride", "storage_offset"))
+    import dis
+    # globals the guard reads (attribute names such as ``.size`` or ``math.isnan`` are not reads)
+    read = {i.argval for i in dis.get_instructions(check) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    unknown = sorted(n for n in read if not hasattr(builtins, n) and n != "math")
     if unknown:  # a size with no input behind it (a hidden base storage): the guard could never be checked
         raise NeedsStaticSizes(f"shape guard {text!r} reads {', '.join(unknown)}, which is not an input")
     readable = re.sub(r"___in(\d+)", lambda m: sources[int(m.group(1))].expr, code)
