@@ -137,16 +137,18 @@ class Codegen:
         """Expression of the callable for a native call (user code goes through its own shim)."""
         from autograph.capture.interpreter import _MethodRef
         from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
-        from autograph.capture.values.modules import ModuleValue, _has_hooks
+        from autograph.capture.values.modules import ModuleValue, _has_hooks, guard_no_hooks
         if isinstance(fn, UserFunctionValue) and fn.fn.__code__.co_flags & _CO_GENERATOR_LIKE:
             return self.reconstruct(fn), args  # calling it runs no code: nothing to compile
         if isinstance(fn, UserFunctionValue):
             return self.const(self.wrap_nested(fn.fn)), args
         if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
             return self.const(self.wrap_nested(fn.func.fn)), [fn.self_value, *args]
-        if isinstance(fn, ModuleValue) and not _has_hooks(fn.module):
+        if isinstance(fn, ModuleValue) and not _has_hooks(fn.module) and "forward" not in fn.module.__dict__:
             forward = type(fn.module).forward
             if isinstance(forward, types.FunctionType):
+                guard_no_hooks(self.tx, fn)  # calling forward directly skips __call__'s hooks
+                self.tx.guards.method(fn.source, type(fn.module), "forward", forward)
                 return self.const(self.wrap_nested(forward)), [fn, *args]
         if isinstance(fn, _MethodRef):
             real = None

@@ -1,9 +1,9 @@
 """FX graph building with fake-tensor propagation.
 
 One :class:`GraphBuilder` per capture: a fresh ``FakeTensorMode`` (no real kernel
-runs), placeholders for tensor inputs (by source), ``get_attr`` nodes for
-parameters and buffers held by a root module (so optimizers see the real ones),
-and ``call_function``/``call_method`` nodes whose ``example_value`` is computed
+runs), placeholders for tensor inputs (by source) — parameters and buffers of
+modules included, read from the live module on every call so one graph serves
+every instance and optimizers and autograd see the real tensors — and ``call_function``/``call_method`` nodes whose ``example_value`` is computed
 on fake tensors. Each node gets ``stack_trace`` so ``gm.code`` shows the user line.
 """
 from __future__ import annotations
@@ -62,6 +62,7 @@ class GraphBuilder:
         for src, other, node in self.inputs:
             if other is real:  # the same tensor reached two ways: one placeholder
                 value = TensorValue(node, node.meta["example_value"], source)
+                value.input_cls = type(real)
                 self._input_by_source[source] = value
                 return value
         node = self._placeholder(self._name(source.expr))
@@ -72,6 +73,7 @@ class GraphBuilder:
         self.input_storages |= effects.storages_of(fake)
         self.inputs.append((source, real, node))
         value = TensorValue(node, fake, source)
+        value.input_cls = type(real)  # guarded by TENSOR_MATCH: isinstance(p, nn.Parameter) holds
         self._input_by_source[source] = value
         return value
 
@@ -91,7 +93,8 @@ class GraphBuilder:
             return self.graph.placeholder(name)
 
     def add_attr(self, real: torch.Tensor, hint: str, source=None):
-        """A ``get_attr`` node for a parameter/buffer, held by the root module."""
+        """A ``get_attr`` node for a parameter/buffer, held by the root module: a constant of
+        the graph (only ``modules.BY_IDENTITY``, the benchmark's identity-guarded mode)."""
         from autograph.capture.values.tensors import TensorValue
         key = id(real)
         if key in self._attr_by_id:

@@ -155,11 +155,17 @@ def _state_words(guard: Any) -> str:
 
 
 def guard_words(guards: Iterable[Any]) -> list[str]:
-    """Plain words, one line per guard; global-state guards folded into two lines."""
+    """Plain words, one line per guard; global-state guards folded into two lines, the guards
+    of each module tree into one (``explain/module_words.py``)."""
+    from autograph.explain.module_words import fold
+
     lines: list[str] = []
     state: list[str] = []
     grad = None
-    for g in guards:
+    for _, g in fold(guards):
+        if isinstance(g, str):
+            lines.append(g)
+            continue
         if str(getattr(g, "kind", "")) == "GLOBAL_STATE":
             words = _state_words(g)
             if getattr(getattr(g, "source", None), "kind", None) == "grad_enabled":

@@ -24,7 +24,7 @@ from autograph.capture.values.builtins import (BuiltinValue, PyFunctionValue, To
 from autograph.capture.values.constants import ConstantValue, is_literal
 from autograph.capture.values.containers import DictValue, ListValue, SizeValue, TupleValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
-from autograph.capture.values.modules import ModuleValue
+from autograph.capture.values.modules import wrap_module
 from autograph.capture.values.objects import ClassValue, ObjectValue, PythonModuleValue
 from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch_compiled
 
@@ -128,11 +128,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.id_(source, obj)
         return TorchCompiledValue(obj, source)
     if isinstance(obj, torch.nn.Module):
-        g.id_(source, obj)
-        if source is not None:
-            from autograph.guards.sources import AttrSource
-            g.equals(AttrSource(source, "training"), obj.training)
-        return ModuleValue(obj, source, path or (source.expr if source is not None else type(obj).__name__))
+        return wrap_module(tx, obj, source, path or (source.expr if source is not None else type(obj).__name__))
     if is_function_apply(obj):  # MyFunction.apply held in a variable
         from autograph.guards.sources import AttrSource
         g.id_(AttrSource(source, "__self__") if source is not None else None, obj.__self__)

@@ -202,6 +202,9 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             ra = rb = None
         if ra is not None and rb is not None:
             eq = ra is rb or (type(ra) is type(rb) and ra == rb) if not isinstance(ra, torch.Tensor) else ra is rb
+            if type(ra) is type(rb):  # objects of one class: the answer rests on which objects they are
+                _pin_identity(tx, a, ra)
+                _pin_identity(tx, b, rb)
             return ConstantValue(eq if op == "==" else not eq)
         if type(a) is not type(b) and not (a.is_constant() or b.is_constant()):
             pass
@@ -248,9 +251,15 @@ def _identical(tx, a: Value, b: Value) -> bool:
             return False
         return False
     try:
-        return a.real_value() is b.real_value()
+        ra, rb = a.real_value(), b.real_value()
     except Unsupported:
         pass
+    else:
+        same = ra is rb
+        if same or type(ra) is type(rb):  # the answer rests on identity, not on guarded types
+            _pin_identity(tx, a, ra)
+            _pin_identity(tx, b, rb)
+        return same
     if a.mutable or b.mutable:
         return False
     try:
@@ -259,6 +268,15 @@ def _identical(tx, a: Value, b: Value) -> bool:
     except Unsupported:
         pass
     raise Unsupported(f"identity test between {a.describe()} and {b.describe()}")
+
+
+def _pin_identity(tx, value: Value, real) -> None:
+    """An ``is`` answered from real objects holds for later calls only while the objects
+    reached through sources are the same ones: modules and user objects, otherwise guarded
+    by class and contents, get an identity guard here."""
+    source = getattr(value, "source", None)
+    if source is not None and not value.is_constant():
+        tx.guards.id_(source, real)
 
 
 # ---------------------------------------------------------------------------
@@ -357,7 +375,7 @@ def _tensor_isinstance(obj, classes) -> bool:
     classes = classes if isinstance(classes, tuple) else (classes,)
     for c in classes:
         if c is torch.nn.Parameter:
-            if getattr(obj, "is_attr", False) and isinstance(getattr(obj, "real_param", None), torch.nn.Parameter):
+            if getattr(obj, "input_cls", None) is torch.nn.Parameter:  # a parameter input (TENSOR_MATCH'd)
                 return True
             continue
         if isinstance(c, type) and issubclass(torch.Tensor, c):

@@ -1,5 +1,11 @@
-"""``nn.Module``s: forward is inlined (when no hooks), parameters/buffers become
-``get_attr`` nodes on the graph's root, submodule containers iterate."""
+"""``nn.Module``s as graph inputs: forward is inlined (when no hooks), parameters and buffers
+are placeholders read from the live module at call time, submodule containers iterate.
+
+A module reached through a source is guarded by what the capture relied on, not by its
+identity: its class (TYPE_MATCH), every member it read (submodules, parameters with
+TENSOR_MATCH, attribute values), the hook dictionaries of each module it called being
+empty. One cache entry then serves every instance of the same structure.
+"""
 from __future__ import annotations
 
 import types
@@ -12,13 +18,50 @@ from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
+# The per-instance hook dictionaries ``nn.Module.__call__`` consults, and the global ones.
+INSTANCE_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
+GLOBAL_HOOKS = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
+                "_global_backward_pre_hooks")
+
+# The behaviour before modules were graph inputs: guard each module by identity and bake its
+# parameters into the graph as ``get_attr`` constants.  Only ``scripts/bench_overhead.py`` sets
+# it, to measure the structural guards against identity guards side by side.
+BY_IDENTITY = False
+
 
 def _has_hooks(m: torch.nn.Module) -> bool:
     from torch.nn.modules import module as mod
-    return bool(m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
-                or getattr(m, "_backward_pre_hooks", None)
-                or mod._global_forward_hooks or mod._global_forward_pre_hooks
-                or mod._global_backward_hooks or getattr(mod, "_global_backward_pre_hooks", None))
+    return any(getattr(m, name, None) for name in INSTANCE_HOOKS) or \
+        any(getattr(mod, name, None) for name in GLOBAL_HOOKS)
+
+
+def wrap_module(tx, module: torch.nn.Module, source, path: str) -> "ModuleValue":
+    """The value of a real module.  Reached through a source, only its class is guarded here;
+    what the capture reads from it is guarded where it reads it.  Without a source (a trusted
+    read, or the benchmark's identity mode) it is pinned by identity."""
+    if source is None or BY_IDENTITY:
+        tx.guards.id_(source, module)
+        if source is not None:
+            tx.guards.equals(AttrSource(source, "training"), module.training)
+    else:
+        tx.guards.type_(source, module)
+    return ModuleValue(module, source, path)
+
+
+def guard_no_hooks(tx, value: "ModuleValue") -> None:
+    """A call of ``value`` that skips ``nn.Module.__call__`` is only right while no hook is
+    registered on it (or globally): raise when one is, else guard that none appears."""
+    m = value.module
+    if _has_hooks(m):
+        raise Unsupported(f"call to {value.describe()} with hooks registered")
+    from torch.nn.modules import module as mod
+    owner = value.source if value.source is not None else ObjectSource(m, value.path)
+    for name in INSTANCE_HOOKS:
+        if name in m.__dict__:
+            tx.guards.length(AttrSource(owner, name), m.__dict__[name])
+    for name in GLOBAL_HOOKS:
+        if name in vars(mod):
+            tx.guards.length(MemberSource(ObjectSource(mod, mod.__name__), "__dict__", name), vars(mod)[name])
 
 
 class ModuleValue(Value):
@@ -58,17 +101,16 @@ class ModuleValue(Value):
         src = AttrSource(self.source, name) if self.source is not None else None
         if name in params or name in buffers:
             real = params[name] if name in params else buffers[name]
-            if real is None:
-                return ConstantValue(None)
             store = "_parameters" if name in params else "_buffers"
-            src = self._member_source(store, name)
-            tx.guard_id(src, real, pin=self._member_source(store, name, pinned=True))
-            return tx.graph.add_attr(real, f"{self.path}.{name}", src)
+            if BY_IDENTITY and real is not None:
+                src = self._member_source(store, name)
+                tx.guard_id(src, real, pin=self._member_source(store, name, pinned=True))
+                return tx.graph.add_attr(real, f"{self.path}.{name}", src)
+            # a graph input read from the live module at call time (None is guarded as None)
+            return tx.wrap(real, self._member_source(store, name),
+                           pin=self._member_source(store, name, pinned=True), path=f"{self.path}.{name}")
         if name in mods:
-            sub = mods[name]
-            if sub is None:
-                return ConstantValue(None)
-            return tx.wrap(sub, self._member_source("_modules", name),
+            return tx.wrap(mods[name], self._member_source("_modules", name),
                            pin=self._member_source("_modules", name, pinned=True), path=f"{self.path}.{name}")
         if name in d:
             return tx.wrap(d[name], src, pin=AttrSource(ObjectSource(m, self.path), name))
@@ -106,8 +148,7 @@ class ModuleValue(Value):
         side_effects.record_store(tx, self, m, name, value)
 
     def call(self, tx, args, kwargs):
-        if _has_hooks(self.module):
-            raise Unsupported(f"call to {self.describe()} with hooks registered")
+        guard_no_hooks(tx, self)
         if "forward" in self.module.__dict__:  # nn.Module.__call__ runs the instance's own forward
             raise Unsupported(f"{self.describe()} has a forward set on the instance")
         forward = type(self.module).forward
@@ -120,19 +161,36 @@ class ModuleValue(Value):
     def _children(self):
         return [(key, sub, self._member_source("_modules", key)) for key, sub in self.module._modules.items()]
 
+    def _store_source(self, store: str):
+        owner = self.source if self.source is not None else ObjectSource(self.module, self.path)
+        return AttrSource(owner, store)
+
+    def _guard_members(self, tx, store: str) -> list:
+        """The names in ``module.<store>``, guarded: same count, each name read through it."""
+        d = getattr(self.module, store)
+        if isinstance(self.module, torch.nn.ModuleDict) or not all(k == str(i) for i, k in enumerate(d)):
+            tx.guards.keys(self._store_source(store), d)  # order and names matter
+        else:
+            tx.guards.length(self._store_source(store), d)  # "0", "1", ...: the count decides
+        return list(d)
+
     def iter_items(self, tx):
         m = self.module
         if isinstance(m, torch.nn.ModuleDict):
-            return [ConstantValue(k) for k, _, _ in self._children()]
+            return [ConstantValue(k) for k in self._guard_members(tx, "_modules")]
         if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)):
-            tx.guard_len(self.source, len(m._modules), pin=lambda: len(m._modules), what=self.path)
-            return [tx.wrap(sub, src, path=f"{self.path}[{k}]") for k, sub, src in self._children()]
+            return [self.getattr(tx, k) for k in self._guard_members(tx, "_modules")]
         if isinstance(m, (torch.nn.ParameterList,)):
-            return [self.getattr(tx, k) for k in m._parameters]
+            return [self.getattr(tx, k) for k in self._guard_members(tx, "_parameters")]
         raise Unsupported(f"iterating over {self.describe()}")
 
     def length(self, tx):
-        return len(self.module)
+        m = self.module
+        if isinstance(m, (torch.nn.ModuleDict, torch.nn.ModuleList, torch.nn.Sequential)):
+            return len(self._guard_members(tx, "_modules"))
+        if isinstance(m, (torch.nn.ParameterList, torch.nn.ParameterDict)):
+            return len(self._guard_members(tx, "_parameters"))
+        raise Unsupported(f"len() of {self.describe()}")
 
     def getitem(self, tx, key):
         m = self.module
@@ -140,7 +198,7 @@ class ModuleValue(Value):
         if isinstance(m, torch.nn.ModuleDict) and isinstance(k, str):
             return self.getattr(tx, k)
         if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)) and isinstance(k, int):
-            keys = list(m._modules)
+            keys = self._guard_members(tx, "_modules")  # a negative index depends on the count
             try:
                 name = keys[k]
             except IndexError:
@@ -148,6 +206,7 @@ class ModuleValue(Value):
             return self.getattr(tx, name)
         if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)) and isinstance(k, slice):
             from autograph.capture.values.module_slices import module_slice
+            self._guard_members(tx, "_modules")
             return module_slice(tx, self, k)
         raise Unsupported(f"indexing {self.describe()} with {k!r}")
 
@@ -155,7 +214,7 @@ class ModuleValue(Value):
         m = self.module
         if isinstance(m, torch.nn.ModuleDict) and name in ("items", "keys", "values") and not args:
             from autograph.capture.values.containers import ListIteratorValue, TupleValue
-            children = [(k, self.getattr(tx, k)) for k in m._modules]
+            children = [(k, self.getattr(tx, k)) for k in self._guard_members(tx, "_modules")]
             if name == "items":
                 return ListIteratorValue([TupleValue([ConstantValue(k), v]) for k, v in children])
             if name == "keys":
