@@ -92,8 +92,12 @@ def make_fake_mode():
 
 
 def dynamic_dims_for(source: Any, real: torch.Tensor, plan: Plan) -> set[int]:
-    """The dimensions of input ``real`` (reached through ``source``) made symbolic under ``plan``."""
-    if plan.mode == "always":
+    """The dimensions of input ``real`` (reached through ``source``) made symbolic under ``plan``;
+    a module's parameters and buffers only when marked with ``mark_dynamic``."""
+    from autograph.guards.sources import is_module_state
+    if is_module_state(source):
+        dims = set()
+    elif plan.mode == "always":
         dims = set(range(real.dim()))
     else:
         dims = set(plan.dims.get(getattr(source, "expr", None), ()))

@@ -203,6 +203,13 @@ class MemberSource(ItemSource):
         return f"getattr({owner}, {name!r})"
 
 
+def is_module_state(source: Source) -> bool:
+    """Whether ``source`` reads a parameter or buffer of an ``nn.Module`` (``owner._parameters[n]``
+    or ``owner._buffers[n]``): their sizes are the module's structure, kept static (never made
+    dynamic automatically), as TorchDynamo keeps parameter shapes static."""
+    return isinstance(source, MemberSource) and source.base_source.attr in ("_parameters", "_buffers")
+
+
 class ObjectSource(Source):
     """A fixed object reached without a source from the call (another module's globals
     dict, a callee's function object): guards read *through* it, e.g. ``ItemSource(

@@ -58,9 +58,10 @@ def reset() -> None:
 def changed_dims(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> set[int]:
     """The dimensions whose size alone made TENSOR_MATCH ``guard`` fail for this call (empty: not a size change)."""
     from autograph.guards.model import TENSOR_MATCH
+    from autograph.guards.sources import is_module_state
 
-    if guard is None or guard.kind is not TENSOR_MATCH:
-        return set()
+    if guard is None or guard.kind is not TENSOR_MATCH or is_module_state(guard.source):
+        return set()  # a module's parameters and buffers keep static sizes (another structure)
     value = resolve(guard.source, fn, args, kwargs)
     import torch
 

@@ -331,3 +331,27 @@ def test_apply_callbacks_compile_once_per_class():
         assert torch.equal(p, q)
     # Linear, LayerNorm (and tensor-free calls for Block/Sequential): never once per object
     assert backend.compiled <= 2
+
+
+class Shifted(nn.Module):
+    def __init__(self, width=4):
+        super().__init__()
+        self.register_buffer("offset", torch.randn(width))
+
+    def forward(self, x):
+        return x + self.offset
+
+
+@pytest.mark.parametrize("dynamic", [True, None])
+def test_parameters_and_buffers_keep_static_sizes_under_dynamic_shapes(dynamic):
+    """Only the inputs' sizes become symbolic: a module of another width is another structure,
+    as TorchDynamo keeps module state static."""
+    forward = autograph.compile(Shifted.forward, backend="eager", dynamic=dynamic)
+    for width, batch in ((4, 2), (4, 3), (8, 5), (4, 6), (16, 7), (8, 9)):
+        m = Shifted(width)
+        x = torch.randn(batch, width)
+        torch.testing.assert_close(forward(m, x), m(x), rtol=0, atol=0)
+    offsets = [g for e in forward.entries for g in e.guards.guards
+               if str(g.kind) == "TENSOR_MATCH" and g.source.expr == "self.offset"]
+    assert offsets and all(None not in g.expected.sizes for g in offsets)
+    assert {g.expected.sizes for g in offsets} == {(4,), (8,), (16,)}
