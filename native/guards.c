@@ -21,7 +21,8 @@
 
 enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
        N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10 };
-enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6, G_NO_KEY = 7 };
+enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6, G_NO_KEY = 7,
+       G_NO_HOOKS = 8 };
 
 #define MAX_NODES 1024
 
@@ -338,6 +339,23 @@ static int tensor_check(PyObject *t, PyObject *g) {
     return ok;
 }
 
+/* NO_HOOKS: each v.__dict__[name] (names: a tuple of str) is empty; a missing entry or an
+ * object without an instance dict fails. Same as autograph.guards.model.no_hooks_hold. */
+static int no_hooks_check(PyObject *v, PyObject *names) {
+    PyObject *d = PyObject_GenericGetDict(v, NULL);
+    if (!d) return -1;
+    int ok = 1;
+    Py_ssize_t n = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t i = 0; ok == 1 && i < n; i++) {
+        PyObject *x = PyDict_GetItemWithError(d, PyTuple_GET_ITEM(names, i));
+        if (!x) { ok = PyErr_Occurred() ? -1 : 0; break; }
+        Py_ssize_t size = PyDict_Check(x) ? PyDict_GET_SIZE(x) : PyObject_Size(x);
+        ok = size < 0 ? -1 : size == 0;
+    }
+    Py_DECREF(d);
+    return ok;
+}
+
 /* 1 pass, 0 fail, -1 error (counts as fail) */
 static int guard_check(Frame *f, PyObject *g) {
     long op = PyLong_AsLong(PyTuple_GET_ITEM(g, 0));
@@ -373,6 +391,7 @@ static int guard_check(Frame *f, PyObject *g) {
         break;
     }
     case G_EQ: ok = py_eq(v, e); break;
+    case G_NO_HOOKS: ok = no_hooks_check(v, e); break;
     case G_NO_KEY: {
         int has = PySequence_Contains(v, e);
         ok = has < 0 ? -1 : !has;

@@ -11,6 +11,11 @@ something).
 with a stand-in capture that installs the guards a capture would (TENSOR_MATCH
 per tensor argument + global state) and runs the original function; without it
 the real capture engine (``autograph.capture.api``) is used when present.
+
+``--llama-layer`` adds a side-by-side measurement of a Llama decoder layer called through
+its compiled ``forward``: the module guarded by its structure with parameters as graph
+inputs (autograph's entry) against the module guarded by identity with parameters baked into
+the graph (the entry autograph made before modules were inputs).
 """
 from __future__ import annotations
 
@@ -87,6 +92,65 @@ def stand_in_capture():
     return capture
 
 
+def llama_layer_side_by_side(opts, pick) -> None:
+    """A Llama decoder layer called through its compiled ``forward``: the entry that guards the
+    module's structure and reads its parameters as graph inputs (what autograph does) against
+    the entry that guards the module by identity with parameters baked in (what it did before,
+    ``autograph.capture.values.modules.BY_IDENTITY``), both on the C hit path, same process."""
+    try:
+        from autograph.testing.models import build
+        model, _ = build("llama")
+    except ImportError:
+        print("\nllama decoder layer: transformers is not installed, skipped")
+        return
+    import autograph
+    from autograph.capture.values import modules
+    from autograph.guards import native
+
+    model.eval()
+    layer = model.model.layers[0]
+    x = torch.randn(2, 16, 64)
+    cos, sin = model.model.rotary_emb(x, torch.arange(16)[None])
+    kwargs = {"attention_mask": None, "position_embeddings": (cos, sin)}
+    views = {}
+    with torch.no_grad():
+        for mode, by_identity in (("identity", True), ("structure", False)):
+            modules.BY_IDENTITY = by_identity
+            try:
+                view = autograph.compile(layer, backend="eager")
+                for _ in range(3):
+                    view(x, **kwargs)
+            finally:
+                modules.BY_IDENTITY = False
+            shim = type(view)._autograph_shim
+            assert len(shim.entries) == 1, shim.entries
+            views[mode] = (view, shim.entries[0])
+        number = max(opts.number // 10, 50)
+        times: dict[str, list[float]] = {"plain": []}
+        checks: dict[str, list[float]] = {}
+        for _ in range(opts.repeat):  # interleaved
+            times["plain"] += per_call_us(layer, (x,), number, 1, kwargs)
+            for mode, (view, entry) in views.items():
+                times.setdefault(mode, []).extend(per_call_us(view, (x,), number, 1, kwargs))
+                if native.available() and isinstance(entry.native_plan, tuple):
+                    check = native.load().check
+                    args = (view, x)
+                    assert check(entry.native_plan, args, kwargs) == -1
+                    checks.setdefault(mode, []).extend(
+                        per_call_us(check, (entry.native_plan, args, kwargs), number * 10, 1))
+    plain = pick(times["plain"])
+    print(f"\nllama decoder layer through its compiled forward (eager backend, {number} calls x "
+          f"{opts.repeat} interleaved repeats):")
+    print(f"{'entry':12} {'guards':>7} {'call µs':>9} {'+µs vs plain':>13} {'guard check µs':>15}")
+    for mode, (view, entry) in views.items():
+        t = pick(times[mode])
+        c = pick(checks[mode]) if mode in checks else float("nan")
+        print(f"{mode:12} {len(entry.guards):7d} {t:9.2f} {t - plain:13.2f} {c:15.2f}")
+    s, i = pick(times["structure"]), pick(times["identity"])
+    print(f"plain call {plain:.2f} µs; structure/identity: call time {s / i:.2f}, guard check "
+          f"{pick(checks['structure']) / pick(checks['identity']):.2f}" if checks else "")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runtime-only", action="store_true", help="stand-in capture: measure shim + guards only")
@@ -95,6 +159,9 @@ def main() -> None:
                     help="report the best repeat instead of the median (steadier on a shared machine)")
     ap.add_argument("--models", default="", help="also HF rows from autograph.testing.models, e.g. gpt2,llama "
                     "(steady state of the whole model; calls per repeat scaled down)")
+    ap.add_argument("--llama-layer", action="store_true",
+                    help="also a Llama decoder layer's compiled forward: module guarded by structure "
+                         "(parameters as inputs) vs by identity, side by side")
     ap.add_argument("--number", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--cpu-time", action="store_true",
@@ -152,6 +219,8 @@ def main() -> None:
             added = f"{(am - p) / (tm - p):11.2f}" if tm - p > 0 and am - p > 0 else f"{'n/a':>11}"
             print(f"{name:26} {p:9.2f} {am - p:14.2f} {am / p:9.2f} {tm - p:18.2f} {tm / p:9.2f} "
                   f"{added} {am / tm:10.2f}")
+    if opts.llama_layer and not opts.runtime_only:
+        llama_layer_side_by_side(opts, min if opts.best else statistics.median)
 
 
 if __name__ == "__main__":

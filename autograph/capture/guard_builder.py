@@ -97,6 +97,9 @@ class GuardRecorder:
             return
         self._add(("len", source), lambda: model.length_match(source, len(obj)))
 
+    def no_hooks(self, source, names) -> None:
+        self._add(("no-hooks", source), lambda: model.no_hooks(source, names))
+
     def keys(self, source, d: dict) -> None:
         if source is None:
             return

@@ -2,7 +2,7 @@
 
 A module reached through a source is guarded by its class, the members the capture read
 (submodules' classes, parameters' and buffers' tensor facts, attribute values) and, for
-each module it called, empty hook dictionaries.  ``fold`` gathers those guards under the
+each module it called, a NO_HOOKS guard.  ``fold`` gathers those guards under the
 outermost module they belong to and says them in one line::
 
     s: a Block whose n is a LayerNorm(weight float32 (16,), bias float32 (16,), eps=1e-05)
@@ -14,11 +14,6 @@ from __future__ import annotations
 
 import sys
 from typing import Any, Iterable
-
-_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
-_GLOBAL_HOOKS = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
-                 "_global_backward_pre_hooks")
-
 
 def _kind(g: Any) -> str:
     return str(getattr(g, "kind", ""))
@@ -69,10 +64,10 @@ class _Node:
         self.cls = cls
         self.parts: list[str] = []          # "weight float32 (16, 16)", "eps=1e-05"
         self.children: list[tuple[str, "_Node"]] = []
-        self.hooks: set[str] = set()
+        self.hooks = False  # a NO_HOOKS guard on it: it was called, with no hook registered
 
     def words(self, hookless: list[str]) -> str:
-        if self.hooks >= set(_HOOKS):
+        if self.hooks:
             hookless.append(self.source.expr)
         inner = ", ".join(self.parts)
         text = f"{self.cls.__name__}({inner})" if inner else self.cls.__name__
@@ -100,28 +95,30 @@ def fold(guards: Iterable[Any]) -> list[tuple[int, Any]]:
             folded.add(i)
     if not nodes:
         return list(enumerate(guards))
-    global_hooks = []
+    global_hooks = -1
     for i, g in enumerate(guards):
         if i in folded or g.source is None:
             continue
-        member = _member_of(g.source)
         kind = _kind(g)
+        if kind == "NO_HOOKS":
+            if g.source in nodes:
+                nodes[g.source].hooks = True
+                folded.add(i)
+            elif getattr(getattr(g.source, "obj", None), "__name__", "") == "torch.nn.modules.module":
+                global_hooks = i  # the _global_*_hooks dictionaries
+            continue
+        member = _member_of(g.source)
         if kind == "ID_MATCH" and member is not None and member[2] == "__func__":
             method = _member_of(member[0])  # owner.forward.__func__: the class's own forward,
             if method and method[0] in nodes and method[1:] == ("", "forward") \
                     and getattr(nodes[method[0]].cls, "forward", None) is g.expected:
                 folded.add(i)  # which "a Linear" already says
-                continue
-        if member is not None and member[2] in _GLOBAL_HOOKS and kind == "LENGTH_MATCH" and g.expected == 0:
-            global_hooks.append(i)
             continue
         owner = nodes.get(member[0]) if member else None
         if owner is None:
             continue
         _, store, name = member
-        if kind == "LENGTH_MATCH" and store == "" and name in _HOOKS and g.expected == 0:
-            owner.hooks.add(name)
-        elif kind == "TENSOR_MATCH" and store in ("", "_parameters", "_buffers"):
+        if kind == "TENSOR_MATCH" and store in ("", "_parameters", "_buffers"):
             owner.parts.append(f"{name} {_tensor_words(g.expected)}")
         elif kind == "EQUALS_MATCH" and store in ("", "_parameters", "_buffers", "_modules"):
             owner.parts.append(f"{name}={g.expected!r}")
@@ -136,8 +133,8 @@ def fold(guards: Iterable[Any]) -> list[tuple[int, Any]]:
             if hookless:
                 text += "; no hooks on " + ", ".join(hookless)
             out.append((i, text))
-        elif i == (global_hooks[0] if global_hooks else -1):
+        elif i == global_hooks:
             out.append((i, "no global module hooks (torch.nn.modules.module)"))
-        elif i not in folded and i not in global_hooks:
+        elif i not in folded:
             out.append((i, g))
     return out

@@ -16,8 +16,9 @@ import re
 import types
 from typing import Any, Callable, Sequence
 
-from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, KEY_ABSENT, LENGTH_MATCH, PYTHON,
-                                    SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard, TensorFacts)
+from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, KEY_ABSENT, LENGTH_MATCH, NO_HOOKS,
+                                    PYTHON, SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard, TensorFacts,
+                                    no_hooks_hold)
 from autograph.guards.sources import AttrSource, ItemSource, Source
 
 _counter = itertools.count()
@@ -184,6 +185,8 @@ class _Codegen:
             return f"len({self.expr(guard.source)}) == {guard.expected}"
         if k is KEY_ABSENT:
             return f"{self.bind('key', guard.expected)} not in {self.expr(guard.source)}"
+        if k is NO_HOOKS:
+            return f"___no_hooks({self.expr(guard.source)}, {self.bind('names', guard.expected)})"
         if k is GLOBAL_STATE:
             return f"{self.expr(guard.source)} == {self.bind('state', guard.expected)}"
         if k in (SHAPE_RELATION, PYTHON):
@@ -221,6 +224,7 @@ class GuardSet:
             "___B": b.__dict__ if isinstance(b, types.ModuleType) else b,
             "___torch": torch,
             "___check_const": check_const,
+            "___no_hooks": no_hooks_hold,
             "___dispatch_tls": _dispatch_tls_reader(),
         }
         params, self.param_names = signature_source(fn, ns)

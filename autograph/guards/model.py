@@ -23,6 +23,7 @@ class GuardKind(str, enum.Enum):
     EQUALS_MATCH = "EQUALS_MATCH"
     LENGTH_MATCH = "LENGTH_MATCH"
     KEY_ABSENT = "KEY_ABSENT"
+    NO_HOOKS = "NO_HOOKS"
     GLOBAL_STATE = "GLOBAL_STATE"
     SHAPE_RELATION = "SHAPE_RELATION"
     PYTHON = "PYTHON"
@@ -37,6 +38,7 @@ ID_MATCH = GuardKind.ID_MATCH
 EQUALS_MATCH = GuardKind.EQUALS_MATCH
 LENGTH_MATCH = GuardKind.LENGTH_MATCH
 KEY_ABSENT = GuardKind.KEY_ABSENT
+NO_HOOKS = GuardKind.NO_HOOKS
 GLOBAL_STATE = GuardKind.GLOBAL_STATE
 SHAPE_RELATION = GuardKind.SHAPE_RELATION
 PYTHON = GuardKind.PYTHON
@@ -101,6 +103,8 @@ class Guard:
             return f"{where}: has length {self.expected}"
         if k is KEY_ABSENT:
             return f"{where}: has no key {self.expected!r}"
+        if k is NO_HOOKS:
+            return f"{where}: no hooks registered ({', '.join(self.expected)} empty)"
         if k is GLOBAL_STATE:
             return f"global state: {self.src}"
         return self.words or self.src  # SHAPE_RELATION / PYTHON: the source text is the description
@@ -225,6 +229,24 @@ def length_match(source: Source, length: int) -> Guard:
 def key_absent(source: Source, key: Any) -> Guard:
     """``key not in x`` (an instance ``__dict__`` that must not shadow a class attribute, say)."""
     return Guard(KEY_ABSENT, source, key, f"{key!r} not in {source.expr}")
+
+
+def no_hooks(source: Source, names: Sequence[str]) -> Guard:
+    """Each ``x.__dict__[name]`` is empty: no hook registered on an ``nn.Module`` (its
+    ``_forward_hooks``, ``_forward_pre_hooks``... dictionaries) or globally (the ``_global_*``
+    dictionaries of ``torch.nn.modules.module``).  One check for all the dictionaries of one
+    object, read from its instance ``__dict__`` without running Python code."""
+    names = tuple(names)
+    return Guard(NO_HOOKS, source, names, f"___no_hooks({source.expr}, {names!r})")
+
+
+def no_hooks_hold(obj: Any, names: Sequence[str]) -> bool:
+    """What a NO_HOOKS guard checks (a missing dictionary fails: the object changed)."""
+    d = obj.__dict__
+    for name in names:
+        if len(d[name]):
+            return False
+    return True
 
 
 def global_state_guard(kind: str, value: Any | None = None) -> Guard:

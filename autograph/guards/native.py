@@ -18,8 +18,8 @@ import types
 from typing import Any, Callable, Sequence
 
 from autograph.guards.check import GuardSet, check_const, device_implied_by_keys
-from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, KEY_ABSENT, LENGTH_MATCH, PYTHON,
-                                    SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard)
+from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, KEY_ABSENT, LENGTH_MATCH, NO_HOOKS,
+                                    PYTHON, SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard, no_hooks_hold)
 from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
                                       ItemSource, LocalSource, ObjectSource, Source)
 
@@ -27,7 +27,7 @@ log = logging.getLogger("autograph.runtime")
 
 # node kinds and guard ops: keep in sync with native/guards.c
 N_POS, N_VARARGS, N_CONST, N_GLOBAL, N_GLOBAL_OR_BUILTIN, N_CELL, N_ATTR, N_ITEM, N_CALL, N_KWONLY, N_VARKW = range(11)
-G_TENSOR, G_TYPE, G_ID, G_CONST, G_LEN, G_EQ, G_CALL, G_NO_KEY = range(8)
+G_TENSOR, G_TYPE, G_ID, G_CONST, G_LEN, G_EQ, G_CALL, G_NO_KEY, G_NO_HOOKS = range(9)
 MAX_NODES = 1024  # keep in sync with native/guards.c
 
 
@@ -264,6 +264,8 @@ class _PlanBuilder:
             return (G_LEN, n, g.expected)
         if k is KEY_ABSENT:
             return (G_NO_KEY, n, g.expected)
+        if k is NO_HOOKS:
+            return (G_NO_HOOKS, n, g.expected)
         if k is GLOBAL_STATE:
             return (G_EQ, n, g.expected)
         raise _Unsupported(f"guard kind {k}")
@@ -351,6 +353,8 @@ def _guard_ok(plan: tuple, values: list, g: tuple, args: tuple, kwargs: dict) ->
         return len(v) == g[2]
     if op == G_NO_KEY:
         return g[2] not in v
+    if op == G_NO_HOOKS:
+        return no_hooks_hold(v, g[2])
     if op == G_EQ:
         return bool(v == g[2])
     raise SystemError(f"unknown guard op {op}")

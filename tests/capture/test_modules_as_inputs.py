@@ -355,3 +355,77 @@ def test_parameters_and_buffers_keep_static_sizes_under_dynamic_shapes(dynamic):
                if str(g.kind) == "TENSOR_MATCH" and g.source.expr == "self.offset"]
     assert offsets and all(None not in g.expected.sizes for g in offsets)
     assert {g.expected.sizes for g in offsets} == {(4,), (8,), (16,)}
+
+
+BLKMOD = '''
+import torch
+from torch import nn
+
+class Block(nn.Module):
+    def __init__(s): super().__init__(); s.l = nn.Linear(16, 16); s.n = nn.LayerNorm(16)
+    def forward(s, x): return x + s.l(s.n(x)).relu()
+'''
+
+COUNTMOD = '''
+compiled = 0
+runs = 0
+
+def count(gm, example_inputs):
+    global compiled
+    compiled += 1
+
+    def run(*args):
+        global runs
+        runs += 1
+        return gm.forward(*args)
+    return run
+'''
+
+PROGRAM = '''
+import json, warnings
+import torch
+warnings.simplefilter("always")
+import blkmod, countmod
+from autograph.runtime.stats import all_stats
+
+torch.manual_seed(0)
+blocks = [blkmod.Block() for _ in range(12)]
+x = ref = torch.randn(4, 16)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for _ in range(2):
+        for b in blocks:
+            x = b(x)
+for _ in range(2):
+    for b in blocks:
+        ref = blkmod.Block.forward.__wrapped__(b, ref)
+stats = [s for s in all_stats() if s.qualname == "Block.forward"][0]
+print(json.dumps({"captures": stats.captures, "calls": stats.calls, "eager_calls": stats.eager_calls,
+                  "compiled": countmod.compiled, "runs": countmod.runs, "equal": bool(torch.equal(x, ref)),
+                  "warnings": [str(w.message) for w in caught]}))
+'''
+
+
+def test_blkmod_program_under_the_import_hook(tmp_path):
+    """The issue's program: 12 blocks called twice each compile at most twice, with no
+    recompile-limit warning, and every one of the 24 calls runs compiled."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "blkmod.py").write_text(BLKMOD)
+    (tmp_path / "countmod.py").write_text(COUNTMOD)
+    (tmp_path / "program.py").write_text(PROGRAM)
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, AUTOGRAPH_PACKAGES="blkmod", AUTOGRAPH_BACKEND="countmod:count",
+               PYTHONPATH=os.pathsep.join([str(tmp_path), str(root)]))
+    proc = subprocess.run([sys.executable, str(tmp_path / "program.py")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["equal"], out
+    assert out["captures"] <= 2 and out["compiled"] == out["captures"], out
+    assert out["calls"] == 24 and out["eager_calls"] == 0 and out["runs"] == 24, out
+    assert not any("recompile" in w for w in out["warnings"]), out["warnings"]

@@ -1,4 +1,5 @@
 """The C fast path, its plan twin and the generated Python check make identical decisions."""
+import collections
 import itertools
 
 import pytest
@@ -7,7 +8,7 @@ import torch
 from autograph.guards import native
 from autograph.guards.check import GuardSet
 from autograph.guards.model import (equals_match, global_state, global_state_guard, id_match, key_absent, length_match,
-                                    python_guard, shape_relation, tensor_match, type_match)
+                                    no_hooks, python_guard, shape_relation, tensor_match, type_match)
 from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource)
 
 from tests.guards.native_build import load_or_build
@@ -23,6 +24,8 @@ class Box:
         self.w = w
         self.k = k
         self.training = training
+        self.hooks = {}
+        self.pre_hooks = collections.OrderedDict()
 
 
 def make_fn():
@@ -54,6 +57,7 @@ def guard_sets(fn):
                       python_guard("a.is_contiguous()", lambda a: a.is_contiguous(), [A])],
         "kwargs_len": [length_match(LocalSource("kw"), 0)],
         "key_absent": [key_absent(LocalSource("kw"), "extra"), key_absent(AttrSource(C, "__dict__"), "z")],
+        "no_hooks": [no_hooks(C, ("hooks", "pre_hooks"))],
         "mixed": [tensor_match(A, t), equals_match(B, 3), type_match(C, box),
                   tensor_match(AttrSource(C, "w"), box.w), *global_state(["grad_enabled"])],
     }
@@ -88,6 +92,18 @@ def calls(t, box):
     shadowed.z = 1
     yield (t, 3, shadowed), {}
     yield (t, 3, object()), {}
+    hooked = Box(torch.zeros(2), 5)
+    hooked.pre_hooks[0] = print
+    yield (t, 3, hooked), {}
+    listed = Box(torch.zeros(2), 5)
+    listed.hooks = []  # not a dict: its length decides
+    yield (t, 3, listed), {}
+    listed = Box(torch.zeros(2), 5)
+    listed.hooks = [print]
+    yield (t, 3, listed), {}
+    missing = Box(torch.zeros(2), 5)
+    del missing.pre_hooks
+    yield (t, 3, missing), {}
     yield ([1, 2],), {}
     yield (t,), {"flag": False}
     yield (t,), {"extra": 1}
