@@ -72,8 +72,13 @@ class _Node:
         inner = ", ".join(self.parts)
         text = f"{self.cls.__name__}({inner})" if inner else self.cls.__name__
         if self.children:
-            text += " whose " + " and ".join(f"{name} is a {child.words(hookless)}" for name, child in self.children)
+            text += " whose " + " and ".join(f"{name} is {_article(child.cls)} {child.words(hookless)}"
+                                             for name, child in self.children)
         return text
+
+
+def _article(cls: type) -> str:
+    return "an" if cls.__name__[:1].lower() in "aeiou" else "a"
 
 
 def fold(guards: Iterable[Any]) -> list[tuple[int, Any]]:
@@ -129,7 +134,8 @@ def fold(guards: Iterable[Any]) -> list[tuple[int, Any]]:
     for i, g in enumerate(guards):
         if i in roots:
             hookless: list[str] = []
-            text = f"{roots[i].source.expr}: a {roots[i].words(hookless)}"
+            root = roots[i]
+            text = f"{root.source.expr}: {_article(root.cls)} {root.words(hookless)}"
             if hookless:
                 text += "; no hooks on " + ", ".join(hookless)
             out.append((i, text))
