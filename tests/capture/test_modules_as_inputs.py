@@ -429,3 +429,23 @@ def test_blkmod_program_under_the_import_hook(tmp_path):
     assert out["captures"] <= 2 and out["compiled"] == out["captures"], out
     assert out["calls"] == 24 and out["eager_calls"] == 0 and out["runs"] == 24, out
     assert not any("recompile" in w for w in out["warnings"]), out["warnings"]
+
+
+class Scales(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.scales = nn.ParameterList(nn.Parameter(torch.full((3,), float(i + 1))) for i in range(n))
+
+    def forward(self, x):
+        for s in self.scales:
+            x = x * s
+        return x + len(self.scales)
+
+
+def test_parameter_list_length_and_items_are_guarded():
+    forward = _compiled_forward(Scales, "eager")
+    x = torch.randn(3)
+    with torch.no_grad():
+        for n in (2, 3, 2, 1):
+            m = Scales(n)
+            torch.testing.assert_close(forward(m, x), m(x), rtol=0, atol=0)

@@ -178,7 +178,7 @@ class ModuleValue(Value):
             return [ConstantValue(k) for k in self._guard_members(tx, "_modules")]
         if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)):
             return [self.getattr(tx, k) for k in self._guard_members(tx, "_modules")]
-        if isinstance(m, (torch.nn.ParameterList,)):
+        if isinstance(m, torch.nn.ParameterList) and len(m) == len(m._parameters):
             return [self.getattr(tx, k) for k in self._guard_members(tx, "_parameters")]
         raise Unsupported(f"iterating over {self.describe()}")
 
@@ -186,7 +186,7 @@ class ModuleValue(Value):
         m = self.module
         if isinstance(m, (torch.nn.ModuleDict, torch.nn.ModuleList, torch.nn.Sequential)):
             return len(self._guard_members(tx, "_modules"))
-        if isinstance(m, (torch.nn.ParameterList, torch.nn.ParameterDict)):
+        if isinstance(m, torch.nn.ParameterList) and len(m) == len(m._parameters):  # only parameters in it
             return len(self._guard_members(tx, "_parameters"))
         raise Unsupported(f"len() of {self.describe()}")
 
