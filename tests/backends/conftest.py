@@ -1,16 +1,13 @@
 """Backend tests run Triton kernels on CPU tensors in triton's interpreter.
 
-TRITON_INTERPRET must be set before triton is first imported; the backend
-itself also wraps kernels for CPU tensors in the interpreter explicitly.
+TRITON_INTERPRET is forced for the whole suite in ``tests/conftest.py`` (it must be set
+before triton is first imported); the backend itself also wraps kernels for CPU tensors
+in the interpreter explicitly.
 """
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("TRITON_INTERPRET", "1")
-
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import pytest
+import torch
 
 
 @pytest.fixture

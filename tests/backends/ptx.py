@@ -1,9 +1,32 @@
-"""Compile generated CUDA kernel sources to PTX with triton's real compiler (no GPU needed)."""
+"""Compile generated CUDA kernel sources to PTX with triton's real compiler (no GPU needed).
+
+The compile runs in a child process of its own. Triton decides once per process, when it
+is first imported, whether ``@triton.jit`` makes real JITFunctions or interpreter ones
+(``TRITON_INTERPRET``), and it keeps its caches on disk (``TRITON_CACHE_DIR``...): a test
+that flips the variable inside a process that already imported triton in interpreter
+mode, or that shares the caches of the rest of the suite, passes or fails depending on
+what ran before it. The child starts with every ``TRITON_*`` variable of the caller
+removed, interpreter mode off, and its own cache, dump and override directories.
+"""
 from __future__ import annotations
 
-import importlib.util
-import inspect
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+TIMEOUT_SECONDS = 600
+
+
+def ptx_environment(directory: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The child's environment: ``base`` (default ``os.environ``) without any ``TRITON_*``
+    variable, with triton's home and caches under ``directory``."""
+    env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith("TRITON_")}
+    home = directory / "triton-home"
+    env.update(TRITON_HOME=str(home), TRITON_CACHE_DIR=str(home / "cache"),
+               TRITON_DUMP_DIR=str(home / "dump"), TRITON_OVERRIDE_DIR=str(home / "override"))
+    return env
 
 
 def compile_kernels_to_ptx(record: dict, directory: Path) -> list[list[str]]:
@@ -14,9 +37,26 @@ def compile_kernels_to_ptx(record: dict, directory: Path) -> list[list[str]]:
     the autotune config's values). Asserts each kernel's entry is in the PTX; returns the
     kernels' parameter names.
     """
+    directory.mkdir(parents=True, exist_ok=True)
+    request = directory / "ptx-request.json"
+    request.write_text(json.dumps({"kernels": [list(k) for k in record["kernels"]],
+                                   "signatures": record["signatures"]}))
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), str(request), str(directory)],
+                          env=ptx_environment(directory), capture_output=True, text=True,
+                          timeout=TIMEOUT_SECONDS)
+    assert proc.returncode == 0, f"PTX compile failed (status {proc.returncode}):\n{proc.stderr[-6000:]}"
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _compile_in_this_process(record: dict, directory: Path) -> list[list[str]]:
+    """The child's work: triton is imported here for the first time, not interpreting."""
+    import importlib.util
+    import inspect
+
     import triton
     from triton.backends.compiler import GPUTarget
 
+    assert not triton.knobs.runtime.interpret, "the PTX child must not run in interpreter mode"
     params_of = []
     for name, source in record["kernels"]:
         path = directory / f"{name}.py"
@@ -38,6 +78,12 @@ def compile_kernels_to_ptx(record: dict, directory: Path) -> list[list[str]]:
                 constexprs[(i,)] = autotuner.configs[0].kwargs[p]
         compiled = triton.compile(triton.compiler.ASTSource(fn=autotuner.fn, signature=signature, constexprs=constexprs),
                                   target=GPUTarget("cuda", 90, 32))
-        assert ".entry " + name in compiled.asm["ptx"]
+        assert ".entry " + name in compiled.asm["ptx"], f"{name}: no entry in the PTX"
         params_of.append(params)
     return params_of
+
+
+if __name__ == "__main__":
+    request_path, work_dir = Path(sys.argv[1]), Path(sys.argv[2])
+    result = _compile_in_this_process(json.loads(request_path.read_text()), work_dir)
+    print(json.dumps(result))

@@ -1,4 +1,1 @@
-"""tests/dynamic: TRITON_INTERPRET must be set before triton is first imported (CPU interpreter)."""
-import os
-
-os.environ.setdefault("TRITON_INTERPRET", "1")
+"""tests/dynamic: triton runs in interpreter mode (set for the whole suite in tests/conftest.py)."""
