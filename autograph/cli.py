@@ -53,8 +53,19 @@ def _fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
 # ---------------------------------------------------------------------------
 
 
+def _run_options() -> dict[str, tuple[str, Any]]:
+    """``--flag -> (key, value of the bare flag or UNSET)``: ``--config`` and every settings key's flag."""
+    from autograph.settings import UNSET, cli_flags
+
+    options = {flag: (key, var.flag_without_value) for flag, (key, var) in cli_flags().items()}
+    options["--config"] = ("config", UNSET)
+    return options
+
+
 def _parse_run(argv: list[str]) -> tuple[dict[str, Any], str, str, list[str]]:
     """Split ``run`` arguments into (options, kind, target, script args); kind is 'path' or 'module'."""
+    from autograph.settings import UNSET
+
     options: dict[str, Any] = {}
     i = 0
     while i < len(argv):
@@ -74,17 +85,18 @@ def _parse_run(argv: list[str]) -> tuple[dict[str, Any], str, str, list[str]]:
         if not arg.startswith("-"):
             break
         name, eq, value = arg.partition("=")
-        if name == "--report":
-            options["report"] = value if eq else True
-        elif name in ("--config", "--backend"):
+        key, bare = _run_options().get(name, (None, UNSET))
+        if key is None:
+            raise UsageError(f"unknown option {arg!r} for run")
+        if not eq and bare is not UNSET:
+            options[key] = bare
+        else:
             if not eq:
                 if i + 1 >= len(argv):
                     raise UsageError(f"{name} needs a value")
                 i += 1
                 value = argv[i]
-            options[name[2:]] = value
-        else:
-            raise UsageError(f"unknown option {arg!r} for run")
+            options[key] = value
         i += 1
     if i >= len(argv):
         raise UsageError("run needs a script or -m module")
@@ -154,7 +166,7 @@ def run(argv: list[str]) -> int:
     from autograph.errors import SettingsError
     from autograph.settings import export_env, load_settings
 
-    cli = {key: options[key] for key in ("backend", "report") if key in options}
+    cli = {key: value for key, value in options.items() if key != "config"}
     try:
         settings = load_settings(options.get("config"), cli=cli)
     except SettingsError as exc:
@@ -243,7 +255,7 @@ def config_check(argv: list[str]) -> int:
     import yaml
 
     from autograph.errors import SettingsError
-    from autograph.settings import ENV_VARS, _config_path, load_settings
+    from autograph.settings import _config_path, env_variable_names, load_settings
 
     if len(argv) > 1:
         raise UsageError("config check takes at most one FILE")
@@ -254,7 +266,7 @@ def config_check(argv: list[str]) -> int:
     except SettingsError as exc:
         sys.stderr.write(f"{exc}\n")
         return EXIT_USAGE
-    used_env = [name for name in ENV_VARS if name in os.environ]
+    used_env = [name for name in dict.fromkeys(env_variable_names()) if name in os.environ]
     sources = [str(path) if path is not None else "no settings file (defaults)"]
     if used_env:
         sources.append("environment: " + ", ".join(used_env))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal, Mapping, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from autograph.errors import SettingsError
 
@@ -128,16 +128,129 @@ def _closest(word: str, choices: tuple[str, ...] | list[str]) -> str:
 RuleText = Annotated[str, AfterValidator(lambda text: Rule.parse(text).text)]
 
 
+# ---------------------------------------------------------------------------
+# How a key is set from outside the file: declared once, on the field
+# ---------------------------------------------------------------------------
+
+UNSET: Any = object()  # returned by an EnvVar's ``parse``: the variable sets nothing
+
+
+def _text(raw: str) -> str:
+    return raw.strip()
+
+
+def _comma_list(raw: str) -> list[str]:
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def _joined(value: tuple[str, ...]) -> str:
+    return ",".join(value)
+
+
+def _whole_number(raw: str) -> int:
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise ValueError("expected a whole number such as 8") from None
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _switch(raw: str) -> bool:
+    word = raw.strip().lower()
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise ValueError("expected 1/true/yes/on or 0/false/no/off")
+
+
+def _switch_text(value: bool) -> str:
+    return "1" if value else "0"
+
+
+def _report_value(raw: str) -> Any:
+    word = raw.strip()
+    return True if word.lower() in _TRUE else False if word.lower() in _FALSE else word
+
+
+def _report_text(value: Any) -> str:
+    return _switch_text(value) if isinstance(value, bool) else str(value)
+
+
+def _optional_path_text(value: Path | None) -> str:
+    return "" if value is None else str(value)
+
+
+def _autograph_switch(raw: str) -> Any:
+    word = raw.strip().lower()
+    if word in _FALSE:
+        return "off"
+    if word in _TRUE:
+        return UNSET
+    raise ValueError("expected 0 (autograph off) or 1 (on)")
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """How a settings key is set outside the YAML file, kept in the field's metadata.
+
+    The one declaration every other place derives from: reading the environment
+    (``load_settings``), writing it for child processes (``export_env``), the JSON
+    Schema (``x-env``, ``x-flag``), the CLI's ``run`` flags and the README table check.
+    Adding a key is a field with an ``EnvVar`` and its consumer, nothing else.
+    """
+
+    name: str                                   # AUTOGRAPH_BACKEND
+    parse: Callable[[str], Any] = _text         # the variable's text -> the value validated (UNSET: no override)
+    render: Callable[[Any], str] | None = str   # the value -> text ``parse`` reads back; None: never exported
+    empty_is_unset: bool = True                 # ``VAR=`` (empty or blank) counts as not set at all
+    append: bool = False                        # a list appended to the file's list instead of replacing it
+    flag: str | None = None                     # the ``autograph run`` option setting the same key
+    flag_without_value: Any = UNSET             # value of a bare ``--flag`` (UNSET: the flag needs a value)
+
+
+def env_vars_of(field: Any) -> tuple[EnvVar, ...]:
+    """The ``EnvVar`` declarations in a pydantic field's metadata, in declaration order."""
+    return tuple(m for m in field.metadata if isinstance(m, EnvVar))
+
+
+def settings_keys() -> list[tuple[tuple[str, ...], Any]]:
+    """Every leaf settings key as ``(path, FieldInfo)``: ``("packages", "allow")``, ``("backend",)``, ..."""
+    keys: list[tuple[tuple[str, ...], Any]] = []
+
+    def walk(model: type[BaseModel], prefix: tuple[str, ...]) -> None:
+        for name, field in model.model_fields.items():
+            sub = field.annotation
+            if isinstance(sub, type) and issubclass(sub, BaseModel):
+                walk(sub, prefix + (name,))
+            else:
+                keys.append((prefix + (name,), field))
+
+    walk(Settings, ())
+    return keys
+
+
+def environment_variables() -> list[tuple[tuple[str, ...], EnvVar]]:
+    """Every ``(key path, EnvVar)``, in the order the environment is applied (a later one wins)."""
+    return [(path, var) for path, field in settings_keys() for var in env_vars_of(field)]
+
+
+def cli_flags() -> dict[str, tuple[str, EnvVar]]:
+    """``autograph run`` options: ``{"--backend": ("backend", EnvVar), ...}`` (top-level keys only)."""
+    return {var.flag: (path[0], var) for path, var in environment_variables() if var.flag and len(path) == 1}
+
+
 class Packages(BaseModel):
     """Which code gets compiled: allow rules, minus deny rules (deny beats allow)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    allow: tuple[RuleText, ...] = Field(
+    allow: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_PACKAGES", parse=_comma_list, render=_joined, append=True)] = Field(
         default=(),
         description="Rules 'module_glob[:qualname_glob]' selecting functions to compile, e.g. 'mymodels' or 'mymodels.attn:Attention.forward'.",
     )
-    deny: tuple[RuleText, ...] = Field(
+    deny: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_DENY", parse=_comma_list, render=_joined, append=True)] = Field(
         default=(),
         description="Rules excluding modules or functions; a deny rule always beats an allow rule.",
     )
@@ -156,42 +269,51 @@ class Packages(BaseModel):
 class Settings(BaseModel):
     """Every setting autograph has. Immutable: derive a changed copy with ``model_copy(update=...)``."""
 
+    # (``autograph.compile(f, backend=callable)`` puts a callable in ``backend`` with model_copy:
+    # a per-compile override, never validated, never exported.)
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     packages: Packages = Field(default_factory=Packages, description="Allow/deny rules selecting the functions to compile.")
-    backend: str = Field(
+    backend: Annotated[str, EnvVar("AUTOGRAPH_BACKEND", flag="--backend")] = Field(
         default="auto",
         description="'auto' | 'eager' | 'triton' | 'inductor' | 'module:function' naming a user backend "
         "with the torch.compile backend signature.",
     )
-    recompile_limit: int = Field(
+    recompile_limit: Annotated[int, EnvVar("AUTOGRAPH_RECOMPILE_LIMIT", parse=_whole_number)] = Field(
         default=8, ge=1, strict=True,
         description="Cache entries per code object before autograph gives up on it and runs it eagerly.",
     )
-    dynamic: Literal["auto", "static", "always"] = Field(
+    dynamic: Annotated[Literal["auto", "static", "always"], EnvVar("AUTOGRAPH_DYNAMIC")] = Field(
         default="auto",
         description="'auto': specialise sizes, generalise a dimension once it changes; 'static': always specialise; "
         "'always': dynamic sizes from the first capture.",
     )
-    on_error: Literal["fallback", "raise"] = Field(
+    fullgraph: Annotated[bool, EnvVar("AUTOGRAPH_FULLGRAPH", parse=_switch, render=_switch_text)] = Field(
+        default=False, strict=True,
+        description="true: a graph break is a capture error (handled by on_error) instead of a resume function.",
+    )
+    on_error: Annotated[Literal["fallback", "raise"], EnvVar("AUTOGRAPH_ON_ERROR")] = Field(
         default="fallback",
         description="When capture or compilation fails: 'fallback' runs eagerly and records why; 'raise' raises CaptureError.",
     )
-    mode: Literal["compile", "run-only", "off"] = Field(
+    mode: Annotated[Literal["compile", "run-only", "off"], EnvVar("AUTOGRAPH_MODE"),
+                    EnvVar("AUTOGRAPH", parse=_autograph_switch, render=None)] = Field(
         default="compile",
         description="'compile': capture and compile on a cache miss; 'run-only': reuse cached work, never compile anew; "
         "'off': call the original functions.",
     )
-    report: Union[bool, Path] = Field(
+    report: Annotated[Union[bool, Path], EnvVar("AUTOGRAPH_REPORT", parse=_report_value, render=_report_text,
+                                                flag="--report", flag_without_value=True)] = Field(
         default=False,
         description="true: print the run report at exit; a path: also write it there as JSON.",
     )
-    log: tuple[str, ...] = Field(default=(), description="Log channels to enable: " + ", ".join(LOG_CHANNELS) + ".")
-    cache_dir: Path | None = Field(
+    log: Annotated[tuple[str, ...], EnvVar("AUTOGRAPH_LOG", parse=_comma_list, render=_joined, empty_is_unset=False)] = Field(
+        default=(), description="Log channels to enable: " + ", ".join(LOG_CHANNELS) + ".")
+    cache_dir: Annotated[Path | None, EnvVar("AUTOGRAPH_CACHE_DIR", render=_optional_path_text)] = Field(
         default=None,
         description="Directory for on-disk caches (compiled kernels); null: $XDG_CACHE_HOME/autograph or ~/.cache/autograph.",
     )
-    dump: Path | None = Field(
+    dump: Annotated[Path | None, EnvVar("AUTOGRAPH_DUMP", render=_optional_path_text)] = Field(
         default=None,
         description="Directory where every new cache entry's guards, transformed code, graphs and kernels are "
         "written as files; null: no dumps.",
@@ -215,11 +337,11 @@ class Settings(BaseModel):
 
     @field_validator("report", mode="before")
     @classmethod
-    def _report_bool_or_path(cls, value: Any) -> Any:
+    def _report_bool_or_path(cls, value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, (bool, Path)):
             return value
-        if isinstance(value, str) and value.strip():
-            return Path(value)
+        if isinstance(value, str) and value.strip():  # a path, even "yes" (the file's booleans are YAML's)
+            return value if info.mode == "json" else Path(value)
         raise ValueError(f"report must be true, false or a path for a JSON report, got {value!r}")
 
     @field_validator("log", mode="before")
@@ -252,9 +374,24 @@ class Settings(BaseModel):
         return channel in self.log
 
 
+def field_owner_name(path: tuple[str, ...]) -> str:
+    """The schema ``$defs`` name of the model holding a nested key (``("packages", "allow")`` -> ``Packages``)."""
+    model: type[BaseModel] = Settings
+    for name in path[:-1]:
+        model = model.model_fields[name].annotation
+    return model.__name__
+
+
 def settings_schema() -> dict[str, Any]:
     """The JSON Schema of the YAML file (committed as config/settings.schema.json)."""
     schema = Settings.model_json_schema()
+    for path, field in settings_keys():  # where each key can also be set: x-env, x-flag
+        owner = schema if len(path) == 1 else schema["$defs"][field_owner_name(path)]
+        prop = owner["properties"][path[-1]]
+        for var in env_vars_of(field):
+            prop.setdefault("x-env", []).append(var.name)
+            if var.flag:
+                prop["x-flag"] = var.flag
     schema["title"] = "autograph settings"
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     return schema
@@ -395,98 +532,75 @@ def _validate(data: dict[str, Any], locate) -> Settings:
 def _config_path(config: str | Path | None, env: Mapping[str, str]) -> Path | None:
     if config is not None:
         return Path(config)
-    if "AUTOGRAPH_CONFIG" in env:
-        value = env["AUTOGRAPH_CONFIG"].strip()
+    if CONFIG_ENV in env:
+        value = env[CONFIG_ENV].strip()
         return Path(value) if value else None  # set but empty: no file at all
     default = Path(CONFIG_FILE_NAME)
     return default if default.is_file() else None
 
 
-# Variables read from the environment. Values are strings; lists are comma-separated.
-ENV_VARS = {
-    "AUTOGRAPH": "0 turns autograph off (mode: off); 1 or unset leaves it on",
-    "AUTOGRAPH_CONFIG": "the YAML settings file (set but empty: no file, not even ./autograph.yaml)",
-    "AUTOGRAPH_PACKAGES": "comma-separated rules appended to packages.allow",
-    "AUTOGRAPH_DENY": "comma-separated rules appended to packages.deny",
-    "AUTOGRAPH_BACKEND": "backend",
-    "AUTOGRAPH_RECOMPILE_LIMIT": "recompile_limit (an integer)",
-    "AUTOGRAPH_DYNAMIC": "dynamic",
-    "AUTOGRAPH_ON_ERROR": "on_error",
-    "AUTOGRAPH_MODE": "mode",
-    "AUTOGRAPH_REPORT": "report: 1/true, 0/false, or a path",
-    "AUTOGRAPH_LOG": "comma-separated log channels (replaces log)",
-    "AUTOGRAPH_CACHE_DIR": "cache_dir (empty: the default)",
-    "AUTOGRAPH_DUMP": "dump (empty: no dumps)",
-}
-_SCALAR_ENV = {
-    "AUTOGRAPH_BACKEND": "backend",
-    "AUTOGRAPH_DYNAMIC": "dynamic",
-    "AUTOGRAPH_ON_ERROR": "on_error",
-    "AUTOGRAPH_MODE": "mode",
-    "AUTOGRAPH_LOG": "log",
-}
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
+CONFIG_ENV = "AUTOGRAPH_CONFIG"  # the settings file, not a key: set but empty means no file at all
 
 
-def _split_rules(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
+def env_variable_names() -> list[str]:
+    """Every ``AUTOGRAPH_*`` variable autograph reads (the settings file's and every key's)."""
+    return [CONFIG_ENV] + [var.name for _, var in environment_variables()]
 
 
-def _env_overrides(base: Settings, env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
-    """Overrides from the environment, plus ``field -> variable`` to name the culprit in errors."""
+def _get(settings: BaseModel, path: tuple[str, ...]) -> Any:
+    value: Any = settings
+    for name in path:
+        value = getattr(value, name)
+    return value
+
+
+def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    for name in path[:-1]:
+        data = data.setdefault(name, {})
+    data[path[-1]] = value
+
+
+def _env_overrides(base: Settings, env: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str]]:
+    """Overrides from the environment, plus ``key path -> variable`` to name the culprit in errors."""
     data: dict[str, Any] = {}
-    origin: dict[str, str] = {}
-    allow, deny = list(base.packages.allow), list(base.packages.deny)
-    if env.get("AUTOGRAPH_PACKAGES", "").strip():
-        allow += _split_rules(env["AUTOGRAPH_PACKAGES"])
-        origin["packages"] = "AUTOGRAPH_PACKAGES"
-    if env.get("AUTOGRAPH_DENY", "").strip():
-        deny += _split_rules(env["AUTOGRAPH_DENY"])
-        origin["packages"] = "AUTOGRAPH_DENY" if "packages" not in origin else "AUTOGRAPH_PACKAGES/AUTOGRAPH_DENY"
-    if "packages" in origin:
-        data["packages"] = {"allow": allow, "deny": deny}
-    for var, field in _SCALAR_ENV.items():
-        if var in env and (env[var].strip() or field == "log"):  # VAR= (empty) means unset; empty log: none
-            data[field] = env[var]
-            origin[field] = var
-    if "AUTOGRAPH_RECOMPILE_LIMIT" in env:
-        raw = env["AUTOGRAPH_RECOMPILE_LIMIT"].strip()
+    origin: dict[tuple[str, ...], str] = {}
+    for path, var in environment_variables():
+        raw = env.get(var.name)
+        if raw is None or (var.empty_is_unset and not raw.strip()):
+            continue
         try:
-            data["recompile_limit"] = int(raw)
-        except ValueError:
-            raise SettingsError(f"AUTOGRAPH_RECOMPILE_LIMIT={raw!r}: expected a whole number such as 8") from None
-        origin["recompile_limit"] = "AUTOGRAPH_RECOMPILE_LIMIT"
-    if "AUTOGRAPH_REPORT" in env:
-        raw = env["AUTOGRAPH_REPORT"].strip()
-        data["report"] = True if raw.lower() in _TRUE else False if raw.lower() in _FALSE or not raw else raw
-        origin["report"] = "AUTOGRAPH_REPORT"
-    if "AUTOGRAPH_CACHE_DIR" in env:
-        raw = env["AUTOGRAPH_CACHE_DIR"].strip()
-        data["cache_dir"] = raw or None
-        origin["cache_dir"] = "AUTOGRAPH_CACHE_DIR"
-    if "AUTOGRAPH_DUMP" in env:
-        data["dump"] = env["AUTOGRAPH_DUMP"].strip() or None
-        origin["dump"] = "AUTOGRAPH_DUMP"
-    if "AUTOGRAPH" in env:
-        raw = env["AUTOGRAPH"].strip().lower()
-        if raw in _FALSE:
-            data["mode"] = "off"
-            origin["mode"] = "AUTOGRAPH"
-        elif raw not in _TRUE and raw:
-            raise SettingsError(f"AUTOGRAPH={env['AUTOGRAPH']!r}: expected 0 (autograph off) or 1 (on)")
+            value = var.parse(raw)
+        except ValueError as exc:
+            raise SettingsError(f"{var.name}={raw!r}: {exc}") from None
+        if value is UNSET:
+            continue
+        if var.append:
+            value = list(_get(base, path)) + list(value)
+        _put(data, path, value)
+        origin[path] = var.name
+    if "packages" in data:
+        data["packages"] = {**base.packages.model_dump(), **data["packages"]}
     return data, origin
 
 
-def _overlay(base: Settings, overrides: dict[str, Any], name_of) -> Settings:
+def _origin_of(loc: tuple, origin: dict[tuple[str, ...], str]) -> str:
+    """The variable that set the key at ``loc`` (or the longest key path above it)."""
+    for n in range(len(loc), 0, -1):
+        if tuple(loc[:n]) in origin:
+            return origin[tuple(loc[:n])]
+    inner = [name for path, name in origin.items() if path[:len(loc)] == tuple(loc)]
+    return "/".join(inner) or f"AUTOGRAPH_{'_'.join(map(str, loc)).upper()}"
+
+
+def _overlay(base: Settings, overrides: dict[str, Any], name_of: Callable[[tuple], str]) -> Settings:
     if not overrides:
         return base
     data = base.model_dump()
     data.update(overrides)
 
     def locate(error: dict) -> str:
-        loc = tuple(error.get("loc", ()))
-        return f"{name_of(str(loc[0]) if loc else '')}: " if loc else ""
+        loc = tuple(str(part) for part in error.get("loc", ()))
+        return f"{name_of(loc)}: " if loc else ""
 
     return _validate(data, locate)
 
@@ -516,14 +630,15 @@ def load_settings(
         settings = _validate(data, lambda err: _yaml_location(path, marks, err))
 
     overrides, origin = _env_overrides(settings, env)
-    settings = _overlay(settings, overrides, lambda field: f"{origin.get(field, 'AUTOGRAPH_' + field.upper())}")
+    settings = _overlay(settings, overrides, lambda loc: _origin_of(loc, origin))
 
     if cli:
         unknown = [key for key in cli if key not in Settings.model_fields]
         if unknown:
             raise SettingsError(f"unknown setting {unknown[0]!r}{_closest(unknown[0], tuple(Settings.model_fields)) or '.'}")
         cli_data = {key: value for key, value in cli.items() if value is not None}
-        settings = _overlay(settings, cli_data, lambda field: f"--{field.replace('_', '-')}")
+        flags = {key: flag for flag, (key, _) in cli_flags().items()}
+        settings = _overlay(settings, cli_data, lambda loc: flags.get(loc[0], f"--{loc[0].replace('_', '-')}"))
 
     if check_backend:
         check_backend_importable(settings.backend)
@@ -564,21 +679,11 @@ def export_env(settings: Settings) -> dict[str, str]:
 
     ``AUTOGRAPH_CONFIG`` is exported empty: the variables are complete, no file is read.
     """
-    report = settings.report
-    return {
-        "AUTOGRAPH_CONFIG": "",
-        "AUTOGRAPH_PACKAGES": ",".join(settings.packages.allow),
-        "AUTOGRAPH_DENY": ",".join(settings.packages.deny),
-        "AUTOGRAPH_BACKEND": settings.backend,
-        "AUTOGRAPH_RECOMPILE_LIMIT": str(settings.recompile_limit),
-        "AUTOGRAPH_DYNAMIC": settings.dynamic,
-        "AUTOGRAPH_ON_ERROR": settings.on_error,
-        "AUTOGRAPH_MODE": settings.mode,
-        "AUTOGRAPH_REPORT": ("1" if report else "0") if isinstance(report, bool) else str(report),
-        "AUTOGRAPH_LOG": ",".join(settings.log),
-        "AUTOGRAPH_CACHE_DIR": "" if settings.cache_dir is None else str(settings.cache_dir),
-        "AUTOGRAPH_DUMP": "" if settings.dump is None else str(settings.dump),
-    }
+    env = {CONFIG_ENV: ""}
+    for path, var in environment_variables():
+        if var.render is not None:
+            env[var.name] = var.render(_get(settings, path))
+    return env
 
 
 def startup_requested(env: Mapping[str, str] | None = None) -> bool:
@@ -586,7 +691,7 @@ def startup_requested(env: Mapping[str, str] | None = None) -> bool:
     env = os.environ if env is None else env
     if env.get("AUTOGRAPH", "").strip().lower() in _FALSE:
         return False
-    return bool(env.get("AUTOGRAPH_PACKAGES", "").strip() or env.get("AUTOGRAPH_CONFIG", "").strip())
+    return bool(env.get("AUTOGRAPH_PACKAGES", "").strip() or env.get(CONFIG_ENV, "").strip())
 
 
 # ---------------------------------------------------------------------------

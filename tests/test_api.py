@@ -7,13 +7,13 @@ import autograph.api as api
 from autograph.runtime import shim as shim_mod
 from autograph.runtime.stats import all_stats
 
-from tests.runtime.fakes import FakeCapture, FakeSettings
+from tests.runtime.fakes import FakeCapture, runtime_settings
 
 
 @pytest.fixture
 def cap():
     capture = FakeCapture()
-    previous = shim_mod.configure(settings_provider=lambda: FakeSettings(), capture=capture)
+    previous = shim_mod.configure(settings_provider=runtime_settings, capture=capture)
     yield capture
     shim_mod.restore(previous)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -81,10 +82,16 @@ def test_cli_overrides_environment(tmp_path):
 
 
 def test_empty_environment_variables_mean_unset(tmp_path):
-    path = write(tmp_path, "backend: eager\nmode: run-only\nlog: [guards]\n")
+    path = write(tmp_path, "backend: eager\nmode: run-only\nlog: [guards]\nrecompile_limit: 3\nreport: true\n"
+                           "dump: d\nfullgraph: true\n")
     s = load_settings(path, env={"AUTOGRAPH_BACKEND": "", "AUTOGRAPH_MODE": " ", "AUTOGRAPH_PACKAGES": ""})
     assert (s.backend, s.mode, s.packages.allow) == ("eager", "run-only", ())
     assert load_settings(path, env={"AUTOGRAPH_LOG": ""}).log == ()  # empty log list: no channels
+    from autograph.settings import environment_variables
+
+    every_empty = {var.name: "" for _, var in environment_variables() if var.name != "AUTOGRAPH_LOG"}
+    assert load_settings(path, env=every_empty) == load_settings(path, env={})
+    assert load_settings(path, env={"AUTOGRAPH_RECOMPILE_LIMIT": ""}).recompile_limit == 3
 
 
 def test_cli_none_values_are_ignored():
@@ -317,3 +324,108 @@ def test_settings_are_immutable_and_hashable():
     with pytest.raises(Exception):
         s.backend = "eager"
     assert hash(s) == hash(Settings())
+
+
+# ---------------------------------------------------------------- one declaration per key
+
+# A value other than the default for every leaf key (a new key fails the test below until it has one).
+NON_DEFAULT = {
+    ("packages", "allow"): ("a", "b.c:F.forward"), ("packages", "deny"): ("a.x",), ("backend",): "eager",
+    ("recompile_limit",): 3, ("dynamic",): "always", ("fullgraph",): True, ("on_error",): "raise",
+    ("mode",): "run-only", ("report",): Path("out/r.json"), ("log",): ("guards", "recompiles"),
+    ("cache_dir",): Path("/tmp/agcache"), ("dump",): Path("/tmp/agdumps"),
+}
+
+
+def _non_default_settings() -> Settings:
+    from autograph.settings import settings_keys
+
+    data: dict = {}
+    for path, _field in settings_keys():
+        assert path in NON_DEFAULT, f"add a non-default sample for the new key {'.'.join(path)}"
+        target = data
+        for name in path[:-1]:
+            target = target.setdefault(name, {})
+        target[path[-1]] = NON_DEFAULT[path]
+    settings = Settings.model_validate(data)
+    for path, field in settings_keys():
+        value = settings
+        for name in path:
+            value = getattr(value, name)
+        assert value != field.get_default(call_default_factory=True), path
+    return settings
+
+
+def test_every_key_declares_its_environment_variable():
+    from autograph.settings import env_vars_of, settings_keys
+
+    for path, field in settings_keys():
+        assert env_vars_of(field), f"{'.'.join(path)} has no EnvVar in its metadata"
+
+
+@pytest.mark.parametrize("settings", [_non_default_settings(), Settings(), Settings(report=True, mode="off")],
+                         ids=["every-key-changed", "defaults", "report-on-off"])
+def test_every_key_round_trips_through_export_env_into_a_child_process(settings, tmp_path):
+    """What a DataLoader worker or spawn child sees: the parent's exported variables, nothing else."""
+    import os
+    import subprocess
+    import sys
+
+    write(tmp_path, "backend: triton\nrecompile_limit: 5\n", "autograph.yaml")  # must be ignored by the child
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH")}
+    env.update(export_env(settings))
+    child = subprocess.run([sys.executable, "-c", "from autograph.settings import load_settings; "
+                            "print(load_settings(check_backend=False).model_dump_json())"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert child.returncode == 0, child.stderr
+    assert Settings.model_validate_json(child.stdout) == settings
+
+
+def test_environment_parsing_and_export_are_derived_from_the_fields(monkeypatch):
+    """A key added with an EnvVar is read from the environment and exported with no other edit."""
+    from autograph import settings as settings_mod
+
+    names = [var.name for _, var in settings_mod.environment_variables()]
+    assert len(names) == len(set(names))
+    exported = export_env(Settings())
+    assert set(exported) == {"AUTOGRAPH_CONFIG"} | {var.name for _, var in settings_mod.environment_variables()
+                                                    if var.render is not None}
+    assert load_settings(env={"AUTOGRAPH_FULLGRAPH": "1"}).fullgraph is True
+    assert "AUTOGRAPH_FULLGRAPH='maybe'" in error_of(env={"AUTOGRAPH_FULLGRAPH": "maybe"})
+
+
+def test_schema_names_each_keys_variable_and_flag():
+    schema = settings_schema()
+    assert schema["properties"]["backend"]["x-env"] == ["AUTOGRAPH_BACKEND"]
+    assert schema["properties"]["backend"]["x-flag"] == "--backend"
+    assert schema["properties"]["mode"]["x-env"] == ["AUTOGRAPH_MODE", "AUTOGRAPH"]
+    assert schema["$defs"]["Packages"]["properties"]["allow"]["x-env"] == ["AUTOGRAPH_PACKAGES"]
+
+
+def _readme_settings_rows() -> dict[str, list[str]]:
+    readme = (REPO / "README.md").read_text()
+    section = readme.split("## Settings reference", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))] if line.startswith("| `") else None
+        if cells:
+            rows[cells[0].strip("`")] = cells
+    return rows
+
+
+def test_readme_settings_table_matches_the_fields():
+    """One row per key: its name, its default and every variable that sets it."""
+    from autograph.settings import env_vars_of, settings_keys
+
+    rows = _readme_settings_rows()
+    keys = {".".join(path): field for path, field in settings_keys()}
+    assert set(rows) == set(keys), "README's settings table and Settings.model_fields differ"
+    for name, field in keys.items():
+        default = field.get_default(call_default_factory=True)
+        shown = default if isinstance(default, str) else json.dumps(list(default) if isinstance(default, tuple) else default)
+        key_cell, default_cell, _meaning, env_cell = rows[name]
+        assert default_cell == f"`{shown}`", (name, default_cell, shown)
+        for var in env_vars_of(field):
+            assert f"`{var.name}" in env_cell, (name, var.name)
+            if var.flag:
+                assert f"`{var.flag}" in env_cell, (name, var.flag)

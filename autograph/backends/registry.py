@@ -14,6 +14,7 @@ import logging
 from typing import Any, Callable
 
 from autograph.errors import BackendError, SettingsError
+from autograph.settings import Settings
 
 log = logging.getLogger("autograph.backends")
 
@@ -41,12 +42,10 @@ def _inductor() -> Backend:
     return inductor
 
 
-def _triton(settings: Any = None) -> Backend:
+def _triton(settings: Settings | None = None) -> Backend:
     from autograph.backends.triton import make_triton_backend
 
-    cache_path = getattr(settings, "cache_path", None)
-    cache_dir = cache_path() if callable(cache_path) else getattr(settings, "cache_dir", None)
-    return make_triton_backend(cache_dir=cache_dir)
+    return make_triton_backend(cache_dir=settings.cache_path() if settings is not None else None)
 
 
 def triton_usable(device_hint: str | None = None) -> bool:
@@ -82,7 +81,7 @@ def _from_import_path(spec: str) -> Backend:
     return fn
 
 
-def _resolve(spec: Any, device_hint: str | None, settings: Any) -> tuple[str, Backend]:
+def _resolve(spec: Any, device_hint: str | None, settings: Settings | None) -> tuple[str, Backend]:
     if callable(spec):
         return getattr(spec, "__name__", repr(spec)), spec
     if not isinstance(spec, str):
@@ -105,7 +104,7 @@ def _resolve(spec: Any, device_hint: str | None, settings: Any) -> tuple[str, Ba
     )
 
 
-def lookup(spec: Any, *, device_hint: str | None = None, settings: Any = None) -> Backend:
+def lookup(spec: Any, *, device_hint: str | None = None, settings: Settings | None = None) -> Backend:
     """Return the backend for ``spec``; raise ``SettingsError`` when it cannot be resolved.
 
     ``spec``: ``"auto" | "eager" | "triton" | "inductor" | "module:function" |`` a callable

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import time
 import types
-from typing import Any, Callable
+from typing import Callable
 
 import torch
 
@@ -22,6 +22,7 @@ from autograph.capture.shapes import NeedsStaticSizes
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import NULL
 from autograph.errors import CaptureError
+from autograph.settings import Settings
 
 _graph_counter = itertools.count()
 
@@ -30,7 +31,7 @@ _COND_JUMPS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE", "POP
                "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP")
 
 
-def capture(fn: types.FunctionType, args: tuple, kwargs: dict, settings: Any, *,
+def capture(fn: types.FunctionType, args: tuple, kwargs: dict, settings: Settings, *,
             wrap_nested: Callable[[types.FunctionType], Callable]) -> CaptureResult:
     t0 = time.perf_counter()
     code = fn.__code__
@@ -63,7 +64,7 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
                     raise CaptureBug(f"capture is not deterministic: break at {exc.inst} while replaying "
                                      f"up to step {stop}")
                 breaks.append(_record(fn, exc))
-                if getattr(settings, "fullgraph", False):
+                if settings.fullgraph:
                     b = breaks[-1]
                     raise CaptureError(f"graph break in {fn.__qualname__} with fullgraph=True: {b.reason}. "
                                        "Remove the construct or compile without fullgraph.", b.filename, b.lineno)
@@ -126,7 +127,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         writes = _writes_something(gm.graph)
         held = _held_tensors(gm)
         gm.meta["inputs_share_memory"] = writes and _share_memory(example_inputs + held)
-        backend = lookup(getattr(settings, "backend", "eager"), settings=settings)
+        backend = lookup(settings.backend, settings=settings)
         from autograph.capture import shapes
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
         from autograph.capture.graph_lines import with_user_lines  # errors at run time name user lines

@@ -11,25 +11,24 @@ removes it.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
 from autograph.explain import logs, render
+from autograph.settings import Settings
 
 _ENTRY_CHANNELS = ("breaks", "guards", "graphs", "bytecode", "kernels")
 _state: dict[str, Any] = {"dump": None, "restore": None}
 log = logging.getLogger("autograph.explain")
 
 
-def activate(settings: Any = None) -> None:
+def activate(settings: Settings | None = None) -> None:
     """Configure logs and dumps from ``settings`` (default: the process settings)."""
     if settings is None:
         from autograph.settings import current_settings
 
         settings = current_settings()
     logs.configure(settings=settings)
-    dump = getattr(settings, "dump", None)  # wanted: Settings.dump (AUTOGRAPH_DUMP=DIR)
-    _state["dump"] = Path(dump) if dump else None
+    _state["dump"] = settings.dump
     if _state["dump"] is not None or any(logs.enabled(ch) for ch in _ENTRY_CHANNELS):
         _subscribe()
     else:

@@ -24,6 +24,8 @@ import logging
 import sys
 from typing import Any, Iterable
 
+from autograph.settings import Settings
+
 CHANNEL_LOGGERS: dict[str, str] = {
     "graph_breaks": "autograph.breaks", "breaks": "autograph.breaks",
     "recompiles": "autograph.recompiles",
@@ -64,7 +66,7 @@ def loggers_for(channels: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def configure(channels: Iterable[str] | None = None, *, settings: Any = None, stream: Any = None) -> list[str]:
+def configure(channels: Iterable[str] | None = None, *, settings: Settings | None = None, stream: Any = None) -> list[str]:
     """Switch the channels on (and every other autograph channel off); return the enabled loggers.
 
     ``channels`` defaults to ``settings.log`` (``settings`` defaults to the process settings).
@@ -74,7 +76,7 @@ def configure(channels: Iterable[str] | None = None, *, settings: Any = None, st
             from autograph.settings import current_settings
 
             settings = current_settings()
-        channels = getattr(settings, "log", ()) or ()
+        channels = settings.log
     wanted = loggers_for(channels)
     for name in ALL_LOGGERS:
         log = logging.getLogger(name)

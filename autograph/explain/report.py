@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from autograph.explain import render
+from autograph.settings import Settings
 
 SCHEMA_VERSION = 1
 NOT_AVAILABLE = "n/a"
@@ -218,11 +219,11 @@ def _function_report(st: Any, counted: bool = False) -> FunctionReport:
         torch_calls_in_graphs=in_graphs, torch_calls_total=total)
 
 
-def print_report(settings: Any = None, *, stream: TextIO | None = None) -> RunReport:
+def print_report(settings: Settings | None = None, *, stream: TextIO | None = None) -> RunReport:
     """Print the run report (stderr) and, when ``settings.report`` is a path, write the JSON there."""
     rep = report()
     stream = stream if stream is not None else sys.stderr
-    target = getattr(settings, "report", None) if settings is not None else None
+    target = settings.report if settings is not None else None
     text = str(rep)
     if isinstance(target, (str, os.PathLike)) and not isinstance(target, bool) and str(target):
         try:

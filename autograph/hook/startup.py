@@ -16,12 +16,15 @@ import atexit
 import importlib
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
-_report_settings: Any = None
+if TYPE_CHECKING:
+    from autograph.settings import Settings
+
+_report_settings: Settings | None = None
 
 
-def print_report_at_exit(settings: Any) -> None:
+def print_report_at_exit(settings: Settings) -> None:
     """Print (and/or write) the run report when the process exits, if ``settings.report`` asks.
 
     Registered once per process; a later call only changes the settings used. Worker
@@ -48,7 +51,7 @@ def _report_now() -> None:
     print_report(settings)
 
 
-def print_report(settings: Any) -> None:
+def print_report(settings: Settings) -> None:
     """The one call into the report room; prints nothing until ``autograph.explain.report`` exists."""
     try:
         module = importlib.import_module("autograph.explain.report")
@@ -61,7 +64,7 @@ def print_report(settings: Any) -> None:
         report(settings)
 
 
-def activate_logs(settings: Any) -> None:
+def activate_logs(settings: Settings) -> None:
     """Switch on the log channels and dumps ``settings`` asks for (the explain room does the work)."""
     if not settings.log and settings.dump is None:
         return

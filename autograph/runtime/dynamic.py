@@ -27,6 +27,8 @@ import threading
 import types
 from typing import Any, Callable
 
+from autograph.settings import Settings
+
 log = logging.getLogger("autograph.recompiles")
 
 _lock = threading.Lock()
@@ -119,11 +121,11 @@ def _marked(args: tuple, kwargs: dict) -> bool:
     return False
 
 
-def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Any, failed: Any):
+def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: Any):
     """The :class:`~autograph.capture.shapes.Plan` of the capture this missed call starts."""
     from autograph.capture.shapes import Plan
 
-    mode = getattr(settings, "dynamic", "auto")
+    mode = settings.dynamic
     dims = _state(shim)
     if dims.get(_FAILED):  # a symbolic capture of this code failed before: do not pay for it again
         return Plan("static", {}, False)
@@ -169,7 +171,7 @@ def _floats_in_graph(settings: Any) -> bool:
         return False
 
 
-def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwargs: dict, settings: Any,
+def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwargs: dict, settings: Settings,
                       failed: Any, wrap_nested: Callable) -> Any:
     """Run ``capture`` under this call's plan; a failed symbolic capture is retried statically."""
     from autograph.capture import shapes

@@ -8,7 +8,6 @@ raised by the user's code inside an entry propagate unchanged.
 """
 from __future__ import annotations
 
-import copy
 import functools
 import logging
 import threading
@@ -22,7 +21,7 @@ from autograph.guards import native as _native
 from autograph.runtime import dynamo as _dynamo
 from autograph.runtime import stats as _stats
 from autograph.runtime.cache import CacheEntry, code_state
-from autograph.settings import current_settings, on_settings_change
+from autograph.settings import Settings, current_settings, on_settings_change
 
 log = logging.getLogger("autograph.runtime")
 breaks_log = logging.getLogger("autograph.breaks")
@@ -43,7 +42,7 @@ def _default_capture() -> Callable[..., Any] | None:
     return capture
 
 
-_settings_provider: Callable[[], Any] = current_settings
+_settings_provider: Callable[[], Settings] = current_settings
 _dispatch: Callable[[tuple, tuple, dict], int] = _native.runtime_dispatch()
 
 
@@ -60,7 +59,7 @@ def use_native(flag: bool) -> None:
 _capture_provider: Callable[[], Callable[..., Any] | None] = _default_capture
 
 
-def configure(*, settings_provider: Callable[[], Any] | None = None,
+def configure(*, settings_provider: Callable[[], Settings] | None = None,
               capture: Callable[..., Any] | None | type(...) = ...) -> tuple:
     """Replace the settings provider and/or the capture function (tests, embedding).
 
@@ -135,22 +134,9 @@ on_settings_change(refresh)
 
 # ------------------------------------------------------------ the shim
 
-def _with_overrides(settings: Any, overrides: dict) -> Any:
-    if not overrides:
-        return settings
-    if hasattr(settings, "model_copy"):
-        try:
-            new = settings.model_copy(update=overrides)
-        except Exception:  # pragma: no cover - defensive
-            new = copy.copy(settings)
-        for k, v in overrides.items():  # model_copy may drop fields unknown to the model
-            if getattr(new, k, object()) != v:
-                object.__setattr__(new, k, v)
-        return new
-    new = copy.copy(settings)
-    for k, v in overrides.items():
-        setattr(new, k, v)
-    return new
+def _with_overrides(settings: Settings, overrides: dict) -> Settings:
+    """The process settings with a shim's per-compile overrides (``autograph.compile(f, backend=...)``)."""
+    return settings.model_copy(update=overrides) if overrides else settings
 
 
 def _where(fn: types.FunctionType) -> str:
@@ -306,7 +292,7 @@ class _ShimLogic:
             return False
         return True
 
-    def _decide(self, args: tuple, kwargs: dict, settings: Any) -> Callable[..., Any]:
+    def _decide(self, args: tuple, kwargs: dict, settings: Settings) -> Callable[..., Any]:
         """Under the lock: return what to run for this missed call (capturing if allowed)."""
         state, st = self.state, self.stats
         st.misses += 1
@@ -398,7 +384,7 @@ class _ShimLogic:
         log.info("%s (%s): %s; running eagerly", self.fn.__qualname__, _where(self.fn), reason)
         return self.fn
 
-    def _capture_failed(self, exc: Exception, settings: Any, seconds: float) -> Callable[..., Any]:
+    def _capture_failed(self, exc: Exception, settings: Settings, seconds: float) -> Callable[..., Any]:
         from autograph.errors import CaptureError
 
         st = self.stats

@@ -7,6 +7,7 @@ import types
 import torch
 
 from autograph.capture.api import capture
+from autograph.settings import Settings
 
 
 class Recorder:
@@ -36,11 +37,9 @@ class Recorder:
         return [n.target for gm in gms for n in gm.graph.nodes if n.op in ("call_function", "call_method")]
 
 
-def settings(backend=None, **kw):
-    ns = dict(backend=backend or "eager", recompile_limit=8, dynamic=False, on_error="raise",
-              mode="on", report=False, log=None, cache_dir=None)
-    ns.update(kw)
-    return types.SimpleNamespace(**ns)
+def settings(backend=None, **kw) -> Settings:
+    """Real settings for direct captures: errors raise; ``backend`` may be a callable (as with compile)."""
+    return Settings().model_copy(update={"backend": backend or "eager", "on_error": "raise", **kw})
 
 
 class Harness:

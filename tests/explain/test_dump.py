@@ -1,12 +1,12 @@
 """Dumps: one readable, compilable Python file per function with the whole dispatch, plus kernel files."""
 import re
-import types
 
 import torch
 
 import autograph
 from autograph.explain import events
 from autograph.explain.dump import dump, dump_all, dump_source
+from autograph.settings import Settings
 from tests.explain import seeds
 
 
@@ -91,7 +91,7 @@ def test_dump_all_writes_one_file_per_function_and_kernel_files(tmp_path):
 
 
 def test_settings_dump_rewrites_the_file_on_each_new_entry(tmp_path):
-    events.activate(types.SimpleNamespace(log=(), dump=tmp_path))
+    events.activate(Settings(dump=tmp_path))
     f = autograph.compile(seeds.toy_example, backend="eager")
     f(torch.ones(4), torch.ones(4))
     path = tmp_path / "seeds.toy_example.py"
@@ -118,11 +118,6 @@ def test_autograph_dump_and_log_from_the_environment(tmp_path):
 
     import pytest
 
-    from autograph.hook import startup
-    from autograph.settings import Settings
-
-    if "dump" not in Settings.model_fields or not hasattr(startup, "activate_logs"):
-        pytest.skip("settings.dump / startup.activate_logs not available yet")
     root = Path(__file__).resolve().parents[2]
     pkg = tmp_path / "dumppkg"
     pkg.mkdir()

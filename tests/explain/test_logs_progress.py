@@ -2,7 +2,6 @@
 import io
 import logging
 import time
-import types
 
 import pytest
 import torch
@@ -11,6 +10,7 @@ import autograph
 from autograph.explain import events, logs
 from autograph.explain.progress import progress
 from tests.explain import seeds
+from autograph.settings import Settings
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def _call_toy():
 
 
 def test_breaks_channel_on(stream):
-    events.activate(types.SimpleNamespace(log=("graph_breaks",), dump=None))
+    events.activate(Settings(log=("graph_breaks",)))
     logs.configure(["graph_breaks"], stream=stream)
     _call_toy()
     text = stream.getvalue()
@@ -39,7 +39,7 @@ def test_breaks_channel_on(stream):
 
 def test_every_entry_channel(stream):
     channels = ("breaks", "recompiles", "guards", "graphs", "bytecode")
-    events.activate(types.SimpleNamespace(log=channels, dump=None))
+    events.activate(Settings(log=channels))
     logs.configure(channels, stream=stream)
     _call_toy()
     text = stream.getvalue()
@@ -51,7 +51,7 @@ def test_every_entry_channel(stream):
 
 
 def test_channels_off_log_nothing(stream):
-    events.activate(types.SimpleNamespace(log=(), dump=None))
+    events.activate(Settings())
     logs.configure([], stream=stream)
     _call_toy()
     assert stream.getvalue() == ""
@@ -59,7 +59,7 @@ def test_channels_off_log_nothing(stream):
 
 
 def test_deactivate_stops_entry_logs(stream):
-    events.activate(types.SimpleNamespace(log=("guards",), dump=None))
+    events.activate(Settings(log=("guards",)))
     logs.configure(["guards"], stream=stream)
     f = autograph.compile(seeds.toy_example, backend="eager")
     f(torch.ones(4), torch.ones(4))

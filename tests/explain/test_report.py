@@ -1,13 +1,13 @@
 """The run report: per-function tables and the same data as JSON (--report=PATH)."""
 import io
 import json
-import types
 
 import torch
 
 import autograph
 from autograph.explain.report import print_report, report
 from tests.explain import seeds
+from autograph.settings import Settings
 
 
 def _run_with_recompile():
@@ -57,7 +57,7 @@ def test_print_report_writes_json_when_report_is_a_path(tmp_path):
     _run_with_recompile()
     path = tmp_path / "sub" / "report.json"
     stream = io.StringIO()
-    print_report(types.SimpleNamespace(report=path), stream=stream)
+    print_report(Settings(report=path), stream=stream)
     data = json.loads(path.read_text())
     assert data["autograph_report"] == 1
     top = next(f for f in data["functions"] if f["qualname"] == "toy_example")
@@ -73,7 +73,7 @@ def test_print_report_writes_json_when_report_is_a_path(tmp_path):
 
 def test_print_report_true_prints_only(tmp_path, capsys):
     _run_with_recompile()
-    print_report(types.SimpleNamespace(report=True))
+    print_report(Settings(report=True))
     captured = capsys.readouterr()
     assert captured.out == "" and "| calls " in captured.err
 

@@ -142,13 +142,21 @@ def test_report_goes_to_the_report_room_when_it_exists(monkeypatch):
     monkeypatch.setitem(sys.modules, "autograph.explain.report", fake)
     monkeypatch.setattr(startup, "_report_settings", None)
     monkeypatch.setattr(startup.atexit, "register", lambda fn: None)
+    from autograph.explain import torch_calls
+
+    counting = torch_calls.active()
     quiet, loud = Settings(), Settings(report=True)
-    startup.print_report_at_exit(quiet)
-    startup._report_now()
-    assert seen == []  # report: false prints nothing
-    startup.print_report_at_exit(loud)  # a later call only swaps the settings
-    startup._report_now()
-    assert seen == [loud]
+    try:
+        startup.print_report_at_exit(quiet)
+        startup._report_now()
+        assert seen == []  # report: false prints nothing
+        startup.print_report_at_exit(loud)  # a later call only swaps the settings (and starts counting)
+        startup._report_now()
+        assert seen == [loud]
+    finally:
+        if not counting:  # later tests expect no torch-call counter in this process
+            torch_calls.stop()
+            torch_calls.reset()
 
 
 def test_report_is_silent_without_the_report_room(monkeypatch):

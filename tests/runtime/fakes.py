@@ -1,4 +1,4 @@
-"""A fake capture engine and settings for runtime tests (no bytecode interpretation)."""
+"""A fake capture engine and the settings of runtime tests (no bytecode interpretation)."""
 from __future__ import annotations
 
 import threading
@@ -9,19 +9,12 @@ from typing import Any
 from autograph.guards.check import GuardSet
 from autograph.guards.model import global_state, tensor_match
 from autograph.guards.sources import LocalSource
+from autograph.settings import Settings
 
 
-@dataclass
-class FakeSettings:
-    backend: str = "eager"
-    recompile_limit: int = 8
-    dynamic: str = "auto"
-    on_error: str = "fallback"
-    mode: str = "compile"
-    report: bool = False
-    log: list = field(default_factory=list)
-    cache_dir: Any = None
-    fullgraph: bool = False
+def runtime_settings(**changes: Any) -> Settings:
+    """Real settings for runtime tests: the defaults with the eager backend, plus ``changes``."""
+    return Settings().model_copy(update={"backend": "eager", **changes})
 
 
 @dataclass

@@ -10,7 +10,7 @@ from autograph.runtime import shim as shim_mod
 from autograph.runtime.shim import RecompileLimitWarning, Shim, is_capturing, shim_for  # noqa: F401
 
 from autograph.guards import native
-from tests.runtime.fakes import FakeCapture, FakeSettings
+from tests.runtime.fakes import FakeCapture, runtime_settings
 
 
 @pytest.fixture(params=["python", "native"])
@@ -26,13 +26,12 @@ def runtime(request):
         shim_mod.use_native(False)
         Shim = shim_mod.PyShim
     request.addfinalizer(lambda: shim_mod.use_native(native.load() is not None))
-    state = {"settings": FakeSettings(), "capture": FakeCapture()}
+    state = {"settings": runtime_settings(), "capture": FakeCapture()}
 
     def setup(**kw):
         if "capture" in kw:
             state["capture"] = kw.pop("capture")
-        for k, v in kw.items():
-            setattr(state["settings"], k, v)
+        state["settings"] = state["settings"].model_copy(update=kw)
         shim_mod.configure(settings_provider=lambda: state["settings"], capture=state["capture"])
         return state["capture"]
 
