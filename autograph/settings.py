@@ -283,6 +283,12 @@ class Settings(BaseModel):
         default=8, ge=1, strict=True,
         description="Cache entries per code object before autograph gives up on it and runs it eagerly.",
     )
+    compile_threshold: Annotated[int, EnvVar("AUTOGRAPH_COMPILE_THRESHOLD", parse=_whole_number)] = Field(
+        default=3, ge=1, strict=True,
+        description="Functions selected by the import hook are captured on their N-th call; earlier calls run "
+        "eagerly, so code that runs once (constructors, initialisers, optimizer set-up) is never compiled. "
+        "autograph.compile targets are captured on their first call.",
+    )
     dynamic: Annotated[Literal["auto", "static", "always"], EnvVar("AUTOGRAPH_DYNAMIC")] = Field(
         default="auto",
         description="'auto': specialise sizes, generalise a dimension once it changes; 'static': always specialise; "

@@ -255,7 +255,7 @@ def test_log_channels_and_report_reach_the_explain_room(project):
         "import torch\n\ndef f(x):\n    y = x + 1\n    print('side effect')\n    return y * 2\n")
     (project / "brk.py").write_text("import torch, agcli.brk\nprint(agcli.brk.f(torch.ones(2)).tolist())\n")
     result = run(project, "-m", "autograph", "run", "--report", "brk.py", AUTOGRAPH_PACKAGES="agcli",
-                 AUTOGRAPH_LOG="graph_breaks")
+                 AUTOGRAPH_LOG="graph_breaks", AUTOGRAPH_COMPILE_THRESHOLD="1")
     assert result.returncode == 0, result.stderr
     assert lines(result) == ["side effect", "[4.0, 4.0]"]
     assert "[autograph.breaks]" in result.stderr  # settings.log switched the channel on

@@ -331,7 +331,7 @@ def test_settings_are_immutable_and_hashable():
 # A value other than the default for every leaf key (a new key fails the test below until it has one).
 NON_DEFAULT = {
     ("packages", "allow"): ("a", "b.c:F.forward"), ("packages", "deny"): ("a.x",), ("backend",): "eager",
-    ("recompile_limit",): 3, ("dynamic",): "always", ("fullgraph",): True, ("on_error",): "raise",
+    ("recompile_limit",): 3, ("compile_threshold",): 5, ("dynamic",): "always", ("fullgraph",): True, ("on_error",): "raise",
     ("mode",): "run-only", ("report",): Path("out/r.json"), ("log",): ("guards", "recompiles"),
     ("cache_dir",): Path("/tmp/agcache"), ("dump",): Path("/tmp/agdumps"),
 }

@@ -81,6 +81,25 @@ def _from_import_path(spec: str) -> Backend:
     return fn
 
 
+def auto_choice(device_hint: str | None = None) -> tuple[str, str]:
+    """What ``auto`` means here, and why: ``("triton", "CUDA device and triton found")`` or ``("eager", ...)``."""
+    if triton_usable(device_hint):
+        return "triton", "a CUDA device and triton are available"
+    if importlib.util.find_spec("triton") is None:
+        return "eager", "triton is not installed"
+    return "eager", "no CUDA device"
+
+
+def describe(spec: Any, device_hint: str | None = None) -> str:
+    """How reports name a backend spec: ``"auto → eager (no CUDA device)"``, ``"triton"``, a callable's name."""
+    if callable(spec):
+        return getattr(spec, "__qualname__", None) or getattr(spec, "__name__", None) or repr(spec)
+    if spec == "auto":
+        name, why = auto_choice(device_hint)
+        return f"auto → {name} ({why})"
+    return str(spec)
+
+
 def _resolve(spec: Any, device_hint: str | None, settings: Settings | None) -> tuple[str, Backend]:
     if callable(spec):
         return getattr(spec, "__name__", repr(spec)), spec
@@ -89,7 +108,7 @@ def _resolve(spec: Any, device_hint: str | None, settings: Settings | None) -> t
     if spec in _REGISTRY:
         return spec, _REGISTRY[spec]
     if spec == "auto":
-        spec = "triton" if triton_usable(device_hint) else "eager"
+        spec = auto_choice(device_hint)[0]
     if spec == "eager":
         return spec, _eager()
     if spec == "inductor":

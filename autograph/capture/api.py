@@ -120,14 +120,16 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
                                         for n in tx.graph.graph.nodes)
     writes, held = False, []
     input_exprs: list[str] = []
+    backend_name = None
     if has_graph:
-        from autograph.backends.registry import lookup
+        from autograph.backends.registry import describe, lookup
         gm = tx.graph.finish(cg.outputs)
         example_inputs = [real for _, real, _ in tx.graph.inputs]
         writes = _writes_something(gm.graph)
         held = _held_tensors(gm)
         gm.meta["inputs_share_memory"] = writes and _share_memory(example_inputs + held)
         backend = lookup(settings.backend, settings=settings)
+        backend_name = describe(settings.backend)
         from autograph.capture import shapes
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
         from autograph.capture.graph_lines import with_user_lines  # errors at run time name user lines
@@ -149,7 +151,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         fn=entry, guards=GuardSet(fn, tx.guards.guards), transformed_code=entry.__code__,
         graphs=graphs, resumes=list(cg.resumes), breaks=breaks, no_tensor_work=False,
         capture_seconds=capture_seconds, compile_seconds=compile_seconds,
-        transformed_source=entry.__autograph_source__)
+        transformed_source=entry.__autograph_source__, backend=backend_name)
 
 
 def torch_set_grad_enabled():

@@ -37,3 +37,4 @@ class CaptureResult:
     capture_seconds: float = 0.0
     compile_seconds: float = 0.0
     transformed_source: str = ""   # readable Python of the transformed entry
+    backend: str | None = None     # the backend that compiled the graphs ("auto → eager", ...); None: no graph

@@ -68,6 +68,10 @@ class FunctionReport:
     resume_of: str | None = None               # qualname of the function a resume function continues
     torch_calls_in_graphs: int | None = None   # None: not counted (report off when it ran)
     torch_calls_total: int | None = None
+    cold_calls: int = 0                        # calls run eagerly while below compile_threshold
+    compile_threshold: int | None = None
+    eager_reasons: list[tuple[str, int]] = field(default_factory=list)  # why calls ran the original
+    backend: str | None = None                 # what compiled its graphs
 
     @property
     def torch_call_share(self) -> float | None:
@@ -78,6 +82,19 @@ class FunctionReport:
     @property
     def where(self) -> str:
         return f"{render.short_file(self.filename)}:{self.lineno}"
+
+    @property
+    def not_compiled(self) -> str | None:
+        """Why a function that was called has no compiled code (``None`` when it has some)."""
+        if self.captures or not self.calls:
+            return None
+        if self.eager_reason:
+            return self.eager_reason
+        top = self.eager_reasons[0][0] if self.eager_reasons else "never captured"
+        if top.startswith("cold, not compiled: below compile_threshold"):
+            times = "once" if self.calls == 1 else f"{self.calls} times"
+            return f"cold, not compiled: called {times}, below compile_threshold ({self.compile_threshold})"
+        return top
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -90,11 +107,17 @@ class FunctionReport:
             "ops_in_graphs": self.ops_in_graphs, "torch_call_share": self.torch_call_share,
             "torch_calls_in_graphs": self.torch_calls_in_graphs, "torch_calls_total": self.torch_calls_total,
             "capture_seconds": round(self.capture_seconds, 6), "compile_seconds": round(self.compile_seconds, 6),
-            "eager_reason": self.eager_reason,
+            "eager_reason": self.eager_reason, "cold_calls": self.cold_calls,
+            "compile_threshold": self.compile_threshold, "not_compiled": self.not_compiled,
+            "eager_reasons": [{"reason": r, "calls": n} for r, n in self.eager_reasons],
+            "backend": self.backend,
         }
 
-    def rows(self) -> list[tuple[str, str]]:
-        rows = [("calls", str(self.calls)), ("cache hits", str(self.hits)),
+    def rows(self, run_backend: str | None = None) -> list[tuple[str, str]]:
+        rows = [("not compiled", self.not_compiled)] if self.not_compiled else []
+        if self.backend and self.backend != run_backend:
+            rows.append(("backend", self.backend))
+        rows += [("calls", str(self.calls)), ("cache hits", str(self.hits)),
                 ("captures", str(self.captures)), ("cache entries", str(self.cache_entries)),
                 ("recompiles", str(len(self.recompiles)))]
         rows += [("", f"guard failed: {g}") for g, _ in self.recompiles]
@@ -108,22 +131,25 @@ class FunctionReport:
         rows.append(("compile time", f"{self.compile_seconds:.3f} s"))
         if self.eager_calls:
             rows.append(("eager calls", str(self.eager_calls)))
-        if self.eager_reason:
+            if [reason for reason, _ in self.eager_reasons] != [self.not_compiled]:
+                rows += [("", f"{reason} ×{n}") for reason, n in self.eager_reasons]
+        if self.eager_reason and self.eager_reason != self.not_compiled:
             rows.append(("runs eagerly", self.eager_reason))
-        rows += [("capture error", e) for e in self.errors]
+        rows += [("capture error", e) for e in self.errors if f"capture failed: {e}" != self.eager_reason]
         return rows
 
-    def table(self) -> str:
+    def table(self, run_backend: str | None = None) -> str:
         title = f"{self.qualname} ({self.where})"
         if self.resume_of:
             title += f" — resume function of {self.resume_of}"
-        return _table(title, self.rows())
+        return _table(title, self.rows(run_backend))
 
 
 @dataclass
 class RunReport:
     functions: list[FunctionReport] = field(default_factory=list)
     counted: bool = False                      # torch calls were counted (the counter was on)
+    backend: str | None = None                 # the run's backend setting, ``auto`` with what it chose
 
     def totals(self) -> dict[str, Any]:
         f = self.functions
@@ -134,7 +160,7 @@ class RunReport:
                 "compile_seconds": round(sum(x.compile_seconds for x in f), 6)}
 
     def as_dict(self) -> dict[str, Any]:
-        return {"autograph_report": SCHEMA_VERSION, "totals": self.totals(),
+        return {"autograph_report": SCHEMA_VERSION, "backend": self.backend, "totals": self.totals(),
                 "functions": [x.as_dict() for x in self.functions],
                 "torch_call_counting": COUNTING_NOTE if self.counted else None,
                 "not_measured": [] if self.counted else list(MISSING_DATA)}
@@ -151,14 +177,15 @@ class RunReport:
 
     def __str__(self) -> str:
         t = self.totals()
+        backend = f"\nbackend: {self.backend}" if self.backend else ""
         if not self.functions:
-            return "autograph run report: no compiled function was called."
+            return "autograph run report: no compiled function was called." + backend
         head = (f"autograph run report: {t['functions']} function{'s' if t['functions'] != 1 else ''}, "
                 f"{t['calls']} calls, {t['captures']} captures, {t['recompiles']} recompiles, "
                 f"{t['graph_breaks']} graph breaks, capture {t['capture_seconds']:.3f} s, "
-                f"compile {t['compile_seconds']:.3f} s")
+                f"compile {t['compile_seconds']:.3f} s{backend}")
         tail = [COUNTING_NOTE] if self.counted else []
-        return "\n\n".join([head] + [x.table() for x in self.functions] + tail)
+        return "\n\n".join([head] + [x.table(self.backend) for x in self.functions] + tail)
 
 
 def _grouped(breaks: list[BreakInfo]) -> list[str]:
@@ -180,14 +207,19 @@ def _table(title: str, rows: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-def report() -> RunReport:
-    """The run report so far: every function autograph ran, in order of first call."""
-    from autograph.runtime.stats import all_stats
+def report(settings: Settings | None = None) -> RunReport:
+    """The run report so far: every function autograph ran, in order of first call.
 
+    ``settings`` (default: the process settings) names the run's backend in the header.
+    """
+    from autograph.backends.registry import describe
     from autograph.explain import torch_calls
+    from autograph.runtime.stats import all_stats
+    from autograph.settings import current_settings
 
     counted = torch_calls.active() or bool(torch_calls._counts)
-    return RunReport([_function_report(st, counted) for st in all_stats()], counted=counted)
+    backend = describe((settings or current_settings()).backend)
+    return RunReport([_function_report(st, counted) for st in all_stats()], counted=counted, backend=backend)
 
 
 def _function_report(st: Any, counted: bool = False) -> FunctionReport:
@@ -216,12 +248,13 @@ def _function_report(st: Any, counted: bool = False) -> FunctionReport:
         recompiles=[(r.guard_src, r.description) for r in st.recompiles], breaks=breaks,
         errors=list(st.errors), ops_in_graphs=ops, capture_seconds=st.capture_seconds,
         compile_seconds=st.compile_seconds, eager_reason=st.eager_reason, resume_of=resume_of,
-        torch_calls_in_graphs=in_graphs, torch_calls_total=total)
+        torch_calls_in_graphs=in_graphs, torch_calls_total=total, cold_calls=st.cold_calls,
+        compile_threshold=st.compile_threshold, eager_reasons=st.eager_reasons(), backend=st.backend)
 
 
 def print_report(settings: Settings | None = None, *, stream: TextIO | None = None) -> RunReport:
     """Print the run report (stderr) and, when ``settings.report`` is a path, write the JSON there."""
-    rep = report()
+    rep = report(settings)
     stream = stream if stream is not None else sys.stderr
     target = settings.report if settings is not None else None
     text = str(rep)

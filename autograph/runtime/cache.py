@@ -51,6 +51,7 @@ class CodeState:
     eager_reason: str | None = None
     limit_reached: bool = False      # recompile limit hit: misses run eagerly
     captures: int = 0                # entries created for this code object (recompile limit)
+    warmup_calls: int = 0            # calls counted towards compile_threshold since the last capture
     lock: Any = field(default_factory=threading.RLock, repr=False)
 
 
@@ -93,6 +94,28 @@ class IdentityWeakMap:
 _states = IdentityWeakMap()
 
 
+def own_code(fn: types.FunctionType) -> types.CodeType:
+    """The code object a function's runtime state and statistics are kept under.
+
+    Its own ``__code__``, except for a decorator's wrapper (``functools.wraps`` sets
+    ``__wrapped__``: ``@torch.no_grad()``, user decorators): every
+    function decorated by the same decorator shares the wrapper's code
+    (``_contextlib.py:120``), so the innermost wrapped function's code names it instead. Its
+    file:line label the report, and one decorated function's failure or recompile limit does
+    not mark the others eager.
+    """
+    code = fn.__code__
+    seen = {id(fn)}
+    inner: object = fn
+    while True:
+        inner = getattr(inner, "__wrapped__", None)
+        if inner is None or id(inner) in seen:
+            return code
+        seen.add(id(inner))
+        if isinstance(inner, types.FunctionType):
+            code = inner.__code__
+
+
 def code_state(code: types.CodeType) -> CodeState:
     st = _states.get(code)
     if st is None:
@@ -107,3 +130,4 @@ def reset_code_states() -> None:
             st.eager_reason = None
             st.limit_reached = False
             st.captures = 0
+            st.warmup_calls = 0

@@ -45,7 +45,7 @@ _dims_by_code = _new_map()  # code object -> {source expression: dimensions made
 
 def _state(shim: Any) -> dict:
     """Per code object: source expression -> dimensions made dynamic so far."""
-    return _dims_by_code.setdefault(shim.fn.__code__, dict)
+    return _dims_by_code.setdefault(shim.state.code, dict)
 
 
 _FAILED = "<symbolic capture failed>"  # key in a code's dims: capture it statically from now on

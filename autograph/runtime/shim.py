@@ -20,7 +20,7 @@ from typing import Any, Callable
 from autograph.guards import native as _native
 from autograph.runtime import dynamo as _dynamo
 from autograph.runtime import stats as _stats
-from autograph.runtime.cache import CacheEntry, code_state
+from autograph.runtime.cache import CacheEntry, code_state, own_code
 from autograph.settings import Settings, current_settings, on_settings_change
 
 log = logging.getLogger("autograph.runtime")
@@ -140,8 +140,39 @@ def _with_overrides(settings: Settings, overrides: dict) -> Settings:
 
 
 def _where(fn: types.FunctionType) -> str:
-    code = fn.__code__
+    code = own_code(fn)
     return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+# Why a call ran the original function (the run report counts calls by reason).
+EAGER_OFF = "autograph is off (mode: off)"
+EAGER_CAPTURING = "called while this thread was capturing (the original runs)"
+EAGER_RUN_ONLY = "mode run-only: nothing is compiled anew"
+EAGER_NO_TENSOR = "no tensor in the call: nothing to compile"
+
+
+def cold_reason(threshold: int) -> str:
+    return f"cold, not compiled: below compile_threshold ({threshold})"
+
+
+# Calls made while another selected function runs cold are part of that function's warm-up:
+# they wait for COLD_NESTED_FACTOR times the threshold (a JIT's loop threshold is higher than
+# its call threshold the same way). The n layers of a model's first, cold forward are then
+# not compiled one by one just before the forward itself compiles and inlines them, while a
+# loop inside a function that runs once (a selected train()) still compiles its body.
+COLD_NESTED_FACTOR = 16
+
+
+def deferred_reason(threshold: int) -> str:
+    return (f"cold, not compiled: called inside a cold call of another selected function "
+            f"(compiled after {threshold * COLD_NESTED_FACTOR} such calls)")
+
+
+_cold_runs = threading.local()  # .depth: cold calls running on this thread
+
+
+def _cold_depth() -> int:
+    return getattr(_cold_runs, "depth", 0)
 
 
 # Compiled code running inside compiled code in one thread (a chain of resume functions is
@@ -192,8 +223,8 @@ class _ShimLogic:
             raise TypeError(f"autograph can only shim Python functions, got {type(fn).__name__}")
         self.fn = fn
         self.overrides = dict(overrides or {})
-        self.state = code_state(fn.__code__)
-        self.stats = _stats.stats_for(fn.__code__, fn.__qualname__)
+        self.state = code_state(own_code(fn))
+        self.stats = _stats.stats_for(self.state.code, fn.__qualname__)
         # (entries, plans, fns): replaced as a whole when an entry is added, read without a lock
         self._table = ((), (), ())
         self._fast = True
@@ -231,13 +262,22 @@ class _ShimLogic:
         if _off:
             refresh()  # settings may have been switched back on
         if _off or self.state.eager or is_capturing() or nesting() >= MAX_NESTING:
-            self.stats.eager_calls += 1
+            self.stats.ran_eagerly(self._eager_why())
             return self.fn(*args, **kwargs)
         nesting(1)
         try:
             return self._slow_lookup(args, kwargs)
         finally:
             nesting(-1)
+
+    def _eager_why(self) -> str:
+        if _off:
+            return EAGER_OFF
+        if self.state.eager:
+            return self.state.eager_reason or "marked eager"
+        if is_capturing():
+            return EAGER_CAPTURING
+        return f"compiled code nested deeper than {MAX_NESTING} levels (the original runs)"
 
     def _slow_lookup(self, args: tuple, kwargs: dict) -> Any:
         for entry in self.entries:  # e.g. a capture runs in another thread
@@ -264,9 +304,15 @@ class _ShimLogic:
         if settings.mode == "off":
             _off = True
             _sync_flags()
-            self.stats.eager_calls += 1
+            self.stats.ran_eagerly(EAGER_OFF)
             return self.fn(*args, **kwargs)
         state = self.state
+        if not self.explicit and self._cold(settings):
+            _cold_runs.depth = _cold_depth() + 1
+            try:
+                return self.fn(*args, **kwargs)
+            finally:
+                _cold_runs.depth -= 1
         if not self._binds(args, kwargs):
             return self.fn(*args, **kwargs)  # raises Python's own TypeError for this call
         with state.lock:
@@ -278,6 +324,32 @@ class _ShimLogic:
             else:
                 run = self._decide(args, kwargs, settings)
         return run(*args, **kwargs)
+
+    def _cold(self, settings: Settings) -> bool:
+        """JIT warm-up (as HotSpot and PyPy count): an import-hook function runs its original until
+        its code's ``compile_threshold``-th call, so code that runs once never pays for a capture.
+
+        Inside another selected function's cold call, calls (and misses of compiled code) wait
+        for ``COLD_NESTED_FACTOR`` times as many: they are that function's warm-up, and it
+        compiles them inlined. Counted on the miss path only (the hit path is untouched); per
+        code object, from the last capture or ``reset()``. A count lost to a race between
+        threads only moves the capture by a call.
+        """
+        state = self.state
+        if state.eager or state.limit_reached:
+            return False
+        nested = _cold_depth() > 0
+        if state.captures and not nested:
+            return False  # compiled code that misses outside a cold call recompiles at once
+        state.warmup_calls += 1
+        threshold = settings.compile_threshold
+        if state.warmup_calls >= (threshold * COLD_NESTED_FACTOR if nested else threshold):
+            return False
+        st = self.stats
+        st.ran_eagerly(deferred_reason(threshold) if nested else cold_reason(threshold))
+        st.cold_calls += 1
+        st.compile_threshold = threshold
+        return True
 
     def _binds(self, args: tuple, kwargs: dict) -> bool:
         """Whether the call binds to the function's parameters (checked before capturing)."""
@@ -297,15 +369,15 @@ class _ShimLogic:
         state, st = self.state, self.stats
         st.misses += 1
         if state.eager or state.limit_reached:
-            st.eager_calls += 1
+            st.ran_eagerly(st.eager_reason or state.eager_reason or "marked eager")
             return self.fn
         if settings.mode == "run-only":
-            st.eager_calls += 1
+            st.ran_eagerly(EAGER_RUN_ONLY)
             return self.fn
         if not self.explicit and not self.entries and not holds_tensor(self.fn, args, kwargs):
             # a selected package's utility code (version checks, loggers, config helpers):
             # nothing to compile, as TorchDynamo skips frames without tensors
-            st.eager_calls += 1
+            st.ran_eagerly(EAGER_NO_TENSOR)
             self._tensor_free_calls += 1
             if self._tensor_free_calls >= TENSOR_FREE_CALLS_BEFORE_EAGER:
                 _mark_eager(state, f"called {TENSOR_FREE_CALLS_BEFORE_EAGER} times without tensors: "
@@ -317,13 +389,8 @@ class _ShimLogic:
             state.limit_reached = True
             st.eager_reason = (f"recompile limit ({settings.recompile_limit}) reached; "
                                f"last failing guard: {failed.src}")
-            message = (f"{self.fn.__qualname__} ({_where(self.fn)}) was recompiled "
-                       f"{settings.recompile_limit} times (recompile_limit); it now runs eagerly when no "
-                       f"cached version matches. Last failing guard: {failed.src} ({failed.describe()}). "
-                       f"Raise recompile_limit or mark the changing dimension dynamic.")
-            recompiles_log.warning(message)
-            warnings.warn(message, RecompileLimitWarning, stacklevel=4)
-            st.eager_calls += 1
+            self._warn_recompile_limit(failed, settings, args, kwargs)
+            st.ran_eagerly(st.eager_reason)
             return self.fn
         capture = _capture_provider()
         if capture is None:
@@ -341,8 +408,9 @@ class _ShimLogic:
         if getattr(result, "no_tensor_work", False):
             _mark_eager(state, "no tensor work: nothing worth compiling")
             st.eager_reason = state.eager_reason
-            st.eager_calls += 1
+            st.ran_eagerly(st.eager_reason)
             return self.fn
+        st.backend = getattr(result, "backend", None) or st.backend
         if failed is not None:
             st.recompiles.append(_stats.Recompile(failed.src, failed.describe()))
             recompiles_log.info("recompiling %s (%s): guard failed: %s",
@@ -353,8 +421,22 @@ class _ShimLogic:
         entry = CacheEntry.from_result(result)
         self._add(entry)
         state.captures += 1
+        state.warmup_calls = 0
         st.captures += 1
         return entry.fn
+
+    def _warn_recompile_limit(self, failed: Any, settings: Settings, args: tuple, kwargs: dict) -> None:
+        """One warning (at the function's own file:line) naming the guard, with advice for its kind."""
+        from autograph.runtime.advice import recompile_advice
+
+        code = own_code(self.fn)
+        advice = recompile_advice(failed, self.fn, args, kwargs, settings)
+        message = (f"{self.fn.__qualname__} ({_where(self.fn)}) was recompiled {settings.recompile_limit} times "
+                   f"(recompile_limit); it now runs eagerly when no cached version matches. Last failing guard: "
+                   f"{failed.src} ({failed.describe()}). {advice[:1].upper()}{advice[1:]}")
+        recompiles_log.info("%s", message)  # the recompiles channel, when on; the warning is the one print
+        warnings.warn_explicit(message, RecompileLimitWarning, code.co_filename, code.co_firstlineno,
+                               module=self.fn.__module__ or code.co_filename)
 
     def _wrap_nested(self, fn: types.FunctionType) -> "Shim":
         """Shim of a resume function or a callee that broke: same per-compile overrides as ours."""
@@ -380,7 +462,7 @@ class _ShimLogic:
     def _stub_entry(self, reason: str) -> Callable[..., Any]:
         self._install_eager_entry()
         self.stats.eager_reason = reason
-        self.stats.eager_calls += 1
+        self.stats.ran_eagerly(reason)
         log.info("%s (%s): %s; running eagerly", self.fn.__qualname__, _where(self.fn), reason)
         return self.fn
 
@@ -400,7 +482,7 @@ class _ShimLogic:
         st.errors.append(str(exc))
         _mark_eager(self.state, f"capture failed: {exc}")
         st.eager_reason = self.state.eager_reason
-        st.eager_calls += 1
+        st.ran_eagerly(st.eager_reason)
         breaks_log.warning("%s could not be compiled and runs eagerly: %s", self.fn.__qualname__, exc)
         return self.fn
 
@@ -565,4 +647,4 @@ def reset_all() -> None:
     _reset_dynamic()  # forget which dimensions became dynamic
     _stats.reset_stats()
     for shim in list(_all_shims):
-        shim.stats = _stats.stats_for(shim.fn.__code__, shim.fn.__qualname__)
+        shim.stats = _stats.stats_for(shim.state.code, shim.fn.__qualname__)

@@ -36,11 +36,32 @@ class FunctionStats:
     compile_seconds: float = 0.0
     eager_reason: str | None = None  # why the function now always runs eagerly
     torch_compile_calls: int = 0     # calls inside a torch.compile region: left to TorchDynamo
+    cold_calls: int = 0         # calls run eagerly while below compile_threshold (import-hook functions)
+    compile_threshold: int | None = None  # the threshold those calls were counted against
+    eager_why: dict[str, int] = field(default_factory=dict)  # slow-path eager calls by reason
+    backend: str | None = None  # the backend the captures used ("auto → eager", "triton", ...)
     # CacheEntry objects, held weakly so a dead function's cache is freed; hits of dead ones are folded
     entry_refs: list[Any] = field(default_factory=list, repr=False)
     eager_entry_refs: list[Any] = field(default_factory=list, repr=False)  # guard-free entries (the original)
     dead_hits: int = 0
     dead_eager_hits: int = 0
+
+    def ran_eagerly(self, reason: str) -> None:
+        """Count one call that ran the original through the slow path, and why."""
+        self.eager_direct += 1
+        self.eager_why[reason] = self.eager_why.get(reason, 0) + 1
+
+    def eager_reasons(self) -> list[tuple[str, int]]:
+        """Every reason calls ran eagerly, with counts (hits of a guard-free entry: ``eager_reason``)."""
+        counts = dict(self.eager_why)
+        entry_hits = self.dead_eager_hits + sum(e.hits for e in self.eager_entries)
+        if entry_hits:
+            reason = self.eager_reason or "marked eager"
+            counts[reason] = counts.get(reason, 0) + entry_hits
+        untold = self.eager_calls - sum(counts.values())
+        if untold > 0:  # counted through the eager_calls setter by code that gave no reason
+            counts["reason not recorded"] = untold
+        return sorted(counts.items(), key=lambda item: -item[1])
 
     def add_entry(self, entry: Any) -> None:
         entry.stats = self
@@ -94,6 +115,8 @@ class FunctionStats:
             "breaks": self.breaks, "break_reasons": list(self.break_reasons),
             "errors": list(self.errors), "capture_seconds": self.capture_seconds,
             "compile_seconds": self.compile_seconds, "eager_reason": self.eager_reason,
+            "cold_calls": self.cold_calls, "compile_threshold": self.compile_threshold,
+            "eager_reasons": [{"reason": r, "calls": n} for r, n in self.eager_reasons()], "backend": self.backend,
             "cache_entries": len(self.entries), "torch_compile_calls": self.torch_compile_calls,
         }
 

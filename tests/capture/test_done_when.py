@@ -300,6 +300,7 @@ def test_on_error_raise_names_file_line(monkeypatch):
     autograph.reset()
     from autograph.runtime.shim import Shim
     compiled = Shim(_f, {"on_error": "raise", "backend": "eager"})
+    compiled.explicit = True  # as autograph.compile makes it: captured on the first call
     with pytest.raises(autograph.CaptureError) as info:
         compiled(torch.randn(3))
     assert "test_done_when.py:" in str(info.value)

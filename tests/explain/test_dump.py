@@ -129,7 +129,7 @@ def test_autograph_dump_and_log_from_the_environment(tmp_path):
     script.write_text("import torch\nfrom dumppkg.model import toy_example\n"
                       "for n in (4, 4, 5):\n    toy_example(torch.ones(n), -torch.ones(n))\n")
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{tmp_path}", "HOME": str(tmp_path),
-           "AUTOGRAPH_PACKAGES": "dumppkg", "AUTOGRAPH_BACKEND": "eager",
+           "AUTOGRAPH_PACKAGES": "dumppkg", "AUTOGRAPH_BACKEND": "eager", "AUTOGRAPH_COMPILE_THRESHOLD": "1",
            "AUTOGRAPH_DUMP": str(tmp_path / "dump"), "AUTOGRAPH_LOG": "breaks"}
     proc = subprocess.run([sys.executable, "-m", "autograph", "run", str(script)], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)

@@ -20,7 +20,7 @@ def test_instrumented_function_and_method(tmp_path, monkeypatch):
         "        self.lin = torch.nn.Linear(4, 3)\n\n    def forward(self, x):\n"
         "        return torch.relu(self.lin(x))\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    with autograph.install("explainpkg", settings=Settings(backend="eager")):
+    with autograph.install("explainpkg", settings=Settings(backend="eager", compile_threshold=1)):
         from explainpkg import model
 
         model.toy_example(torch.ones(3), -torch.ones(3))

@@ -79,7 +79,7 @@ def test_print_report_true_prints_only(tmp_path, capsys):
 
 
 def test_empty_report():
-    assert str(report()) == "autograph run report: no compiled function was called."
+    assert str(report()).startswith("autograph run report: no compiled function was called.\nbackend: ")
     assert report().as_dict()["functions"] == []
 
 
@@ -237,7 +237,7 @@ def test_cli_report_counts_torch_calls(tmp_path):
                       "for _ in range(3):\n    with_print(torch.ones(5)); no_break(torch.ones(5))\n"
                       "print(len(torch.overrides._get_current_function_mode_stack()))\n")
     cfg = tmp_path / "autograph.yaml"
-    cfg.write_text("packages:\n  allow: [sharepkg]\nbackend: eager\n")
+    cfg.write_text("packages:\n  allow: [sharepkg]\nbackend: eager\ncompile_threshold: 1\n")
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{tmp_path}", "HOME": str(tmp_path)}
     out_json = tmp_path / "r.json"
     proc = subprocess.run([sys.executable, "-m", "autograph", "run", f"--report={out_json}", "--config",
@@ -256,3 +256,97 @@ def test_cli_report_counts_torch_calls(tmp_path):
                           env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "0"
+
+
+# ---------------------------------------------------------------- why a function did not compile
+
+
+def _with_fake_capture(**fake):
+    from autograph.runtime import shim as shim_mod
+    from tests.runtime.fakes import FakeCapture, runtime_settings
+
+    capture = FakeCapture(**fake)
+    return shim_mod.configure(settings_provider=lambda: runtime_settings(compile_threshold=2, recompile_limit=2),
+                              capture=capture)
+
+
+_sources = iter(range(10**6))
+
+
+def _fresh(source: str):
+    ns = {"torch": torch}
+    exec(compile(source, f"<report {next(_sources)}>", "exec"), ns)
+    return ns["f"]
+
+
+def test_every_function_that_did_not_compile_says_why_in_its_row():
+    from autograph.errors import CaptureError
+    from autograph.runtime import shim as shim_mod
+    from autograph.runtime.shim import Shim
+
+    x = torch.ones(2)
+    previous = _with_fake_capture()
+    try:
+        cold = Shim(_fresh("def f(x):\n    return x + 1\n"))
+        cold(x)                                                     # called once: below the threshold
+        tensor_free = Shim(_fresh("def f(n):\n    return n + 1\n"))
+        for _ in range(4):
+            tensor_free(3)                                          # no tensor: marked eager after 3
+        limited = Shim(_fresh("def f(x):\n    return x * 2\n"))
+        for n in range(1, 6):
+            limited(torch.ones(n))                                  # recompile limit 2
+        shim_mod.restore(previous)
+        previous = _with_fake_capture(error=CaptureError("cannot capture f: unsupported thing", "m.py", 3))
+        failing = Shim(_fresh("def f(x):\n    return x - 1\n"))
+        failing(x), failing(x)
+        shim_mod.restore(previous)
+        previous = _with_fake_capture(no_tensor_work=True)
+        idle = Shim(_fresh("def f(x):\n    return x\n"))
+        idle(x), idle(x)
+    finally:
+        shim_mod.restore(previous)
+    rows = {r.qualname + r.filename: r for r in report().functions}
+    why = {name: rows[s.stats.qualname + s.stats.filename].not_compiled
+           for name, s in [("cold", cold), ("tensor_free", tensor_free), ("limited", limited),
+                           ("failing", failing), ("idle", idle)]}
+    assert why["cold"] == "cold, not compiled: called once, below compile_threshold (2)"
+    assert why["tensor_free"].startswith("called 3 times without tensors")
+    assert why["limited"] is None  # it has compiled entries; its eager calls still say why
+    limited_row = rows[limited.stats.qualname + limited.stats.filename]
+    assert any(reason.startswith("recompile limit (2) reached") for reason, _ in limited_row.eager_reasons)
+    assert why["failing"] == "capture failed: m.py:3: cannot capture f: unsupported thing"
+    assert why["idle"] == "no tensor work: nothing worth compiling"
+    text = str(report())
+    assert "| not compiled          | cold, not compiled: called once, below compile_threshold (2)" in text
+    assert "recompile limit (2) reached; last failing guard: ___check_tensor(x" in text
+    data = report().as_dict()
+    assert {f["not_compiled"] for f in data["functions"]} >= {why["cold"], why["failing"], why["idle"]}
+
+
+def test_report_names_what_auto_resolved_to():
+    from autograph.backends.registry import auto_choice
+
+    chosen, why = auto_choice()
+    assert f"backend: auto → {chosen} ({why})" in str(report(Settings()))
+    assert report(Settings(backend="eager")).as_dict()["backend"] == "eager"
+
+
+def test_decorated_functions_are_labelled_with_their_own_file_and_line(tmp_path, monkeypatch):
+    pkg = tmp_path / "decopkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text(
+        "import functools\nimport torch\n\n"
+        "def logged(fn):\n    @functools.wraps(fn)\n    def wrapper(*a, **k):\n        return fn(*a, **k)\n"
+        "    return wrapper\n\n"
+        "class Net(torch.nn.Module):\n"
+        "    @torch.no_grad()\n    def generate(self, x):\n        return x + 1\n\n"
+        "    @logged\n    def step(self, x):\n        return x * 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with autograph.install("decopkg", settings=Settings(backend="eager", compile_threshold=1)):
+        from decopkg import model
+
+        net = model.Net()
+        net.generate(torch.ones(2)), net.step(torch.ones(2))
+        where = {r.qualname: r.where for r in report().functions}
+    assert where["Net.generate"] == "model.py:11" and where["Net.step"] == "model.py:15"

@@ -13,8 +13,9 @@ from autograph.settings import Settings
 
 
 def runtime_settings(**changes: Any) -> Settings:
-    """Real settings for runtime tests: the defaults with the eager backend, plus ``changes``."""
-    return Settings().model_copy(update={"backend": "eager", **changes})
+    """Real settings for runtime tests: the defaults with the eager backend, capturing on the
+    first call (``compile_threshold`` has tests of its own), plus ``changes``."""
+    return Settings().model_copy(update={"backend": "eager", "compile_threshold": 1, **changes})
 
 
 @dataclass

@@ -441,3 +441,20 @@ def test_switching_settings_off_at_run_time_takes_effect_on_the_hit_path():
     finally:
         set_current_settings(previous)
     assert not autograph.runtime.shim._off
+
+
+def test_recompile_limit_warning_is_printed_once_at_the_functions_own_line(runtime, caplog):
+    """One warning (not a log record at WARNING plus a warning pointing at shim.py), naming the guard."""
+    runtime(recompile_limit=2)
+    fn = make_fn()
+    s = Shim(fn)
+    with warnings.catch_warnings(record=True) as w, caplog.at_level(logging.DEBUG, logger="autograph.recompiles"):
+        warnings.simplefilter("always")
+        for n in range(1, 5):
+            s(torch.ones(n), torch.ones(n))
+    limit = [x for x in w if issubclass(x.category, RecompileLimitWarning)]
+    assert len(limit) == 1
+    assert (limit[0].filename, limit[0].lineno) == (fn.__code__.co_filename, fn.__code__.co_firstlineno)
+    message = str(limit[0].message)
+    assert "Last failing guard: ___check_tensor(a" in message and "mark it dynamic" in message
+    assert not [r for r in caplog.records if r.name == "autograph.recompiles" and r.levelno >= logging.WARNING]
