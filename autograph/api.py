@@ -115,9 +115,13 @@ def reset() -> None:
     from autograph.runtime.shim import all_shims, reset_all
 
     codegen = sys.modules.get("autograph.capture.codegen")
-    if codegen is not None:  # resume functions cached in the globals of captured functions
+    resumes_attr = getattr(codegen, "RESUMES_ATTR", None)  # None while another thread still imports it
+    if resumes_attr is not None:  # resume functions cached in the globals of captured functions
         for shim in all_shims():
-            shim.fn.__globals__.pop(codegen.RESUMES_ATTR, None)
+            shim.fn.__globals__.pop(resumes_attr, None)
+    resume = sys.modules.get("autograph.bytecode.resume")
+    if resume is not None and hasattr(resume, "clear_cache"):
+        resume.clear_cache()
     reset_all()
     _clear_torch_caches()
 

@@ -15,6 +15,7 @@ import fnmatch
 import importlib
 import os
 import re
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +103,43 @@ class Rule:
         if not self.matches_module(module):
             return False
         return self.qualname_glob is None or _matches_dotted(qualname, self.qualname_glob)
+
+
+# Top-level modules autograph never instruments, whatever the rules say: its own dependencies
+# (and theirs), the test runner, the interpreter's start-up modules, and (below) the standard
+# library. Instrumenting them would run autograph's shim inside autograph itself: a hang or a
+# broken `import torch` at start-up. `autograph` is listed too (except autograph.testing, its
+# test models). A test checks the list against the installed requirements.
+NEVER_INSTRUMENTED = frozenset({
+    "autograph", "torch", "torchgen", "functorch", "triton", "wrapt", "pydantic", "pydantic_core",
+    "annotated_types", "typing_extensions", "typing_inspection", "yaml", "_yaml", "bytecode", "depyf",
+    "astor", "dill", "sympy", "isympy", "mpmath", "networkx", "jinja2", "markupsafe", "filelock", "fsspec",
+    "numpy", "setuptools", "pkg_resources", "_distutils_hack", "pip", "pytest", "_pytest", "pluggy", "py",
+    "iniconfig", "packaging", "hypothesis", "sitecustomize", "usercustomize", "__main__", "__mp_main__",
+})
+_OWN_TEST_MODELS = "autograph.testing"
+
+
+def never_instrumented(module: str) -> bool:
+    """True for modules the import hook leaves alone whatever the rules (see ``NEVER_INSTRUMENTED``)."""
+    if module == _OWN_TEST_MODELS or module.startswith(_OWN_TEST_MODELS + "."):
+        return False
+    top = module.partition(".")[0]
+    return top in NEVER_INSTRUMENTED or top in sys.stdlib_module_names or top in sys.builtin_module_names
+
+
+def check_allow_rule(rule: "Rule") -> None:
+    """Refuse an allow rule that can only name modules autograph never instruments (it compiles nothing)."""
+    top = rule.module_glob.partition(".")[0]
+    if any(ch in top for ch in "*?[") or not never_instrumented(top) or top == "autograph":
+        return
+    what = "the standard library" if (top in sys.stdlib_module_names or top in sys.builtin_module_names) \
+        else "autograph itself or one of its dependencies" if top not in ("__main__", "__mp_main__") \
+        else "the script being run"
+    raise ValueError(
+        f"rule {rule.text!r} selects only modules of {what} ({top!r}), which autograph never instruments "
+        "(instrumenting them would make autograph compile itself); it would compile nothing. Select your "
+        "own packages instead, e.g. 'mymodels' (see 'never instrumented' in the README)")
 
 
 def _matches_dotted(name: str, glob: str) -> bool:
@@ -264,6 +302,13 @@ class Packages(BaseModel):
     @classmethod
     def _no_duplicates(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(value))
+
+    @field_validator("allow", mode="after")
+    @classmethod
+    def _selects_something_instrumentable(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for text in value:
+            check_allow_rule(Rule.parse(text))
+        return value
 
 
 class Settings(BaseModel):
@@ -477,6 +522,7 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, tuple[int, int]]
 
     text = _read_text(path)
     try:
+        _refuse_aliases(path, yaml.parse(text, Loader=yaml.SafeLoader))
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
@@ -511,6 +557,20 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, tuple[int, int]]
 
     walk(root, ())
     return data, marks
+
+
+def _refuse_aliases(path: Path, events: Any) -> None:
+    """A settings file has no use for YAML aliases, and an alias can nest itself (``a: &a [*a]``:
+    unbounded recursion) or repeat data exponentially (a few hundred bytes, gigabytes in memory):
+    refuse the first one, before anything is built from the file."""
+    import yaml
+
+    for event in events:
+        if isinstance(event, yaml.AliasEvent):
+            mark = event.start_mark
+            raise SettingsError(f"{path}:{mark.line + 1}:{mark.column + 1}: YAML alias *{event.anchor}: aliases are "
+                                "not allowed in a settings file (they can repeat or nest data without bound); "
+                                "write the value out")
 
 
 def _yaml_location(path: Path, marks: dict, error: dict) -> str:

@@ -305,3 +305,18 @@ def test_patching_an_instrumented_submodule_forward_on_the_instance_recaptures(t
     proc = run(tmp_path, "-m", "autograph", "run", "main.py", AUTOGRAPH_PACKAGES="agpatch", AUTOGRAPH_BACKEND="eager")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split("\n")[:2] == ["[3.0, 3.0, 3.0] [3.0, 3.0, 3.0]", "[8.0, 8.0, 8.0]"], proc.stdout
+
+
+@pytest.mark.parametrize("text", ["a: &a [*a]\n", "a: &a [x, x]\nb: [*a, *a]\n"], ids=["recursive", "repeat"])
+def test_yaml_aliases_stop_every_entry_point_with_status_2(project, text):
+    (project / "cfg.yaml").write_text(text)
+    (project / "autograph.yaml").write_text(text)
+    (project / "hello.py").write_text("print('script ran')\n")
+    for argv, extra in ((["-m", "autograph", "config", "check", "cfg.yaml"], {}),
+                        (["-m", "autograph", "run", "--config", "cfg.yaml", "hello.py"], {}),
+                        (["-m", "autograph", "run", "hello.py"], {}),  # ./autograph.yaml
+                        (["hello.py"], {"AUTOGRAPH_CONFIG": "cfg.yaml"})):
+        result = run(project, *argv, **extra)
+        assert result.returncode == 2, (argv, result.stderr)
+        assert "aliases are not allowed" in result.stderr and "script ran" not in result.stdout
+        assert "Traceback" not in result.stderr

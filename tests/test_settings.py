@@ -429,3 +429,29 @@ def test_readme_settings_table_matches_the_fields():
             assert f"`{var.name}" in env_cell, (name, var.name)
             if var.flag:
                 assert f"`{var.flag}" in env_cell, (name, var.flag)
+
+
+# ---------------------------------------------------------------- YAML aliases
+
+
+def _alias_bomb(levels: int = 9) -> str:
+    text = "a: &a [x, x, x, x, x, x, x, x, x]\n"
+    names = "abcdefghijklmnop"
+    for i in range(1, levels):
+        prev, name = names[i - 1], names[i]
+        text += f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]\n"
+    return text
+
+
+@pytest.mark.parametrize("text, where", [("a: &a [*a]\n", ":1:8:"), (_alias_bomb(), ":2:8:"),
+                                         ("backend: &b eager\nmode: *b\n", ":2:7:")],
+                         ids=["recursive", "bomb", "plain"])
+def test_yaml_aliases_are_refused_before_anything_is_built(tmp_path, text, where):
+    import time
+
+    path = write(tmp_path, text)
+    start = time.perf_counter()
+    message = error_of(path, env={})
+    assert time.perf_counter() - start < 5
+    assert message.startswith(f"{path}{where} YAML alias *") and "aliases are not allowed" in message
+    assert "aliases are not allowed" in error_of(env={"AUTOGRAPH_CONFIG": str(path)})

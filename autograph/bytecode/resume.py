@@ -202,6 +202,13 @@ def make_resume_code(
         return per_code.setdefault(key, result)
 
 
+def clear_cache() -> None:
+    """Forget every resume code made so far (``autograph.reset()``: names carry a counter, so
+    entries of earlier captures are never asked for again)."""
+    with _lock:
+        _cache.clear()
+
+
 def _build(code: CodeType, offset: int, kinds: tuple, live: tuple, name: str,
            cells_in_closure: bool, refs: tuple = (), raise_exc: bool = False) -> CodeType:
     if code.co_flags & CO_GENERATOR_LIKE:

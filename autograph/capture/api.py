@@ -51,11 +51,24 @@ def capture(fn: types.FunctionType, args: tuple, kwargs: dict, settings: Setting
 
 
 def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
+    translators: list[Translator] = []
+    try:
+        return _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0)
+    finally:
+        # every translator's fakes and ShapeEnv records go, the replayed-away first pass and
+        # failed captures included: with symbolic sizes they form cycles through C++ that the
+        # garbage collector cannot free (ShapeEnvs would outlive autograph.reset())
+        for tx in translators:
+            tx.graph.release_fake_values()
+
+
+def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
     breaks: list[BreakRecord] = []
     stop, generic = None, False
     moved: Unsupported | None = None  # why the break being planned was moved earlier
     while True:
         tx = Translator(fn, args, kwargs, stop_step=stop)
+        translators.append(tx)
         try:
             try:
                 outcome = tx.run()

@@ -16,6 +16,7 @@ import dis
 import inspect
 import sys
 import types
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -92,7 +93,9 @@ def _handler_catches(entry, instructions: list[Instruction]) -> bool:
     return False
 
 
-_CATCHING_CACHE: dict[types.CodeType, frozenset[int]] = {}
+# weak: resume functions' code objects must die with them (equal code objects share an entry,
+# which is right: the answer depends on the instructions only)
+_CATCHING_CACHE: "weakref.WeakKeyDictionary[types.CodeType, frozenset[int]]" = weakref.WeakKeyDictionary()
 
 
 def _caught_instructions(code: types.CodeType, instructions: list[Instruction]) -> frozenset[int]:
@@ -101,8 +104,6 @@ def _caught_instructions(code: types.CodeType, instructions: list[Instruction]) 
     if caught is None:
         caught = frozenset(ins.index for ins in instructions
                            if ins.exn is not None and _handler_catches(ins.exn, instructions))
-        if len(_CATCHING_CACHE) > 4096:
-            _CATCHING_CACHE.clear()
         _CATCHING_CACHE[code] = caught
     return caught
 

@@ -202,6 +202,9 @@ def forget_inputs(env: Any) -> None:
     if env is not None:
         env._autograph_inputs = []
         env._autograph_symbols = {}
+        for cache in ("fake_tensor_cache", "fx_node_cache"):  # their FakeTensors / nodes close the same cycle
+            if isinstance(getattr(env, cache, None), dict):
+                getattr(env, cache).clear()
 
 
 def _expr(sym: Any):

@@ -120,14 +120,16 @@ def _counts_of(stats: Any) -> Counts:
 
 def _owner(frame: types.FrameType | None) -> Any:
     """The stats record of the innermost instrumented function running ``frame``."""
-    from autograph.runtime.stats import _by_code
+    from autograph.runtime.stats import stats_of_code
 
     while frame is not None:
         code = frame.f_code
-        key = id(code)
-        item = _transformed.get(key) or _by_code.get(key)
+        item = _transformed.get(id(code))
         if item is not None and item[0] is code:
             return item[1]
+        stats = stats_of_code(code)
+        if stats is not None:
+            return stats
         frame = frame.f_back
     return None
 

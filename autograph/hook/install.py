@@ -20,7 +20,14 @@ from autograph.errors import SettingsError
 from autograph.hook.finder import AutographFinder
 from autograph.hook.instrument import Patch, instrument_module, restore_all
 from autograph.hook.select import Selection
-from autograph.settings import Rule, Settings, current_settings, loaded_settings, set_current_settings
+from autograph.settings import (
+    Rule,
+    Settings,
+    check_allow_rule,
+    current_settings,
+    loaded_settings,
+    set_current_settings,
+)
 
 log = logging.getLogger("autograph.hook")
 
@@ -155,6 +162,8 @@ def install(*rules: str, deny: Iterable[str] = (), settings: Settings | None = N
     try:
         allow = tuple(Rule.parse(r).text for r in rules)
         denied = tuple(Rule.parse(r).text for r in deny)
+        for text in allow:
+            check_allow_rule(Rule.parse(text))
     except ValueError as exc:
         raise SettingsError(f"autograph.install: {exc}") from None
     with _install_lock:

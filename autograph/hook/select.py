@@ -4,27 +4,17 @@ A rule is ``module_glob[:qualname_glob]`` (parsed by :class:`autograph.settings.
 A function is selected when some allow rule covers it and no deny rule does: deny
 always beats allow. A module is intercepted when some allow rule covers it and no
 deny rule *without* a qualname glob covers it (``deny: [pkg:Cls.f]`` still lets the
-rest of ``pkg`` be compiled). autograph's own modules are never selected (except
-``autograph.testing``, its model zoo). Answers are memoised: the finder asks on every import.
+rest of ``pkg`` be compiled). Modules in ``settings.NEVER_INSTRUMENTED`` (autograph itself
+except ``autograph.testing``, its dependencies, the standard library) are never selected,
+whatever the rules. Answers are memoised: the finder asks on every import.
 """
 from __future__ import annotations
 
 from typing import Iterable
 
-from autograph.settings import Rule, Settings
+from autograph.settings import Rule, Settings, never_instrumented
 
 __all__ = ["Rule", "Selection"]
-
-# autograph never compiles itself (its runtime would recurse), except its test models.
-_NEVER = "autograph"
-_EXCEPT = "autograph.testing"
-
-
-def _own_module(module: str) -> bool:
-    if module != _NEVER and not module.startswith(_NEVER + "."):
-        return False
-    return not (module == _EXCEPT or module.startswith(_EXCEPT + "."))
-
 
 class Selection:
     """Allow rules minus deny rules."""
@@ -48,7 +38,8 @@ class Selection:
         """True when ``module`` may contain selected functions (the hook intercepts it)."""
         answer = self._modules.get(module)
         if answer is None:
-            answer = not _own_module(module) and any(rule.matches_module(module) for rule in self.allow) and not any(
+            answer = not never_instrumented(module) and any(
+                rule.matches_module(module) for rule in self.allow) and not any(
                 rule.qualname_glob is None and rule.matches_module(module) for rule in self.deny
             )
             self._modules[module] = answer

@@ -16,6 +16,7 @@ import atexit
 import importlib
 import os
 import sys
+import zipfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -77,19 +78,87 @@ def activate_logs(settings: Settings) -> None:
     events.activate(settings)
 
 
+_activated = False
+
+
+def _refuse(message: str) -> None:
+    sys.stderr.write(f"autograph: {message}\n")
+    sys.stderr.flush()
+    os._exit(2)  # SystemExit inside site's .pth processing would be a fatal error
+
+
+def _first_path_entry() -> str | None:
+    """The directory Python will put first on ``sys.path`` for this run (not there yet while
+    ``.pth`` files run): the script's directory, or the current one for ``-m``/``-c``/stdin."""
+    if sys.flags.safe_path:
+        return None
+    argv = getattr(sys, "argv", None) or [""]
+    first = argv[0]
+    if first in ("", "-", "-c", "-m"):
+        return os.getcwd()
+    path = os.path.abspath(first)
+    return path if os.path.isdir(path) or zipfile.is_zipfile(path) else os.path.dirname(path)
+
+
+def check_backend_as_the_launcher_does(backend: str) -> None:
+    """Import a ``module:function`` backend now, with the script's directory on ``sys.path`` as
+    ``python -m autograph run`` has it; raises :class:`SettingsError` like the launcher."""
+    from autograph.settings import check_backend_importable
+
+    entry = _first_path_entry()
+    added = entry is not None and entry not in sys.path
+    if added:
+        sys.path.insert(0, entry)
+    try:
+        check_backend_importable(backend)
+    finally:
+        if added and entry in sys.path:
+            sys.path.remove(entry)
+
+
+def _launcher_starting() -> bool:
+    """Whether this interpreter runs autograph's own command line (``python -m autograph``, the
+    ``autograph`` console script): it validates the settings with the script's directory on
+    ``sys.path``, installs the hook and exports the settings itself."""
+    orig = list(getattr(sys, "orig_argv", ()))
+    i = 1
+    while i < len(orig):
+        arg = orig[i]
+        if arg == "-m":
+            return i + 1 < len(orig) and orig[i + 1] == "autograph"
+        if arg.startswith("-m"):
+            return arg[2:] == "autograph"
+        if not arg.startswith("-") or arg in ("-c", "-"):
+            break
+        i += 2 if arg in ("-X", "-W", "--check-hash-based-pycs") else 1
+    argv = getattr(sys, "argv", None) or [""]
+    return os.path.basename(argv[0]) in ("autograph", "autograph.exe")
+
+
 def activate() -> None:
-    """Install the import hook from the environment's settings (called by the ``.pth`` line)."""
+    """Install the import hook from the environment's settings (called by the ``.pth`` line).
+
+    Once per process (a site directory reachable twice, e.g. a venv's ``lib64`` link to
+    ``lib``, runs the ``.pth`` line twice). Settings are validated exactly as the launcher
+    does, a ``module:function`` backend included; bad settings (or a failure while loading
+    them) stop the interpreter with status 2 before the script runs.
+    """
+    global _activated
     from autograph.errors import SettingsError
     from autograph.settings import load_settings, startup_requested
 
-    if not startup_requested():
+    if _activated or not startup_requested() or _launcher_starting():
         return
+    _activated = True
     try:
         settings = load_settings(check_backend=False)
+        if settings.mode != "off" and settings.packages.allow:
+            check_backend_as_the_launcher_does(settings.backend)
     except SettingsError as exc:
-        sys.stderr.write(f"autograph: invalid settings, nothing was run:\n{exc}\n")
-        sys.stderr.flush()
-        os._exit(2)  # SystemExit inside site's .pth processing would be a fatal error
+        _refuse(f"invalid settings, nothing was run:\n{exc}")
+    except Exception as exc:  # noqa: BLE001 - never a traceback from site.py, never a half-started run
+        _refuse(f"could not load the settings ({type(exc).__name__}: {exc}); nothing was run. Unset "
+                "AUTOGRAPH_PACKAGES/AUTOGRAPH_CONFIG to run without autograph, and please report this")
     if settings.mode == "off" or not settings.packages.allow:
         return
     from autograph.hook.install import install

@@ -44,15 +44,27 @@ class CacheEntry:
 
 @dataclass
 class CodeState:
-    """What the runtime knows about one code object, shared by every function using it."""
+    """What the runtime knows about one code object, shared by every function using it.
 
-    code: types.CodeType
+    Holds its code weakly: a state is a value of a map keyed weakly on that code, and a strong
+    reference would keep every resume function's code (and its normalised instructions) alive
+    after ``autograph.reset()``.
+    """
+
+    code_ref: Any
     eager: bool = False              # run the original forever (no tensor work, failed capture)
     eager_reason: str | None = None
     limit_reached: bool = False      # recompile limit hit: misses run eagerly
     captures: int = 0                # entries created for this code object (recompile limit)
     warmup_calls: int = 0            # calls counted towards compile_threshold since the last capture
     lock: Any = field(default_factory=threading.RLock, repr=False)
+
+    @property
+    def code(self) -> types.CodeType:
+        code = self.code_ref()
+        if code is None:  # only reachable through a shim, which keeps its function's code alive
+            raise ReferenceError("the code object of this state is gone")
+        return code
 
 
 class IdentityWeakMap:
@@ -119,7 +131,7 @@ def own_code(fn: types.FunctionType) -> types.CodeType:
 def code_state(code: types.CodeType) -> CodeState:
     st = _states.get(code)
     if st is None:
-        st = _states.setdefault(code, lambda: CodeState(code))
+        st = _states.setdefault(code, lambda: CodeState(weakref.ref(code)))
     return st
 
 

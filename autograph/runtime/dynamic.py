@@ -121,7 +121,7 @@ def _marked(args: tuple, kwargs: dict) -> bool:
     return False
 
 
-def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: Any):
+def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: Any, newest: Any = None):
     """The :class:`~autograph.capture.shapes.Plan` of the capture this missed call starts."""
     from autograph.capture.shapes import Plan
 
@@ -133,7 +133,7 @@ def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: A
         # a size change: every input of the newest entry whose size changed goes dynamic at once
         from autograph.guards.model import TENSOR_MATCH
 
-        for guard in shim.entries[-1].guards.guards:
+        for guard in newest.guards.guards if newest is not None else ():
             changed = changed_dims(guard, shim.fn, args, kwargs) if guard.kind is TENSOR_MATCH else set()
             if changed:
                 expr = guard.source.expr
@@ -172,11 +172,11 @@ def _floats_in_graph(settings: Any) -> bool:
 
 
 def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwargs: dict, settings: Settings,
-                      failed: Any, wrap_nested: Callable) -> Any:
+                      failed: Any, wrap_nested: Callable, *, newest: Any = None) -> Any:
     """Run ``capture`` under this call's plan; a failed symbolic capture is retried statically."""
     from autograph.capture import shapes
 
-    plan = plan_for(shim, args, kwargs, settings, failed)
+    plan = plan_for(shim, args, kwargs, settings, failed, newest)
     if not plan.symbolic:
         with shapes.using(plan):
             return capture(shim.fn, args, kwargs, settings, wrap_nested=wrap_nested)

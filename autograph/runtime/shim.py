@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 import threading
 import time
 import types
@@ -149,6 +150,14 @@ EAGER_OFF = "autograph is off (mode: off)"
 EAGER_CAPTURING = "called while this thread was capturing (the original runs)"
 EAGER_RUN_ONLY = "mode run-only: nothing is compiled anew"
 EAGER_NO_TENSOR = "no tensor in the call: nothing to compile"
+EAGER_NO_TORCH = "torch is not (fully) imported yet: no tensor can be involved"
+
+
+def _torch_ready() -> bool:
+    """Whether torch is imported and done initialising (no tensor can exist before; an import
+    finder or a library the hook selected may run while ``import torch`` is in progress)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and not getattr(getattr(torch, "__spec__", None), "_initializing", False)
 
 
 def cold_reason(threshold: int) -> str:
@@ -313,6 +322,9 @@ class _ShimLogic:
                 return self.fn(*args, **kwargs)
             finally:
                 _cold_runs.depth -= 1
+        if not self.explicit and not _torch_ready():
+            self.stats.ran_eagerly(EAGER_NO_TORCH)
+            return self.fn(*args, **kwargs)
         if not self._binds(args, kwargs):
             return self.fn(*args, **kwargs)  # raises Python's own TypeError for this call
         with state.lock:
@@ -384,7 +396,8 @@ class _ShimLogic:
                                    "nothing to compile")
                 st.eager_reason = state.eager_reason
             return self.fn
-        failed = self._failing_guard(args, kwargs)
+        newest = self.entries[-1:]  # one snapshot: autograph.reset() may empty the table meanwhile
+        failed = newest[0].guards.first_failure(*args, **kwargs) if newest else None
         if failed is not None and state.captures >= settings.recompile_limit:
             state.limit_reached = True
             st.eager_reason = (f"recompile limit ({settings.recompile_limit}) reached; "
@@ -400,7 +413,8 @@ class _ShimLogic:
             from autograph.explain.progress import progress  # stdlib only; a no-op off a TTY
             with capturing(), progress(f"capturing {self.fn.__qualname__}"):
                 from autograph.runtime.dynamic import capture_with_plan  # dynamic shapes decision
-                result = capture_with_plan(capture, self, args, kwargs, settings, failed, self._wrap_nested)
+                result = capture_with_plan(capture, self, args, kwargs, settings, failed, self._wrap_nested,
+                                           newest=newest[0] if newest else None)
         except Exception as exc:  # noqa: BLE001 - every capture failure is handled by on_error
             return self._capture_failed(exc, settings, time.perf_counter() - t0)
         st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)
@@ -443,12 +457,6 @@ class _ShimLogic:
         shim = shim_for(fn, self.overrides)
         shim.explicit = True
         return shim
-
-    def _failing_guard(self, args: tuple, kwargs: dict):
-        """The guard of the newest entry that rejected this call (the recompile reason)."""
-        if not self.entries:
-            return None
-        return self.entries[-1].guards.first_failure(*args, **kwargs)
 
     def _install_eager_entry(self) -> None:
         """Replace the cache by one guard-free entry running the original (counted as eager calls)."""
@@ -603,7 +611,7 @@ def add_entry_listener(callback: Callable[[Any, CacheEntry], None]) -> None:
 def remove_entry_listener(callback: Callable[[Any, CacheEntry], None]) -> None:
     if callback in _entry_listeners:
         _entry_listeners.remove(callback)
-_shim_lock = threading.Lock()
+_shim_lock = threading.RLock()  # re-entrant: creating a shim may import a module the hook instruments
 _SHIM_ATTR = "__autograph_shim__"
 
 

@@ -122,25 +122,34 @@ class FunctionStats:
 
 
 _lock = threading.Lock()
-_by_code: dict[int, tuple[types.CodeType, FunctionStats]] = {}  # id(code) -> (code, stats)
+# id(code) -> (weak reference to the code, stats): the stats outlive the code (the report names a
+# function that is gone from its qualname/filename/lineno), the code is not kept alive
+_by_code: dict[int, tuple[weakref.ref, FunctionStats]] = {}
 _order: list[FunctionStats] = []
 
 
 def stats_for(code: types.CodeType, qualname: str | None = None) -> FunctionStats:
     """The (one) stats record of a code object (by identity), created on first use.
 
-    The record keeps its code object alive so the report can name it after the
-    function is gone; ``reset_stats()`` drops both.
+    The record names its function by qualname, file and line, so it outlives the code object
+    without keeping it alive (a resume function's code dies with it); ``reset_stats()`` drops
+    the records.
     """
     item = _by_code.get(id(code))
-    if item is None or item[0] is not code:
+    if item is None or item[0]() is not code:
         with _lock:
             item = _by_code.get(id(code))
-            if item is None or item[0] is not code:
+            if item is None or item[0]() is not code:
                 st = FunctionStats(qualname or code.co_qualname, code.co_filename, code.co_firstlineno)
-                item = _by_code[id(code)] = (code, st)
+                item = _by_code[id(code)] = (weakref.ref(code), st)
                 _order.append(st)
     return item[1]
+
+
+def stats_of_code(code: types.CodeType) -> FunctionStats | None:
+    """The stats record of ``code`` if it has one (no record is created)."""
+    item = _by_code.get(id(code))
+    return item[1] if item is not None and item[0]() is code else None
 
 
 def all_stats() -> list[FunctionStats]:

@@ -118,3 +118,71 @@ def test_autograph_itself_is_never_selected_except_its_test_models():
     assert not selection.selects_module("autograph.runtime.shim")
     assert selection.selects_module("autograph.testing.models")
     assert selection.selects_module("autographer")
+
+
+# ---------------------------------------------------------------- never instrumented
+
+
+def test_autograph_dependencies_and_the_stdlib_are_never_selected():
+    from autograph.hook.select import Selection
+
+    everything = Selection(["*"])
+    for module in ("torch", "torch.nn.functional", "wrapt", "pydantic", "yaml", "collections", "functools",
+                   "ctypes.util", "autograph.runtime.shim", "__main__", "sympy.core"):
+        assert not everything.selects_module(module), module
+    assert everything.selects_module("mymodels.layers") and everything.selects_module("autograph.testing.models")
+
+
+def test_rules_that_can_only_name_never_instrumented_modules_are_settings_errors():
+    import pytest
+
+    from autograph.errors import SettingsError
+    from autograph.hook.install import install
+    from autograph.settings import Settings, load_settings
+
+    for rule in ("torch", "torch.nn", "collections", "torch:*.forward", "os.path"):
+        with pytest.raises(SettingsError, match="never instruments"):
+            load_settings(env={"AUTOGRAPH_PACKAGES": rule})
+        with pytest.raises(SettingsError, match="never instruments"):
+            install(rule, settings=Settings())
+    for rule in ("*", "tor*", "mymodels", "autograph", "*:*.forward"):
+        assert load_settings(env={"AUTOGRAPH_PACKAGES": rule}).packages.allow == (rule,)
+
+
+def test_the_deny_list_covers_autographs_installed_requirements():
+    """Every top-level module of every distribution autograph requires (transitively, extras
+    aside) is in NEVER_INSTRUMENTED or the standard library."""
+    import importlib.metadata as md
+    import re
+    import sys
+
+    import pytest
+
+    from autograph.settings import NEVER_INSTRUMENTED
+
+    try:
+        md.distribution("autograph")
+    except md.PackageNotFoundError:
+        pytest.skip("autograph is not installed (scripts/setup)")
+    seen, todo, modules = set(), ["autograph"], set()
+    while todo:
+        name = todo.pop()
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            dist = md.distribution(name)
+        except md.PackageNotFoundError:
+            continue
+        for requirement in dist.requires or ():
+            if "extra ==" not in requirement:
+                todo.append(re.match(r"[A-Za-z0-9_.-]+", requirement).group(0))
+        top_level = dist.read_text("top_level.txt")
+        if top_level:
+            modules |= {line.strip() for line in top_level.splitlines() if line.strip()}
+        else:
+            modules |= {f.parts[0].removesuffix(".py") for f in dist.files or () if f.suffix == ".py"
+                        and not f.parts[0].endswith((".dist-info", ".data")) and f.parts[0] != ".."}
+    missing = {m for m in modules if m.isidentifier() and m not in NEVER_INSTRUMENTED and m not in sys.stdlib_module_names}
+    assert not missing, f"add these to settings.NEVER_INSTRUMENTED: {sorted(missing)}"

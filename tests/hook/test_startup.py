@@ -168,3 +168,70 @@ def test_report_is_silent_without_the_report_room(monkeypatch):
         startup.print_report(Settings(report=True))
     except ModuleNotFoundError as exc:  # pragma: no cover - shows the failure clearly
         pytest.fail(f"print_report must be silent when the report room is missing: {exc}")
+
+
+# ---------------------------------------------------------------- robust start-up (issue 16.7)
+
+IMPORT_TORCH = "import torch, agstart.check as c; print('ok', torch.ones(2).sum().item(), c.report())"
+
+
+@needs_pth
+@pytest.mark.parametrize("rule", ["torch", "torch.nn", "collections", "wrapt", "yaml", "pydantic"])
+def test_selecting_autograph_dependencies_or_the_stdlib_is_refused_before_the_script_runs(pkg, rule):
+    marker = pkg / "ran"
+    result = _python(pkg, f"open({str(marker)!r}, 'w').close()", AUTOGRAPH_PACKAGES=rule)
+    assert result.returncode == 2, result.stderr
+    assert f"rule {rule!r} selects only modules of" in result.stderr and "never instruments" in result.stderr
+    assert not marker.exists() and "Traceback" not in result.stderr
+
+
+@needs_pth
+@pytest.mark.parametrize("rule", ["*", "*:inc", "agst*,tor*"])
+def test_wildcard_rules_work_and_never_touch_autograph_dependencies(pkg, rule):
+    """'*' used to hang at start-up (the shim lock) or break `import torch` (a partially
+    initialised torch); now the deny list applies and the program runs."""
+    result = _python(pkg, IMPORT_TORCH + "\nimport sys, functools, collections\n"
+                     "from autograph.hook.instrument import is_wrapped\n"
+                     "print(is_wrapped(functools.update_wrapper), is_wrapped(torch.nn.functional.relu))",
+                     AUTOGRAPH_PACKAGES=rule)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["ok 2.0 wrapped=True", "False False"]
+
+
+@needs_pth
+def test_the_startup_hook_checks_a_backend_exactly_as_the_launcher(pkg):
+    marker = pkg / "ran"
+    result = _python(pkg, f"open({str(marker)!r}, 'w').close()", AUTOGRAPH_PACKAGES="agstart",
+                     AUTOGRAPH_BACKEND="nosuch:fn")
+    assert result.returncode == 2 and "cannot import module 'nosuch'" in result.stderr
+    assert not marker.exists()
+    # a backend module next to the script is found, as `python -m autograph run script.py` finds it
+    (pkg / "app").mkdir()
+    (pkg / "app" / "mybackend.py").write_text("def fast(gm, example_inputs):\n    return gm\n")
+    (pkg / "app" / "main.py").write_text("print('script ran')\n")
+    for argv in (["app/main.py"], ["-m", "autograph", "run", "app/main.py"]):
+        ok = subprocess.run([sys.executable, *argv], cwd=pkg, capture_output=True, text=True, timeout=120,
+                            env=_env(pkg, AUTOGRAPH_PACKAGES="agstart", AUTOGRAPH_BACKEND="mybackend:fast"))
+        assert ok.returncode == 0 and ok.stdout.strip() == "script ran", (argv, ok.stderr)
+    bad = subprocess.run([sys.executable, "app/main.py"], cwd=pkg, capture_output=True, text=True, timeout=120,
+                         env=_env(pkg, AUTOGRAPH_PACKAGES="agstart", AUTOGRAPH_BACKEND="mybackend:slow"))
+    assert bad.returncode == 2 and "has no attribute 'slow'" in bad.stderr
+
+
+@needs_pth
+@pytest.mark.parametrize("text", ["a: &a [*a]\n", "a: &a [x, x, x]\nb: [*a, *a, *a]\n"], ids=["recursive", "repeat"])
+def test_yaml_aliases_are_refused_at_start_up(pkg, text):
+    (pkg / "cfg.yaml").write_text("packages:\n  allow: [agstart]\n" + text)
+    marker = pkg / "ran"
+    result = _python(pkg, f"open({str(marker)!r}, 'w').close()", AUTOGRAPH_CONFIG=str(pkg / "cfg.yaml"))
+    assert result.returncode == 2 and "aliases are not allowed" in result.stderr
+    assert not marker.exists() and "Traceback" not in result.stderr
+
+
+@needs_pth
+def test_empty_variables_are_unset_at_start_up(pkg):
+    result = _python(pkg, "import agstart.check as c; print(c.report())", AUTOGRAPH_PACKAGES="agstart",
+                     AUTOGRAPH_RECOMPILE_LIMIT="", AUTOGRAPH_COMPILE_THRESHOLD=" ", AUTOGRAPH_REPORT="",
+                     AUTOGRAPH_BACKEND="", AUTOGRAPH_DUMP="")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "wrapped=True"

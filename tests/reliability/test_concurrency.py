@@ -80,3 +80,61 @@ def test_recompile_limit_respected_under_threads(eager_settings):
     assert len(fn.entries) == 3
     assert st.eager_reason and "recompile limit" in st.eager_reason
     assert st.calls == done
+
+
+def _branchy(x, w):
+    y = x @ w
+    if y.sum() > 1e9:  # a graph break: entries with resume functions
+        y = y * 0
+    return torch.relu(y) + x.size(0)
+
+
+def test_reset_from_another_thread_during_eight_threads_of_calls(eager_settings):
+    """autograph.reset() while 8 threads call (sizes change: automatic dynamic, captures, resumes):
+    every result equals eager, reset() never raises, no capture fails inside autograph."""
+    import logging
+    import time
+
+    compiled = autograph.compile(_branchy, backend="eager")
+    stop = threading.Event()
+    problems: list[str] = []
+
+    class InternalErrors(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "internal error" in record.getMessage():
+                problems.append(record.getMessage())
+
+    handler = InternalErrors()
+    logging.getLogger("autograph").addHandler(handler)
+
+    def worker(seed: int) -> None:
+        gen = torch.Generator().manual_seed(seed)
+        while not stop.is_set():
+            n = int(torch.randint(2, 12, (1,), generator=gen))
+            x, w = torch.randn(n, 4, generator=gen), torch.randn(4, 4, generator=gen)
+            try:
+                torch.testing.assert_close(compiled(x, w), _branchy(x, w))
+            except Exception as exc:  # noqa: BLE001 - reported below
+                problems.append(f"call: {exc!r}")
+                stop.set()
+
+    def resetter() -> None:
+        while not stop.is_set():
+            try:
+                autograph.reset()
+            except Exception as exc:  # noqa: BLE001 - reported below
+                problems.append(f"reset: {exc!r}")
+            time.sleep(0.002)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)] + [threading.Thread(target=resetter)]
+    try:
+        for t in threads:
+            t.start()
+        time.sleep(8.0)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(timeout=120)
+        logging.getLogger("autograph").removeHandler(handler)
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    assert problems == []

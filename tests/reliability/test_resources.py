@@ -127,3 +127,34 @@ def test_cache_does_not_keep_the_callers_tensors_alive(eager_settings, dynamic):
     gc.collect()
     assert fn.entries, "expected live cache entries"
     assert [r() for r in refs if r() is not None] == []
+
+
+def _branchy(x, w):
+    y = x @ w
+    if y.sum() > 1e9:  # a graph break: a replayed first pass and resume functions
+        y = y * 0
+    return torch.relu(y).sum(0) + x.size(0)
+
+
+def test_no_shape_env_or_resume_code_survives_reset(eager_settings):
+    """Symbolic captures (sizes change) with a graph break, then reset() + gc.collect(), six
+    times: no ShapeEnv and no resume function's code object stays alive (they used to pile up
+    through cycles the garbage collector cannot see, 1 more ShapeEnv per reset)."""
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    from autograph.runtime.cache import CodeState
+
+    fn = autograph.compile(_branchy)
+    w = torch.randn(8, 8)
+    counts = []
+    for _ in range(6):
+        for n in range(2, 9):
+            x = torch.randn(n, 8)
+            torch.testing.assert_close(fn(x, w), _branchy(x, w))
+        autograph.reset()
+        gc.collect()
+        objects = gc.get_objects()
+        counts.append((sum(isinstance(o, ShapeEnv) for o in objects),
+                       sum(isinstance(o, CodeState) and "__resume_at_" in o.code_ref().co_name
+                           for o in objects if isinstance(o, CodeState) and o.code_ref() is not None)))
+    assert counts == [(0, 0)] * 6
