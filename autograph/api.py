@@ -41,8 +41,33 @@ def compile(fn_or_module: Any = None, *, backend: Any = None, fullgraph: bool = 
     return apply(fn_or_module)
 
 
+_report_checked = False
+
+
+def _report_at_exit_if_asked() -> None:
+    """``AUTOGRAPH_REPORT=1`` (or ``report:``) with ``autograph.compile`` alone, no hook: the run
+    report is printed at exit as under the launcher (checked once, at the first compile)."""
+    global _report_checked
+    if _report_checked:
+        return
+    _report_checked = True
+    from autograph.errors import SettingsError
+    from autograph.settings import current_settings
+
+    try:
+        settings = current_settings()
+    except SettingsError:
+        return  # the first compiled call reports it, with its message
+    if settings.report:
+        from autograph.hook.startup import print_report_at_exit
+
+        print_report_at_exit(settings)
+
+
 def _compile_one(target: Any, overrides: dict) -> Any:
     from autograph.runtime.shim import Shim, shim_for
+
+    _report_at_exit_if_asked()
 
     if isinstance(target, types.MethodType):
         shim = Shim(target.__func__, overrides) if overrides else shim_for(target.__func__)

@@ -289,13 +289,70 @@ def config_schema(argv: list[str]) -> int:
 # ---------------------------------------------------------------------------
 
 
+# What each command imports (import name -> the package to install), checked before it starts
+# so that a Python without them gets one sentence, not a ModuleNotFoundError traceback.
+_NEEDS = {
+    "run": {"torch": "torch", "pydantic": "pydantic", "yaml": "PyYAML", "wrapt": "wrapt", "bytecode": "bytecode"},
+    "config": {"pydantic": "pydantic", "yaml": "PyYAML"},
+}
+
+
+def _missing(command: str) -> list[str]:
+    """Packages ``command`` needs that this Python cannot import (found without importing them)."""
+    import importlib.util
+
+    missing = []
+    for module, package in _NEEDS.get(command, {}).items():
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(package)
+    return missing
+
+
+def _refuse_missing(packages: list[str]) -> int:
+    python = sys.executable or "python"
+    version = ".".join(map(str, sys.version_info[:3]))
+    sys.stderr.write(
+        f"autograph: this Python ({python}, {version}) cannot import {', '.join(packages)}, which autograph "
+        "needs; nothing was run. Use the project's environment: `.venv/bin/python -m autograph ...` (or "
+        "`source .venv/bin/activate` first; `scripts/setup` creates it), or install autograph into this "
+        "Python: `python -m pip install -e .`\n")
+    return EXIT_USAGE
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader of our stdout went away (``autograph config schema | head``): stop without a
+    traceback, as the Python documentation recommends (stdout pointed at devnull, status 1)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m autograph`` and the ``autograph`` console script."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
         (sys.stdout if args else sys.stderr).write(USAGE)
         return 0 if args else EXIT_USAGE
     command, rest = args[0], args[1:]
+    missing = _missing(command)
+    if missing:
+        return _refuse_missing(missing)
     try:
         if command == "run":
             return run(rest)

@@ -320,3 +320,71 @@ def test_yaml_aliases_stop_every_entry_point_with_status_2(project, text):
         assert result.returncode == 2, (argv, result.stderr)
         assert "aliases are not allowed" in result.stderr and "script ran" not in result.stdout
         assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- a newcomer's first commands
+
+
+def test_a_python_without_autographs_dependencies_gets_one_sentence(project):
+    """`python -S` drops site-packages (torch, pydantic, yaml...) but keeps PYTHONPATH (the tree)."""
+    (project / "hello.py").write_text("print('script ran')\n")
+    for argv, names in ((["-S", "-m", "autograph", "run", "hello.py"], ("torch", "pydantic", "PyYAML")),
+                        (["-S", "-m", "autograph", "config", "check"], ("pydantic", "PyYAML"))):
+        result = run(project, *argv)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert "cannot import" in result.stderr and all(name in result.stderr for name in names)
+        assert ".venv/bin/python -m autograph" in result.stderr and "script ran" not in result.stdout
+
+
+def test_another_installed_python_without_torch_gets_one_sentence(project):
+    import glob
+
+    pythons = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.12*/bin/python3.12")))
+    if not pythons:
+        pytest.skip("no pyenv Python 3.12 here")
+    probe = subprocess.run([pythons[0], "-c", "import torch"], capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip("that Python has torch")
+    (project / "hello.py").write_text("print('script ran')\n")
+    result = subprocess.run([pythons[0], "-m", "autograph", "run", "hello.py"], cwd=project, capture_output=True,
+                            text=True, timeout=120, env=env_for(project))
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "cannot import torch" in result.stderr
+
+
+def test_config_schema_into_a_closed_pipe_exits_quietly(project):
+    child = subprocess.Popen([sys.executable, "-m", "autograph", "config", "schema"], cwd=project,
+                             env=env_for(project), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # the reader is gone before the schema is written (`| head` that already quit)
+    stderr = child.stderr.read().decode()
+    assert child.wait(timeout=120) == 1
+    assert stderr == ""
+
+
+def test_report_variable_prints_the_report_with_autograph_compile_alone(project):
+    (project / "compiled.py").write_text(textwrap.dedent("""
+        import torch
+        import autograph
+
+        @autograph.compile(backend="eager")
+        def f(x):
+            return torch.relu(x) * 2
+
+        for _ in range(3):
+            f(torch.ones(3))
+        print("done")
+    """))
+    result = run(project, "compiled.py", AUTOGRAPH_REPORT="1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "done"
+    assert "autograph run report: 1 function, 3 calls, 1 captures" in result.stderr
+    assert "| f (compiled.py:" in result.stderr
+    quiet = run(project, "compiled.py")
+    assert "autograph run report" not in quiet.stderr
+
+
+def test_readme_tells_a_newcomer_which_python_to_use():
+    readme = (REPO / "README.md").read_text()
+    setup = readme.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    assert ".venv/bin/python" in setup and "source .venv/bin/activate" in setup
+    assert "$ scripts/demo\nstep  1  loss" in setup and "autograph run report:" in setup
