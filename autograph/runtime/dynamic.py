@@ -143,7 +143,7 @@ def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: A
                          shim.fn.__qualname__, expr, sorted(changed))
     if mode != "static" and failed is not None and changed_scalar(failed, shim.fn, args, kwargs):
         # a Python int/float changed value: every scalar of the newest entry that changed becomes an input
-        changed = {guard.source.expr for guard in shim.entries[-1].guards.guards
+        changed = {guard.source.expr for guard in (newest.guards.guards if newest is not None else ())
                    if changed_scalar(guard, shim.fn, args, kwargs)}
         with _lock:
             dims[_SCALARS] = set(dims.get(_SCALARS, ())) | changed
@@ -156,7 +156,7 @@ def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: A
     return Plan(mode, plan_dims, symbolic, scalars, _floats_in_graph(settings) if scalars else True)
 
 
-def _floats_in_graph(settings: Any) -> bool:
+def _floats_in_graph(settings: Settings) -> bool:
     """Whether the backend compiles graphs with Python-float (SymFloat) inputs.
 
     The eager backend runs them as Python does; torch's inductor and autograph's Triton
@@ -166,7 +166,7 @@ def _floats_in_graph(settings: Any) -> bool:
     try:
         from autograph.backends.registry import lookup
 
-        return getattr(lookup(getattr(settings, "backend", "eager"), settings=settings), "backend_name", "") == "eager"
+        return getattr(lookup(settings.backend, settings=settings), "backend_name", "") == "eager"
     except Exception:  # noqa: BLE001 - an unresolvable backend fails the capture later, with its own message
         return False
 

@@ -73,8 +73,17 @@ def test_decorated_generate_is_labelled_with_its_own_line(runs):
     assert source[generate["lineno"] - 1].strip() == "@torch.no_grad()"
 
 
-@pytest.mark.xfail(strict=True, reason="scalars-dynamo: a float argument (dt) is a graph input, not a constant")
-def test_estimate_mfu_compiles_at_most_twice_and_no_recompile_limit_is_hit(runs):
+def test_estimate_mfu_with_a_new_float_every_step_compiles_at_most_twice(runs):
     _, hooked, functions = runs
-    assert functions["GPT.estimate_mfu"]["captures"] <= 2
+    mfu = functions["GPT.estimate_mfu"]
+    assert mfu["captures"] <= 2 and mfu["calls"] == STEPS
+    assert "GPT.estimate_mfu (" not in "".join(line for line in hooked.stderr.splitlines()
+                                               if "RecompileLimitWarning" in line)
+
+
+@pytest.mark.xfail(strict=True, reason="get_num_params: the generator expression passed to sum() is a new "
+                   "function object each call, and its resume function is specialised on its identity "
+                   "(recompile storm; a capture bug outside issue 16's scope)")
+def test_no_recompile_limit_warning(runs):
+    _, hooked, _ = runs
     assert "RecompileLimitWarning" not in hooked.stderr
