@@ -36,9 +36,17 @@ _ROOMS = ("autograph.api", "autograph.runtime", "autograph.hook", "autograph.cap
           "autograph.backends", "autograph.bytecode", "autograph.settings", "autograph.errors")
 
 
+def torch_imported() -> bool:
+    """Whether torch is imported *and done initialising*: an instrumented function (an import
+    finder of a package selected by ``'*'``) can run while ``import torch`` is in progress, and
+    importing ``torch._C._dynamo`` then crashes the interpreter."""
+    torch = sys.modules.get("torch")
+    return torch is not None and not getattr(getattr(torch, "__spec__", None), "_initializing", False)
+
+
 def _not_loaded() -> Any:
     """``callback`` before torch is imported: no Dynamo region can exist yet."""
-    if "torch" in sys.modules:
+    if torch_imported():
         connect()
         return callback()
     return None
@@ -61,7 +69,7 @@ def skip_frames(*fns: Any) -> None:
             code = fn if isinstance(fn, types.CodeType) else getattr(fn, "__code__", None)
             if code is not None and all(c is not code for c in _skip_codes):
                 _skip_codes.append(code)
-    if "torch" in sys.modules:
+    if torch_imported():
         connect()
 
 

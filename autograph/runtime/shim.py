@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import sys
 import threading
 import time
 import types
@@ -153,11 +152,7 @@ EAGER_NO_TENSOR = "no tensor in the call: nothing to compile"
 EAGER_NO_TORCH = "torch is not (fully) imported yet: no tensor can be involved"
 
 
-def _torch_ready() -> bool:
-    """Whether torch is imported and done initialising (no tensor can exist before; an import
-    finder or a library the hook selected may run while ``import torch`` is in progress)."""
-    torch = sys.modules.get("torch")
-    return torch is not None and not getattr(getattr(torch, "__spec__", None), "_initializing", False)
+_torch_ready = _dynamo.torch_imported  # no tensor can exist before torch finished importing
 
 
 def cold_reason(threshold: int) -> str:
@@ -447,7 +442,7 @@ class _ShimLogic:
         advice = recompile_advice(failed, self.fn, args, kwargs, settings)
         message = (f"{self.fn.__qualname__} ({_where(self.fn)}) was recompiled {settings.recompile_limit} times "
                    f"(recompile_limit); it now runs eagerly when no cached version matches. Last failing guard: "
-                   f"{failed.src} ({failed.describe()}). {advice[:1].upper()}{advice[1:]}")
+                   f"{failed.src} ({failed.describe()}). What to do: {advice}")
         recompiles_log.info("%s", message)  # the recompiles channel, when on; the warning is the one print
         warnings.warn_explicit(message, RecompileLimitWarning, code.co_filename, code.co_firstlineno,
                                module=self.fn.__module__ or code.co_filename)

@@ -16,7 +16,9 @@ def f(x, y):
 
 
 def test_lookup_triton_compiles_through_registry(tmp_path):
-    settings = type("S", (), {"cache_dir": str(tmp_path)})()
+    from autograph.settings import Settings
+
+    settings = Settings(cache_dir=tmp_path)
     backend = registry.lookup("triton", settings=settings)
     x, y = torch.randn(3, 5), torch.randn(5)
     compiled = backend(torch.fx.symbolic_trace(f), [x, y])
