@@ -7,7 +7,6 @@ dynamic" is only right for the second.
 from __future__ import annotations
 
 import types
-from typing import Any
 
 from autograph.guards.model import (
     EQUALS_MATCH,
