@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="gpt2",
                         help="gpt2, bert, llama or hf:<transformers model type> (default gpt2)")
-    parser.add_argument("--calls", type=int, default=3, help="inference calls to make (default 3)")
+    parser.add_argument("--calls", type=int, default=5,
+                        help="inference calls to make (default 5: under the hook the 3rd captures, compile_threshold)")
     args = parser.parse_args(argv)
 
     model, example = build(args.model)
