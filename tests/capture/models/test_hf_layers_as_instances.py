@@ -82,7 +82,10 @@ def test_layer_classes_compile_at_most_twice_for_all_layers(tmp_path, name):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH")}
     env["PYTHONPATH"] = str(ROOT)
     plain, _ = _run(tmp_path, name, env, "plain")
+    # compile_threshold=1: every call counts from the first (the default hotness policy
+    # runs a function's first calls eagerly)
     hooked_env = dict(env, AUTOGRAPH_PACKAGES=package, AUTOGRAPH_BACKEND="eager",
+                      AUTOGRAPH_COMPILE_THRESHOLD="1",
                       AUTOGRAPH_DENY=",".join(f"{package}:{cls}" for cls in denied))
     hooked, stats = _run(tmp_path, name, hooked_env, "hooked")
     assert plain.keys() == hooked.keys()
