@@ -207,6 +207,7 @@ class Translator:
         except TypeError as exc:
             raise Unsupported(f"TypeError binding arguments: {exc}", generic=True)
         bound.apply_defaults()
+        self._guard_defaults(fn)
         var_kw = {n for n, p in inspect.signature(fn, follow_wrapped=False).parameters.items() if p.kind is p.VAR_KEYWORD}
         for name, real in bound.arguments.items():
             frame.locals[name] = self.wrap(real, LocalSource(name))
@@ -249,6 +250,14 @@ class Translator:
             frame.locals.pop(name, None)
             frame.cells[name] = RealCellValue(real, AttrSource(LocalSource(name), "cell_contents"), name,
                                               cell_source=LocalSource(name))
+
+    def _guard_defaults(self, fn: types.FunctionType) -> None:
+        """The entry and its guards bind the call with the defaults ``fn`` has now: replacing
+        ``fn.__defaults__``/``__kwdefaults__`` (not only their items) recaptures."""
+        from autograph.guards.sources import AttrSource, ObjectSource
+        for name in ("__defaults__", "__kwdefaults__"):
+            if getattr(fn, name) is not None:
+                self.guards.id_(AttrSource(ObjectSource(fn, fn.__qualname__), name), getattr(fn, name))
 
     def _setup_cells(self, frame: Frame, closure: list[Value]) -> None:
         code = frame.code

@@ -102,7 +102,10 @@ def resolve(source: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> A
         return bound.arguments.get(source.name)
     if isinstance(source, AttrSource):
         base = resolve(source.base, fn, args, kwargs)
-        return getattr(base, source.attr, None) if base is not None else None
+        try:
+            return getattr(base, source.attr, None) if base is not None else None
+        except Exception:  # noqa: BLE001 - a user __getattr__ raising something else than AttributeError
+            return None
     if isinstance(source, ItemSource):
         base = resolve(source.base, fn, args, kwargs)
         try:
@@ -114,9 +117,13 @@ def resolve(source: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> A
 
 def _marked(args: tuple, kwargs: dict) -> bool:
     """Whether an argument (or a tensor in a list/tuple argument) carries ``mark_dynamic`` dims."""
+    import torch
+
     for a in list(args) + list(kwargs.values()):
         for t in (a if isinstance(a, (list, tuple)) else (a,)):
-            if getattr(t, "_autograph_dynamic_dims", None):
+            # tensors only: reading an attribute of any other argument could run its
+            # ``__getattr__`` (a dict subclass forwarding to ``self[name]`` raises KeyError)
+            if isinstance(t, torch.Tensor) and getattr(t, "_autograph_dynamic_dims", None):
                 return True
     return False
 

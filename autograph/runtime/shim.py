@@ -236,10 +236,18 @@ class _ShimLogic:
         # without tensors; the import hook's shims run tensor-free calls eagerly (see _decide)
         self.explicit = False
         self._tensor_free_calls = 0
-        functools.update_wrapper(self, fn)
+        # names only: copying ``fn.__dict__`` would overwrite the shim's own fields with the
+        # function's attributes (``f.state = ...``); those are read through ``__getattr__``
+        functools.update_wrapper(self, fn, updated=())
         _all_shims.add(self)
         if self.state.eager:
             self._install_eager_entry()
+
+    def __getattr__(self, name: str) -> Any:
+        """Attributes the shim lacks are the wrapped function's, read live (``compiled.tag``)."""
+        if name.startswith("__") and name.endswith("__") or name == "fn":
+            raise AttributeError(name)
+        return getattr(self.fn, name)
 
     @property
     def entries(self) -> tuple[CacheEntry, ...]:
@@ -360,11 +368,14 @@ class _ShimLogic:
 
     def _binds(self, args: tuple, kwargs: dict) -> bool:
         """Whether the call binds to the function's parameters (checked before capturing)."""
-        binder = self.__dict__.get("_binder")
-        if binder is None:
+        fn = self.fn
+        defaults = (fn.__defaults__, fn.__kwdefaults__)  # replaced defaults bind differently
+        cached = self.__dict__.get("_binder")
+        if cached is None or cached[0] is not defaults[0] or cached[1] is not defaults[1]:
             from autograph.guards.check import GuardSet
 
-            binder = self._binder = GuardSet(self.fn, []).index_fn
+            cached = self._binder = (*defaults, GuardSet(fn, []).index_fn)
+        binder = cached[2]
         try:
             binder(*args, **kwargs)
         except TypeError:

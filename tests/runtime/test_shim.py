@@ -458,3 +458,23 @@ def test_recompile_limit_warning_is_printed_once_at_the_functions_own_line(runti
     message = str(limit[0].message)
     assert "Last failing guard: ___check_tensor(a" in message and "mark it dynamic" in message
     assert not [r for r in caplog.records if r.name == "autograph.recompiles" and r.levelno >= logging.WARNING]
+
+
+def test_function_attributes_do_not_clobber_the_shim():
+    """``functools.update_wrapper`` used to copy ``fn.__dict__`` over the shim's own fields."""
+    import torch
+
+    import autograph
+
+    def f(x):
+        return x + 1
+
+    f.state, f.fn, f.stats, f.entries_note = "user state", "user fn", {"n": 1}, "note"
+    c = autograph.compile(f, backend="eager")
+    x = torch.zeros(2)
+    torch.testing.assert_close(c(x), f(x))
+    torch.testing.assert_close(c(x), f(x))
+    assert c.fn is f
+    assert c.entries_note == "note"  # the function's attributes still read through the shim
+    f.tag = 3
+    assert c.tag == 3

@@ -18,7 +18,7 @@ from autograph.capture.breaks import Unsupported
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.autograd_functions import FunctionApplyValue, is_function_apply
 from autograph.capture.values import scalars
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.builtins import (BuiltinValue, PyFunctionValue, TorchFunctionValue,
                                                is_pure_builtin)
 from autograph.capture.values.constants import ConstantValue, is_literal
@@ -31,14 +31,30 @@ from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch
 _BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
 
 
+def peek(obj: Any, name: str, default: Any = None) -> Any:
+    """``getattr(obj, name, default)`` without running user code: an object whose class has a
+    Python ``__getattr__``/``__getattribute__`` (a dict forwarding to ``self[name]``, a lazy
+    module) is read statically, as ``inspect.getattr_static`` does."""
+    cls = type(obj)
+    if not isinstance(obj, types.ModuleType) and not any(
+            isinstance(mro_lookup(cls, hook)[1], types.FunctionType) for hook in ("__getattr__", "__getattribute__")):
+        return getattr(obj, name, default)
+    import inspect
+    try:
+        return inspect.getattr_static(obj, name, default)
+    except Exception:  # noqa: BLE001 - a broken __dict__/__mro__: treat as absent
+        return default
+
+
 def _is_torch_callable(obj: Any) -> bool:
     if isinstance(obj, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
         return True
-    mod = getattr(obj, "__module__", None) or ""
+    mod = peek(obj, "__module__", None)
+    mod = mod if isinstance(mod, str) else ""
     if isinstance(obj, (types.BuiltinFunctionType, types.FunctionType)) and (
             mod.startswith("torch") or mod == "torch._C._nn" or mod == "torch._C._VariableFunctions"):
         return not mod.startswith("torch.nn.modules")
-    objclass = getattr(obj, "__objclass__", None)
+    objclass = peek(obj, "__objclass__", None)
     if objclass is not None and isinstance(objclass, type) and issubclass(objclass, torch._C.TensorBase):
         return True
     if type(obj).__name__ in ("method_descriptor", "wrapper_descriptor", "getset_descriptor") and objclass is not None \
@@ -157,8 +173,9 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         if func_src is not None:
             g.id_(func_src, obj.__func__)
         return BoundMethodValue(UserFunctionValue(obj.__func__, func_src), wrap_real(tx, obj.__self__, self_src), source)
-    if obj in _BUILTIN_FUNCS or obj in (builtins.range, builtins.enumerate, builtins.zip, builtins.reversed,
-                                        builtins.map, builtins.filter, builtins.super) if _hashable(obj) else False:
+    if isinstance(obj, (types.BuiltinFunctionType, type)) and _hashable(obj) and (
+            obj in _BUILTIN_FUNCS or obj in (builtins.range, builtins.enumerate, builtins.zip, builtins.reversed,
+                                             builtins.map, builtins.filter, builtins.super)):
         g.id_(source, obj)
         return BuiltinValue(obj)
     if isinstance(obj, types.BuiltinFunctionType) and getattr(obj, "__module__", "") in ("_operator", "math", "operator"):
@@ -209,7 +226,8 @@ OPAQUE_LIBRARIES = ("numpy", "scipy", "pandas", "logging", "warnings", "os", "sy
 
 
 def _opaque_library(obj) -> bool:
-    mod = getattr(obj, "__module__", None) or ""
+    mod = peek(obj, "__module__", None)
+    mod = mod if isinstance(mod, str) else ""
     return mod.split(".")[0] in OPAQUE_LIBRARIES
 
 

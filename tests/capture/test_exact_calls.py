@@ -1,0 +1,129 @@
+"""Exactness of calls and names across graph breaks: parameters named ``self``, numbers of
+other types inside graphs, arguments whose ``__getattr__`` must not run, function defaults."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests.capture.harness import Harness
+
+
+def _brk(y):
+    return y.sum() > 0  # a data-dependent branch: a graph break in the caller
+
+
+def test_plain_function_with_a_tensor_parameter_named_self():
+    def f(self, x):
+        y = self * x
+        print("", end="")  # graph break: the graph before it has a placeholder for `self`
+        return y * 2 + self
+
+    h = Harness()
+    c = h.compile(f)
+    a, b = torch.randn(3), torch.randn(3)
+    torch.testing.assert_close(c(a, b), f(a, b))
+    assert h.breaks
+
+
+def test_numpy_scalar_constant_inside_a_graph_after_a_break():
+    np = pytest.importorskip("numpy")
+
+    def f(x):
+        y = x + 1
+        if _brk(y):
+            y = y * 2
+        return y + np.ones(1).sum()  # a numpy float64 (a float subclass) used by the graph
+
+    h = Harness()
+    c = h.compile(f)
+    x = torch.randn(4).abs()
+    torch.testing.assert_close(c(x), f(x))
+
+
+class AttrDict(dict):
+    """A dict whose attributes are its items: a KeyError, not an AttributeError, for a missing one."""
+
+    def __getattr__(self, k):
+        return self[k]
+
+
+def test_dict_subclass_with_getattr_is_not_probed():
+    def f(x, d):
+        return x + d["a"]
+
+    h = Harness()
+    c = h.compile(f)
+    x = torch.randn(2)
+    d = AttrDict(a=torch.ones(2))
+    torch.testing.assert_close(c(x, d), f(x, d))  # used to be an internal KeyError
+
+
+def test_dict_subclass_with_getattr_through_compile():
+    import autograph
+    from autograph.runtime import stats
+
+    def f_attrdict(x, d):
+        return x + d["a"]
+
+    c = autograph.compile(f_attrdict, backend="eager")
+    x = torch.randn(2)
+    d = AttrDict(a=torch.ones(2))
+    torch.testing.assert_close(c(x, d), f_attrdict(x, d))
+    errors = [e for s in stats.all_stats() if s.qualname.endswith("f_attrdict") for e in s.errors]
+    assert not errors, errors
+
+
+def test_positional_defaults_replaced_after_the_first_call():
+    def f(x, k=1):
+        return x + k
+
+    h = Harness()
+    c = h.compile(f)
+    x = torch.zeros(2)
+    torch.testing.assert_close(c(x), f(x))
+    f.__defaults__ = (5,)
+    torch.testing.assert_close(c(x), f(x))
+
+
+def test_defaults_removed_after_the_first_call_raise_like_python():
+    import autograph
+    from autograph.runtime import stats
+
+    def f_nodefault(x, k=1):
+        return x + k
+
+    c = autograph.compile(f_nodefault, backend="eager")
+    x = torch.zeros(2)
+    torch.testing.assert_close(c(x), f_nodefault(x))
+    f_nodefault.__defaults__ = None
+    with pytest.raises(TypeError, match="missing 1 required positional argument"):
+        c(x)
+    errors = [e for s in stats.all_stats() if s.qualname.endswith("f_nodefault") for e in s.errors]
+    assert not errors, errors
+
+
+def test_keyword_defaults_replaced_after_the_first_call():
+    def f(x, *, k=1):
+        return x + k
+
+    h = Harness()
+    c = h.compile(f)
+    x = torch.zeros(2)
+    torch.testing.assert_close(c(x), f(x))
+    f.__kwdefaults__ = {"k": 7}
+    torch.testing.assert_close(c(x), f(x))
+
+
+def test_callee_defaults_replaced_after_the_first_call():
+    def g(y, k=1):
+        return y * k
+
+    def f(x):
+        return g(x) + 1
+
+    h = Harness()
+    c = h.compile(f)
+    x = torch.ones(2)
+    torch.testing.assert_close(c(x), f(x))
+    g.__defaults__ = (4,)
+    torch.testing.assert_close(c(x), f(x))
