@@ -72,6 +72,12 @@ class GuardRecorder:
             self._add(("class-lacks", earlier, name), lambda d=d: model.key_absent(d, name))
         self.id_(ItemSource(AttrSource(ObjectSource(klass, klass.__qualname__), "__dict__"), name), raw)
 
+    def key_absent(self, source, key) -> None:
+        """``key not in <source>`` stays true (a KEY_ABSENT guard, evaluated natively)."""
+        if source is None:
+            return
+        self._add(("absent", source, key), lambda: model.key_absent(source, key))
+
     def tensor(self, source, tensor) -> None:
         self._add(("tensor", source), lambda: model.tensor_match(source, tensor))
 

@@ -307,7 +307,7 @@ class Translator:
                     # the exception is known exactly (raised here or by an inlined callee, whose
                     # effects so far are eager's too): run the user's handler symbolically
                     exc.user_stack.clear()
-                    _enter_handler(frame, inst, exc.exc)
+                    _enter_handler(frame, inst, exc.exc, getattr(exc, "exc_value", None))
                     if is_root:  # where to break instead if the handler cannot be resumed in
                         frame.handler_steps.append(self.step)
                     continue
@@ -450,6 +450,9 @@ class Translator:
         b = g.get("__builtins__", __builtins__)
         b = b.__dict__ if isinstance(b, types.ModuleType) else b
         if name in b:
+            # the name resolved to a builtin because the module has no global of that name:
+            # a global defined later (``len = my_len``) must recapture
+            self.guards.key_absent(_globals_dict_source(g), name)
             return self.wrap(b[name], None, trusted=True)
         raise Unsupported(f"NameError: name {name!r} is not defined", generic=True)
 
@@ -470,16 +473,29 @@ class ExceptionValue(Value):
         return self.exc
 
     def reconstruct(self, cg):
-        return cg.const(self.exc)
+        # the exception object Python raised here exists only in that call: capture's copy must
+        # not be handed to every later call
+        raise Unsupported(f"a caught {type(self.exc).__name__} is live at a graph break")
 
 
-def _enter_handler(frame: "Frame", inst: Instruction, exc: BaseException) -> None:
+def _enter_handler(frame: "Frame", inst: Instruction, exc: BaseException, value: Value | None = None) -> None:
     entry = inst.exn
     del frame.stack[entry.depth:]
     if entry.lasti:
         frame.push(ConstantValue(inst.offset))
-    frame.push(ExceptionValue(exc))
+    frame.push(value if value is not None else ExceptionValue(exc))
     frame.jump(entry.target)
+
+
+def _exception_of(value: Value) -> BaseException | None:
+    """The exception object (capture's sample) a value stands for, if known."""
+    if isinstance(value, ExceptionValue):
+        return value.exc
+    try:
+        real = value.real_value()
+    except Unsupported:
+        return None
+    return real if isinstance(real, BaseException) else None
 
 
 def _check_stack_effect(inst: Instruction, actual: int) -> None:
@@ -494,6 +510,16 @@ def _check_stack_effect(inst: Instruction, actual: int) -> None:
         return
     if actual not in allowed:
         raise CaptureBug(f"handler for {inst.opname} moved the stack by {actual}, CPython by {allowed}")
+
+
+def _globals_dict_source(g: dict) -> Source:
+    """The globals dict ``g`` itself, as a guard source (``vars(module)``)."""
+    from autograph.guards.sources import AttrSource, ObjectSource
+    module_name = g.get("__name__")
+    module = sys.modules.get(module_name) if isinstance(module_name, str) else None
+    if module is not None and getattr(module, "__dict__", None) is g:
+        return AttrSource(ObjectSource(module, module_name), "__dict__")
+    return ObjectSource(g, f"vars({module_name})")
 
 
 def _global_of(g: dict, name: str) -> Any:
@@ -1034,10 +1060,10 @@ def _push_exc_info(tx, frame, inst):
 @handler("CHECK_EXC_MATCH")
 def _check_exc_match(tx, frame, inst):
     cls = frame.pop()
-    exc = frame.stack[-1]
-    if not isinstance(exc, ExceptionValue):
+    exc = _exception_of(frame.stack[-1])
+    if exc is None:
         raise Unsupported("exception matching on an unknown exception")
-    frame.push(ConstantValue(isinstance(exc.exc, vb._class_info(cls))))
+    frame.push(ConstantValue(isinstance(exc, vb._class_info(cls))))
 
 
 @handler("POP_EXCEPT")
@@ -1047,27 +1073,31 @@ def _pop_except(tx, frame, inst):
 
 @handler("RERAISE")
 def _reraise(tx, frame, inst):
-    exc = frame.stack[-1]
-    raise Unsupported("exception re-raised", generic=True,
-                      exc=exc.exc if isinstance(exc, ExceptionValue) else None)
+    value = frame.stack[-1]
+    err = Unsupported("exception re-raised", generic=True, exc=_exception_of(value))
+    err.exc_value = value
+    raise err
 
 
 @handler("RAISE_VARARGS")
 def _raise(tx, frame, inst):
-    exc = None
+    exc, value = None, None
     if inst.arg == 1:  # `raise X(...)` of a known exception: callers' handlers can run symbolically
+        value = frame.stack[-1]
         try:
-            exc = frame.stack[-1].real_value()
+            exc = value.real_value()
         except Unsupported:
             exc = None
         if isinstance(exc, type) and issubclass(exc, BaseException):
-            try:
-                exc = exc()
-            except Exception:  # noqa: BLE001 - an odd exception class: leave it to Python
-                exc = None
+            # `raise Cls`: Python makes the instance, anew each time
+            from autograph.capture.values import fresh
+            value = fresh.construct(tx, exc, [], {}) if fresh.constructs_in_c(exc) else None
+            exc = value.real_value() if value is not None else None
         if not isinstance(exc, BaseException):
-            exc = None
-    raise Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc)
+            exc, value = None, None
+    err = Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc)
+    err.exc_value = value
+    raise err
 
 
 # object protocol for user classes, super(), generators: registers into the tables above

@@ -25,12 +25,14 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     """Run ``fn`` on the real constant values now; its exception is raised natively later."""
     if fn in _TEXT_FUNCTIONS and _has_symbolic(args, kwargs):
         raise Unsupported("formatting a dynamic size as text (its value is known only at run time)")
+    reals = [a.as_python_constant() for a in args]
+    kw_reals = {k: v.as_python_constant() for k, v in kwargs.items()}
     try:
-        result = fn(*(a.as_python_constant() for a in args),
-                    **{k: v.as_python_constant() for k, v in kwargs.items()})
+        result = fn(*reals, **kw_reals)
     except Exception as exc:
         raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc)
-    return tx.wrap(result, None, trusted=True)
+    from autograph.capture.values.fresh import wrap_folded  # new objects are made anew per call
+    return wrap_folded(tx, result, [*args, *kwargs.values()], [*reals, *kw_reals.values()], name)
 
 
 _TEXT_FUNCTIONS = {str, repr, format, ascii}
@@ -383,21 +385,31 @@ def _tensor_isinstance(obj, classes) -> bool:
     return False
 
 
+def _missing_attribute(exc: Unsupported) -> bool:
+    """The lookup raised AttributeError, known exactly (and guarded to stay missing where it was
+    decided: values/absence.py)."""
+    return isinstance(exc.exc, AttributeError)
+
+
 def _getattr(tx, obj, name, default=None):
+    if not name.is_constant() or not isinstance(name.as_python_constant(), str):
+        raise Unsupported("getattr() with a name that is not a constant string")
     try:
         return obj.getattr(tx, name.as_python_constant())
     except Unsupported as exc:
-        if default is not None and "AttributeError" in exc.reason:
+        if default is not None and _missing_attribute(exc):
             return default
         raise
 
 
 def _hasattr(tx, obj, name):
+    if not name.is_constant() or not isinstance(name.as_python_constant(), str):
+        raise Unsupported("hasattr() with a name that is not a constant string")
     try:
         obj.getattr(tx, name.as_python_constant())
         return ConstantValue(True)
     except Unsupported as exc:
-        if "AttributeError" in exc.reason:
+        if _missing_attribute(exc):
             return ConstantValue(False)
         raise
 
@@ -602,12 +614,14 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
         items = args[0].iter_items(tx) if args else []
         if all(i.is_constant() for i in items):
             return SizeValue(items)
-    if cls in (torch.device, torch.dtype) or cls in (int, float, str, complex, slice, set, frozenset, bytes) \
-            or cls is object:
+    if cls in (torch.device, torch.dtype) or cls in (int, float, str, complex, slice, set, frozenset, bytes):
         if _all_constant(args, kwargs):
             return fold(tx, cls, args, kwargs, cls.__name__)
-    if isinstance(cls, type) and issubclass(cls, BaseException) and _all_constant(args, kwargs):
-        return fold(tx, cls, args, kwargs, cls.__name__)
+    if isinstance(cls, type) and (cls is object or issubclass(cls, BaseException)):
+        from autograph.capture.values import fresh  # made anew by every call
+        out = fresh.construct(tx, cls, args, kwargs)
+        if out is not NotImplemented:
+            return out
     for hook in CLASS_CALL_HOOKS:
         out = hook(tx, cls, args, kwargs)
         if out is not NotImplemented:

@@ -76,8 +76,8 @@ class ConstantValue(Value):
         if type(self.value).__name__ in ("SymInt", "SymFloat", "SymBool"):
             from autograph.capture.shapes import reconstruct
             return reconstruct(cg, self.value)  # an expression of the inputs' sizes
-        if type(self.value) is set:  # a set made during capture: a fresh copy per call
-            return f"set({cg.const(frozenset(self.value))})"
+        if type(self.value) is set:  # a set made during the call: a new one per call, one per value
+            return cg.shared(self, f"set({cg.const(frozenset(self.value))})")
         if type(self.value) in _LITERAL_TYPES and not (  # exact types: a str/int subclass (an enum
                 isinstance(self.value, float) and self.value != self.value):  # member) has no literal
             text = repr(self.value)

@@ -26,24 +26,29 @@ class UserFunctionValue(Value):
     def real_value(self):
         return self.fn
 
+    _DATA = frozenset({"__name__", "__qualname__", "__module__", "__doc__", "__code__", "__defaults__",
+                       "__kwdefaults__", "__globals__", "__closure__", "__dict__", "__annotations__"})
+
     def getattr(self, tx, name):
+        """Function attributes (``__name__``, ``__wrapped__``, ones the user set) are read live and
+        guarded; a missing one (``hasattr(f, "__wrapped__")``) is guarded to stay missing."""
         from autograph.capture.values import side_effects
+        from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
         stored = side_effects.pending(tx, self.fn, name)
         if stored is not None:  # set earlier in this capture (replayed after the graph)
             return stored
-        if name in ("__name__", "__qualname__", "__module__", "__doc__"):
-            return ConstantValue(getattr(self.fn, name))
-        if name in ("__code__", "__defaults__", "__kwdefaults__", "__wrapped__", "__globals__", "__closure__") \
-                or name in self.fn.__dict__:
-            from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
-            if name in self.fn.__dict__:  # a function attribute: guarded where it lives
-                src = MemberSource(self.source, "__dict__", name) if self.source is not None else None
-                pin = MemberSource(ObjectSource(self.fn, self.fn.__qualname__), "__dict__", name)
-                return tx.wrap(self.fn.__dict__[name], src, pin=pin)
-            src = AttrSource(self.source, name) if self.source is not None else None
-            return tx.wrap(getattr(self.fn, name, None), src, pin=lambda f=self.fn, n=name: getattr(f, n, None),
-                           what=f"{self.fn.__qualname__}.{name}")
-        return super().getattr(tx, name)
+        if name in self.fn.__dict__:  # a function attribute: guarded where it lives
+            src = MemberSource(self.source, "__dict__", name) if self.source is not None else None
+            pin = MemberSource(ObjectSource(self.fn, self.fn.__qualname__), "__dict__", name)
+            return tx.wrap(self.fn.__dict__[name], src, pin=pin)
+        if name not in self._DATA:
+            if hasattr(type(self.fn), name):  # __get__, __call__, ...: methods of the function type
+                return super().getattr(tx, name)
+            from autograph.capture.values.absence import attribute_error
+            err = AttributeError(f"'function' object has no attribute {name!r}")
+            raise attribute_error(tx, self, self.fn, name, err)
+        src = AttrSource(self.source, name) if self.source is not None else None
+        return tx.wrap(getattr(self.fn, name), src, pin=AttrSource(ObjectSource(self.fn, self.fn.__qualname__), name))
 
     def setattr(self, tx, name, value):
         """``f.attr = v`` on a function: recorded, replayed after the graph (later reads see ``v``)."""

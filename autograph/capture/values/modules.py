@@ -129,8 +129,25 @@ class ModuleValue(Value):
         try:
             real = getattr(m, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True)
+            if type(m).__getattr__ is not torch.nn.Module.__getattr__ \
+                    or type(m).__getattribute__ is not object.__getattribute__:
+                raise Unsupported(f"`.{name}` of {self.describe()} raised AttributeError from its own "
+                                  "__getattr__", generic=True)
+            self._guard_absent(tx, name)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
+
+    def _guard_absent(self, tx, name: str) -> None:
+        """``name`` is in none of the module's stores nor its classes: guarded to stay so."""
+        from autograph.capture.values.absence import guard_absent_in_classes, object_source
+        owner = object_source(self, self.module, self.path)
+        for store in ("__dict__", "_parameters", "_buffers", "_modules"):
+            if store == "__dict__":
+                tx.guards.key_absent(AttrSource(owner, "__dict__"), name)
+            else:
+                from autograph.guards.sources import MemberSource
+                tx.guards.key_absent(MemberSource(owner, "__dict__", store), name)
+        guard_absent_in_classes(tx, type(self.module), name)
 
     def setattr(self, tx, name, value):
         """``self.flag = constant`` on a module from outside: recorded, replayed after the graph

@@ -37,7 +37,15 @@ class PythonModuleValue(Value):
         try:
             real = getattr(self.module, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True)
+            if "__getattr__" in self.module.__dict__ and not is_trusted_module(self.module):
+                # the module's own __getattr__ (PEP 562) decided: its answer cannot be guarded
+                raise Unsupported(f"`{self.module.__name__}.{name}` raised AttributeError from the "
+                                  "module's __getattr__", generic=True)
+            if not is_trusted_module(self.module):  # guarded to stay absent (hasattr, getattr default)
+                from autograph.capture.values.absence import object_source
+                tx.guards.key_absent(AttrSource(object_source(self, self.module, self.module.__name__),
+                                                "__dict__"), name)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
         if is_trusted_module(self.module):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
@@ -78,7 +86,15 @@ class ClassValue(Value):
         try:
             real = getattr(self.cls, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True)
+            meta = type(self.cls)
+            if isinstance(mro_lookup(meta, "__getattr__")[1], types.FunctionType) \
+                    or meta.__getattribute__ is not type.__getattribute__:
+                raise Unsupported(f"`{self.cls.__qualname__}.{name}` raised AttributeError from its "
+                                  "metaclass", generic=True)
+            from autograph.capture.values.absence import guard_absent_in_classes
+            guard_absent_in_classes(tx, self.cls, name)  # guarded to stay absent
+            guard_absent_in_classes(tx, meta, name)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
         if isinstance(self.cls.__dict__.get(name), staticmethod):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
@@ -92,6 +108,11 @@ class ClassValue(Value):
 
     def reconstruct(self, cg):
         return cg.const(self.cls)
+
+
+def _is_data_descriptor(attr) -> bool:
+    t = type(attr)
+    return hasattr(t, "__get__") and (hasattr(t, "__set__") or hasattr(t, "__delete__"))
 
 
 class ObjectValue(Value):
@@ -122,41 +143,55 @@ class ObjectValue(Value):
         return self.obj
 
     def getattr(self, tx, name):
+        """Python's lookup order: data descriptors of the class, the instance ``__dict__``, other
+        class attributes, then a Python ``__getattr__``; what was absent is guarded to stay so."""
         from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
         obj = self.obj
         stored = side_effects.pending(tx, obj, name)
         if stored is not None:  # written earlier in this capture (replayed after the graph)
             return stored
+        cls = type(obj)
+        klass, attr = mro_lookup(cls, name)
         d = getattr(obj, "__dict__", None)
         src = AttrSource(self.source, name) if self.source is not None else None
-        if isinstance(d, dict) and name in d:
-            if type(obj).__getattribute__ is not object.__getattribute__:
+        if isinstance(d, dict) and name in d and not (klass is not None and _is_data_descriptor(attr)):
+            if cls.__getattribute__ is not object.__getattribute__:
                 # a Python __getattribute__ (transformers' configs) costs ~1 us per guarded
                 # attribute; the instance dict read here is what the guard re-reads
                 src = MemberSource(self.source, "__dict__", name) if self.source is not None else None
                 return tx.wrap(d[name], src, pin=MemberSource(ObjectSource(obj, self.what), "__dict__", name))
             return tx.wrap(d[name], src, pin=AttrSource(ObjectSource(obj, self.what), name))
-        for klass in type(obj).__mro__:
-            if name in klass.__dict__:
-                attr = klass.__dict__[name]
-                if isinstance(attr, types.FunctionType):
-                    from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
-                    tx.guards.method(self.source, type(obj), name, attr)
-                    return BoundMethodValue(UserFunctionValue(attr), self)
-                if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
-                    from autograph.capture.values.functions import UserFunctionValue
-                    tx.guards.class_attr(type(obj), name)
-                    return UserFunctionValue(attr.fget).call(tx, [self], {})
-                if isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)):
-                    break  # a C-level slot read (no Python code runs): read the real value below
-                if hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
-                        and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
-                    raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
-                break
+        if klass is not None:
+            if isinstance(attr, types.FunctionType):
+                from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+                tx.guards.method(self.source, cls, name, attr)
+                return BoundMethodValue(UserFunctionValue(attr), self)
+            if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+                from autograph.capture.values.functions import UserFunctionValue
+                tx.guards.class_attr(cls, name)
+                return UserFunctionValue(attr.fget).call(tx, [self], {})
+            if not isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)) \
+                    and hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
+                    and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
+                raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+            # a C-level slot read (no Python code runs) or a plain class attribute: the real value
+        elif cls.__getattribute__ is object.__getattribute__:
+            getattr_fn = mro_lookup(cls, "__getattr__")[1]
+            if isinstance(getattr_fn, types.FunctionType):  # Python runs it for a name found nowhere
+                from autograph.capture.values.absence import guard_attribute_absent
+                from autograph.capture.values.constants import ConstantValue
+                from autograph.capture.values.functions import UserFunctionValue
+                guard_attribute_absent(tx, self, obj, name)
+                tx.guards.class_attr(cls, "__getattr__")
+                return UserFunctionValue(getattr_fn).call(tx, [self, ConstantValue(name)], {})
         try:
             real = getattr(obj, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True)
+            from autograph.capture.values.absence import attribute_error
+            if cls.__getattribute__ is not object.__getattribute__:  # its absence cannot be guarded
+                raise Unsupported(f"`.{name}` of {self.describe()} raised AttributeError from a custom "
+                                  "__getattribute__", generic=True)
+            raise attribute_error(tx, self, obj, name, exc)
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
 
     def _python_special(self, tx, name, args):
@@ -164,6 +199,7 @@ class ObjectValue(Value):
         fn = getattr(type(self.obj), name, None)
         if not isinstance(fn, types.FunctionType):
             return None
+        tx.guards.class_attr(type(self.obj), name)  # the class's method, as when captured
         from autograph.capture.values.functions import UserFunctionValue
         return UserFunctionValue(fn).call(tx, [self, *args], {})
 

@@ -53,7 +53,9 @@ def install() -> None:
         vb.TORCH_CALL_OVERRIDES[fn] = _const(True)
     for fn in (torch.jit.is_tracing, torch.jit.is_scripting, torch._C._get_tracing_state):
         vb.TORCH_CALL_OVERRIDES.setdefault(fn, _const(False))
+    from autograph.capture.values.fresh import IMMUTABLE_VALUE_TYPES
     for cls in (torch.finfo, torch.iinfo):
+        IMMUTABLE_VALUE_TYPES.add(cls)  # read-only attributes: a folded one may be shared
         hook = _dtype_info(cls)
         vb.CLASS_CALL_HOOKS.insert(0, hook)
 

@@ -73,6 +73,18 @@ def _plain_metaclass(meta: type) -> bool:
     return all(set(k.__dict__) <= _CLASS_TIME_HOOKS for k in meta.__mro__ if k not in (type, object))
 
 
+def _special(tx, cls: type, name: str) -> types.FunctionType | None:
+    """:func:`_user_defined`, guarded: the class's entry stays that function, or stays absent
+    (a ``__len__`` added to the class later changes ``bool(obj)``)."""
+    fn = _user_defined(cls, name)
+    if fn is not None:
+        tx.guards.class_attr(cls, name)
+    elif _python_attr(cls, name) is None:
+        from autograph.capture.values.absence import guard_absent_in_classes
+        guard_absent_in_classes(tx, cls, name)
+    return fn
+
+
 def supported_class(cls: type) -> str | None:
     """Why instances of ``cls`` cannot be modelled, or None when they can."""
     if not isinstance(cls, type) or not _plain_metaclass(type(cls)):
@@ -123,14 +135,16 @@ class UserObjectValue(Value):
             return self.attrs.items[name]
         if attr is not None:
             return _bind_class_attr(tx, self, self.cls, name, attr)
-        getattr_fn = _user_defined(self.cls, "__getattr__")
+        from autograph.capture.values.absence import guard_absent_in_classes
+        guard_absent_in_classes(tx, self.cls, name)  # a class attribute added later recaptures
+        getattr_fn = _special(tx, self.cls, "__getattr__")
         if getattr_fn is not None:
             return UserFunctionValue(getattr_fn).call(tx, [self, ConstantValue(name)], {})
-        raise Unsupported(f"AttributeError: {self.cls.__qualname__!r} object has no attribute {name!r}",
-                          generic=True)
+        err = AttributeError(f"{self.cls.__qualname__!r} object has no attribute {name!r}")
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
 
     def setattr(self, tx, name, value):
-        setattr_fn = _user_defined(self.cls, "__setattr__")
+        setattr_fn = _special(tx, self.cls, "__setattr__")
         if setattr_fn is not None:
             UserFunctionValue(setattr_fn).call(tx, [self, ConstantValue(name), value], {})
             return
@@ -149,7 +163,7 @@ class UserObjectValue(Value):
         self.attrs.items[name] = value
 
     def delattr(self, tx, name):
-        fn = _user_defined(self.cls, "__delattr__")
+        fn = _special(tx, self.cls, "__delattr__")
         if fn is not None:
             UserFunctionValue(fn).call(tx, [self, ConstantValue(name)], {})
             return
@@ -161,13 +175,13 @@ class UserObjectValue(Value):
 
     # --- special methods -------------------------------------------------------------
     def _special(self, tx, name, args):
-        fn = _user_defined(self.cls, name)
+        fn = _special(tx, self.cls, name)
         if fn is None:
             return None
         return UserFunctionValue(fn).call(tx, [self, *args], {})
 
     def call(self, tx, args, kwargs):
-        fn = _user_defined(self.cls, "__call__")
+        fn = _special(tx, self.cls, "__call__")
         if fn is None:
             raise Unsupported(f"TypeError: {self.describe()} is not callable", generic=True)
         return UserFunctionValue(fn).call(tx, [self, *args], kwargs)
@@ -207,7 +221,7 @@ class UserObjectValue(Value):
         out = self._special(tx, "__bool__", [])
         if out is not None:
             return out.truth(tx)
-        if _user_defined(self.cls, "__len__") is not None or self.items is not None:
+        if _special(tx, self.cls, "__len__") is not None or self.items is not None:
             return self.length(tx) > 0
         return True
 
@@ -368,6 +382,7 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
     obj = UserObjectValue(cls)
     init = _python_attr(cls, "__init__")
     if isinstance(init, types.FunctionType):
+        tx.guards.class_attr(cls, "__init__")
         UserFunctionValue(init).call(tx, [obj, *args], kwargs)
     else:
         NativeMethodValue(obj, init, "__init__").call(tx, args, kwargs)
@@ -395,10 +410,14 @@ class SuperValue(Value):
         except ValueError:
             raise Unsupported("TypeError: super(type, obj): obj must be an instance or subtype of type",
                               generic=True)
+        from autograph.capture.values.absence import class_dict_source
         for klass in rest:
             if name in klass.__dict__:
                 return _bind_class_attr(tx, self.obj, klass, name, klass.__dict__[name])
-        raise Unsupported(f"AttributeError: 'super' object has no attribute {name!r}", generic=True)
+            if not klass.__flags__ & (1 << 8):  # a class that can still gain the name
+                tx.guards.key_absent(class_dict_source(klass), name)
+        err = AttributeError(f"'super' object has no attribute {name!r}")
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
 
 
 def _super(tx, *args):

@@ -1,0 +1,175 @@
+"""Objects a call makes anew: results of folded operations and C constructors.
+
+Python makes a new object on every call for ``set()``, ``[...]``, ``object()``,
+``ValueError("bad")``, ``"a,b".split(",")``. Capture runs such an operation once, on
+real constants, and must not hand that one object to every later call. So a folded
+result is turned into a value that is *rebuilt per call* at a graph break or return:
+
+* lists, tuples, dicts: the container values of ``containers.py`` (rebuilt item by item);
+* sets: ``ConstantValue(set)`` (rebuilt as ``set(frozenset)``, once per call, see constants.py);
+* objects of a class whose construction runs no Python code (``object``, exceptions whose
+  ``__new__``/``__init__`` are C): :class:`FreshObjectValue`, rebuilt by calling the class
+  again with the same arguments; attribute stores are modelled and replayed on the new object;
+* an argument returned by the operation (``s |= t`` returns ``s``): that argument's value;
+* anything else made at capture time: a graph break (the operation runs in Python).
+"""
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.values.base import Value, mro_lookup
+
+FRESH_OBJECT = break_kind(
+    "fresh-object",
+    "an operation makes a new object of a type capture cannot rebuild on every call",
+    "the operation runs in Python; move it out of the compiled function if it is hot")
+
+_SHARED_MUTABLE = (set, list, dict, bytearray)
+# types whose objects are immutable values (no attribute can be set): one made at capture
+# time is indistinguishable from a new one but for ``is``; other modules add theirs
+IMMUTABLE_VALUE_TYPES: set[type] = set()
+# live exception state Python sets when raising: a sample made at capture time has none of it
+_EXCEPTION_STATE = frozenset({"__traceback__", "__context__", "__cause__", "__suppress_context__"})
+
+
+def wrap_folded(tx, result: Any, arg_values: list[Value], arg_reals: list[Any], name: str) -> Value:
+    """The value of ``result``, computed now by a folded operation on ``arg_reals``."""
+    if type(result) in _SHARED_MUTABLE:
+        for value, real in zip(arg_values, arg_reals):
+            if result is real:  # the operation returned its (mutable) argument: the same object
+                return value
+    return fresh_value(tx, result, name)
+
+
+def fresh_value(tx, obj: Any, name: str) -> Value:
+    """A value rebuilt per call for an object made at capture time."""
+    from autograph.capture.values.constants import ConstantValue
+    from autograph.capture.values.containers import DictValue, ListValue, TupleValue
+    from autograph.capture.values.objects import ObjectValue
+    cls = type(obj)
+    if cls is list:
+        return ListValue([fresh_value(tx, x, name) for x in obj])
+    if cls is tuple:
+        return TupleValue([fresh_value(tx, x, name) for x in obj])
+    if cls is dict:
+        return DictValue({k: fresh_value(tx, v, name) for k, v in obj.items()})
+    if cls is set:
+        return set_value(tx, obj)
+    value = tx.wrap(obj, None, trusted=True)
+    if type(value) is ObjectValue and cls not in IMMUTABLE_VALUE_TYPES:
+        raise Unsupported(f"{name}() made a {cls.__qualname__} object; Python makes a new one on every call",
+                          kind=FRESH_OBJECT)
+    return value
+
+
+def set_value(tx, obj: set) -> Value:
+    """The one value of a set made during the call (``ConstantValue(set)``, mutated in place by
+    the capture): the same real set always maps to the same value, so it is rebuilt once."""
+    from autograph.capture.values.constants import ConstantValue
+    memo = tx.__dict__.setdefault("_set_values", {})
+    value = memo.get(id(obj))
+    if value is None or value.value is not obj:
+        value = memo[id(obj)] = ConstantValue(obj)
+    return value
+
+
+def constructs_in_c(cls: type) -> bool:
+    """Whether ``cls(...)`` runs no Python code (no Python ``__new__``/``__init__``/metaclass call)."""
+    if type(cls) is not type:
+        return False
+    return not any(isinstance(mro_lookup(cls, name)[1], (types.FunctionType, staticmethod, classmethod))
+                   for name in ("__new__", "__init__"))
+
+
+def _make(cls: type, args: tuple, kwargs: dict, attrs: dict) -> Any:
+    """Used by the transformed code: the object made again, with the attributes the call set."""
+    obj = cls(*args, **kwargs)
+    for name, value in attrs.items():
+        setattr(obj, name, value)
+    return obj
+
+
+class FreshObjectValue(Value):
+    """``cls(*args, **kwargs)`` made in the call, ``cls`` constructing in C (``object()``, an exception).
+
+    ``sample`` is one such object made at capture time: it answers type, ``args`` and ``str()``
+    questions and lets a user ``except`` run symbolically; the transformed code makes the real
+    one anew on every call.
+    """
+
+    mutable = True
+
+    def __init__(self, cls: type, args: list[Value], kwargs: dict[str, Value], sample: Any):
+        self.cls = cls
+        self.args = list(args)
+        self.kwargs = dict(kwargs)
+        self.sample = sample
+        self.attrs: dict[str, Value] = {}  # attributes stored during the call, in order
+
+    def describe(self):
+        return f"{self.cls.__qualname__} object (made during the call)"
+
+    def python_type(self):
+        return self.cls
+
+    def real_value(self):
+        return self.sample
+
+    def getattr(self, tx, name):
+        if name in self.attrs:
+            return self.attrs[name]
+        if name in _EXCEPTION_STATE:
+            raise Unsupported(f"`.{name}` of {self.describe()}: set by Python when it is raised")
+        if name == "__class__":
+            return tx.wrap(self.cls, None, trusted=True)
+        klass, raw = mro_lookup(self.cls, name)
+        if klass is not None and klass.__module__ != "builtins":  # a user class's entry: guarded
+            tx.guards.class_attr(self.cls, name)
+            if isinstance(raw, types.FunctionType):
+                from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+                return BoundMethodValue(UserFunctionValue(raw), self)
+            if hasattr(type(raw), "__get__"):
+                raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+        try:
+            real = getattr(self.sample, name)
+        except AttributeError as exc:
+            if klass is None:
+                from autograph.capture.values.absence import guard_absent_in_classes
+                guard_absent_in_classes(tx, self.cls, name)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+        if isinstance(real, (types.BuiltinMethodType, types.MethodType)):
+            from autograph.capture.values.builtins import PyFunctionValue
+            return PyFunctionValue(real, name, pure=False)  # e.g. add_note(): changes the object
+        return fresh_value(tx, real, f".{name}")
+
+    def setattr(self, tx, name, value):
+        if getattr(self.sample, "__dict__", None) is None or name in _EXCEPTION_STATE or name == "args" \
+                or mro_lookup(self.cls, name)[0] is not None:
+            raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()}")
+        self.attrs[name] = value
+        if value.is_constant():
+            setattr(self.sample, name, value.as_python_constant())
+
+    def reconstruct(self, cg):
+        args = "(" + "".join(cg.reconstruct(a) + ", " for a in self.args) + ")"
+        kwargs = "{" + ", ".join(f"{k!r}: {cg.reconstruct(v)}" for k, v in self.kwargs.items()) + "}"
+        attrs = "{" + ", ".join(f"{k!r}: {cg.reconstruct(v)}" for k, v in self.attrs.items()) + "}"
+        return cg.shared(self, f"{cg.const(_make)}({cg.const(self.cls)}, {args}, {kwargs}, {attrs})")
+
+
+def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """``object()`` or an exception class called with constant arguments: a :class:`FreshObjectValue`."""
+    from autograph.capture.values.builtins import _all_constant
+    if not (cls is object or issubclass(cls, BaseException)) or not _all_constant(args, kwargs):
+        return NotImplemented
+    if not constructs_in_c(cls):
+        raise Unsupported(f"creating a {cls.__qualname__} runs its Python __init__/__new__; it runs in Python")
+    reals = [a.as_python_constant() for a in args]
+    kw = {k: v.as_python_constant() for k, v in kwargs.items()}
+    try:
+        sample = cls(*reals, **kw)
+    except Exception as exc:  # noqa: BLE001 - Python raises it natively
+        raise Unsupported(f"{cls.__qualname__}() raised {type(exc).__name__}", generic=True, exc=exc)
+    return FreshObjectValue(cls, args, kwargs, sample)
