@@ -213,6 +213,7 @@ class Translator:
             frame.locals[name] = self.wrap(real, LocalSource(name))
             if name in var_kw and isinstance(frame.locals[name], DictValue):
                 frame.locals[name].source = None  # `**kwargs` is a fresh dict per call: mutating it is local
+                frame.locals[name].__dict__.pop("identity", None)
         self._cells_by_reference(frame, bound.arguments)
         self._setup_cells(frame, UserFunctionValue(fn).closure_cells(self))
         with self.graph.fake_mode:
@@ -917,8 +918,8 @@ def _unpack_ex(tx, frame, inst):
 
 @handler("GET_ITER")
 def _get_iter(tx, frame, inst):
-    obj = frame.pop()
-    frame.push(obj if isinstance(obj, ListIteratorValue) else obj.get_iter(tx))
+    from autograph.capture.values.iterators import iterator_of
+    frame.push(iterator_of(tx, frame.pop()))  # live over the call's lists/dicts, lazy for zip/map/...
 
 
 @handler("FOR_ITER")

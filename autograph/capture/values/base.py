@@ -78,7 +78,8 @@ class Value:
         raise Unsupported(f"iterating over {self.describe()}")
 
     def get_iter(self, tx: "Translator") -> "Value":
-        """``iter(self)`` (GET_ITER): by default the items unrolled now."""
+        """``iter(self)``: an iterator value (``next`` protocol). By default the items as they are
+        now; containers the call can change, and iterators, answer live."""
         from autograph.capture.values.containers import ListIteratorValue
         return ListIteratorValue(self.iter_items(tx))
 
@@ -89,11 +90,8 @@ class Value:
         raise Unsupported(f"truth value of {self.describe()}")
 
     def contains(self, tx: "Translator", item: "Value") -> "Value":
-        from autograph.capture.values.constants import ConstantValue
-        for x in self.iter_items(tx):
-            if equal_or_identical(tx, x, item):
-                return ConstantValue(True)
-        return ConstantValue(False)
+        """Python's fallback ``in``: iterate, each element compared by identity, then ``==``."""
+        return self.get_iter(tx).contains(tx, item)
 
     # --- runtime rebuild ---------------------------------------------------
     def reconstruct(self, cg: "Codegen") -> str:
@@ -119,8 +117,8 @@ class Value:
 def equal_or_identical(tx: "Translator", a: Value, b: Value) -> bool:
     """``PyObject_RichCompareBool(a, b, Py_EQ)``: identical objects are equal without calling
     ``__eq__`` (``x in (x, y)`` never compares tensors), else ``a == b``'s truth."""
-    from autograph.capture.values.builtins import _identical
-    return _identical(tx, a, b) or tx.compare(a, "==", b).truth(tx)
+    from autograph.capture.values.builtins import identical_or_none
+    return bool(identical_or_none(tx, a, b)) or tx.compare(a, "==", b).truth(tx)
 
 
 class NullValue(Value):

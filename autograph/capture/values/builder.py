@@ -133,13 +133,17 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.length(source, obj)
         items = [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
                  for i, x in enumerate(obj)]
-        return (TupleValue if type(obj) is tuple else ListValue)(items, source)
+        value = (TupleValue if type(obj) is tuple else ListValue)(items, source)
+        value.identity = obj  # for `is` between containers from outside
+        return value
     if type(obj) is dict and all(type(k) in (str, int) or isinstance(k, enum.Enum) for k in obj):
         from autograph.guards.sources import ItemSource
         g.type_(source, obj)
         g.keys(source, obj)
-        return DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
-                          for k, v in obj.items()}, source)
+        value = DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
+                           for k, v in obj.items()}, source)
+        value.identity = obj
+        return value
     if callable(obj) and is_torch_compiled(obj):  # left to torch.compile: its call is a break
         g.id_(source, obj)
         return TorchCompiledValue(obj, source)
@@ -196,13 +200,15 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if type(obj) in _ITERATOR_TYPES and source is not None:
         remaining = _iterator_remaining(obj)
         if remaining is not None and all(type(v) in (int, float, str, bool, type(None)) for v in remaining):
-            from autograph.capture.values.containers import ListIteratorValue
+            from autograph.capture.values.iterators import ForeignIteratorValue
             from autograph.guards import model
             expected = tuple(remaining)
             g._add(("iter", source), lambda: model.python_guard(
                 f"remaining({source.expr}) == {expected!r}",
                 lambda it: type(it) is type(obj) and _iterator_remaining(it) == expected, [source]))
-            return ListIteratorValue([ConstantValue(v) for v in remaining])
+            value = ForeignIteratorValue([ConstantValue(v) for v in remaining], source, type(obj))
+            value.identity = obj
+            return value
     if callable(obj) and not isinstance(obj, type) and _opaque_library(obj):
         g.id_(source, obj)
         return OpaqueCallableValue(obj, source)

@@ -151,17 +151,14 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
         out = scalars.binary(tx, op, a, b)
         if out is not NotImplemented:
             return out
-    if a.is_constant() and b.is_constant():
+    if a.is_constant() and b.is_constant() and not (op.endswith("=") and a.mutable):
+        # (an in-place operator on a list of the call changes that list: its own binary_op below)
         return fold(tx, fn, [a, b], {}, f"operator {op}")
     for left, right in ((a, b),):
         handler = getattr(left, "binary_op", None)
         if handler is not None:
             out = handler(tx, op.rstrip("=") if op.endswith("=") and not left.mutable else op, right)
             if out is not NotImplemented:
-                if op.endswith("=") and isinstance(left, ListValue) and op == "+=":
-                    left._check_mutable()
-                    left.items[:] = out.items
-                    return left
                 return out
     reflected = getattr(b, "rbinary_op", None)  # the right operand's __r<op>__
     if reflected is not None:
@@ -198,28 +195,29 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             if out is not NotImplemented:
                 return out
     if op in ("==", "!="):
-        try:
-            ra, rb = a.real_value(), b.real_value()
-        except Unsupported:
-            ra = rb = None
-        if ra is not None and rb is not None:
-            eq = ra is rb or (type(ra) is type(rb) and ra == rb) if not isinstance(ra, torch.Tensor) else ra is rb
-            if type(ra) is type(rb):  # objects of one class: the answer rests on which objects they are
-                _pin_identity(tx, a, ra)
-                _pin_identity(tx, b, rb)
+        eq = _equal_by_identity(tx, a, b)
+        if eq is not None:
             return ConstantValue(eq if op == "==" else not eq)
-        if type(a) is not type(b) and not (a.is_constant() or b.is_constant()):
-            pass
         ita, itb = _seq(a), _seq(b)
         if ita is not None and itb is not None:
+            # list/tuple equality: same type, same length, elements by identity then ==
             eq = a.python_type() is b.python_type() and len(ita) == len(itb) and all(
-                compare(tx, x, "==", y).truth(tx) for x, y in zip(ita, itb))
+                identical_or_none(tx, x, y) or compare(tx, x, "==", y).truth(tx) for x, y in zip(ita, itb))
             return ConstantValue(eq if op == "==" else not eq)
-        if a is b:
-            return ConstantValue(op == "==")
-        if (a.is_constant() and a.as_python_constant() is None) or (b.is_constant() and b.as_python_constant() is None):
-            return ConstantValue(op == "!=")
     raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}")
+
+
+def _equal_by_identity(tx, a: Value, b: Value) -> bool | None:
+    """``a == b`` when neither type defines ``__eq__`` (modules, functions, classes, plain objects,
+    exceptions): Python falls back to identity. None when a user ``__eq__`` (or an unknown
+    type) would decide."""
+    try:
+        ta, tb = a.python_type(), b.python_type()
+    except Unsupported:
+        return None
+    if ta.__eq__ is not object.__eq__ or tb.__eq__ is not object.__eq__:
+        return None
+    return identical_or_none(tx, a, b)
 
 
 def _seq(v):
@@ -236,13 +234,20 @@ def _input_source(tx, tensor):
 
 
 def _identical(tx, a: Value, b: Value) -> bool:
+    same = identical_or_none(tx, a, b)
+    if same is None:
+        raise Unsupported(f"identity test between {a.describe()} and {b.describe()}")
+    return same
+
+
+_SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
+
+
+def identical_or_none(tx, a: Value, b: Value) -> bool | None:
+    """``a is b``, or None when capture cannot know. An identity decided between objects passed
+    in (or read from outside) is guarded: the same objects, or distinct ones, on later calls."""
     if a is b:
         return True
-    if a.is_constant() and b.is_constant():
-        x, y = a.as_python_constant(), b.as_python_constant()
-        if isinstance(x, (tuple,)) or isinstance(y, tuple):
-            return False
-        return x is y
     if a.is_tensor() or b.is_tensor():
         if a.is_tensor() and b.is_tensor():
             # an in-place op returns its input object itself, and fake tensors keep that identity
@@ -252,33 +257,61 @@ def _identical(tx, a: Value, b: Value) -> bool:
                 tx.guards.distinct(_input_source(tx, a), _input_source(tx, b))  # one tensor may come twice
             return False
         return False
-    try:
-        ra, rb = a.real_value(), b.real_value()
-    except Unsupported:
-        pass
-    else:
-        same = ra is rb
-        if same or type(ra) is type(rb):  # the answer rests on identity, not on guarded types
-            _pin_identity(tx, a, ra)
-            _pin_identity(tx, b, rb)
-        return same
-    if a.mutable or b.mutable:
+    oa, ob = _identity_of(a), _identity_of(b)
+    if oa is _MADE or ob is _MADE:
+        # an object the call made is never an object from outside, nor another value of the call
         return False
+    if oa is not _UNKNOWN and ob is not _UNKNOWN:
+        same = oa is ob
+        _guard_identity(tx, a, b, oa, ob, same)
+        return same
     try:
         if a.python_type() is not b.python_type():
             return False  # objects of different types are never the same object
     except Unsupported:
         pass
-    raise Unsupported(f"identity test between {a.describe()} and {b.describe()}")
+    return None
 
 
-def _pin_identity(tx, value: Value, real) -> None:
-    """An ``is`` answered from real objects holds for later calls only while the objects
-    reached through sources are the same ones: modules and user objects, otherwise guarded
-    by class and contents, get an identity guard here."""
-    source = getattr(value, "source", None)
-    if source is not None and not value.is_constant():
-        tx.guards.id_(source, real)
+_MADE, _UNKNOWN = object(), object()
+
+
+def _identity_of(v: Value) -> Any:
+    """The real object ``v`` stands for; ``_MADE`` for an object made by this call (each such value
+    is its own object); ``_UNKNOWN`` otherwise."""
+    from autograph.capture.values.containers import BaseSequenceValue
+    real = getattr(v, "identity", _UNKNOWN)  # containers read from outside keep their real object
+    if real is not _UNKNOWN:
+        return real
+    if v.source is None and (v.mutable or isinstance(v, (BaseSequenceValue, DictValue))):
+        return _MADE  # lists, tuples, dicts, iterators, user objects made during the call
+    try:
+        return v.real_value()
+    except Unsupported:
+        return _UNKNOWN
+
+
+def _guard_identity(tx, a: Value, b: Value, oa: Any, ob: Any, same: bool) -> None:
+    """Keep an identity decided on objects from outside true on later calls."""
+    from autograph.guards import model
+    sa, sb = a.source, b.source
+    if sa is None and sb is None:
+        return  # fixed objects (pinned or trusted): their identity cannot change
+    if sa is not None and sb is not None:
+        if sa == sb:
+            return
+        word = "is" if same else "is not"
+        tx.guards._add(("is", sa, sb, same), lambda: model.python_guard(
+            f"{sa.expr} {word} {sb.expr}", lambda x, y: (x is y) == same, [sa, sb]))
+        return
+    src, other = (sa, ob) if sa is not None else (sb, oa)
+    if any(other is s for s in _SINGLETONS):
+        return  # the type/equality guard of the sourced value already decides this
+    if same:
+        tx.guards.id_(src, other)
+    else:
+        tx.guards._add(("is-not", src, id(other)), lambda: model.python_guard(
+            f"{src.expr} is not <{type(other).__name__} at {id(other):#x}>", lambda x: x is not other, [src]))
 
 
 # ---------------------------------------------------------------------------
@@ -419,25 +452,35 @@ def _range(tx, *args):
 
 
 def _enumerate(tx, it, start=None):
-    s = _const_int(start) if start is not None else 0
-    return ListIteratorValue([TupleValue([ConstantValue(i + s), v]) for i, v in enumerate(it.iter_items(tx))])
+    from autograph.capture.values.iterators import make_lazy
+    return make_lazy(tx, enumerate, [it], start=_const_int(start) if start is not None else 0)
 
 
 def _zip(tx, *its, strict=None):
-    lists = [i.iter_items(tx) for i in its]
-    if strict is not None and strict.as_python_constant() and len({len(l) for l in lists}) > 1:
-        raise Unsupported("ValueError from zip(strict=True)", generic=True)
-    return ListIteratorValue([TupleValue(list(t)) for t in zip(*lists)])
+    from autograph.capture.values.iterators import make_lazy
+    return make_lazy(tx, zip, list(its), strict=bool(strict is not None and strict.truth(tx)))
 
 
 def _reversed(tx, it):
-    return ListIteratorValue(list(reversed(it.iter_items(tx))))
+    """``reversed(x)``: live over the call's lists, tuples and dicts; the items as they are for
+    immutable constants and module lists (whose ``__reversed__`` is the sequence protocol)."""
+    from autograph.capture.values.containers import BaseSequenceValue, DictViewValue, SeqIteratorValue
+    from autograph.capture.values.modules import ModuleValue
+    if isinstance(it, (BaseSequenceValue, DictValue)) or (
+            isinstance(it, DictViewValue)):
+        return SeqIteratorValue(it, reverse=True)
+    if isinstance(it, ConstantValue) and isinstance(it.value, (str, bytes, range, tuple)):
+        return ListIteratorValue([ConstantValue(v) for v in reversed(it.value)], cls=type(reversed(it.value)))
+    if isinstance(it, ModuleValue):
+        return ListIteratorValue(list(reversed(it.iter_items(tx))))
+    raise Unsupported(f"reversed() of {it.describe()}")
 
 
-def _iter(tx, it):
-    if isinstance(it, ListIteratorValue):
-        return it
-    return ListIteratorValue(it.iter_items(tx))
+def _iter(tx, it, sentinel=None):
+    if sentinel is not None:
+        raise Unsupported("iter(callable, sentinel)")
+    from autograph.capture.values.iterators import iterator_of
+    return iterator_of(tx, it)
 
 
 def _next(tx, it, default=None):
@@ -455,15 +498,16 @@ def _minmax(fn):
     def handler(tx, *args, **kwargs):
         items = args[0].iter_items(tx) if len(args) == 1 else list(args)
         if all(i.is_constant() for i in items) and _all_constant([], kwargs):
-            return fold(tx, fn, [TupleValue(items)] if True else items, kwargs, fn.__name__)
-        if len(items) == 2 and not kwargs and any(i.is_tensor() for i in items):
-            return NotImplemented
+            return fold(tx, fn, [TupleValue(items)], kwargs, fn.__name__)
         return NotImplemented
     return handler
 
 
 def _sum(tx, it, start=None):
     items = it.iter_items(tx)
+    if all(i.is_constant() for i in items) and (start is None or start.is_constant()):
+        # the real sum (3.12+ sums floats with compensation: not a chain of `+`)
+        return fold(tx, sum, [TupleValue(items)] + ([start] if start is not None else []), {}, "sum")
     total = start if start is not None else ConstantValue(0)
     for item in items:
         total = binary_op(tx, "+", total, item)
@@ -472,11 +516,10 @@ def _sum(tx, it, start=None):
 
 def _lazy_items(tx, it):
     """Items of ``it`` one at a time (an iterator/generator is advanced only as far as consumed)."""
-    if isinstance(it, ListIteratorValue):
-        while (item := it.next(tx)) is not None:
-            yield item
-    else:
-        yield from it.iter_items(tx)
+    from autograph.capture.values.iterators import iterator_of
+    iterator = iterator_of(tx, it)
+    while (item := iterator.next(tx)) is not None:
+        yield item
 
 
 def _all_any(is_all):
@@ -543,26 +586,18 @@ def _callable(tx, x):
 
 
 def _map(tx, fn, *its):
-    lists = [i.iter_items(tx) for i in its]
-    return ListIteratorValue([tx.call(fn, list(t), {}) for t in zip(*lists)])
+    from autograph.capture.values.iterators import make_lazy
+    return make_lazy(tx, map, list(its), fn=fn)
 
 
 def _filter(tx, fn, it):
-    out = []
-    for item in it.iter_items(tx):
-        keep = item.truth(tx) if (fn.is_constant() and fn.as_python_constant() is None) else \
-            tx.call(fn, [item], {}).truth(tx)
-        if keep:
-            out.append(item)
-    return ListIteratorValue(out)
+    from autograph.capture.values.iterators import make_lazy
+    return make_lazy(tx, filter, [it], fn=fn)
 
 
-def _sorted(tx, it, **kwargs):
-    items = it.iter_items(tx)
-    if all(i.is_constant() for i in items) and _all_constant([], kwargs):
-        return ListValue([ConstantValue(x) for x in sorted((i.as_python_constant() for i in items),
-                                                              **{k: v.as_python_constant() for k, v in kwargs.items()})])
-    raise Unsupported("sorted() on non-constant items")
+def _sorted(tx, it, key=None, reverse=None):
+    from autograph.capture.values.containers import sorted_values
+    return ListValue(sorted_values(tx, it.iter_items(tx), key, reverse))
 
 
 def _super(tx, *args):

@@ -5,6 +5,7 @@ decided at capture time (the guards on their sources keep that valid).
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
@@ -49,28 +50,41 @@ class ConstantValue(Value):
         return tx.wrap(attr, None, trusted=True)
 
     def iter_items(self, tx) -> list[Value]:
-        if isinstance(self.value, (str, bytes, range, tuple, frozenset)):
+        if isinstance(self.value, (str, bytes, range, tuple, frozenset, set)):
             return [ConstantValue(x) for x in self.value]
         return super().iter_items(tx)
 
+    def get_iter(self, tx) -> Value:
+        if type(self.value) is set:  # a set of the call: live (a size change raises, as in Python)
+            from autograph.capture.values.containers import SeqIteratorValue
+            return SeqIteratorValue(self)
+        if isinstance(self.value, (str, bytes, range, tuple, frozenset)):
+            from autograph.capture.values.containers import ListIteratorValue
+            return ListIteratorValue(self.iter_items(tx), cls=type(iter(self.value)))
+        return super().get_iter(tx)
+
     def length(self, tx) -> int:
-        return len(self.value)
+        return self._fold(len, [], "len")
 
     def contains(self, tx, item: Value) -> Value:
-        if isinstance(self.value, (set, frozenset, dict)) and item.is_constant():
-            try:
-                return ConstantValue(item.as_python_constant() in self.value)
-            except TypeError:  # unhashable: Python raises it natively
-                raise Unsupported("TypeError: unhashable type in `in`", generic=True)
-        return super().contains(tx, item)
+        """``item in value``: Python's own ``in`` on the real constants (a substring test for str)."""
+        if item.is_constant():
+            return ConstantValue(self._fold(operator.contains, [item.as_python_constant()], "in"))
+        if type(self.value) is tuple:
+            return super().contains(tx, item)  # element by element: identity, then ==
+        raise Unsupported(f"`in` test of {item.describe()} against {self.describe()}")
 
     def getitem(self, tx, key: Value) -> Value:
-        if isinstance(self.value, (str, bytes, range)) and key.is_constant():
-            try:
-                return ConstantValue(self.value[key.as_python_constant()])
-            except Exception as exc:  # IndexError etc. must be raised natively
-                raise Unsupported(f"{type(exc).__name__} indexing {self.describe()}", generic=True)
+        if key.is_constant():
+            return tx.wrap(self._fold(operator.getitem, [key.as_python_constant()], "[]"), None, trusted=True)
         return super().getitem(tx, key)
+
+    def _fold(self, fn, args: list, what: str) -> Any:
+        """``fn(value, *args)`` run for real; its exception is Python's, raised natively later."""
+        try:
+            return fn(self.value, *args)
+        except Exception as exc:  # noqa: BLE001
+            raise Unsupported(f"{what} on {self.describe()} raised {type(exc).__name__}", generic=True, exc=exc)
 
     def reconstruct(self, cg) -> str:
         if type(self.value).__name__ in ("SymInt", "SymFloat", "SymBool"):

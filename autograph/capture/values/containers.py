@@ -38,6 +38,9 @@ class BaseSequenceValue(Value):
     def iter_items(self, tx) -> list[Value]:
         return list(self.items)
 
+    def get_iter(self, tx) -> Value:
+        return SeqIteratorValue(self)
+
     def length(self, tx) -> int:
         return len(self.items)
 
@@ -63,23 +66,46 @@ class BaseSequenceValue(Value):
                           generic=True)
 
     def call_method(self, tx, name, args, kwargs):
-        if name == "index" and not kwargs:
-            for i, item in enumerate(self.items):
-                if equal_or_identical(tx, item, args[0]):
-                    return ConstantValue(i)
-            raise Unsupported("ValueError from .index()", generic=True)
-        if name == "count" and not kwargs:
-            return ConstantValue(sum(1 for i in self.items if equal_or_identical(tx, i, args[0])))
-        return super().call_method(tx, name, args, kwargs)
+        if name in ("index", "count") and not kwargs and args:
+            if self.is_constant() and all(a.is_constant() for a in args):
+                return self.fold_method(tx, name, args, kwargs)
+            if name == "count" and len(args) == 1:
+                return ConstantValue(sum(1 for i in self.items if equal_or_identical(tx, i, args[0])))
+            if name == "index" and len(args) <= 3 and all(a.is_constant() for a in args[1:]):
+                bounds = slice(*(a.as_python_constant() for a in args[1:])) if len(args) > 1 else slice(None)
+                for i in range(len(self.items))[bounds]:  # start/stop clipped as list.index clips them
+                    if equal_or_identical(tx, self.items[i], args[0]):
+                        return ConstantValue(i)
+                err = ValueError(f"{self.kind.__name__}.index(x): x not in {self.kind.__name__}")
+                raise Unsupported(f"ValueError: {err}", generic=True, exc=err)
+        return self.fold_method(tx, name, args, kwargs)
+
+    def fold_method(self, tx, name, args, kwargs):
+        """A method that does not change the sequence, run for real on its constant items."""
+        if name in _SEQUENCE_READERS and self.is_constant() and all(a.is_constant() for a in args) \
+                and all(v.is_constant() for v in kwargs.values()):
+            from autograph.capture.values.builtins import fold
+            return fold(tx, getattr(self.as_python_constant(), name), args, kwargs, f"{self.kind.__name__}.{name}")
+        raise Unsupported(f"{self.kind.__name__}.{name}() on {self.describe()}")
 
     def binary_op(self, tx, op: str, other: Value):
-        if op in ("+", "+=") and type(other) is type(self):
-            return type(self)(self.items + other.items)
-        if op == "+=" and self.kind is list:  # list.__iadd__ extends by any iterable
-            return type(self)(self.items + other.iter_items(tx))
-        if op in ("*", "*=") and other.is_constant() and _is_index(other.as_python_constant()):
-            return type(self)(self.items * other.as_python_constant())
-        return NotImplemented
+        inplace = op.endswith("=") and self.mutable
+        base = op.rstrip("=")
+        if base == "+":
+            if inplace:  # list += any iterable: extends this very list
+                from autograph.capture.values.iterators import iterator_of
+                self._check_mutable()
+                self.items.extend(iterator_of(tx, other).iter_items(tx))
+                return self
+            if type(other) is type(self):
+                return type(self)(self.items + other.items)
+        if base == "*" and other.is_constant() and _is_index(other.as_python_constant()):
+            n = other.as_python_constant()
+            if inplace:  # list *= n: repeats this very list
+                self._check_mutable()
+                self.items[:] = self.items * n
+                return self
+            return type(self)(self.items * n)
 
     def rbinary_op(self, tx, op: str, other: Value):
         """``4 * [x]``: int.__mul__ gives up, then the sequence repeats itself."""
@@ -90,6 +116,8 @@ class BaseSequenceValue(Value):
     def reconstruct(self, cg) -> str:
         if self.source is not None:
             return cg.source_expr(self.source)
+        if hasattr(self, "identity"):  # a real object read from outside (pinned): that object
+            return cg.const(self.identity)
         parts = [cg.reconstruct(i) for i in self.items]
         if self.kind is tuple:
             return "(" + "".join(p + ", " for p in parts) + ")"
@@ -98,6 +126,44 @@ class BaseSequenceValue(Value):
 
 def _is_index(x) -> bool:
     return isinstance(x, int) and not isinstance(x, torch.SymInt)
+
+
+# sequence methods that read only: folded on real constants
+_SEQUENCE_READERS = frozenset({"index", "count", "copy", "__len__", "__contains__", "__getitem__", "__add__",
+                               "__mul__", "__rmul__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+                               "__reversed__", "__iter__", "numel"})
+_DICT_READERS = frozenset({"get", "copy", "__len__", "__contains__", "__getitem__", "__or__", "__eq__", "__ne__",
+                           "fromkeys"})
+
+
+def _const(v: Value) -> Any:
+    if not v.is_constant():
+        raise Unsupported(f"{v.describe()} where a constant is needed")
+    return v.as_python_constant()
+
+
+def _python(fn, *args):
+    """Run a list operation on the list of values; its IndexError/TypeError is Python's own."""
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 - raised natively after the break
+        raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc)
+
+
+def sorted_values(tx, items: list[Value], key: Value | None, reverse: Value | None) -> list[Value]:
+    """``sorted(items, key=key, reverse=reverse)`` on values: ``key`` is called once per item in
+    order (as Python calls it), then the real ``sorted`` orders the positions by the constant
+    keys, so ties and ``reverse`` keep Python's stable order exactly."""
+    if key is not None and not (key.is_constant() and key.as_python_constant() is None):
+        keys = [tx.call(key, [item], {}) for item in items]
+    else:
+        keys = list(items)
+    if not all(k.is_constant() for k in keys) or (reverse is not None and not reverse.is_constant()):
+        raise Unsupported("sorting values that are not constants")
+    real = [k.as_python_constant() for k in keys]
+    rev = bool(reverse.as_python_constant()) if reverse is not None else False
+    order = _python(lambda: sorted(range(len(items)), key=real.__getitem__, reverse=rev))
+    return [items[i] for i in order]
 
 
 class TupleValue(BaseSequenceValue):
@@ -128,33 +194,39 @@ class ListValue(BaseSequenceValue):
     mutable = True
 
     def _check_mutable(self):
-        if self.source is not None:
-            raise Unsupported(f"mutation of a list that came from outside ({self.source.expr}) — a side effect")
+        if self.source is not None or hasattr(self, "identity"):
+            where = self.source.expr if self.source is not None else "read from outside"
+            raise Unsupported(f"mutation of a list that came from outside ({where}) — a side effect")
 
     def call_method(self, tx, name, args, kwargs):
         if name in ("append", "extend", "insert", "pop", "clear", "reverse", "remove") and not kwargs:
             self._check_mutable()
-            if name == "append":
-                self.items.append(args[0])
-            elif name == "extend":
-                self.items.extend(args[0].iter_items(tx))
-            elif name == "insert":
-                self.items.insert(args[0].as_python_constant(), args[1])
-            elif name == "pop":
-                if not self.items:
-                    raise Unsupported("IndexError: pop from empty list", generic=True)
-                return self.items.pop(*(a.as_python_constant() for a in args))
-            elif name == "clear":
-                self.items.clear()
-            elif name == "reverse":
-                self.items.reverse()
-            elif name == "remove":
-                for i, item in enumerate(self.items):
+            items = self.items
+            if name == "append" and len(args) == 1:
+                items.append(args[0])
+            elif name == "extend" and len(args) == 1:
+                from autograph.capture.values.iterators import iterator_of
+                items.extend(iterator_of(tx, args[0]).iter_items(tx))
+            elif name == "insert" and len(args) == 2:
+                _python(items.insert, _const(args[0]), args[1])
+            elif name == "pop" and len(args) <= 1:
+                return _python(items.pop, *(_const(a) for a in args))
+            elif name in ("clear", "reverse") and not args:
+                getattr(items, name)()
+            elif name == "remove" and len(args) == 1:
+                for i, item in enumerate(items):
                     if equal_or_identical(tx, item, args[0]):
-                        del self.items[i]
+                        del items[i]
                         break
                 else:
-                    raise Unsupported("ValueError from list.remove()", generic=True)
+                    err = ValueError("list.remove(x): x not in list")
+                    raise Unsupported(f"ValueError: {err}", generic=True, exc=err)
+            else:
+                raise Unsupported(f"list.{name}() with these arguments")
+            return ConstantValue(None)
+        if name == "sort" and not args and set(kwargs) <= {"key", "reverse"}:
+            self._check_mutable()
+            self.items[:] = sorted_values(tx, self.items, kwargs.get("key"), kwargs.get("reverse"))
             return ConstantValue(None)
         if name == "copy" and not args:
             return ListValue(list(self.items))
@@ -164,20 +236,20 @@ class ListValue(BaseSequenceValue):
         self._check_mutable()
         k = key.as_python_constant()
         if isinstance(k, slice):
-            self.items[k] = value.iter_items(tx)
+            from autograph.capture.values.iterators import iterator_of
+            _python(self.items.__setitem__, k, iterator_of(tx, value).iter_items(tx))
         else:
-            try:
-                self.items[k] = value
-            except IndexError:
-                raise Unsupported("IndexError: list assignment index out of range", generic=True)
+            _python(self.items.__setitem__, k, value)
 
     def delitem(self, tx, key):
         self._check_mutable()
-        del self.items[key.as_python_constant()]
+        _python(self.items.__delitem__, key.as_python_constant())
 
     def reconstruct(self, cg) -> str:
         if self.source is not None:
             return cg.source_expr(self.source)
+        if hasattr(self, "identity"):  # a real object read from outside (pinned): that object
+            return cg.const(self.identity)
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
 
 
@@ -215,7 +287,9 @@ class DictValue(Value):
     def _key(self, key: Value):
         if not key.is_constant():
             raise Unsupported(f"dict key {key.describe()} is not a constant")
-        return key.as_python_constant()
+        k = key.as_python_constant()
+        _python(hash, k)  # an unhashable key: Python's TypeError
+        return k
 
     def getitem(self, tx, key):
         k = self._key(key)
@@ -224,8 +298,9 @@ class DictValue(Value):
         return self.items[k]
 
     def _check_mutable(self):
-        if self.source is not None:
-            raise Unsupported(f"mutation of a dict that came from outside ({self.source.expr}) — a side effect")
+        if self.source is not None or hasattr(self, "identity"):
+            where = self.source.expr if self.source is not None else "read from outside"
+            raise Unsupported(f"mutation of a dict that came from outside ({where}) — a side effect")
 
     def setitem(self, tx, key, value):
         self._check_mutable()
@@ -247,9 +322,12 @@ class DictValue(Value):
             return BuiltinMethodValue(self, name)
         return super().getattr(tx, name)
 
+    def get_iter(self, tx):
+        return SeqIteratorValue(self)
+
     def call_method(self, tx, name, args, kwargs):
-        if name in ("keys", "values", "items") and not args and not kwargs:
-            return DictViewValue(self, name)
+        if name in _VIEW_KINDS and not args and not kwargs:
+            return DictViewValue(self, name)  # live: reads the dict when used
         if name == "get" and not kwargs:
             k = self._key(args[0])
             if k in self.items:
@@ -282,13 +360,30 @@ class DictValue(Value):
             if k not in self.items:
                 self.items[k] = args[1] if len(args) > 1 else ConstantValue(None)
             return self.items[k]
-        if name == "copy":
+        if name == "copy" and not args:
             return DictValue(self.items, kind=self.kind)
-        return super().call_method(tx, name, args, kwargs)
+        if name == "clear" and not args:
+            self._check_mutable()
+            self.items.clear()
+            return ConstantValue(None)
+        if name == "popitem" and not args and self.kind is dict:
+            self._check_mutable()
+            if not self.items:
+                err = KeyError("popitem(): dictionary is empty")
+                raise Unsupported(f"KeyError: {err}", generic=True, exc=err)
+            key = next(reversed(self.items))
+            return TupleValue([ConstantValue(key), self.items.pop(key)])
+        if name in _DICT_READERS and self.is_constant() and all(a.is_constant() for a in args) \
+                and all(v.is_constant() for v in kwargs.values()):
+            from autograph.capture.values.builtins import fold
+            return fold(tx, getattr(self.as_python_constant(), name), args, kwargs, f"dict.{name}")
+        raise Unsupported(f"dict.{name}() on {self.describe()}")
 
     def reconstruct(self, cg):
         if self.source is not None:
             return cg.source_expr(self.source)
+        if hasattr(self, "identity"):  # a real object read from outside (pinned): that object
+            return cg.const(self.identity)
         body = ", ".join(f"{cg.const(k) if not isinstance(k, (str, int)) else repr(k)}: {cg.reconstruct(v)}"
                          for k, v in self.items.items())
         text = "{" + body + "}"
@@ -337,9 +432,18 @@ class DictViewValue(Value):
             return dict.fromkeys(self.mapping.items).keys()
         return getattr(self.mapping.as_python_constant(), self.kind)()
 
+    def get_iter(self, tx):
+        return SeqIteratorValue(self)  # live: a size change while looping raises, as in Python
+
     def contains(self, tx, item):
         if self.kind == "keys":
             return self.mapping.contains(tx, item)
+        if self.kind == "items" and isinstance(item, TupleValue) and len(item.items) == 2 \
+                and item.items[0].is_constant():  # dict_items looks the key up, then compares values
+            key = item.items[0].as_python_constant()
+            if key not in self.mapping.items:
+                return ConstantValue(False)
+            return ConstantValue(equal_or_identical(tx, self.mapping.items[key], item.items[1]))
         return super().contains(tx, item)
 
     def getattr(self, tx, name):
@@ -373,20 +477,25 @@ class SliceValue(Value):
 
 
 class ListIteratorValue(Value):
-    """An iterator unrolled at capture time: the items still to come."""
+    """An iterator with its items fixed when it was made (``iter()`` of a value capture has no live
+    model for: a module list, an immutable constant). Subclasses advance live."""
 
     mutable = True
 
-    def __init__(self, items: list[Value], kind: str = "iterator"):
+    def __init__(self, items: list[Value], kind: str = "iterator", cls: type | None = None):
         self.items = list(items)
         self.index = 0
         self.kind = kind
+        self.cls = cls
 
     def describe(self):
         return self.kind
 
     def python_type(self):
-        return type(iter(()))
+        return self.cls or type(iter(()))
+
+    def get_iter(self, tx) -> "ListIteratorValue":
+        return self  # iter(it) is it
 
     def next(self, tx) -> Value | None:
         if self.index >= len(self.items):
@@ -396,15 +505,153 @@ class ListIteratorValue(Value):
         return item
 
     def iter_items(self, tx):
-        rest = self.items[self.index:]
-        self.index = len(self.items)
-        return rest
+        """Drain the iterator (``list(it)``): every item still to come, consuming them."""
+        out = []
+        while (item := self.next(tx)) is not None:
+            out.append(item)
+        return out
 
     def length(self, tx):
-        if self.kind == "iterator":
-            raise Unsupported("len() of an iterator", generic=True)
-        return len(self.items) - self.index
+        raise Unsupported(f"TypeError: object of type '{self.python_type().__name__}' has no len()",
+                          generic=True)
+
+    def truth(self, tx):
+        return True  # iterators have no __bool__/__len__
+
+    def contains(self, tx, item):
+        """``x in it`` consumes the iterator up to the first match, as Python does."""
+        while (candidate := self.next(tx)) is not None:
+            if equal_or_identical(tx, candidate, item):
+                return ConstantValue(True)
+        return ConstantValue(False)
 
     def reconstruct(self, cg):
         rest = self.items[self.index:]
         return cg.shared(self, "iter((" + "".join(cg.reconstruct(i) + ", " for i in rest) + "))")
+
+
+# ---------------------------------------------------------------------------
+# live iterators over containers of the call, and dict views
+
+def _iter_at(seq, index: int):
+    """Used by the transformed code: ``iter(seq)`` advanced to ``index`` (a list/tuple iterator)."""
+    it = iter(seq)
+    if index:
+        it.__setstate__(index)
+    return it
+
+
+def _reversed_at(seq, index: int):
+    """``reversed(seq)`` whose next item is ``seq[index]``."""
+    it = reversed(seq)
+    it.__setstate__(index)
+    return it
+
+
+def _advanced(iterable, count: int):
+    """``iter(iterable)`` after ``count`` items (dict and set iterators have no ``__setstate__``)."""
+    it = iter(iterable)
+    for _ in range(count):
+        next(it)
+    return it
+
+
+def _exhausted(kind: type):
+    """An exhausted iterator of the given type: it yields nothing more, whatever happens to the
+    container it came from (Python drops the container when an iterator is exhausted)."""
+    for make in (lambda: iter([]), lambda: iter(()), lambda: reversed([]), lambda: reversed(()),
+                 lambda: iter({}), lambda: iter({}.values()), lambda: iter({}.items()), lambda: reversed({}),
+                 lambda: reversed({}.values()), lambda: reversed({}.items()), lambda: iter(set())):
+        it = make()
+        if type(it) is kind:
+            next(it, None)
+            return it
+    return iter(())
+
+
+_VIEW_KINDS = ("keys", "values", "items")
+
+
+class SeqIteratorValue(ListIteratorValue):
+    """``iter(c)``/``reversed(c)`` of a list, tuple, dict, dict view or set of the call, advanced
+    live as Python does: items appended to a list while looping over it are reached, a dict or
+    set changing size raises (natively, after a break), an exhausted iterator stays exhausted."""
+
+    def __init__(self, seq: Value, *, reverse: bool = False):
+        super().__init__([], kind="iterator")
+        self.seq = seq
+        self.reverse = reverse
+        self.done = False
+        self.view = "keys"
+        target = seq
+        if isinstance(seq, DictViewValue):
+            self.view, target = seq.kind, seq.mapping
+        self.target = target
+        if self._keyed():
+            self.keys0 = self._keys()
+            self.index = 0
+        else:
+            self.index = len(target.items) - 1 if reverse else 0
+
+    def _keyed(self) -> bool:
+        return not isinstance(self.target, BaseSequenceValue)
+
+    def _keys(self) -> list:
+        t = self.target
+        keys = list(t.items) if isinstance(t, DictValue) else list(t.value)
+        return keys[::-1] if self.reverse else keys
+
+    def describe(self):
+        return f"iterator over {self.seq.describe()}"
+
+    def python_type(self):
+        t = self.target
+        if isinstance(t, BaseSequenceValue):
+            sample = list(range(0)) if t.kind is list else ()
+        elif isinstance(t, DictValue):
+            sample = getattr({}, self.view)()
+        else:
+            sample = set()
+        return type(reversed(sample) if self.reverse else iter(sample))
+
+    def next(self, tx):
+        if self.done:
+            return None
+        if self._keyed():
+            if self._keys() != self.keys0:
+                what = "dictionary" if isinstance(self.target, DictValue) else "set"
+                raise Unsupported(f"RuntimeError: {what} changed size or keys during iteration", generic=True)
+            if self.index >= len(self.keys0):
+                self.done = True
+                return None
+            key = self.keys0[self.index]
+            self.index += 1
+            if isinstance(self.target, ConstantValue):  # a set
+                return ConstantValue(key)
+            if self.view == "keys":
+                return ConstantValue(key)
+            if self.view == "values":
+                return self.target.items[key]
+            return TupleValue([ConstantValue(key), self.target.items[key]])
+        items = self.target.items
+        if self.reverse:
+            if 0 <= self.index < len(items):
+                self.index -= 1
+                return items[self.index + 1]
+        elif self.index < len(items):
+            self.index += 1
+            return items[self.index - 1]
+        self.done = True
+        return None
+
+    def reconstruct(self, cg):
+        if self.done:
+            return cg.shared(self, f"{cg.const(_exhausted)}({cg.const(self.python_type())})")
+        if self._keyed():
+            iterable = cg.reconstruct(self.seq if isinstance(self.seq, DictViewValue) else self.target)
+            if self.reverse:
+                iterable = f"reversed({iterable})"
+                return cg.shared(self, f"{cg.const(_advanced)}({iterable}, {self.index})")
+            return cg.shared(self, f"{cg.const(_advanced)}({iterable}, {self.index})")
+        fn = _reversed_at if self.reverse else _iter_at
+        return cg.shared(self, f"{cg.const(fn)}({cg.reconstruct(self.target)}, {self.index})")

@@ -208,8 +208,16 @@ class ObjectValue(Value):
         return out if out is not None else super().getitem(tx, key)
 
     def iter_items(self, tx):
+        return self.get_iter(tx).iter_items(tx)
+
+    def get_iter(self, tx):
+        from autograph.capture.values.containers import ListIteratorValue
         out = self._python_special(tx, "__iter__", [])
-        return out.iter_items(tx) if out is not None else super().iter_items(tx)
+        if out is None:
+            raise Unsupported(f"iterating over {self.describe()}")
+        if not isinstance(out, ListIteratorValue):
+            raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}")
+        return out
 
     def length(self, tx):
         out = self._python_special(tx, "__len__", [])

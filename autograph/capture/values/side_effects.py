@@ -69,11 +69,21 @@ def record_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Val
     return ConstantValue(None)
 
 
+def record_replay(tx, line: Any) -> None:
+    """``line(cg) -> str | None``: a statement written when the entry is generated (its text may
+    depend on how far capture went: items consumed from the caller's iterator)."""
+    _events(tx).append(("replay", line))
+
+
 def replay_lines(cg: "Codegen", tx) -> list[str]:
     """Statements of the transformed code that perform the recorded effects, in order."""
     lines = []
     for event in _events(tx):
-        if event[0] == "store":
+        if event[0] == "replay":
+            text = event[1](cg)
+            if text:
+                lines.append(text)
+        elif event[0] == "store":
             _, obj_value, _real, name, value = event
             lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
         else:

@@ -202,11 +202,16 @@ class UserObjectValue(Value):
         raise Unsupported(f"TypeError: {self.describe()} does not support item assignment", generic=True)
 
     def iter_items(self, tx):
+        return self.get_iter(tx).iter_items(tx)
+
+    def get_iter(self, tx):
         out = self._special(tx, "__iter__", [])
         if out is not None:
-            return out.iter_items(tx)
+            if not isinstance(out, ListIteratorValue):
+                raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}")
+            return out  # e.g. a generator: advanced lazily by the loop
         if self.items is not None:
-            return self.items.iter_items(tx)
+            return self.items.get_iter(tx)
         raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True)
 
     def length(self, tx):
@@ -365,7 +370,7 @@ def _dict_method(tx, items: DictValue, name: str, args, kwargs) -> Value:
     if name == "__len__":
         return ConstantValue(items.length(tx))
     if name == "__iter__":
-        return ListIteratorValue(items.iter_items(tx))
+        return items.get_iter(tx)
     return items.call_method(tx, name, args, kwargs)
 
 
