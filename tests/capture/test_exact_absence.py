@@ -142,3 +142,15 @@ def test_global_defined_later_shadows_a_builtin():
     exec("def f(x, o):\n    return x + len('abc')\n", g)
     f = g["f"]
     _check_between_calls(f, None, lambda: g.__setitem__("len", lambda s: 10))
+
+
+def test_attribute_set_on_a_tensor_argument():
+    def f(x):
+        return x * getattr(x, "scale", 1)
+
+    c = Harness().compile(f)
+    x = torch.ones(2)
+    torch.testing.assert_close(c(x), f(x))
+    y = torch.ones(2)
+    y.scale = 3  # same tensor facts (TENSOR_MATCH passes), a new attribute
+    torch.testing.assert_close(c(y), f(y))

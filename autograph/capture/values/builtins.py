@@ -448,7 +448,9 @@ def _hasattr(tx, obj, name):
 
 
 def _range(tx, *args):
-    return ConstantValue(range(*(_const_int(a) for a in args)))
+    if not all(a.is_constant() for a in args):
+        raise Unsupported("range() of values that are not constants")
+    return fold(tx, range, list(args), {}, "range")  # range's own TypeError for a float, say
 
 
 def _enumerate(tx, it, start=None):

@@ -288,7 +288,8 @@ class DictValue(Value):
         if not key.is_constant():
             raise Unsupported(f"dict key {key.describe()} is not a constant")
         k = key.as_python_constant()
-        _python(hash, k)  # an unhashable key: Python's TypeError
+        if type(k).__name__ not in ("SymInt", "SymFloat", "SymBool"):  # (a symbolic size: retried static)
+            _python(hash, k)  # an unhashable key: Python's TypeError
         return k
 
     def getitem(self, tx, key):

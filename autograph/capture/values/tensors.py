@@ -60,6 +60,30 @@ class TensorValue(Value):
     def truth(self, tx) -> bool:
         raise Unsupported("data-dependent branch on a tensor value")
 
+    def _instance_attribute(self, tx, name: str) -> Value:
+        """An attribute torch.Tensor lacks: the tensor's own ``__dict__`` (``x.tag = ...``) decides,
+        guarded either way (TENSOR_MATCH does not look at it)."""
+        from autograph.guards.sources import AttrSource
+        real = self._real(tx)
+        if real is not None and name in real.__dict__:
+            if self.source is None:
+                raise Unsupported(f"attribute `.{name}` set on a tensor")
+            return tx.wrap(real.__dict__[name], AttrSource(self.source, name))
+        if self.source is not None:
+            tx.guards.key_absent(AttrSource(self.source, "__dict__"), name)
+        elif real is not None:
+            raise Unsupported(f"attribute `.{name}` of a tensor reached without a source")
+        err = AttributeError(f"'Tensor' object has no attribute '{name}'")
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+
+    def _real(self, tx):
+        """The real tensor an input or parameter stands for (None for a tensor the graph computes)."""
+        if self.node.op == "placeholder":
+            return next((real for _, real, node in tx.graph.inputs if node is self.node), None)
+        if self.node.op == "get_attr":
+            return getattr(tx.graph.root, self.node.target, None)
+        return None
+
     def getattr(self, tx, name: str) -> Value:
         from autograph.capture.values.builder import wrap_fake_result
         if name in _META_ATTRS:
@@ -75,8 +99,7 @@ class TensorValue(Value):
             return TensorMethodValue(self, name)
         attr = getattr(torch.Tensor, name, None)
         if attr is None:
-            err = AttributeError(f"'Tensor' object has no attribute '{name}'")
-            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+            return self._instance_attribute(tx, name)
         if callable(attr):
             return TensorMethodValue(self, name)
         raise Unsupported(f"tensor attribute `.{name}`")
