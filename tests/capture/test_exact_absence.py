@@ -154,3 +154,25 @@ def test_attribute_set_on_a_tensor_argument():
     y = torch.ones(2)
     y.scale = 3  # same tensor facts (TENSOR_MATCH passes), a new attribute
     torch.testing.assert_close(c(y), f(y))
+
+
+class Config:
+    """Like transformers' configs: a Python __getattribute__ mapping attribute names."""
+
+    attribute_map = {"hidden": "n_embd"}
+
+    def __init__(self):
+        self.n_embd = 4
+
+    def __getattribute__(self, key):
+        if key != "attribute_map" and key in super().__getattribute__("attribute_map"):
+            key = super().__getattribute__("attribute_map")[key]
+        return super().__getattribute__(key)
+
+
+def test_hasattr_through_a_custom_getattribute_then_it_appears():
+    def f(x, cfg):
+        return x * 2 if hasattr(cfg, "scale") else x + cfg.hidden
+
+    cfg = Config()
+    _check_between_calls(f, cfg, lambda: setattr(cfg, "scale", 1.0))

@@ -150,3 +150,31 @@ def test_exception_caught_inside_the_function_is_the_raised_object():
     c = Harness().compile(f)
     x = torch.ones(2)
     assert c(x)[1] is True and f(x)[1] is True
+
+
+def test_folded_result_keeps_the_aliasing_python_gives_it():
+    def f(x):
+        grid = [[0] * 2] * 2  # one inner list, twice
+        grid[0][0] = 5
+        row = [1]
+        pair = [row] * 2
+        row.append(2)
+        return x + 1, grid, pair
+
+    c = Harness().compile(f)
+    got, want = c(torch.ones(2)), f(torch.ones(2))
+    assert got[1:] == want[1:]
+    assert got[2][0] is got[2][1]
+
+
+def test_operator_setitem_changes_the_list():
+    import operator
+
+    def f(x):
+        items = [1, 2]
+        operator.setitem(items, 0, 7)
+        operator.delitem(items, 1)
+        return x + 1, items
+
+    c = Harness().compile(f)
+    assert c(torch.ones(2))[1] == f(torch.ones(2))[1] == [7]

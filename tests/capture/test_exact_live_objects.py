@@ -207,3 +207,22 @@ def test_object_made_in_the_call_is_not_an_argument():
 
     got, want, _ = _run(f, torch.zeros(1), [])
     torch.testing.assert_close(got, want)
+
+
+def test_dict_changed_during_iteration_raises_as_in_python():
+    import autograph
+
+    def f_dict_changed(x):
+        d = {"a": 1}
+        it = iter(d)
+        d["b"] = 2
+        try:
+            next(it)
+        except RuntimeError:
+            return x - 1
+        return x + 1
+
+    c = autograph.compile(f_dict_changed, backend="eager")
+    x = torch.zeros(1)
+    torch.testing.assert_close(c(x), f_dict_changed(x))
+    torch.testing.assert_close(c(x), f_dict_changed(x))

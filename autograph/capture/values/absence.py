@@ -58,6 +58,15 @@ def guard_attribute_absent(tx, value, obj: Any, name: str) -> None:
     guard_absent_in_classes(tx, cls, name)
 
 
+def guard_lookup_fails(tx, value, obj: Any, name: str) -> None:
+    """A PYTHON guard ``not hasattr(obj, name)``: for objects whose own ``__getattribute__``
+    decides (its answer cannot be read off dicts)."""
+    from autograph.guards import model
+    src = object_source(value, obj)
+    tx.guards._add(("lookup-fails", src, name), lambda: model.python_guard(
+        f"not hasattr({src.expr}, {name!r})", lambda o: not hasattr(o, name), [src]))
+
+
 def attribute_error(tx, value, obj: Any, name: str, exc: AttributeError) -> Unsupported:
     """The break raised for a missing attribute, with the guards that keep it missing."""
     guard_attribute_absent(tx, value, obj, name)

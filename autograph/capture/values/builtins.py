@@ -25,14 +25,16 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     """Run ``fn`` on the real constant values now; its exception is raised natively later."""
     if fn in _TEXT_FUNCTIONS and _has_symbolic(args, kwargs):
         raise Unsupported("formatting a dynamic size as text (its value is known only at run time)")
-    reals = [a.as_python_constant() for a in args]
-    kw_reals = {k: v.as_python_constant() for k, v in kwargs.items()}
+    from autograph.capture.values.fresh import RealArguments  # new objects are made anew per call
+    real = RealArguments(list(args) + list(kwargs.values()))
+    reals = real.values[:len(args)]
+    kw_reals = dict(zip(kwargs, real.values[len(args):]))
     try:
         result = fn(*reals, **kw_reals)
     except Exception as exc:
         raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc)
-    from autograph.capture.values.fresh import wrap_folded  # new objects are made anew per call
-    return wrap_folded(tx, result, [*args, *kwargs.values()], [*reals, *kw_reals.values()], name)
+    real.check_unchanged(name)
+    return real.wrap_result(tx, result, name)
 
 
 _TEXT_FUNCTIONS = {str, repr, format, ascii}
@@ -621,6 +623,11 @@ _BUILTIN_HANDLERS: dict[Any, Callable] = {
     abs: _abs, bool: _bool, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
     map: _map, filter: _filter, sorted: _sorted, super: _super, float: _float_int(float),
     int: _float_int(int), operator.getitem: lambda tx, a, b: tx.getitem(a, b),
+    operator.setitem: lambda tx, a, b, c: (a.setitem(tx, b, c), ConstantValue(None))[1],
+    operator.delitem: lambda tx, a, b: (a.delitem(tx, b), ConstantValue(None))[1],
+    operator.contains: lambda tx, a, b: compare(tx, b, "in", a),
+    operator.is_: lambda tx, a, b: compare(tx, a, "is", b),
+    operator.is_not: lambda tx, a, b: compare(tx, a, "is not", b),
     operator.not_: lambda tx, a: ConstantValue(not a.truth(tx)),
     operator.neg: lambda tx, a: tx.unary("-", a), operator.truth: lambda tx, a: ConstantValue(a.truth(tx)),
 }

@@ -649,6 +649,9 @@ class SeqIteratorValue(ListIteratorValue):
         if self.done:
             return cg.shared(self, f"{cg.const(_exhausted)}({cg.const(self.python_type())})")
         if self._keyed():
+            if self._keys() != self.keys0:  # a real iterator remembers the size it started with
+                raise Unsupported("an iterator over a dict or set that changed during iteration is live "
+                                  "at a graph break")
             iterable = cg.reconstruct(self.seq if isinstance(self.seq, DictViewValue) else self.target)
             if self.reverse:
                 iterable = f"reversed({iterable})"

@@ -10,7 +10,9 @@ result is turned into a value that is *rebuilt per call* at a graph break or ret
 * objects of a class whose construction runs no Python code (``object``, exceptions whose
   ``__new__``/``__init__`` are C): :class:`FreshObjectValue`, rebuilt by calling the class
   again with the same arguments; attribute stores are modelled and replayed on the new object;
-* an argument returned by the operation (``s |= t`` returns ``s``): that argument's value;
+* a list/dict/set of the call that the operation returns or puts in its result (``s |= t``
+  returns ``s``; ``[[0] * 2] * 2`` holds one inner list twice): that same value
+  (:class:`RealArguments` runs the operation on one real copy per value and maps back);
 * anything else made at capture time: a graph break (the operation runs in Python).
 """
 from __future__ import annotations
@@ -26,7 +28,6 @@ FRESH_OBJECT = break_kind(
     "an operation makes a new object of a type capture cannot rebuild on every call",
     "the operation runs in Python; move it out of the compiled function if it is hot")
 
-_SHARED_MUTABLE = (set, list, dict, bytearray)
 # types whose objects are immutable values (no attribute can be set): one made at capture
 # time is indistinguishable from a new one but for ``is``; other modules add theirs
 IMMUTABLE_VALUE_TYPES: set[type] = set()
@@ -34,27 +35,100 @@ IMMUTABLE_VALUE_TYPES: set[type] = set()
 _EXCEPTION_STATE = frozenset({"__traceback__", "__context__", "__cause__", "__suppress_context__"})
 
 
-def wrap_folded(tx, result: Any, arg_values: list[Value], arg_reals: list[Any], name: str) -> Value:
-    """The value of ``result``, computed now by a folded operation on ``arg_reals``."""
-    if type(result) in _SHARED_MUTABLE:
-        for value, real in zip(arg_values, arg_reals):
-            if result is real:  # the operation returned its (mutable) argument: the same object
-                return value
-    return fresh_value(tx, result, name)
+class RealArguments:
+    """The real objects a folded operation runs on, made from argument values.
+
+    Lists and dicts of the call are values holding values: each becomes one real copy (the same
+    value twice is the same copy, so aliasing among the arguments holds). After the call the
+    copies must be unchanged — an operation that mutates its argument cannot be folded on a
+    copy — and a result that *is* (or holds) one of them maps back to its value, so the result
+    aliases the call's own objects exactly as Python's would.
+    """
+
+    def __init__(self, values: list[Value]):
+        self._real_of: dict[int, Any] = {}
+        self._value_of: dict[int, Value] = {}  # id(real copy) -> the value it was made from
+        self._objs: dict[int, Any] = {}  # id -> copy: kept alive while ids are compared
+        self.values = [self._real(v) for v in values]
+        self._before = {rid: _layout(obj) for rid, obj in self._objs.items()}
+
+    def _real(self, v: Value) -> Any:
+        from autograph.capture.values.constants import ConstantValue
+        from autograph.capture.values.containers import BaseSequenceValue, DictValue, ListValue
+        key = id(v)
+        if key in self._real_of:
+            return self._real_of[key]
+        if isinstance(v, ListValue):
+            out: Any = []
+            self._remember(v, out)
+            out.extend(self._real(i) for i in v.items)
+            return out
+        if isinstance(v, DictValue):
+            out = v.kind()
+            self._remember(v, out)
+            for k, i in v.items.items():
+                out[k] = self._real(i)
+            return out
+        if isinstance(v, BaseSequenceValue):
+            out = v.kind(self._real(i) for i in v.items)
+            self._real_of[key] = out
+            return out
+        if isinstance(v, ConstantValue) and type(v.value) is set:  # the set itself is the model
+            self._remember(v, v.value)
+            return v.value
+        return v.as_python_constant()
+
+    def _remember(self, v: Value, out: Any) -> None:
+        self._real_of[id(v)] = out
+        self._value_of[id(out)] = v
+        self._objs[id(out)] = out
+
+    def check_unchanged(self, name: str) -> None:
+        from autograph.capture.values.constants import ConstantValue
+        for rid, before in self._before.items():
+            value = self._value_of[rid]
+            if isinstance(value, ConstantValue):
+                continue  # a set of the call: changing it in place is the operation's effect
+            if _layout(self._objs[rid]) != before:
+                raise Unsupported(f"{name}() changes its argument {value.describe()}")
+
+    def wrap_result(self, tx, result: Any, name: str) -> Value:
+        return fresh_value(tx, result, name, self._value_of, {})
 
 
-def fresh_value(tx, obj: Any, name: str) -> Value:
-    """A value rebuilt per call for an object made at capture time."""
-    from autograph.capture.values.constants import ConstantValue
+def _layout(obj: Any) -> Any:
+    """What an in-place change would alter: the identities of a container's elements."""
+    if isinstance(obj, dict):
+        return tuple((k, id(v)) for k, v in obj.items())
+    if isinstance(obj, set):
+        return frozenset(obj)
+    return tuple(id(x) for x in obj)
+
+
+def fresh_value(tx, obj: Any, name: str, known: dict | None = None, made: dict | None = None) -> Value:
+    """A value rebuilt per call for an object made at capture time. ``known`` maps real copies
+    of the call's values back to them; ``made`` keeps one value per new object (aliasing)."""
     from autograph.capture.values.containers import DictValue, ListValue, TupleValue
     from autograph.capture.values.objects import ObjectValue
+    known = {} if known is None else known
+    made = {} if made is None else made
+    if id(obj) in known:
+        return known[id(obj)]
+    if id(obj) in made:
+        return made[id(obj)][0]
     cls = type(obj)
     if cls is list:
-        return ListValue([fresh_value(tx, x, name) for x in obj])
-    if cls is tuple:
-        return TupleValue([fresh_value(tx, x, name) for x in obj])
+        value: Value = ListValue([])
+        made[id(obj)] = (value, obj)
+        value.items.extend(fresh_value(tx, x, name, known, made) for x in obj)
+        return value
     if cls is dict:
-        return DictValue({k: fresh_value(tx, v, name) for k, v in obj.items()})
+        value = DictValue({})
+        made[id(obj)] = (value, obj)
+        value.items.update({k: fresh_value(tx, v, name, known, made) for k, v in obj.items()})
+        return value
+    if cls is tuple:
+        return TupleValue([fresh_value(tx, x, name, known, made) for x in obj])
     if cls is set:
         return set_value(tx, obj)
     value = tx.wrap(obj, None, trusted=True)

@@ -188,9 +188,12 @@ class ObjectValue(Value):
             real = getattr(obj, name)
         except AttributeError as exc:
             from autograph.capture.values.absence import attribute_error
-            if cls.__getattribute__ is not object.__getattribute__:  # its absence cannot be guarded
-                raise Unsupported(f"`.{name}` of {self.describe()} raised AttributeError from a custom "
-                                  "__getattribute__", generic=True)
+            if cls.__getattribute__ is not object.__getattribute__:
+                # a custom __getattribute__ (transformers' configs) decides: the guard asks it again,
+                # as the value guards of present attributes do
+                from autograph.capture.values.absence import guard_lookup_fails
+                guard_lookup_fails(tx, self, obj, name)
+                raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
             raise attribute_error(tx, self, obj, name, exc)
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
 
