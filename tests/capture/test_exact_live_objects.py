@@ -226,3 +226,17 @@ def test_dict_changed_during_iteration_raises_as_in_python():
     x = torch.zeros(1)
     torch.testing.assert_close(c(x), f_dict_changed(x))
     torch.testing.assert_close(c(x), f_dict_changed(x))
+
+
+def test_enum_member_compared_with_a_string():
+    import enum
+
+    class Mode(enum.Enum):
+        TRAIN = "train"
+
+    def f(x, m):
+        return x + 1 if m == "train" else x - 1  # an Enum member is never equal to a str
+
+    got, want, h = _run(f, torch.zeros(1), Mode.TRAIN)
+    torch.testing.assert_close(got, want)
+    assert not h.breaks

@@ -217,9 +217,17 @@ def _equal_by_identity(tx, a: Value, b: Value) -> bool | None:
         ta, tb = a.python_type(), b.python_type()
     except Unsupported:
         return None
-    if ta.__eq__ is not object.__eq__ or tb.__eq__ is not object.__eq__:
-        return None
-    return identical_or_none(tx, a, b)
+    if ta.__eq__ is object.__eq__ and tb.__eq__ is object.__eq__:
+        return identical_or_none(tx, a, b)
+    for plain, lit in ((ta, tb), (tb, ta)):
+        # a plain object against an exact builtin literal (`mode == "train"` with an Enum member):
+        # str/int/... return NotImplemented for a foreign type, object.__eq__ too: identity, False
+        if plain.__eq__ is object.__eq__ and lit in _LITERALS and not issubclass(plain, lit):
+            return False
+    return None
+
+
+_LITERALS = (str, bytes, int, float, complex, bool, type(None))
 
 
 def _seq(v):
