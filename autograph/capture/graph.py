@@ -339,26 +339,9 @@ def to_node_arg(obj):
         if obj.is_symbolic_scalar():  # a run-time Python float: a placeholder (values/scalars.py)
             return obj.graph_arg()[0]
         if obj.is_constant():
-            return plain_number(obj.as_python_constant())
+            return obj.as_python_constant()
         raise Unsupported(f"{obj.describe()} passed to a torch operation")
     return obj
-
-
-_NUMBER_BASES = (bool, int, float, complex)
-
-
-def plain_number(value: Any) -> Any:
-    """A number of a subclass (``numpy.float64``, an ``IntEnum`` member) as the plain number torch
-    reads from it: the graph's code spells constants by ``repr``, and ``np.float64(2.0)`` or
-    ``Mode.A`` would be names the graph module does not have."""
-    cls = type(value)
-    if cls in _NUMBER_BASES or not isinstance(value, _NUMBER_BASES):
-        return value
-    if isinstance(value, int):  # bool cannot be subclassed
-        return int.__index__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    return complex.__complex__(value)
 
 
 def to_fake_arg(obj):

@@ -1,43 +1,11 @@
-"""Exactness of calls and names across graph breaks: parameters named ``self``, numbers of
-other types inside graphs, arguments whose ``__getattr__`` must not run, function defaults."""
+"""Exactness of calls: arguments whose ``__getattr__`` must not run, function defaults
+replaced between calls."""
 from __future__ import annotations
 
 import pytest
 import torch
 
 from tests.capture.harness import Harness
-
-
-def _brk(y):
-    return y.sum() > 0  # a data-dependent branch: a graph break in the caller
-
-
-def test_plain_function_with_a_tensor_parameter_named_self():
-    def f(self, x):
-        y = self * x
-        print("", end="")  # graph break: the graph before it has a placeholder for `self`
-        return y * 2 + self
-
-    h = Harness()
-    c = h.compile(f)
-    a, b = torch.randn(3), torch.randn(3)
-    torch.testing.assert_close(c(a, b), f(a, b))
-    assert h.breaks
-
-
-def test_numpy_scalar_constant_inside_a_graph_after_a_break():
-    np = pytest.importorskip("numpy")
-
-    def f(x):
-        y = x + 1
-        if _brk(y):
-            y = y * 2
-        return y + np.ones(1).sum()  # a numpy float64 (a float subclass) used by the graph
-
-    h = Harness()
-    c = h.compile(f)
-    x = torch.randn(4).abs()
-    torch.testing.assert_close(c(x), f(x))
 
 
 class AttrDict(dict):

@@ -55,9 +55,6 @@ class ConstantValue(Value):
         return super().iter_items(tx)
 
     def get_iter(self, tx) -> Value:
-        if type(self.value) is set:  # a set of the call: live (a size change raises, as in Python)
-            from autograph.capture.values.containers import SeqIteratorValue
-            return SeqIteratorValue(self)
         if isinstance(self.value, (str, bytes, range, tuple, frozenset)):
             from autograph.capture.values.containers import ListIteratorValue
             return ListIteratorValue(self.iter_items(tx), cls=type(iter(self.value)))

@@ -62,8 +62,8 @@ class BaseSequenceValue(Value):
         from autograph.capture.values.builtins import BuiltinMethodValue
         if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
-        raise Unsupported(f"AttributeError: {self.kind.__name__!r} object has no attribute {name!r}",
-                          generic=True)
+        err = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)  # a C type: nothing can appear
 
     def call_method(self, tx, name, args, kwargs):
         if name in ("index", "count") and not kwargs and args:
@@ -82,6 +82,10 @@ class BaseSequenceValue(Value):
 
     def fold_method(self, tx, name, args, kwargs):
         """A method that does not change the sequence, run for real on its constant items."""
+        from autograph.capture.values.builtins import BuiltinMethodValue
+        method = self.getattr(tx, name)
+        if not isinstance(method, BuiltinMethodValue):  # a subclass's own (a named tuple's method)
+            return method.call(tx, args, kwargs)
         if name in _SEQUENCE_READERS and self.is_constant() and all(a.is_constant() for a in args) \
                 and all(v.is_constant() for v in kwargs.values()):
             from autograph.capture.values.builtins import fold
@@ -599,7 +603,7 @@ class SeqIteratorValue(ListIteratorValue):
 
     def _keys(self) -> list:
         t = self.target
-        keys = list(t.items) if isinstance(t, DictValue) else list(t.value)
+        keys = list(t.items) if isinstance(t, DictValue) else list(t.real)  # a dict, or a SetValue
         return keys[::-1] if self.reverse else keys
 
     def describe(self):
@@ -627,8 +631,9 @@ class SeqIteratorValue(ListIteratorValue):
                 return None
             key = self.keys0[self.index]
             self.index += 1
-            if isinstance(self.target, ConstantValue):  # a set
-                return ConstantValue(key)
+            if not isinstance(self.target, DictValue):  # a set: its key stands for the item
+                from autograph.capture.values.sets import value_of
+                return value_of(key)
             if self.view == "keys":
                 return ConstantValue(key)
             if self.view == "values":
@@ -652,6 +657,9 @@ class SeqIteratorValue(ListIteratorValue):
             if self._keys() != self.keys0:  # a real iterator remembers the size it started with
                 raise Unsupported("an iterator over a dict or set that changed during iteration is live "
                                   "at a graph break")
+            if not isinstance(self.target, DictValue) and list(frozenset(self.keys0)) != self.keys0:
+                # a set is rebuilt from its keys: only an iterator whose order that rebuild keeps
+                raise Unsupported("an iterator over a set is live at a graph break")
             iterable = cg.reconstruct(self.seq if isinstance(self.seq, DictViewValue) else self.target)
             if self.reverse:
                 iterable = f"reversed({iterable})"

@@ -6,7 +6,7 @@ real constants, and must not hand that one object to every later call. So a fold
 result is turned into a value that is *rebuilt per call* at a graph break or return:
 
 * lists, tuples, dicts: the container values of ``containers.py`` (rebuilt item by item);
-* sets: ``ConstantValue(set)`` (rebuilt as ``set(frozenset)``, once per call, see constants.py);
+* sets: ``SetValue`` (values/sets.py), rebuilt once per call;
 * objects of a class whose construction runs no Python code (``object``, exceptions whose
   ``__new__``/``__init__`` are C): :class:`FreshObjectValue`, rebuilt by calling the class
   again with the same arguments; attribute stores are modelled and replayed on the new object;
@@ -73,9 +73,6 @@ class RealArguments:
             out = v.kind(self._real(i) for i in v.items)
             self._real_of[key] = out
             return out
-        if isinstance(v, ConstantValue) and type(v.value) is set:  # the set itself is the model
-            self._remember(v, v.value)
-            return v.value
         return v.as_python_constant()
 
     def _remember(self, v: Value, out: Any) -> None:
@@ -84,11 +81,8 @@ class RealArguments:
         self._objs[id(out)] = out
 
     def check_unchanged(self, name: str) -> None:
-        from autograph.capture.values.constants import ConstantValue
         for rid, before in self._before.items():
             value = self._value_of[rid]
-            if isinstance(value, ConstantValue):
-                continue  # a set of the call: changing it in place is the operation's effect
             if _layout(self._objs[rid]) != before:
                 raise Unsupported(f"{name}() changes its argument {value.describe()}")
 
@@ -129,23 +123,10 @@ def fresh_value(tx, obj: Any, name: str, known: dict | None = None, made: dict |
         return value
     if cls is tuple:
         return TupleValue([fresh_value(tx, x, name, known, made) for x in obj])
-    if cls is set:
-        return set_value(tx, obj)
     value = tx.wrap(obj, None, trusted=True)
     if type(value) is ObjectValue and cls not in IMMUTABLE_VALUE_TYPES:
         raise Unsupported(f"{name}() made a {cls.__qualname__} object; Python makes a new one on every call",
                           kind=FRESH_OBJECT)
-    return value
-
-
-def set_value(tx, obj: set) -> Value:
-    """The one value of a set made during the call (``ConstantValue(set)``, mutated in place by
-    the capture): the same real set always maps to the same value, so it is rebuilt once."""
-    from autograph.capture.values.constants import ConstantValue
-    memo = tx.__dict__.setdefault("_set_values", {})
-    value = memo.get(id(obj))
-    if value is None or value.value is not obj:
-        value = memo[id(obj)] = ConstantValue(obj)
     return value
 
 

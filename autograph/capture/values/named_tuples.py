@@ -82,8 +82,10 @@ class NamedTupleValue(TupleValue):
             return self.items[index]
         klass, raw = mro_lookup(self.cls, name)
         if klass is None:
-            raise Unsupported(f"AttributeError: {self.cls.__qualname__!r} object has no attribute {name!r}",
-                              generic=True)
+            from autograph.capture.values.absence import guard_absent_in_classes
+            guard_absent_in_classes(tx, self.cls, name)  # the class could gain it later
+            err = AttributeError(f"{self.cls.__qualname__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
         if klass is tuple or klass is object:
             return super().getattr(tx, name)
         from autograph.capture.values.user_objects import _bind_class_attr

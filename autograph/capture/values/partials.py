@@ -64,9 +64,9 @@ class MadePartialValue(Value):
         if name == "__class__":
             return tx.wrap(functools.partial, None, trusted=True)
         klass, raw = mro_lookup(functools.partial, name)  # the type's own attributes, not its metatype's
-        if klass is None:
-            raise Unsupported(f"AttributeError: 'functools.partial' object has no attribute {name!r}",
-                              generic=True)
+        if klass is None:  # (partial is a C type and its instance dict is modelled: nothing to guard)
+            err = AttributeError(f"'functools.partial' object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
         if isinstance(raw, (str, type(None))):  # __doc__, __module__
             return ConstantValue(raw)
         return vb.BuiltinMethodValue(self, name)  # a method of the C type, bound to this partial

@@ -110,6 +110,12 @@ class SetValue(Value):
     def contains(self, tx, item: Value) -> Value:
         return ConstantValue(key_of(item) in self.real)
 
+    def get_iter(self, tx) -> Value:
+        """Live, as Python's set iterator: a size change while looping raises (natively)."""
+        self.iter_items(tx)  # the order must be known (no tensors/objects by address)
+        from autograph.capture.values.containers import SeqIteratorValue
+        return SeqIteratorValue(self)
+
     def _replay_if_outside(self, tx, method: str, args: list[Value]) -> None:
         """A set from outside changes for real after the graph (the model changed already)."""
         if self.source is not None:
@@ -119,7 +125,10 @@ class SetValue(Value):
     def getattr(self, tx, name: str) -> Value:
         if callable(getattr(self.kind, name, None)) and not name.startswith("__"):
             return vb.BuiltinMethodValue(self, name)
-        raise Unsupported(f"AttributeError: {self.kind.__name__!r} object has no attribute {name!r}", generic=True)
+        if hasattr(self.kind, name):
+            raise Unsupported(f"`.{name}` of a {self.kind.__name__}")
+        err = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
 
     def call_method(self, tx, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value:
         method = getattr(self.real, name, None)
@@ -191,8 +200,9 @@ class SetValue(Value):
     def reconstruct(self, cg) -> str:
         if self.source is not None:
             return cg.source_expr(self.source)
-        if not self.has_identity_keys():
-            return f"{cg.const(self.kind)}({cg.const(frozenset(self.real))})"
+        if not self.has_identity_keys():  # one new set per call, however often it is named
+            text = f"{cg.const(self.kind)}({cg.const(frozenset(self.real))})"
+            return cg.shared(self, text) if self.kind is set else text
         items = "".join(cg.reconstruct(value_of(k)) + ", " for k in self.real)
         text = f"{cg.const(self.kind)}(({items}))"
         return cg.shared(self, text) if self.kind is set else text
