@@ -62,7 +62,7 @@ class GraphBuilder:
         for src, other, node in self.inputs:
             if other is real:  # the same tensor reached two ways: one placeholder
                 value = TensorValue(node, node.meta["example_value"], source)
-                value.input_cls = type(real)
+                value.real_cls = type(real)
                 self._input_by_source[source] = value
                 return value
         node = self._placeholder(self._name(source.expr))
@@ -73,7 +73,7 @@ class GraphBuilder:
         self.input_storages |= effects.storages_of(fake)
         self.inputs.append((source, real, node))
         value = TensorValue(node, fake, source)
-        value.input_cls = type(real)  # guarded by TENSOR_MATCH: isinstance(p, nn.Parameter) holds
+        value.real_cls = type(real)  # (a Parameter passed in: TENSOR_MATCH guards its class)
         self._input_by_source[source] = value
         return value
 
@@ -110,6 +110,7 @@ class GraphBuilder:
         node.meta["example_value"] = fake
         value = TensorValue(node, fake, source)
         value.is_attr = True
+        value.real_cls = type(real)  # nn.Parameter or a buffer's class (the id guard keeps it)
         self._attr_by_id[key] = value
         return value
 

@@ -95,3 +95,30 @@ def test_callee_defaults_replaced_after_the_first_call():
     torch.testing.assert_close(c(x), f(x))
     g.__defaults__ = (4,)
     torch.testing.assert_close(c(x), f(x))
+
+
+def test_isinstance_of_a_module_parameter_and_buffer():
+    """``nn.Module.get_parameter`` checks ``isinstance(p, nn.Parameter)``: capture answered False."""
+    m = torch.nn.Linear(2, 2)
+    m.register_buffer("running", torch.zeros(2))
+
+    def f(x, mod):
+        p, b = mod.weight, mod.running
+        return x + 1, isinstance(p, torch.nn.Parameter), type(p) is torch.nn.Parameter, \
+            isinstance(b, torch.nn.Parameter), isinstance(x, torch.nn.Parameter)
+
+    c = Harness().compile(f)
+    x = torch.zeros(2)
+    assert c(x, m)[1:] == f(x, m)[1:] == (True, True, False, False)
+    assert c(m.weight, m)[1:] == f(m.weight, m)[1:]  # a Parameter passed in is one too
+
+
+def test_get_parameter_of_a_module():
+    m = torch.nn.Sequential(torch.nn.Linear(2, 2))
+
+    def f(x, mod):
+        return x + mod.get_parameter("0.weight").sum()
+
+    c = Harness().compile(f)
+    x = torch.zeros(2)
+    torch.testing.assert_close(c(x, m), f(x, m))

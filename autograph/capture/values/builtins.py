@@ -410,22 +410,8 @@ def _isinstance(tx, obj, cls):
         t = obj.python_type()
     except Unsupported:
         raise
-    if obj.is_tensor():
-        fake = obj.fake
-        return ConstantValue(_tensor_isinstance(obj, classes))
+    # (a tensor's type is its real class: an nn.Parameter read from a module, or passed in, is one)
     return ConstantValue(issubclass(t, classes))
-
-
-def _tensor_isinstance(obj, classes) -> bool:
-    classes = classes if isinstance(classes, tuple) else (classes,)
-    for c in classes:
-        if c is torch.nn.Parameter:
-            if getattr(obj, "input_cls", None) is torch.nn.Parameter:  # a parameter input (TENSOR_MATCH'd)
-                return True
-            continue
-        if isinstance(c, type) and issubclass(torch.Tensor, c):
-            return True
-    return False
 
 
 def _missing_attribute(exc: Unsupported) -> bool:

@@ -38,7 +38,7 @@ _BREAK_METHODS = {
 
 class TensorValue(Value):
     is_attr = False
-    input_cls = None  # the guarded class of a graph input (torch.Tensor or nn.Parameter)
+    real_cls = None  # the class of the real tensor an input or parameter stands for (guarded)
 
     def __init__(self, node: torch.fx.Node, fake: torch.Tensor, source=None):
         self.node = node
@@ -52,10 +52,9 @@ class TensorValue(Value):
         return True
 
     def python_type(self) -> type:
-        if self.input_cls is not None:
-            return self.input_cls
-        return type(self.fake) if not isinstance(self.fake, torch._subclasses.FakeTensor) else (
-            torch.nn.Parameter if self.is_attr and isinstance(self.fake, torch.nn.Parameter) else torch.Tensor)
+        if self.real_cls is not None:
+            return self.real_cls
+        return type(self.fake) if not isinstance(self.fake, torch._subclasses.FakeTensor) else torch.Tensor
 
     def truth(self, tx) -> bool:
         raise Unsupported("data-dependent branch on a tensor value")
