@@ -114,6 +114,18 @@ class GraphBuilder:
         self._attr_by_id[key] = value
         return value
 
+    def real_tensor(self, value) -> torch.Tensor | None:
+        """The caller's tensor (input) or the parameter/buffer (attribute) ``value`` stands
+        for; None for a tensor computed in the graph."""
+        node = value.node
+        if node.op == "get_attr":
+            return getattr(self.root, node.target, None)
+        if node.op == "placeholder":
+            for _, real, input_node in self.inputs:
+                if input_node is node:
+                    return real
+        return None
+
     # --- operations --------------------------------------------------------
     def call(self, kind: str, target: Any, args: tuple, kwargs: dict) -> Value:
         """Add ``call_function``/``call_method`` on symbolic args; returns the wrapped result."""

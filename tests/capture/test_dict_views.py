@@ -75,3 +75,89 @@ def test_views_returned_are_views_of_the_returned_dict():
     keys, values, items = f(torch.ones(2))
     assert type(keys) is type({}.keys()) and list(keys) == ["a"]
     assert type(values) is type({}.values()) and type(items) is type({}.items())
+
+
+# --- views that outlive a graph break: rebuilt as views of the live object, never as iterators
+
+class SubDict(dict):
+    pass
+
+
+def module_dict():
+    torch.manual_seed(0)
+    return torch.nn.ModuleDict({"a": torch.nn.Linear(3, 3), "b": torch.nn.ReLU()})
+
+
+def module_dict_views_union_after_break(md, x):
+    """The shape of transformers' ``tied_mapping.keys() | tied_mapping.values()``: the views
+    are on the stack when the graph breaks."""
+    print(end="")
+    return md.keys() | md.keys(), x + 1
+
+
+def module_dict_view_after_break(md, x):
+    keys = md.keys()
+    print(end="")
+    return len(keys), type(keys), keys | {"c"}, x + 1
+
+
+def module_dict_view_iterated_twice(md, x):
+    keys = md.keys()
+    for k in keys:
+        x = md[k](x)
+    for k in keys:
+        x = x + 1
+    return x
+
+
+def module_dict_items_and_values(md, x):
+    for _, layer in md.items():
+        x = layer(x)
+    return x, type(md.items()), len(md.values())
+
+
+def subclass_dict_view_live_after_break(x):
+    d = SubDict(a=1)
+    keys = d.keys()
+    print(end="")
+    d["c"] = 3
+    return type(keys), list(keys), x + 1
+
+
+def ordered_dict_view_live_after_break(x):
+    import collections
+    d = collections.OrderedDict(a=1, b=2)
+    items = d.items()
+    print(end="")
+    d["c"] = 3
+    return type(items), list(items), x + 1
+
+
+def test_module_dict_views_on_the_stack_at_a_break():
+    md = module_dict()
+    check(module_dict_views_union_after_break, lambda: (md, torch.randn(3)))
+
+
+def test_module_dict_view_kept_across_a_break():
+    md = module_dict()
+    check(module_dict_view_after_break, lambda: (md, torch.randn(3)))
+
+
+def test_module_dict_view_iterated_twice_runs_both_loops():
+    md = module_dict()
+    h = check(module_dict_view_iterated_twice, lambda: (md, torch.randn(3)))
+    assert h.breaks == []
+
+
+def test_module_dict_items_and_values_are_views():
+    md = module_dict()
+    h = check(module_dict_items_and_values, lambda: (md, torch.randn(3)))
+    assert h.breaks == []
+
+
+def test_view_of_a_dict_subclass_made_in_the_function_stays_live_across_a_break():
+    check(subclass_dict_view_live_after_break, one(3))
+
+
+def test_view_of_an_ordered_dict_made_in_the_function_stays_live_across_a_break():
+    check(ordered_dict_view_live_after_break, one(3))

@@ -411,7 +411,27 @@ def _isinstance(tx, obj, cls):
     except Unsupported:
         raise
     # (a tensor's type is its real class: an nn.Parameter read from a module, or passed in, is one)
+    if obj.is_tensor():
+        return ConstantValue(_tensor_isinstance(tx, obj, classes, issubclass(t, classes)))
     return ConstantValue(issubclass(t, classes))
+
+
+def _tensor_isinstance(tx, obj, classes, by_class: bool) -> bool:
+    """A class whose ``__instancecheck__`` reads the instance (``nn.Buffer``, ``nn.Parameter``:
+    a flag set on the tensor) answers for the caller's tensor or the module's buffer as for the
+    real one, guarded; tensors computed in the graph carry no flags (``by_class`` holds)."""
+    real = tx.graph.real_tensor(obj)
+    if real is None or isinstance(real, classes) == by_class:
+        return by_class
+    if obj.source is None:
+        raise Unsupported("isinstance of a tensor whose class test reads flags on it, reached without "
+                          "a guardable source", generic=True)
+    from autograph.guards import model
+    answer, source = not by_class, obj.source
+    tx.guards._add(("isinstance", source, classes), lambda: model.python_guard(
+        f"isinstance({source.expr}, {classes!r}) == {answer}",
+        lambda v: isinstance(v, classes) == answer, [source]))
+    return answer
 
 
 def _missing_attribute(exc: Unsupported) -> bool:

@@ -401,15 +401,23 @@ class DictViewValue(Value):
     """``d.keys()`` / ``d.values()`` / ``d.items()`` of a dict made or read during capture: a
     live view, so every use sees the dict's contents at that moment (as Python's views do)."""
 
-    def __init__(self, mapping: DictValue, kind: str):
+    def __init__(self, mapping: DictValue, kind: str, *, owner: Value | None = None, method=None):
         self.mapping = mapping
         self.kind = kind  # "keys" | "values" | "items"
+        # the object whose view this is when ``mapping`` only models its contents (a dict
+        # subclass or OrderedDict made during capture), and the C method that made the view
+        # (``dict.keys``, ``OrderedDict.items``): rebuilt as ``method(owner)``, a view of the
+        # rebuilt object itself, so it stays live and of the same type
+        self.owner = owner
+        self.method = method
 
     def describe(self):
         return f"dict_{self.kind}"
 
     def python_type(self):
-        return type(getattr({}, self.kind)())
+        if self.method is not None:
+            return type(self.method(self.method.__objclass__()))
+        return type(getattr(self.mapping.kind(), self.kind)())
 
     def _current(self) -> list[Value]:
         items = self.mapping.items
@@ -458,6 +466,8 @@ class DictViewValue(Value):
         return super().getattr(tx, name)
 
     def reconstruct(self, cg):
+        if self.owner is not None:
+            return f"{cg.const(self.method)}({cg.reconstruct(self.owner)})"
         return f"{cg.reconstruct(self.mapping)}.{self.kind}()"
 
 

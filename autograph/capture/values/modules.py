@@ -227,14 +227,6 @@ class ModuleValue(Value):
 
     def call_method(self, tx, name, args, kwargs):
         m = self.module
-        if isinstance(m, torch.nn.ModuleDict) and name in ("items", "keys", "values") and not args:
-            from autograph.capture.values.containers import ListIteratorValue, TupleValue
-            children = [(k, self.getattr(tx, k)) for k in self._guard_members(tx, "_modules")]
-            if name == "items":
-                return ListIteratorValue([TupleValue([ConstantValue(k), v]) for k, v in children])
-            if name == "keys":
-                return ListIteratorValue([ConstantValue(k) for k, _ in children])
-            return ListIteratorValue([v for _, v in children])
         if name in ("parameters", "named_parameters", "modules", "children", "named_children",
                     "named_modules", "buffers", "named_buffers"):
             raise Unsupported(f"`{self.path}.{name}()`")

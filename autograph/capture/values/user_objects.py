@@ -24,7 +24,7 @@ from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
-from autograph.capture.values.containers import DictValue, ListIteratorValue, TupleValue
+from autograph.capture.values.containers import DictValue, DictViewValue, ListIteratorValue, TupleValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 
 LIVE_GENERATOR = break_kind(
@@ -297,6 +297,8 @@ class NativeMethodValue(Value):
                 if name == "__getattribute__" and len(args) == 1:
                     return obj.getattr(tx, args[0].as_python_constant())
             if owner in _DICT_BASES and obj.items is not None and name in _DICT_METHODS | {"__init__"}:
+                if name in ("keys", "values", "items") and not args and not kwargs:
+                    return DictViewValue(obj.items, name, owner=obj, method=self.method)
                 return _dict_method(tx, obj.items, name, args, kwargs)
             raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}")
         real = _real_or_none(obj)
