@@ -115,9 +115,11 @@ class GraphBuilder:
         return value
 
     def real_tensor(self, value) -> torch.Tensor | None:
-        """The caller's tensor (input) or the parameter/buffer (attribute) ``value`` stands
-        for; None for a tensor computed in the graph."""
+        """The caller's tensor (an input) or the parameter/buffer (an attribute) ``value``
+        stands for; None for a tensor computed in the graph."""
         node = value.node
+        if node is None:
+            return None
         if node.op == "get_attr":
             return getattr(self.root, node.target, None)
         if node.op == "placeholder":
