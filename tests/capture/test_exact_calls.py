@@ -122,3 +122,48 @@ def test_get_parameter_of_a_module():
     c = Harness().compile(f)
     x = torch.zeros(2)
     torch.testing.assert_close(c(x, m), f(x, m))
+
+
+class Scale:
+    def __init__(self, k):
+        self.k = k
+
+
+def self_tensor_across_a_break(self, x):
+    y = self + x
+    print("break")
+    return y * 2 + self
+
+
+def self_object_across_a_break(self, x):
+    y = x * self.k
+    print("break")
+    return y + self.k
+
+
+@pytest.mark.parametrize("fn, make", [
+    (self_tensor_across_a_break, lambda: (torch.randn(3), torch.randn(3))),
+    (self_object_across_a_break, lambda: (Scale(3.0), torch.randn(3))),
+])
+def test_first_parameter_named_self_across_a_graph_break(fn, make, capsys):
+    """A plain function whose first parameter is called ``self``: neither the graph's nor the
+    resume function's generated code may take it for its own ``self``."""
+    from tests.capture.checks import check
+    h = check(fn, make, calls=2)
+    assert h.breaks and len(h.backend.graphs) >= 2
+
+
+def imports_used_after_a_break(x):
+    import numpy as np
+    import os.path as osp
+    from math import sqrt
+    y = x + 1
+    print("break")
+    return y + torch.from_numpy(np.ones(3, dtype="float32")) * sqrt(4.0) + len(osp.join("a", "b"))
+
+
+def test_modules_imported_in_the_function_are_used_after_a_graph_break(capsys):
+    """Names bound by ``import`` inside the function are locals the resume code must receive."""
+    from tests.capture.checks import check
+    h = check(imports_used_after_a_break, lambda: (torch.randn(3),), calls=2)
+    assert h.breaks
