@@ -41,6 +41,32 @@ def test_dict_subclass_with_getattr_through_compile():
     assert not errors, errors
 
 
+def hasattr_on_an_attr_dict(x, d):
+    try:
+        return x + hasattr(d, "q")
+    except KeyError:  # hasattr only swallows AttributeError: the KeyError of __getattr__ escapes
+        return x - 1
+
+
+@pytest.mark.parametrize("items", [{}, {"q": 1}])
+def test_dict_subclass_getattr_runs_as_python_code(items):
+    """A dict subclass's lookup is the generic one (its ``__getattribute__`` is dict's slot, not
+    object's): its Python ``__getattr__`` is interpreted, never run by capture itself (whose
+    KeyError was an internal capture error)."""
+    import autograph
+    from autograph.runtime import stats
+
+    def f_hasattr_attrdict(x, d):
+        return hasattr_on_an_attr_dict(x, d)
+
+    c = autograph.compile(f_hasattr_attrdict, backend="eager")
+    x = torch.randn(2)
+    for _ in range(2):
+        torch.testing.assert_close(c(x, AttrDict(items)), hasattr_on_an_attr_dict(x, AttrDict(items)))
+    errors = [e for s in stats.all_stats() if s.qualname.endswith("f_hasattr_attrdict") for e in s.errors]
+    assert not errors, errors
+
+
 def test_positional_defaults_replaced_after_the_first_call():
     def f(x, k=1):
         return x + k

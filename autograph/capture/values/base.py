@@ -6,6 +6,7 @@ defaults raise :class:`Unsupported`, which becomes a graph break.
 """
 from __future__ import annotations
 
+import collections
 from typing import TYPE_CHECKING, Any
 
 from autograph.capture.breaks import Unsupported
@@ -22,6 +23,20 @@ def mro_lookup(cls: type, name: str) -> tuple[type | None, Any]:
         if name in klass.__dict__:
             return klass, klass.__dict__[name]
     return None, None
+
+
+# builtin classes whose ``__getattribute__`` entry is Python's generic lookup: their C type names
+# ``PyObject_GenericGetAttr`` itself, so the slot wrapper sits in their own ``__dict__`` (a
+# ``dict`` subclass's ``__getattribute__`` is not ``object.__getattribute__``, yet no code runs)
+_GENERIC_LOOKUP_CLASSES = frozenset({
+    object, dict, list, tuple, set, frozenset, int, float, complex, str, bytes, bytearray,
+    BaseException, collections.defaultdict, collections.deque})
+
+
+def generic_getattribute(cls: type) -> bool:
+    """Whether attribute lookup on instances of ``cls`` is Python's generic one (descriptors,
+    instance ``__dict__``, class, then ``__getattr__``): no user or unknown C ``__getattribute__``."""
+    return mro_lookup(cls, "__getattribute__")[0] in _GENERIC_LOOKUP_CLASSES
 
 
 class Value:

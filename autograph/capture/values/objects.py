@@ -7,7 +7,7 @@ import torch
 
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import side_effects
-from autograph.capture.values.base import Value, mro_lookup
+from autograph.capture.values.base import Value, generic_getattribute, mro_lookup
 
 # modules whose attributes are trusted not to change: reads are not guarded
 TRUSTED_MODULES = ("torch", "math", "operator", "builtins", "functools", "itertools", "collections",
@@ -155,7 +155,7 @@ class ObjectValue(Value):
         d = getattr(obj, "__dict__", None)
         src = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(d, dict) and name in d and not (klass is not None and _is_data_descriptor(attr)):
-            if cls.__getattribute__ is not object.__getattribute__:
+            if not generic_getattribute(cls):
                 # a Python __getattribute__ (transformers' configs) costs ~1 us per guarded
                 # attribute; the instance dict read here is what the guard re-reads
                 src = MemberSource(self.source, "__dict__", name) if self.source is not None else None
@@ -175,7 +175,7 @@ class ObjectValue(Value):
                     and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
                 raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
             # a C-level slot read (no Python code runs) or a plain class attribute: the real value
-        elif cls.__getattribute__ is object.__getattribute__:
+        elif generic_getattribute(cls):
             getattr_fn = mro_lookup(cls, "__getattr__")[1]
             if isinstance(getattr_fn, types.FunctionType):  # Python runs it for a name found nowhere
                 from autograph.capture.values.absence import guard_attribute_absent
@@ -188,7 +188,7 @@ class ObjectValue(Value):
             real = getattr(obj, name)
         except AttributeError as exc:
             from autograph.capture.values.absence import attribute_error
-            if cls.__getattribute__ is not object.__getattribute__:
+            if not generic_getattribute(cls):
                 # a custom __getattribute__ (transformers' configs) decides: the guard asks it again,
                 # as the value guards of present attributes do
                 from autograph.capture.values.absence import guard_lookup_fails
