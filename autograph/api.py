@@ -83,8 +83,9 @@ def _compile_one(target: Any, overrides: dict) -> Any:
         torch = None
     if torch is not None and isinstance(target, torch.nn.Module):
         return _compile_module(target, overrides)
-    if callable(target) and isinstance(getattr(target, "__call__", None), types.MethodType):
-        return _compile_one(target.__call__, overrides)
+    call = getattr(target, "__call__", None)  # noqa: B004 - a bound Python __call__, not callable()
+    if isinstance(call, types.MethodType):
+        return _compile_one(call, overrides)
     raise TypeError(f"autograph.compile expects a Python function or an nn.Module, got {type(target).__name__}")
 
 

@@ -57,13 +57,14 @@ read-only (``copy_instructions`` gives a private copy).
 from __future__ import annotations
 
 import dis
+import functools
 import opcode as _opcode
 import sys
 import threading
 import weakref
 from dataclasses import dataclass
 from types import CodeType
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 __all__ = [
     "CALL_LAYOUT",
@@ -236,6 +237,26 @@ def _is_for_iter_tail(raws: list[_Raw], i: int, targeted_by_other: set[int]) -> 
     return 1
 
 
+def _emit(out: list[Instruction], r: _Raw, opname: str, arg: Any = None, argval: Any = None, *,
+          synthetic: bool = False, flags: frozenset = frozenset()) -> Instruction:
+    """Append one normalised instruction made from the raw instruction ``r`` (its offset,
+    line and positions; a ``synthetic`` second half never starts a line)."""
+    ins = Instruction(
+        opname,
+        arg,
+        argval,
+        r.offset,
+        r.lineno,
+        starts_line=r.starts_line and not synthetic,
+        synthetic=synthetic,
+        flags=flags,
+        positions=r.positions,
+    )
+    ins.index = len(out)
+    out.append(ins)
+    return ins
+
+
 def _normalize(code: CodeType) -> list[Instruction]:
     raws = _raw_instructions(code)
     jump_targets: dict[int, list[str]] = {}
@@ -285,22 +306,7 @@ def _normalize(code: CodeType) -> list[Instruction]:
             starts[r.offset] = None
             continue
 
-        def emit(opname, arg=None, argval=None, *, synthetic=False, flags=frozenset()):
-            ins = Instruction(
-                opname,
-                arg,
-                argval,
-                r.offset,
-                r.lineno,
-                starts_line=r.starts_line and not synthetic,
-                synthetic=synthetic,
-                flags=flags,
-                positions=r.positions,
-            )
-            ins.index = len(out)
-            out.append(ins)
-            return ins
-
+        emit = functools.partial(_emit, out, r)
         starts[r.offset] = len(out)
         if op in _JUMP_OPS:
             emit(_JUMP_RENAMES.get(op, op), r.arg, r.argval)  # target resolved below

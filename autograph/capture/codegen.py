@@ -14,7 +14,7 @@ import itertools
 import re
 import types
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from autograph.bytecode.instructions import Instruction, normalize
 from autograph.bytecode.liveness import live_locals_at
@@ -101,7 +101,7 @@ class Codegen:
     def tensor(self, tv) -> str:
         node = tv.node
         if node.op == "placeholder":
-            for src, real, n in self.tx.graph.inputs:
+            for src, _real, n in self.tx.graph.inputs:
                 if n is node:
                     return self.source_expr(tv.source or src)
         if node.op == "get_attr":

@@ -11,11 +11,10 @@ from __future__ import annotations
 import operator
 import re
 import sys
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.fx
-from torch._subclasses.fake_tensor import FakeTensorMode
 
 from autograph.capture import effects
 from autograph.capture.breaks import Unsupported
@@ -59,7 +58,7 @@ class GraphBuilder:
         from autograph.capture.values.tensors import TensorValue
         if source in self._input_by_source:
             return self._input_by_source[source]
-        for src, other, node in self.inputs:
+        for _src, other, node in self.inputs:
             if other is real:  # the same tensor reached two ways: one placeholder
                 value = TensorValue(node, node.meta["example_value"], source)
                 value.input_cls = type(real)
@@ -141,7 +140,7 @@ class GraphBuilder:
         except Unsupported:
             raise
         except (torch._subclasses.fake_tensor.DataDependentOutputException,
-                torch._subclasses.fake_tensor.DynamicOutputShapeException) as exc:
+                torch._subclasses.fake_tensor.DynamicOutputShapeException):
             raise Unsupported(f"data-dependent operation {_target_name(target)} "
                               f"(its result depends on tensor values)")
         except Exception as exc:
@@ -194,7 +193,7 @@ class GraphBuilder:
 
     def getitem_node(self, node: torch.fx.Node, index: int, fake) -> torch.fx.Node:
         item = self.graph.create_node("call_function", operator.getitem, (node, index), {},
-                                      name=self._name(f"getitem"))
+                                      name=self._name("getitem"))
         item.meta["example_value"] = fake
         item.stack_trace = self.current_trace
         return item

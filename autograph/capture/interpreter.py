@@ -34,7 +34,7 @@ from autograph.capture.values.constants import ConstantValue
 from autograph.guards.sources import Source
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SliceValue,
                                                  TupleValue)
-from autograph.capture.values.functions import (BoundMethodValue, CellValue, NestedFunctionValue,
+from autograph.capture.values.functions import (CellValue, NestedFunctionValue,
                                                 RealCellValue, UserFunctionValue)
 
 VERSION = sys.version_info[:2]
@@ -198,7 +198,7 @@ class Translator:
 
     # --- entry -----------------------------------------------------------------
     def run(self) -> Return | Stopped:
-        from autograph.guards.sources import ClosureSource, LocalSource
+        from autograph.guards.sources import LocalSource
         fn = self.root_fn
         frame = Frame(fn.__code__, fn.__globals__, UserFunctionValue(fn), None)
         self.root = frame
@@ -428,7 +428,7 @@ class Translator:
                          pin=ItemSource(AttrSource(ObjectSource(fn, fn.__qualname__), "__kwdefaults__"), name))
 
     def load_global(self, frame: Frame, name: str) -> Value:
-        from autograph.guards.sources import AttrSource, GlobalSource, ItemSource, ObjectSource
+        from autograph.guards.sources import AttrSource, GlobalSource, ItemSource
         g = frame.fn_globals
         if name in g:
             real = g[name]

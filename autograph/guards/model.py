@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from autograph.guards.sources import GLOBAL_STATE_KINDS, GlobalStateSource, Source

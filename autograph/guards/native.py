@@ -14,7 +14,6 @@ import ast
 import functools
 import inspect
 import logging
-import types
 from typing import Any, Callable, Sequence
 
 from autograph.guards.check import GuardSet, check_const, device_implied_by_keys
@@ -117,11 +116,11 @@ def direct_keys_enabled() -> bool:
         found = set()
         for t, raw in zip(samples[::2], raws[::2]):
             cdata = _probe_offset(range(16, type(t).__basicsize__ - 7, 8),
-                                  lambda off: native.probe_object_word(t, off), t._cdata)
+                                  functools.partial(native.probe_object_word, t), t._cdata)
             if cdata is None:
                 return False
             keys = _probe_offset(range(0, 200 - 7, 8),
-                                 lambda off: native.probe_impl_word(t, cdata, off), raw)
+                                 functools.partial(native.probe_impl_word, t, cdata), raw)
             found.add((cdata, keys))
         if len(found) != 1 or None in next(iter(found)):
             return False

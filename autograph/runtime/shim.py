@@ -573,7 +573,7 @@ def holds_tensor(fn: types.FunctionType, args: tuple, kwargs: dict) -> bool:
 
 def _cell_filled(cell: types.CellType) -> bool:
     try:
-        cell.cell_contents
+        cell.cell_contents  # noqa: B018 - reading an empty cell raises ValueError
     except ValueError:
         return False
     return True

@@ -31,7 +31,7 @@ def view_iterated_twice(x):
     out = x
     for k in ks:
         out = out + d[k]
-    for k in ks:
+    for _k in ks:
         out = out * 2
     return out
 

@@ -242,3 +242,15 @@ def test_sequence_protocol_iteration_ends_on_index_error():
         return total
 
     _run(f, torch.randn(2))
+
+
+class _Called:
+    def __call__(self):
+        return 1
+
+
+def test_callable_of_objects_made_in_the_function_follows_their_class():
+    def f(a):
+        return a + 1, callable(Point(a, a)), callable(_Called()), callable([a]), callable((1, a))
+    _, out = _run(f, torch.randn(3))
+    assert out[1:] == (False, True, False, False)

@@ -1,6 +1,5 @@
 """The C fast path, its plan twin and the generated Python check make identical decisions."""
 import collections
-import itertools
 
 import pytest
 import torch

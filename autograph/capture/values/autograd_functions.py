@@ -124,7 +124,7 @@ class FunctionApplyValue(Value):
         flat = [*args, *kwargs.values()]
         from autograph.capture.values.contexts import _set_grad
         from autograph.capture.values.functions import UserFunctionValue
-        forward = cls.__dict__.get("forward") if "forward" in cls.__dict__ else getattr(cls, "forward")
+        forward = cls.__dict__.get("forward") if "forward" in cls.__dict__ else cls.forward
         forward = forward.__func__ if isinstance(forward, staticmethod) else forward
         setup = getattr(cls, "setup_context", None)
         own_setup = getattr(setup, "__func__", setup) is not torch.autograd.Function.setup_context

@@ -1,8 +1,6 @@
 """Builtins, ``operator``/``math`` on constants, torch functions into the graph."""
 from __future__ import annotations
 
-import builtins
-import math
 import operator
 import types
 from typing import Any, Callable
@@ -10,7 +8,7 @@ from typing import Any, Callable
 import torch
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values import scalars
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
@@ -366,7 +364,6 @@ def _isinstance(tx, obj, cls):
     except Unsupported:
         raise
     if obj.is_tensor():
-        fake = obj.fake
         return ConstantValue(_tensor_isinstance(obj, classes))
     return ConstantValue(issubclass(t, classes))
 
@@ -526,8 +523,9 @@ def _callable(tx, x):
     except Unsupported:
         if x.is_constant() or x.is_tensor():
             return ConstantValue(callable(x.as_python_constant()) if x.is_constant() else False)
-    # callable(x) is whether x's type defines __call__ (its tp_call slot)
-    return ConstantValue(hasattr(x.python_type(), "__call__"))
+    # callable(x) is whether x's type defines __call__ (its tp_call slot); not hasattr(type, ...),
+    # which finds the metaclass's type.__call__ on every class
+    return ConstantValue(mro_lookup(x.python_type(), "__call__")[0] is not None)
 
 
 def _map(tx, fn, *its):

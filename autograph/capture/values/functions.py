@@ -1,7 +1,6 @@
 """User functions (inlined), nested functions made during capture, bound methods, cells."""
 from __future__ import annotations
 
-import inspect
 import types
 from typing import Any
 

@@ -192,7 +192,7 @@ class ObjectValue(Value):
         return super().truth(tx)
 
     def call(self, tx, args, kwargs):
-        call = getattr(type(self.obj), "__call__", None)
+        _, call = mro_lookup(type(self.obj), "__call__")  # as stored: a staticmethod is no method
         if isinstance(call, types.FunctionType):
             from autograph.capture.values.functions import UserFunctionValue
             return UserFunctionValue(call).call(tx, [self, *args], kwargs)

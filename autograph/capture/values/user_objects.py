@@ -15,7 +15,6 @@ C-level ``__new__``/``__getattribute__``, a descriptor we do not know) raises
 from __future__ import annotations
 
 import collections
-import inspect
 import types
 from typing import Any
 
@@ -24,7 +23,7 @@ from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
-from autograph.capture.values.containers import DictValue, ListIteratorValue, TupleValue
+from autograph.capture.values.containers import DictValue, ListIteratorValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 
 LIVE_GENERATOR = break_kind(

@@ -6,6 +6,7 @@ reads the input whose range holds it.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import sympy
 import torch
@@ -14,6 +15,9 @@ from autograph.backends.triton.codegen import compute_dtype, literal, tl_dtype
 from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import Pointwise, Value
 from autograph.backends.triton.lower import Unsupported, meta, promoted, register, shape_of
+
+if TYPE_CHECKING:
+    from autograph.backends.triton.lower import Lowering
 
 aten = torch.ops.aten
 prims = torch.ops.prims
