@@ -122,8 +122,8 @@ class Instruction:
         self,
         opname: str,
         arg: Optional[int] = None,
-        argval: object = None,
-        offset: Optional[int] = None,
+        argval: Any = None,
+        offset: int = -1,
         lineno: Optional[int] = None,
         target: Optional["Instruction"] = None,
         exn: Optional[ExnEntry] = None,
@@ -176,14 +176,14 @@ for _x in ("TRUE", "FALSE", "NONE", "NOT_NONE"):
     _JUMP_RENAMES[f"POP_JUMP_BACKWARD_IF_{_x}"] = f"POP_JUMP_IF_{_x}"
 
 _DROPPED = frozenset({"EXTENDED_ARG", "CACHE", "NOP", "PRECALL"})
-_BINARY_OP_SYMBOLS = [sym for _, sym in dis._nb_ops]
+_BINARY_OP_SYMBOLS = [sym for _, sym in dis._nb_ops]  # type: ignore[attr-defined]
 _INTRINSIC_1 = getattr(_opcode, "_intrinsic_1_descs", None)
 _INTRINSIC_2 = getattr(_opcode, "_intrinsic_2_descs", None)
 
 
 def exception_table(code: CodeType) -> list:
     """Raw entries ``(start, end, target, depth, lasti)``; ``end`` is exclusive."""
-    return list(dis._parse_exception_table(code))
+    return list(dis._parse_exception_table(code))  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -191,8 +191,8 @@ class _Raw:
     """An original instruction as ``dis`` decoded it, plus its line."""
 
     opname: str
-    arg: Optional[int]
-    argval: object
+    arg: Any  # int for every opcode normalize reads it from (dis: None when HAVE_ARGUMENT is false)
+    argval: Any
     offset: int
     lineno: Optional[int]
     starts_line: bool
@@ -481,7 +481,7 @@ def copy_instructions(instructions: list[Instruction]) -> list[Instruction]:
 
 
 def _format_one(ins: Instruction) -> str:
-    off = "   -" if ins.offset is None else f"{ins.offset:4d}"
+    off = "   -" if ins.offset < 0 else f"{ins.offset:4d}"
     star = "+" if ins.synthetic else " "
     text = f"{off}{star} {ins.opname:<22}"
     if ins.opname == "CALL":

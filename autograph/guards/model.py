@@ -157,7 +157,7 @@ def _value_repr(value: Any) -> str:
 
 # ---------------------------------------------------------------- constructors
 
-def _tensor_keys(tensor: Any) -> int:
+def _tensor_keys(tensor: Any) -> Any:  # a torch._C.DispatchKeySet
     import torch
 
     return torch._C._dispatch_keys(tensor)

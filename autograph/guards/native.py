@@ -204,6 +204,7 @@ class _PlanBuilder:
     def node(self, source: Source) -> int:
         if source in self.index:
             return self.index[source]
+        node: tuple
         if isinstance(source, LocalSource):
             name = source.name
             if name in self.positional:
@@ -243,6 +244,8 @@ class _PlanBuilder:
         k = g.kind
         if k in (SHAPE_RELATION, PYTHON):
             return (G_CALL, tuple(self.node(s) for s in g.sources), g.check_fn)
+        if g.source is None:
+            raise _Unsupported(f"{k.name} guard without a source")
         n = self.node(g.source)
         if k is TENSOR_MATCH:
             import torch
