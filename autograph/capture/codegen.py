@@ -96,7 +96,7 @@ class Codegen:
         return self.const(getattr(builtins, name))
 
     def global_state(self, kind: str) -> str:
-        raise Unsupported(f"cannot rebuild a value from global state {kind!r}")
+        raise Unsupported(f"cannot rebuild a value from global state {kind!r}", kind="cannot-rebuild")
 
     def tensor(self, tv) -> str:
         node = tv.node
@@ -174,7 +174,7 @@ class Codegen:
         # a CALL's own offset: make_resume_code re-runs the KW_NAMES/PRECALL folded into it
         code, offset = frame.code, target.offset
         if frame.by_offset.get(target.offset) is not target:
-            raise Unsupported("a graph break inside a split instruction (slice)")
+            raise Unsupported("a graph break inside a split instruction (slice)", kind="no-resume")
         code, offset = origin_of(code, offset)
         values = _frame_values(frame)
         live = _live_locals(code, offset, values)
@@ -229,7 +229,7 @@ class Codegen:
             closure = self.fn.__closure__ if resume_code.co_freevars else None
             if resume_code.co_freevars and code is not self.fn.__code__ and \
                     _origin_code(self.fn.__code__) is not code:
-                raise Unsupported("resume of a closure from another code object")
+                raise Unsupported("resume of a closure from another code object", kind="no-resume")
             raw = types.FunctionType(resume_code, self.fn.__globals__, name, None, closure)
             raw.__qualname__ = f"{code.co_qualname}.{name}" if hasattr(code, "co_qualname") else name
             fn = self.wrap_nested(raw) if wrap else raw

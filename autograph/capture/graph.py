@@ -121,7 +121,7 @@ class GraphBuilder:
             # the user's handler can catch its error, not later inside a compiled graph
             raise Unsupported(f"tensor operation {_target_name(target)} inside a try/except "
                               f"(its run-time errors must reach your handler) — runs in Python",
-                              generic=True)
+                              generic=True, kind="tensor-op-in-try")
         node_args = to_node_arg(args)
         node_kwargs = to_node_arg(kwargs)
         node_args, node_kwargs = _numpy_scalars_as_numbers(kind, target, node_args, node_kwargs)
@@ -142,17 +142,18 @@ class GraphBuilder:
         except (torch._subclasses.fake_tensor.DataDependentOutputException,
                 torch._subclasses.fake_tensor.DynamicOutputShapeException):
             raise Unsupported(f"data-dependent operation {_target_name(target)} "
-                              f"(its result depends on tensor values)")
+                              f"(its result depends on tensor values)", kind="data-dependent-operation")
         except Exception as exc:
             name = type(exc).__name__
             if "DataDependent" in name or "GuardOnDataDependent" in name:
                 raise Unsupported(f"data-dependent operation {_target_name(target)} "
-                                  f"(its result depends on tensor values)")
+                                  f"(its result depends on tensor values)", kind="data-dependent-operation")
             raise Unsupported(f"{_target_name(target)} failed during capture "
-                              f"({name}: {str(exc).splitlines()[0] if str(exc) else ''})", generic=True)
+                              f"({name}: {str(exc).splitlines()[0] if str(exc) else ''})", generic=True,
+                              kind="fake-tensor-failure")
         if _has_symbolic_shape(result):
             raise Unsupported(f"data-dependent output shape of {_target_name(target)} "
-                              f"(its size depends on tensor values)")
+                              f"(its size depends on tensor values)", kind="data-dependent-operation")
         kinds = recorder.kinds + [k for k in effects.by_name(target) if k not in recorder.kinds]
         if effects.METADATA in kinds and self.fake_mode.shape_env is not None:
             from autograph.capture import shapes
@@ -262,7 +263,7 @@ def _numpy_scalars_as_numbers(kind: str, target: Any, args: Any, kwargs: Any) ->
     operand = kind == "call_method" or getattr(target, "__module__", None) in ("_operator", "operator")
     if not operand or any(not isinstance(x.item(), (bool, int, float, complex)) for x in found):
         raise Unsupported(f"NumPy scalar {found[0]!r} passed to {_target_name(target)} "
-                          f"(its NumPy type may matter there) — runs in Python")
+                          f"(its NumPy type may matter there) — runs in Python", kind="unsupported-torch-value")
     return new_args, new_kwargs
 
 
@@ -339,7 +340,7 @@ def to_node_arg(obj):
             return obj.graph_arg()[0]
         if obj.is_constant():
             return obj.as_python_constant()
-        raise Unsupported(f"{obj.describe()} passed to a torch operation")
+        raise Unsupported(f"{obj.describe()} passed to a torch operation", kind="unsupported-torch-value")
     return obj
 
 

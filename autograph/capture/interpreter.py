@@ -205,7 +205,7 @@ class Translator:
         try:
             bound = inspect.signature(fn, follow_wrapped=False).bind(*self.args, **self.kwargs)
         except TypeError as exc:
-            raise Unsupported(f"TypeError binding arguments: {exc}", generic=True)
+            raise Unsupported(f"TypeError binding arguments: {exc}", generic=True, kind="python-exception")
         bound.apply_defaults()
         var_kw = {n for n, p in inspect.signature(fn, follow_wrapped=False).parameters.items() if p.kind is p.VAR_KEYWORD}
         for name, real in bound.arguments.items():
@@ -244,7 +244,7 @@ class Translator:
         for name in cells_passed_by_reference(frame.code):
             real = arguments.get(name)
             if not isinstance(real, types.CellType):
-                raise Unsupported(f"cell variable {name!r} did not arrive as a cell")
+                raise Unsupported(f"cell variable {name!r} did not arrive as a cell", kind="cannot-rebuild")
             self.guards.type_(LocalSource(name), real)
             frame.locals.pop(name, None)
             frame.cells[name] = RealCellValue(real, AttrSource(LocalSource(name), "cell_contents"), name,
@@ -289,7 +289,7 @@ class Translator:
             depth = len(frame.stack)
             try:
                 if fn is None:
-                    raise Unsupported(f"unsupported bytecode {inst.opname}", generic=True)
+                    raise Unsupported(f"unsupported bytecode {inst.opname}", generic=True, kind="unsupported-bytecode")
                 result = fn(self, frame, inst)
                 if CHECK_STACK_EFFECTS and result is None:
                     _check_stack_effect(inst, len(frame.stack) - depth)
@@ -359,7 +359,7 @@ class Translator:
                 return out
         if a.is_constant():
             return vb.fold(self, vb.UNARY[op], [a], {}, f"unary {op}")
-        raise Unsupported(f"unary {op} on {a.describe()}")
+        raise Unsupported(f"unary {op} on {a.describe()}", kind="unsupported-operation")
 
     def getitem(self, obj: Value, key: Value) -> Value:
         return obj.getitem(self, key)
@@ -370,15 +370,15 @@ class Translator:
         if code.co_flags & _CO_GENERATOR_LIKE and not frame_only:
             if code.co_flags & inspect.CO_GENERATOR and GENERATOR_FACTORY is not None:
                 return GENERATOR_FACTORY(self, fv, args, kwargs)  # lazily run frame (values/user_objects.py)
-            raise Unsupported(f"call to generator/coroutine function {code.co_qualname}")
+            raise Unsupported(f"call to generator/coroutine function {code.co_qualname}", kind="unsupported-bytecode")
         if self.depth >= MAX_INLINE_DEPTH:
-            raise Unsupported(f"inlining deeper than {MAX_INLINE_DEPTH} calls ({code.co_qualname})")
+            raise Unsupported(f"inlining deeper than {MAX_INLINE_DEPTH} calls ({code.co_qualname})", kind="call-depth")
         sig_fn = fv.signature_fn()
         try:
             sig = inspect.signature(sig_fn, follow_wrapped=False)
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True)
+            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True, kind="python-exception")
         frame = Frame(code, fv.fn_globals, fv, self.root)
         frame.parent = self.root  # any non-None parent marks an inlined frame
         frame.inside_try = self.graph.inside_try  # set for the caller's call instruction
@@ -442,7 +442,7 @@ class Translator:
         b = b.__dict__ if isinstance(b, types.ModuleType) else b
         if name in b:
             return self.wrap(b[name], None, trusted=True)
-        raise Unsupported(f"NameError: name {name!r} is not defined", generic=True)
+        raise Unsupported(f"NameError: name {name!r} is not defined", generic=True, kind="python-exception")
 
 
 class ExceptionValue(Value):
@@ -551,7 +551,7 @@ def _load_fast(tx, frame, inst):
     try:
         frame.push(frame.locals[inst.argval])
     except KeyError:
-        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True)
+        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True, kind="python-exception")
 
 
 @handler("LOAD_FAST_AND_CLEAR", min_version=(3, 12))
@@ -571,7 +571,7 @@ def _store_fast(tx, frame, inst):
 @handler("DELETE_FAST")
 def _delete_fast(tx, frame, inst):
     if inst.argval not in frame.locals:
-        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True)
+        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True, kind="python-exception")
     del frame.locals[inst.argval]
 
 
@@ -604,7 +604,7 @@ def _load_name(tx, frame, inst):
 
 @handler("STORE_GLOBAL")
 def _store_global(tx, frame, inst):
-    raise Unsupported(f"assignment to global {inst.argval!r} — a side effect")
+    raise Unsupported(f"assignment to global {inst.argval!r} — a side effect", kind="side-effect")
 
 
 @handler("LOAD_ATTR")
@@ -645,7 +645,8 @@ class _MethodRef(Value):
         except Unsupported:
             real = None
         if real is not None and not hasattr(real, self.name):
-            raise Unsupported(f"method .{self.name} does not exist on {self.obj.describe()}")
+            raise Unsupported(f"method .{self.name} does not exist on {self.obj.describe()}",
+                              kind="unsupported-operation")
         return f"{cg.reconstruct(self.obj)}.{self.name}"
 
 
@@ -671,7 +672,7 @@ def _store_attr(tx, frame, inst):
 def _delete_attr(tx, frame, inst):
     delete = getattr(frame.stack[-1], "delattr", None)  # values made during capture can forget attributes
     if delete is None:
-        raise Unsupported(f"`del` of attribute {inst.argval!r} — a side effect")
+        raise Unsupported(f"`del` of attribute {inst.argval!r} — a side effect", kind="side-effect")
     delete(tx, inst.argval)
     frame.pop()
 
@@ -747,7 +748,7 @@ def _call_intrinsic_1(tx, frame, inst):
     elif name == "INTRINSIC_UNARY_POSITIVE":
         frame.push(tx.unary("+", frame.pop()))
     else:
-        raise Unsupported(f"unsupported bytecode CALL_INTRINSIC_1 {name}", generic=True)
+        raise Unsupported(f"unsupported bytecode CALL_INTRINSIC_1 {name}", generic=True, kind="unsupported-bytecode")
 
 
 # --- building containers --------------------------------------------------------
@@ -797,9 +798,10 @@ def _format_value(tx, frame, inst):
     spec = frame.pop().as_python_constant() if (inst.arg & 0x04) == 0x04 else ""
     value = frame.pop()
     if not value.is_constant():
-        raise Unsupported(f"f-string formatting of {value.describe()}")
+        raise Unsupported(f"f-string formatting of {value.describe()}", kind="unsupported-operation")
     if vb._has_symbolic([value], {}):
-        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)")
+        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)",
+                          kind="dynamic-shape")
     v = value.as_python_constant()
     conv = inst.arg & 0x03
     v = {0: lambda x: x, 1: str, 2: repr, 3: ascii}[conv](v)
@@ -849,9 +851,9 @@ def _dict_update(tx, frame, inst):
     v = frame.pop()
     d = frame.stack[-inst.arg]
     if not isinstance(v, DictValue):
-        raise Unsupported(f"** of {v.describe()}")
+        raise Unsupported(f"** of {v.describe()}", kind="unsupported-operation")
     if inst.opname == "DICT_MERGE" and set(v.items) & set(d.items):
-        raise Unsupported("TypeError: got multiple values for keyword argument", generic=True)
+        raise Unsupported("TypeError: got multiple values for keyword argument", generic=True, kind="python-exception")
     d.items.update(v.items)
 
 
@@ -859,7 +861,8 @@ def _dict_update(tx, frame, inst):
 def _unpack_sequence(tx, frame, inst):
     items = frame.pop().iter_items(tx)
     if len(items) != inst.arg:
-        raise Unsupported(f"ValueError: unpacking {len(items)} values into {inst.arg}", generic=True)
+        raise Unsupported(f"ValueError: unpacking {len(items)} values into {inst.arg}", generic=True,
+                          kind="python-exception")
     for item in reversed(items):
         frame.push(item)
 
@@ -869,7 +872,7 @@ def _unpack_ex(tx, frame, inst):
     items = frame.pop().iter_items(tx)
     before, after = inst.arg & 0xFF, inst.arg >> 8
     if len(items) < before + after:
-        raise Unsupported("ValueError: not enough values to unpack", generic=True)
+        raise Unsupported("ValueError: not enough values to unpack", generic=True, kind="python-exception")
     rest = ListValue(items[before:len(items) - after])
     for item in reversed(items[len(items) - after:]):
         frame.push(item)
@@ -890,7 +893,7 @@ def _get_iter(tx, frame, inst):
 def _for_iter(tx, frame, inst):
     it = frame.stack[-1]
     if not isinstance(it, ListIteratorValue):
-        raise Unsupported(f"iteration over {it.describe()}")
+        raise Unsupported(f"iteration over {it.describe()}", kind="unsupported-operation")
     item = it.next(tx)
     if item is None:
         frame.pop()
@@ -972,7 +975,7 @@ def _call_function_ex(tx, frame, inst):
     if null is not NULL:  # defensive: CPython puts NULL under the callable
         raise CaptureBug("CALL_FUNCTION_EX without NULL")
     if not isinstance(kwargs_v, DictValue):
-        raise Unsupported(f"** of {kwargs_v.describe()}")
+        raise Unsupported(f"** of {kwargs_v.describe()}", kind="unsupported-operation")
     frame.push(tx.call(fn, args_v.iter_items(tx), dict(kwargs_v.items)))
 
 
@@ -1000,7 +1003,7 @@ def _import_name(tx, frame, inst):
     level = frame.pop().as_python_constant()
     name = inst.argval
     if level != 0 or name not in sys.modules:
-        raise Unsupported(f"import of {name!r} at run time", generic=True)
+        raise Unsupported(f"import of {name!r} at run time", generic=True, kind="import-in-function")
     module = sys.modules[name] if fromlist else sys.modules[name.partition(".")[0]]
     frame.push(tx.wrap(module, None, trusted=True))
 
@@ -1027,7 +1030,7 @@ def _check_exc_match(tx, frame, inst):
     cls = frame.pop()
     exc = frame.stack[-1]
     if not isinstance(exc, ExceptionValue):
-        raise Unsupported("exception matching on an unknown exception")
+        raise Unsupported("exception matching on an unknown exception", kind="unsupported-operation")
     frame.push(ConstantValue(isinstance(exc.exc, vb._class_info(cls))))
 
 
@@ -1040,7 +1043,7 @@ def _pop_except(tx, frame, inst):
 def _reraise(tx, frame, inst):
     exc = frame.stack[-1]
     raise Unsupported("exception re-raised", generic=True,
-                      exc=exc.exc if isinstance(exc, ExceptionValue) else None)
+                      exc=exc.exc if isinstance(exc, ExceptionValue) else None, kind="python-exception")
 
 
 @handler("RAISE_VARARGS")
@@ -1058,7 +1061,7 @@ def _raise(tx, frame, inst):
                 exc = None
         if not isinstance(exc, BaseException):
             exc = None
-    raise Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc)
+    raise Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc, kind="python-exception")
 
 
 # object protocol for user classes, super(), generators: registers into the tables above

@@ -427,6 +427,7 @@ class _ShimLogic:
         for b in getattr(result, "breaks", ()) or ():
             st.breaks += 1
             st.break_reasons.append(getattr(b, "reason", str(b)))
+            st.break_kinds.append(getattr(b, "kind", "unsupported"))
         entry = CacheEntry.from_result(result)
         self._add(entry)
         state.captures += 1

@@ -32,13 +32,13 @@ class Value:
 
     # --- facts -------------------------------------------------------------
     def python_type(self) -> type:
-        raise Unsupported(f"type of {self.describe()} is unknown at capture time")
+        raise Unsupported(f"type of {self.describe()} is unknown at capture time", kind="unsupported-operation")
 
     def is_constant(self) -> bool:
         return False
 
     def as_python_constant(self) -> Any:
-        raise Unsupported(f"{self.describe()} is not a Python constant")
+        raise Unsupported(f"{self.describe()} is not a Python constant", kind="unsupported-operation")
 
     def describe(self) -> str:
         return type(self).__name__
@@ -52,30 +52,30 @@ class Value:
 
     # --- protocol ----------------------------------------------------------
     def getattr(self, tx: "Translator", name: str) -> "Value":
-        raise Unsupported(f"attribute `.{name}` of {self.describe()}")
+        raise Unsupported(f"attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
 
     def setattr(self, tx: "Translator", name: str, value: "Value") -> None:
-        raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()} — a side effect")
+        raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()} — a side effect", kind="side-effect")
 
     def call(self, tx: "Translator", args: list["Value"], kwargs: dict[str, "Value"]) -> "Value":
-        raise Unsupported(f"call to {self.describe()}")
+        raise Unsupported(f"call to {self.describe()}", kind="unsupported-call")
 
     def call_method(self, tx: "Translator", name: str, args: list["Value"],
                     kwargs: dict[str, "Value"]) -> "Value":
         return self.getattr(tx, name).call(tx, args, kwargs)
 
     def getitem(self, tx: "Translator", key: "Value") -> "Value":
-        raise Unsupported(f"indexing {self.describe()}")
+        raise Unsupported(f"indexing {self.describe()}", kind="unsupported-operation")
 
     def setitem(self, tx: "Translator", key: "Value", value: "Value") -> None:
-        raise Unsupported(f"item store on {self.describe()} — a side effect")
+        raise Unsupported(f"item store on {self.describe()} — a side effect", kind="side-effect")
 
     def delitem(self, tx: "Translator", key: "Value") -> None:
-        raise Unsupported(f"item delete on {self.describe()}")
+        raise Unsupported(f"item delete on {self.describe()}", kind="unsupported-operation")
 
     def iter_items(self, tx: "Translator") -> list["Value"]:
         """The items of ``iter(self)``, unrolled at capture time."""
-        raise Unsupported(f"iterating over {self.describe()}")
+        raise Unsupported(f"iterating over {self.describe()}", kind="unsupported-operation")
 
     def get_iter(self, tx: "Translator") -> "Value":
         """``iter(self)`` (GET_ITER): by default the items unrolled now."""
@@ -86,7 +86,7 @@ class Value:
         return len(self.iter_items(tx))
 
     def truth(self, tx: "Translator") -> bool:
-        raise Unsupported(f"truth value of {self.describe()}")
+        raise Unsupported(f"truth value of {self.describe()}", kind="unsupported-operation")
 
     def contains(self, tx: "Translator", item: "Value") -> "Value":
         from autograph.capture.values.constants import ConstantValue
@@ -100,7 +100,7 @@ class Value:
         """A Python expression (in the transformed code) that yields the real value."""
         if self.source is not None:
             return cg.source_expr(self.source)
-        raise Unsupported(f"{self.describe()} cannot be rebuilt at a graph break")
+        raise Unsupported(f"{self.describe()} cannot be rebuilt at a graph break", kind="cannot-rebuild")
 
     def reentered_context(self, cg: "Codegen") -> str | None:
         """For the ``__exit__`` a ``with`` block keeps on the stack: an expression making a fresh
@@ -110,7 +110,7 @@ class Value:
 
     def real_value(self) -> Any:
         """The real object, when the value stands for one known at capture time."""
-        raise Unsupported(f"{self.describe()} has no real value at capture time")
+        raise Unsupported(f"{self.describe()} has no real value at capture time", kind="unsupported-operation")
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"

@@ -65,10 +65,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     g = tx.guards
     if isinstance(obj, torch.Tensor):
         if source is None:
-            raise Unsupported("a tensor reached without a guardable source")
+            raise Unsupported("a tensor reached without a guardable source", kind="unsupported-torch-value")
         if isinstance(obj, torch.nn.Parameter) or type(obj) not in (torch.Tensor, torch.nn.Parameter):
             if type(obj) not in (torch.Tensor, torch.nn.Parameter):
-                raise Unsupported(f"tensor subclass {type(obj).__name__}")
+                raise Unsupported(f"tensor subclass {type(obj).__name__}", kind="unsupported-torch-value")
         g.tensor(source, obj)
         for other_source, other, _ in tx.graph.inputs:
             if other is obj and other_source != source:  # one placeholder serves both: keep them aliased
@@ -256,7 +256,7 @@ class OpaqueCallableValue(Value):
             out = rule(tx, self.fn, args, kwargs)
             if out is not NotImplemented:
                 return out
-        raise Unsupported(f"unsupported: {self.describe()}")
+        raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")
 
     def getattr(self, tx, name):
         return tx.wrap(getattr(self.fn, name), None, trusted=True)
@@ -299,17 +299,17 @@ def wrap_fake_result(graph, node, result: Any, *, same_as=()) -> Value:
             if isinstance(r, torch.Tensor):
                 items.append(tensor(r, lambda i=i, r=r: graph.getitem_node(node, i, r)))
             elif isinstance(r, (tuple, list)) and node is not None:
-                raise Unsupported("nested sequence result of a torch operation")
+                raise Unsupported("nested sequence result of a torch operation", kind="unsupported-torch-value")
             else:
                 items.append(wrap_fake_result(graph, None, r))
         if type(result) not in (tuple, list):
             from autograph.capture.values.named_tuples import NamedTupleValue, is_named_tuple_class
             if is_named_tuple_class(type(result)):  # torch.return_types.max & co.
                 return NamedTupleValue(type(result), items)
-            raise Unsupported(f"torch operation returned a {type(result).__qualname__}")
+            raise Unsupported(f"torch operation returned a {type(result).__qualname__}", kind="unsupported-torch-value")
         return (ListValue if isinstance(result, list) else TupleValue)(items)
     if isinstance(result, (torch.SymInt, torch.SymFloat, torch.SymBool)):
         return ConstantValue(result)  # a size expression; see autograph.capture.shapes
     if type(result) in (bool, int, float, complex, str, type(None)) or isinstance(result, (torch.dtype, torch.device)):
         return ConstantValue(result)
-    raise Unsupported(f"torch operation returned {type(result).__name__}")
+    raise Unsupported(f"torch operation returned {type(result).__name__}", kind="unsupported-torch-value")

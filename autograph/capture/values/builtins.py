@@ -22,12 +22,13 @@ def _all_constant(args, kwargs) -> bool:
 def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     """Run ``fn`` on the real constant values now; its exception is raised natively later."""
     if fn in _TEXT_FUNCTIONS and _has_symbolic(args, kwargs):
-        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)")
+        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)",
+                          kind="dynamic-shape")
     try:
         result = fn(*(a.as_python_constant() for a in args),
                     **{k: v.as_python_constant() for k, v in kwargs.items()})
     except Exception as exc:
-        raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc)
+        raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc, kind="python-exception")
     return tx.wrap(result, None, trusted=True)
 
 
@@ -82,10 +83,11 @@ class PyFunctionValue(Value):
         if not self.pure:
             module = getattr(self.fn, "__module__", None)
             where = f"{module}.{self.name}" if module else self.name
-            raise Unsupported(f"call to {where}() — not known to be free of side effects; it runs in Python")
+            raise Unsupported(f"call to {where}() — not known to be free of side effects; it runs in Python",
+                              kind="side-effect")
         if _all_constant(args, kwargs):
             return fold(tx, self.fn, args, kwargs, self.name)
-        raise Unsupported(f"unsupported: {self.name} on non-constant arguments")
+        raise Unsupported(f"unsupported: {self.name} on non-constant arguments", kind="unsupported-call")
 
     def reconstruct(self, cg):
         return cg.const(self.fn)
@@ -108,8 +110,8 @@ class BuiltinMethodValue(Value):
         if self.obj.is_constant() and _all_constant(args, kwargs):
             return fold(tx, getattr(self.obj.as_python_constant(), self.name), args, kwargs, self.name)
         if self.name == "format" and isinstance(self.obj.as_python_constant(), str):
-            raise Unsupported("str.format on a non-constant value")
-        raise Unsupported(f"unsupported: {self.describe()}")
+            raise Unsupported("str.format on a non-constant value", kind="unsupported-operation")
+        raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")
 
     def reconstruct(self, cg):
         return f"{cg.reconstruct(self.obj)}.{self.name}"
@@ -141,7 +143,7 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
         if op.endswith("=") and a.is_tensor():
             return tx.graph.call("call_function", fn, (a, b), {})
         if not a.is_tensor() and not b.is_constant() and not b.is_tensor():
-            raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}")
+            raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
         return tx.graph.call("call_function", BINARY[op.rstrip("=")] if op.endswith("=") else fn, (a, b), {})
     if scalars.involved(a, b):  # a Python float known at run time: a recipe, not a folded constant
         out = scalars.binary(tx, op, a, b)
@@ -164,7 +166,7 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
         out = reflected(tx, op.rstrip("="), a)
         if out is not NotImplemented:
             return out
-    raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}")
+    raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
 
 
 def compare(tx, a: Value, op: str, b: Value) -> Value:
@@ -215,7 +217,7 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             return ConstantValue(op == "==")
         if (a.is_constant() and a.as_python_constant() is None) or (b.is_constant() and b.as_python_constant() is None):
             return ConstantValue(op == "!=")
-    raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}")
+    raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
 
 
 def _seq(v):
@@ -265,7 +267,7 @@ def _identical(tx, a: Value, b: Value) -> bool:
             return False  # objects of different types are never the same object
     except Unsupported:
         pass
-    raise Unsupported(f"identity test between {a.describe()} and {b.describe()}")
+    raise Unsupported(f"identity test between {a.describe()} and {b.describe()}", kind="unsupported-operation")
 
 
 def _pin_identity(tx, value: Value, real) -> None:
@@ -317,7 +319,9 @@ class BuiltinValue(Value):
                 delete(tx, name)
                 return ConstantValue(None)
         if self.fn in _BREAK_BUILTINS:
-            raise Unsupported(_BREAK_BUILTINS[self.fn])
+            raise Unsupported(_BREAK_BUILTINS[self.fn],
+                              kind="import-in-function" if self.fn is __import__ else "side-effect"
+                              if self.fn in (print, input, open, setattr, delattr) else "unsupported-call")
         if scalars.involved(*args):  # math.sqrt(dt), abs(dt), round(dt, 3) on a run-time float
             out = scalars.call(tx, self.fn, args, kwargs)
             if out is not NotImplemented:
@@ -335,7 +339,7 @@ class BuiltinValue(Value):
         if _all_constant(args, kwargs):
             return fold(tx, self.fn, args, kwargs, getattr(self.fn, "__name__", "builtin"))
         raise Unsupported(f"unsupported: {getattr(self.fn, '__name__', self.fn)}() on "
-                          + ", ".join(a.describe() for a in args))
+                          + ", ".join(a.describe() for a in args), kind="unsupported-call")
 
     def reconstruct(self, cg):
         return cg.const(self.fn)
@@ -411,7 +415,7 @@ def _enumerate(tx, it, start=None):
 def _zip(tx, *its, strict=None):
     lists = [i.iter_items(tx) for i in its]
     if strict is not None and strict.as_python_constant() and len({len(l) for l in lists}) > 1:
-        raise Unsupported("ValueError from zip(strict=True)", generic=True)
+        raise Unsupported("ValueError from zip(strict=True)", generic=True, kind="python-exception")
     return ListIteratorValue([TupleValue(list(t)) for t in zip(*lists)])
 
 
@@ -427,12 +431,12 @@ def _iter(tx, it):
 
 def _next(tx, it, default=None):
     if not isinstance(it, ListIteratorValue):
-        raise Unsupported("next() on a non-iterator value")
+        raise Unsupported("next() on a non-iterator value", kind="unsupported-operation")
     item = it.next(tx)
     if item is None:
         if default is not None:
             return default
-        raise Unsupported("StopIteration from next()", generic=True, exc=StopIteration())
+        raise Unsupported("StopIteration from next()", generic=True, exc=StopIteration(), kind="python-exception")
     return item
 
 
@@ -548,17 +552,18 @@ def _sorted(tx, it, **kwargs):
     if all(i.is_constant() for i in items) and _all_constant([], kwargs):
         return ListValue([ConstantValue(x) for x in sorted((i.as_python_constant() for i in items),
                                                               **{k: v.as_python_constant() for k, v in kwargs.items()})])
-    raise Unsupported("sorted() on non-constant items")
+    raise Unsupported("sorted() on non-constant items", kind="unsupported-operation")
 
 
 def _super(tx, *args):
-    raise Unsupported("super()")  # replaced by values.user_objects when installed
+    raise Unsupported("super()", kind="unsupported-call")  # replaced by values.user_objects when installed
 
 
 def _float_int(kind):
     def handler(tx, x=None, *rest):
         if x is not None and x.is_tensor():
-            raise Unsupported(f"`{kind.__name__}(tensor)` reads a tensor value into Python")
+            raise Unsupported(f"`{kind.__name__}(tensor)` reads a tensor value into Python",
+                              kind="data-dependent-branch")
         return NotImplemented
     return handler
 
@@ -610,7 +615,7 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
         out = hook(tx, cls, args, kwargs)
         if out is not NotImplemented:
             return out
-    raise Unsupported(f"unsupported: creating a {cls.__qualname__} object")
+    raise Unsupported(f"unsupported: creating a {cls.__qualname__} object", kind="object-construction")
 
 
 # ``hook(tx, cls, args, kwargs) -> Value | NotImplemented`` for classes not handled above
@@ -648,7 +653,7 @@ class TorchFunctionValue(Value):
     def call(self, tx, args, kwargs):
         name = getattr(self.fn, "__name__", "")
         if name in _TORCH_BREAKS:
-            raise Unsupported(f"unsupported: torch.{name}() changes global state")
+            raise Unsupported(f"unsupported: torch.{name}() changes global state", kind="side-effect")
         if self.fn is torch.is_grad_enabled:
             return ConstantValue(torch.is_grad_enabled())
         override = TORCH_CALL_OVERRIDES.get(self.fn)

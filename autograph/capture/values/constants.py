@@ -43,7 +43,8 @@ class ConstantValue(Value):
         try:
             attr = getattr(self.value, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc,
+                              kind="python-exception")
         if callable(attr):
             return BuiltinMethodValue(self, name)
         return tx.wrap(attr, None, trusted=True)
@@ -61,7 +62,7 @@ class ConstantValue(Value):
             try:
                 return ConstantValue(item.as_python_constant() in self.value)
             except TypeError:  # unhashable: Python raises it natively
-                raise Unsupported("TypeError: unhashable type in `in`", generic=True)
+                raise Unsupported("TypeError: unhashable type in `in`", generic=True, kind="python-exception")
         return super().contains(tx, item)
 
     def getitem(self, tx, key: Value) -> Value:
@@ -69,7 +70,8 @@ class ConstantValue(Value):
             try:
                 return ConstantValue(self.value[key.as_python_constant()])
             except Exception as exc:  # IndexError etc. must be raised natively
-                raise Unsupported(f"{type(exc).__name__} indexing {self.describe()}", generic=True)
+                raise Unsupported(f"{type(exc).__name__} indexing {self.describe()}", generic=True,
+                                  kind="python-exception")
         return super().getitem(tx, key)
 
     def reconstruct(self, cg) -> str:

@@ -52,22 +52,23 @@ class BaseSequenceValue(Value):
             try:
                 return self.items[k]
             except IndexError:
-                raise Unsupported(f"IndexError: {self.kind.__name__} index out of range", generic=True)
-        raise Unsupported(f"indexing a {self.kind.__name__} with {key.describe()}")
+                raise Unsupported(f"IndexError: {self.kind.__name__} index out of range", generic=True,
+                                  kind="python-exception")
+        raise Unsupported(f"indexing a {self.kind.__name__} with {key.describe()}", kind="unsupported-operation")
 
     def getattr(self, tx, name: str) -> Value:
         from autograph.capture.values.builtins import BuiltinMethodValue
         if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
         raise Unsupported(f"AttributeError: {self.kind.__name__!r} object has no attribute {name!r}",
-                          generic=True)
+                          generic=True, kind="python-exception")
 
     def call_method(self, tx, name, args, kwargs):
         if name == "index" and not kwargs:
             for i, item in enumerate(self.items):
                 if equal_or_identical(tx, item, args[0]):
                     return ConstantValue(i)
-            raise Unsupported("ValueError from .index()", generic=True)
+            raise Unsupported("ValueError from .index()", generic=True, kind="python-exception")
         if name == "count" and not kwargs:
             return ConstantValue(sum(1 for i in self.items if equal_or_identical(tx, i, args[0])))
         return super().call_method(tx, name, args, kwargs)
@@ -129,7 +130,8 @@ class ListValue(BaseSequenceValue):
 
     def _check_mutable(self):
         if self.source is not None:
-            raise Unsupported(f"mutation of a list that came from outside ({self.source.expr}) — a side effect")
+            raise Unsupported(f"mutation of a list that came from outside ({self.source.expr}) — a side effect",
+                              kind="side-effect")
 
     def call_method(self, tx, name, args, kwargs):
         if name in ("append", "extend", "insert", "pop", "clear", "reverse", "remove") and not kwargs:
@@ -142,7 +144,7 @@ class ListValue(BaseSequenceValue):
                 self.items.insert(args[0].as_python_constant(), args[1])
             elif name == "pop":
                 if not self.items:
-                    raise Unsupported("IndexError: pop from empty list", generic=True)
+                    raise Unsupported("IndexError: pop from empty list", generic=True, kind="python-exception")
                 return self.items.pop(*(a.as_python_constant() for a in args))
             elif name == "clear":
                 self.items.clear()
@@ -154,7 +156,7 @@ class ListValue(BaseSequenceValue):
                         del self.items[i]
                         break
                 else:
-                    raise Unsupported("ValueError from list.remove()", generic=True)
+                    raise Unsupported("ValueError from list.remove()", generic=True, kind="python-exception")
             return ConstantValue(None)
         if name == "copy" and not args:
             return ListValue(list(self.items))
@@ -169,7 +171,8 @@ class ListValue(BaseSequenceValue):
             try:
                 self.items[k] = value
             except IndexError:
-                raise Unsupported("IndexError: list assignment index out of range", generic=True)
+                raise Unsupported("IndexError: list assignment index out of range", generic=True,
+                                  kind="python-exception")
 
     def delitem(self, tx, key):
         self._check_mutable()
@@ -214,18 +217,19 @@ class DictValue(Value):
 
     def _key(self, key: Value):
         if not key.is_constant():
-            raise Unsupported(f"dict key {key.describe()} is not a constant")
+            raise Unsupported(f"dict key {key.describe()} is not a constant", kind="unsupported-operation")
         return key.as_python_constant()
 
     def getitem(self, tx, key):
         k = self._key(key)
         if k not in self.items:
-            raise Unsupported(f"KeyError: {k!r}", generic=True)
+            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
         return self.items[k]
 
     def _check_mutable(self):
         if self.source is not None:
-            raise Unsupported(f"mutation of a dict that came from outside ({self.source.expr}) — a side effect")
+            raise Unsupported(f"mutation of a dict that came from outside ({self.source.expr}) — a side effect",
+                              kind="side-effect")
 
     def setitem(self, tx, key, value):
         self._check_mutable()
@@ -235,7 +239,7 @@ class DictValue(Value):
         self._check_mutable()
         k = self._key(key)
         if k not in self.items:
-            raise Unsupported(f"KeyError: {k!r}", generic=True)
+            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
         del self.items[k]
 
     def contains(self, tx, item):
@@ -275,7 +279,7 @@ class DictValue(Value):
                 return self.items.pop(k)
             if len(args) > 1:
                 return args[1]
-            raise Unsupported(f"KeyError: {k!r}", generic=True)
+            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
         if name == "setdefault":
             self._check_mutable()
             k = self._key(args[0])
@@ -402,7 +406,7 @@ class ListIteratorValue(Value):
 
     def length(self, tx):
         if self.kind == "iterator":
-            raise Unsupported("len() of an iterator", generic=True)
+            raise Unsupported("len() of an iterator", generic=True, kind="python-exception")
         return len(self.items) - self.index
 
     def reconstruct(self, cg):

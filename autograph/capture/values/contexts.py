@@ -126,7 +126,7 @@ class StateContextValue(Value):
         return super().call_method(tx, name, args, kwargs)
 
     def clone(self, tx) -> "StateContextValue":
-        raise Unsupported(f"`.clone()` of {self.describe()}")
+        raise Unsupported(f"`.clone()` of {self.describe()}", kind="unsupported-operation")
 
     def getattr(self, tx, name):
         if name == "__exit__":
@@ -138,7 +138,7 @@ class StateContextValue(Value):
         attr = self._attr(tx, name)
         if attr is not None:
             return attr
-        raise Unsupported(f"attribute `.{name}` of {self.describe()}")
+        raise Unsupported(f"attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
 
     def reconstruct(self, cg):
         if self.entered:
@@ -307,7 +307,7 @@ class _ExitValue(_MethodOf):
 
     def call(self, tx, args, kwargs):
         if any(not (a.is_constant() and a.as_python_constant() is None) for a in args):
-            raise Unsupported(f"leaving a `with {self.ctx.describe()}` block with an exception")
+            raise Unsupported(f"leaving a `with {self.ctx.describe()}` block with an exception", kind="state-context")
         return self.ctx.exit(tx)
 
     def reentered_context(self, cg) -> str | None:
@@ -383,7 +383,7 @@ def _construct(tx, cls, args, kwargs):
             real = cls(*[a.as_python_constant() for a in args],
                        **{k: v.as_python_constant() for k, v in kwargs.items()})
         except Exception as exc:  # noqa: BLE001 - the user's error, raised where Python raises it
-            raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception")
         if "dtype" not in kwargs and len(args) < 2:
             _guard_autocast_dtype(tx, real.device, real.fast_dtype)
         return AutocastValue(real)
@@ -416,7 +416,7 @@ def _wrap_inference_mode(tx, obj, source):
     mode = tx.wrap(obj.mode, AttrSource(source, "mode") if source is not None else None,
                    pin=lambda o=obj: o.mode, what="inference_mode.mode")
     if not mode.is_constant() or type(mode.as_python_constant()) is not bool:
-        raise Unsupported("torch.inference_mode with a mode that is not a bool")
+        raise Unsupported("torch.inference_mode with a mode that is not a bool", kind="state-context")
     return InferenceModeValue(mode.as_python_constant())
 
 
@@ -467,7 +467,8 @@ def _python_manager(mgr: Value) -> bool:
 def _before_with(tx, frame, inst):
     mgr = frame.stack[-1]
     if not _python_manager(mgr):
-        raise Unsupported(f"`with` on {mgr.describe()} (its __enter__/__exit__ are not Python code)")
+        raise Unsupported(f"`with` on {mgr.describe()} (its __enter__/__exit__ are not Python code)",
+                          kind="unsupported-call")
     frame.pop()
     exit_fn = mgr.getattr(tx, "__exit__")
     exit_fn.created_step = tx.step  # a block whose exit cannot be rebuilt breaks here instead

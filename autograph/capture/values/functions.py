@@ -147,7 +147,7 @@ class NestedFunctionValue(Value):
             return value if value is not None else ConstantValue(None)
         if not _special_name(name):  # a fresh function has no other attributes
             exc = AttributeError(f"'function' object has no attribute {name!r}")
-            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         return super().getattr(tx, name)
 
     def setattr(self, tx, name, value):
@@ -194,7 +194,7 @@ class NestedFunctionValue(Value):
         if self.annotations is not None:
             flat = list(getattr(self.annotations, "items", None) or [])
             if len(flat) % 2:
-                raise Unsupported("annotations of a function made during capture")
+                raise Unsupported("annotations of a function made during capture", kind="unsupported-operation")
             annotations = "{" + "".join(f"{cg.reconstruct(k)}: {cg.reconstruct(v)}, "
                                         for k, v in zip(flat[::2], flat[1::2])) + "}"
         attrs = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.attrs.items()) + "}"
@@ -238,7 +238,8 @@ class CellValue(Value):
 
     def load(self, tx, name: str) -> Value:
         if self.contents is CellValue.EMPTY:
-            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True)
+            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True,
+                              kind="python-exception")
         return self.contents
 
     def store(self, tx, value: Value) -> None:
@@ -250,7 +251,7 @@ class CellValue(Value):
             return cg._shared[key]
         if key in cg.cells_by_value:
             raise Unsupported("a closure cell made during capture was passed on by value before a function "
-                              "sharing it was rebuilt")
+                              "sharing it was rebuilt", kind="cannot-rebuild")
         name = cg.shared(self, f"{cg.const(types.CellType)}()")
         if self.contents is not CellValue.EMPTY:
             cg.pre.append(f"{name}.cell_contents = {cg.reconstruct(self.contents)}")
@@ -276,7 +277,8 @@ class RealCellValue(Value):
         try:
             contents = self.cell.cell_contents
         except ValueError:
-            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True)
+            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True,
+                              kind="python-exception")
         from autograph.guards.sources import AttrSource, ObjectSource
         return tx.wrap(contents, self.source, pin=AttrSource(ObjectSource(self.cell, f"cell({name})"), "cell_contents"))
 

@@ -53,7 +53,7 @@ def guard_no_hooks(tx, value: "ModuleValue") -> None:
     registered on it (or globally): raise when one is, else guard that none appears."""
     m = value.module
     if _has_hooks(m):
-        raise Unsupported(f"call to {value.describe()} with hooks registered")
+        raise Unsupported(f"call to {value.describe()} with hooks registered", kind="module-hooks")
     if BY_IDENTITY:
         return  # the old entry, measured as it was (it missed hooks registered later)
     from torch.nn.modules import module as mod
@@ -129,7 +129,7 @@ class ModuleValue(Value):
         try:
             real = getattr(m, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, kind="python-exception")
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
 
     def setattr(self, tx, name, value):
@@ -148,10 +148,10 @@ class ModuleValue(Value):
     def call(self, tx, args, kwargs):
         guard_no_hooks(tx, self)
         if "forward" in self.module.__dict__:  # nn.Module.__call__ runs the instance's own forward
-            raise Unsupported(f"{self.describe()} has a forward set on the instance")
+            raise Unsupported(f"{self.describe()} has a forward set on the instance", kind="module-hooks")
         forward = type(self.module).forward
         if not isinstance(forward, types.FunctionType):
-            raise Unsupported(f"{self.describe()} has no Python forward")
+            raise Unsupported(f"{self.describe()} has no Python forward", kind="unsupported-call")
         tx.guards.method(self.source, type(self.module), "forward", forward)
         from autograph.capture.values.functions import UserFunctionValue
         return tx.inline_function(UserFunctionValue(forward), [self, *args], kwargs)
@@ -180,7 +180,7 @@ class ModuleValue(Value):
             return [self.getattr(tx, k) for k in self._guard_members(tx, "_modules")]
         if isinstance(m, torch.nn.ParameterList) and len(m) == len(m._parameters):
             return [self.getattr(tx, k) for k in self._guard_members(tx, "_parameters")]
-        raise Unsupported(f"iterating over {self.describe()}")
+        raise Unsupported(f"iterating over {self.describe()}", kind="unsupported-operation")
 
     def length(self, tx):
         m = self.module
@@ -188,7 +188,7 @@ class ModuleValue(Value):
             return len(self._guard_members(tx, "_modules"))
         if isinstance(m, torch.nn.ParameterList) and len(m) == len(m._parameters):  # only parameters in it
             return len(self._guard_members(tx, "_parameters"))
-        raise Unsupported(f"len() of {self.describe()}")
+        raise Unsupported(f"len() of {self.describe()}", kind="unsupported-operation")
 
     def getitem(self, tx, key):
         m = self.module
@@ -200,13 +200,13 @@ class ModuleValue(Value):
             try:
                 name = keys[k]
             except IndexError:
-                raise Unsupported("IndexError: module index out of range", generic=True)
+                raise Unsupported("IndexError: module index out of range", generic=True, kind="python-exception")
             return self.getattr(tx, name)
         if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)) and isinstance(k, slice):
             from autograph.capture.values.module_slices import module_slice
             self._guard_members(tx, "_modules")
             return module_slice(tx, self, k)
-        raise Unsupported(f"indexing {self.describe()} with {k!r}")
+        raise Unsupported(f"indexing {self.describe()} with {k!r}", kind="unsupported-operation")
 
     def call_method(self, tx, name, args, kwargs):
         m = self.module
@@ -220,14 +220,15 @@ class ModuleValue(Value):
             return ListIteratorValue([v for _, v in children])
         if name in ("parameters", "named_parameters", "modules", "children", "named_children",
                     "named_modules", "buffers", "named_buffers"):
-            raise Unsupported(f"`{self.path}.{name}()`")
+            raise Unsupported(f"`{self.path}.{name}()`", kind="unsupported-call")
         return super().call_method(tx, name, args, kwargs)
 
     def reconstruct(self, cg):
         if self.source is not None:
             return cg.source_expr(self.source)
         if self.fresh:
-            raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break")
+            raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break",
+                              kind="cannot-rebuild")
         return cg.const(self.module)
 
 
@@ -259,12 +260,13 @@ def construct_torch_module(tx, cls, args, kwargs):
                      **{k: v.as_python_constant() for k, v in kwargs.items()})
     except Exception as exc:  # noqa: BLE001 - eager raises it at run time: let Python do it
         raise Unsupported(f"creating {cls.__qualname__} failed during capture ({type(exc).__name__}: {exc})",
-                          generic=True)
+                          generic=True, kind="object-construction")
     finally:
         drew = not torch.equal(rng, torch.random.get_rng_state())
         torch.random.set_rng_state(rng)  # capture never moves the user's random stream
     if drew or not _stateless(module):
-        raise Unsupported(f"creating a {cls.__qualname__} (parameters or random state) inside the function")
+        raise Unsupported(f"creating a {cls.__qualname__} (parameters or random state) inside the function",
+                          kind="object-construction")
     return FreshModuleValue(module, None, path=f"{cls.__name__}(...)")
 
 

@@ -83,7 +83,7 @@ class NamedTupleValue(TupleValue):
         klass, raw = mro_lookup(self.cls, name)
         if klass is None:
             raise Unsupported(f"AttributeError: {self.cls.__qualname__!r} object has no attribute {name!r}",
-                              generic=True)
+                              generic=True, kind="python-exception")
         if klass is tuple or klass is object:
             return super().getattr(tx, name)
         from autograph.capture.values.user_objects import _bind_class_attr
@@ -118,7 +118,7 @@ def _construct(tx, cls: Any, args, kwargs):
     try:
         bound = inspect.signature(new).bind(cls, *args, **kwargs)
     except TypeError as exc:
-        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc)
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
     bound.apply_defaults()
     tx.guards.class_attr(cls, "__new__")
     values = list(bound.arguments.values())[1:]
@@ -137,7 +137,7 @@ def _field_value(v: Any):
         return v
     if is_literal(v):  # a default of the generated __new__
         return ConstantValue(v)
-    raise Unsupported(f"namedtuple default {type(v).__name__} (not a constant)")
+    raise Unsupported(f"namedtuple default {type(v).__name__} (not a constant)", kind="unsupported-operation")
 
 
 def install() -> None:

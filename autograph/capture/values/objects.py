@@ -37,7 +37,7 @@ class PythonModuleValue(Value):
         try:
             real = getattr(self.module, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, kind="python-exception")
         if is_trusted_module(self.module):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
@@ -78,7 +78,7 @@ class ClassValue(Value):
         try:
             real = getattr(self.cls, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, kind="python-exception")
         if isinstance(self.cls.__dict__.get(name), staticmethod):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
@@ -151,12 +151,13 @@ class ObjectValue(Value):
                     break  # a C-level slot read (no Python code runs): read the real value below
                 if hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
                         and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
-                    raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+                    raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}",
+                                      kind="unsupported-operation")
                 break
         try:
             real = getattr(obj, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, kind="python-exception")
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
 
     def _python_special(self, tx, name, args):
@@ -204,8 +205,8 @@ class ObjectValue(Value):
         mod = (getattr(self.obj, "__module__", None) or "").split(".")[0]
         name = getattr(self.obj, "__qualname__", None) or getattr(self.obj, "__name__", None)
         if name:
-            raise Unsupported(f"unsupported: {mod + '.' if mod else ''}{name}")
-        raise Unsupported(f"unsupported: call to {self.describe()}")
+            raise Unsupported(f"unsupported: {mod + '.' if mod else ''}{name}", kind="unsupported-call")
+        raise Unsupported(f"unsupported: call to {self.describe()}", kind="unsupported-call")
 
     def reconstruct(self, cg):
         if self.source is not None:

@@ -46,7 +46,7 @@ class EnvironValue(ObjectValue):
 
     def _read(self, tx, key, default=None):
         if not key.is_constant() or (default is not None and not default.is_constant()):
-            raise Unsupported("os.environ read with a non-constant key")
+            raise Unsupported("os.environ read with a non-constant key", kind="unsupported-operation")
         k = key.as_python_constant()
         d = default.as_python_constant() if default is not None else None
         env = self.obj
@@ -60,12 +60,12 @@ class EnvironValue(ObjectValue):
     def getitem(self, tx, key):
         k = key.as_python_constant() if key.is_constant() else None
         if k is None or k not in self.obj:
-            raise Unsupported(f"KeyError: os.environ[{k!r}]", generic=True)
+            raise Unsupported(f"KeyError: os.environ[{k!r}]", generic=True, kind="python-exception")
         return self._read(tx, key)
 
     def contains(self, tx, item):
         if not item.is_constant():
-            raise Unsupported("os.environ membership with a non-constant key")
+            raise Unsupported("os.environ membership with a non-constant key", kind="unsupported-operation")
         k, env = item.as_python_constant(), self.obj
         return tx.wrap(k in env, None, pin=lambda: k in env, what=f"{k!r} in os.environ")
 

@@ -58,7 +58,7 @@ class TensorValue(Value):
             torch.nn.Parameter if self.is_attr and isinstance(self.fake, torch.nn.Parameter) else torch.Tensor)
 
     def truth(self, tx) -> bool:
-        raise Unsupported("data-dependent branch on a tensor value")
+        raise Unsupported("data-dependent branch on a tensor value", kind="data-dependent-branch")
 
     def getattr(self, tx, name: str) -> Value:
         from autograph.capture.values.builder import wrap_fake_result
@@ -69,20 +69,20 @@ class TensorValue(Value):
             return ConstantValue(value() if callable(value) else value)
         if name in _OP_ATTRS:
             if name == "grad":
-                raise Unsupported("reading `.grad` of a tensor")
+                raise Unsupported("reading `.grad` of a tensor", kind="unsupported-operation")
             return tx.graph.call("call_function", getattr, (self, name), {})
         if name in _BREAK_METHODS:
             return TensorMethodValue(self, name)
         attr = getattr(torch.Tensor, name, None)
         if attr is None:
             err = AttributeError(f"'Tensor' object has no attribute '{name}'")
-            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
         if callable(attr):
             return TensorMethodValue(self, name)
-        raise Unsupported(f"tensor attribute `.{name}`")
+        raise Unsupported(f"tensor attribute `.{name}`", kind="unsupported-operation")
 
     def setattr(self, tx, name, value):
-        raise Unsupported(f"setting `.{name}` on a tensor — a side effect")
+        raise Unsupported(f"setting `.{name}` on a tensor — a side effect", kind="side-effect")
 
     def getitem(self, tx, key: Value) -> Value:
         return tx.graph.call("call_function", operator.getitem, (self, key), {})
@@ -94,12 +94,12 @@ class TensorValue(Value):
 
     def iter_items(self, tx):
         if self.fake.dim() == 0:
-            raise Unsupported("iteration over a 0-d tensor", generic=True)
+            raise Unsupported("iteration over a 0-d tensor", generic=True, kind="python-exception")
         return [self.getitem(tx, ConstantValue(i)) for i in range(self.fake.shape[0])]
 
     def length(self, tx):
         if self.fake.dim() == 0:
-            raise Unsupported("len() of a 0-d tensor", generic=True)
+            raise Unsupported("len() of a 0-d tensor", generic=True, kind="python-exception")
         return int(self.fake.shape[0])
 
     def reconstruct(self, cg) -> str:
@@ -118,7 +118,9 @@ class TensorMethodValue(Value):
 
     def call(self, tx, args, kwargs):
         if self.name in _BREAK_METHODS:
-            raise Unsupported(_BREAK_METHODS[self.name])
+            raise Unsupported(_BREAK_METHODS[self.name],
+                              kind="data-dependent-branch" if self.name in ("item", "tolist", "numpy", "__bool__")
+                              else "unsupported-call")
         if self.name in _META_METHODS:
             from autograph.capture.graph import to_fake_arg
             from autograph.capture.values.builder import wrap_fake_result
@@ -126,11 +128,14 @@ class TensorMethodValue(Value):
                 try:
                     result = getattr(self.tensor.fake, self.name)(*to_fake_arg(args), **to_fake_arg(kwargs))
                 except Exception as exc:
-                    raise Unsupported(f"Tensor.{self.name} failed: {type(exc).__name__}", generic=True)
+                    raise Unsupported(f"Tensor.{self.name} failed: {type(exc).__name__}", generic=True,
+                                      kind="python-exception")
             if not isinstance(result, torch.Tensor):
                 return wrap_fake_result(tx.graph, None, result)
         if self.name in ("tolist", "item"):
-            raise Unsupported(_BREAK_METHODS[self.name])
+            raise Unsupported(_BREAK_METHODS[self.name],
+                              kind="data-dependent-branch" if self.name in ("item", "tolist", "numpy", "__bool__")
+                              else "unsupported-call")
         return tx.graph.call("call_method", self.name, (self.tensor, *args), kwargs)
 
     def reconstruct(self, cg):

@@ -113,11 +113,12 @@ class UserObjectValue(Value):
         attr = _python_attr(self.cls, name)
         if isinstance(attr, property):
             if not isinstance(attr.fget, types.FunctionType):
-                raise Unsupported(f"property `.{name}` of {self.describe()} has no Python getter")
+                raise Unsupported(f"property `.{name}` of {self.describe()} has no Python getter",
+                                  kind="unsupported-operation")
             tx.guards.class_attr(self.cls, name)
             return UserFunctionValue(attr.fget).call(tx, [self], {})
         if attr is not None and _is_data_descriptor(attr):
-            raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+            raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
         if name in self.attrs.items:
             return self.attrs.items[name]
         if attr is not None:
@@ -126,7 +127,7 @@ class UserObjectValue(Value):
         if getattr_fn is not None:
             return UserFunctionValue(getattr_fn).call(tx, [self, ConstantValue(name)], {})
         raise Unsupported(f"AttributeError: {self.cls.__qualname__!r} object has no attribute {name!r}",
-                          generic=True)
+                          generic=True, kind="python-exception")
 
     def setattr(self, tx, name, value):
         setattr_fn = _user_defined(self.cls, "__setattr__")
@@ -140,11 +141,13 @@ class UserObjectValue(Value):
         attr = _python_attr(self.cls, name)
         if isinstance(attr, property):
             if not isinstance(attr.fset, types.FunctionType):
-                raise Unsupported(f"AttributeError: property {name!r} has no Python setter", generic=True)
+                raise Unsupported(f"AttributeError: property {name!r} has no Python setter", generic=True,
+                                  kind="python-exception")
             UserFunctionValue(attr.fset).call(tx, [self, value], {})
             return
         if attr is not None and _is_data_descriptor(attr):
-            raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}")
+            raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}",
+                              kind="unsupported-operation")
         self.attrs.items[name] = value
 
     def delattr(self, tx, name):
@@ -153,9 +156,11 @@ class UserObjectValue(Value):
             UserFunctionValue(fn).call(tx, [self, ConstantValue(name)], {})
             return
         if _is_data_descriptor(_python_attr(self.cls, name)):
-            raise Unsupported(f"`del` of descriptor attribute `.{name}` of {self.describe()}")
+            raise Unsupported(f"`del` of descriptor attribute `.{name}` of {self.describe()}",
+                              kind="unsupported-operation")
         if name not in self.attrs.items:
-            raise Unsupported(f"AttributeError: {name!r}", generic=True, exc=AttributeError(name))
+            raise Unsupported(f"AttributeError: {name!r}", generic=True, exc=AttributeError(name),
+                              kind="python-exception")
         del self.attrs.items[name]
 
     # --- special methods -------------------------------------------------------------
@@ -168,7 +173,7 @@ class UserObjectValue(Value):
     def call(self, tx, args, kwargs):
         fn = _user_defined(self.cls, "__call__")
         if fn is None:
-            raise Unsupported(f"TypeError: {self.describe()} is not callable", generic=True)
+            raise Unsupported(f"TypeError: {self.describe()} is not callable", generic=True, kind="python-exception")
         return UserFunctionValue(fn).call(tx, [self, *args], kwargs)
 
     def getitem(self, tx, key):
@@ -177,14 +182,15 @@ class UserObjectValue(Value):
             return out
         if self.items is not None:
             return self.items.getitem(tx, key)
-        raise Unsupported(f"TypeError: {self.describe()} is not subscriptable", generic=True)
+        raise Unsupported(f"TypeError: {self.describe()} is not subscriptable", generic=True, kind="python-exception")
 
     def setitem(self, tx, key, value):
         if self._special(tx, "__setitem__", [key, value]) is not None:
             return
         if self.items is not None:
             return self.items.setitem(tx, key, value)
-        raise Unsupported(f"TypeError: {self.describe()} does not support item assignment", generic=True)
+        raise Unsupported(f"TypeError: {self.describe()} does not support item assignment", generic=True,
+                          kind="python-exception")
 
     def iter_items(self, tx):
         out = self._special(tx, "__iter__", [])
@@ -192,7 +198,7 @@ class UserObjectValue(Value):
             return out.iter_items(tx)
         if self.items is not None:
             return self.items.iter_items(tx)
-        raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True)
+        raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True, kind="python-exception")
 
     def length(self, tx):
         out = self._special(tx, "__len__", [])
@@ -200,7 +206,8 @@ class UserObjectValue(Value):
             return out.as_python_constant()
         if self.items is not None:
             return self.items.length(tx)
-        raise Unsupported(f"TypeError: object of type {self.cls.__qualname__} has no len()", generic=True)
+        raise Unsupported(f"TypeError: object of type {self.cls.__qualname__} has no len()", generic=True,
+                          kind="python-exception")
 
     def truth(self, tx):
         out = self._special(tx, "__bool__", [])
@@ -242,7 +249,7 @@ def _bind_class_attr(tx, obj: Value, cls: type, name: str, attr: Any) -> Value:
     if type(attr).__name__ in ("method_descriptor", "wrapper_descriptor", "builtin_function_or_method"):
         return NativeMethodValue(obj, attr, name)
     if hasattr(type(attr), "__get__"):
-        raise Unsupported(f"descriptor attribute `.{name}` of {cls.__qualname__}")
+        raise Unsupported(f"descriptor attribute `.{name}` of {cls.__qualname__}", kind="unsupported-operation")
     return tx.wrap(getattr(cls, name), None, pin=lambda: getattr(cls, name), what=f"{cls.__qualname__}.{name}")
 
 
@@ -278,7 +285,8 @@ class NativeMethodValue(Value):
                     return obj.getattr(tx, args[0].as_python_constant())
             if owner in _DICT_BASES and obj.items is not None and name in _DICT_METHODS | {"__init__"}:
                 return _dict_method(tx, obj.items, name, args, kwargs)
-            raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}")
+            raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}",
+                              kind="unsupported-call")
         real = _real_or_none(obj)
         if real is not None and owner is not None and name in ("get", "keys", "__getitem__", "__contains__",
                                                                "__len__") and vb._all_constant(args, kwargs):
@@ -287,10 +295,11 @@ class NativeMethodValue(Value):
             try:
                 result = self.method(real, *real_args)
             except Exception as exc:  # noqa: BLE001 - raised natively after the break
-                raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True)
+                raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, kind="python-exception")
             return tx.wrap(result, None, pin=lambda m=self.method, r=real, a=real_args: m(r, *a),
                            what=f"{type(real).__qualname__}.{name}{tuple(real_args)!r}")
-        raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}")
+        raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}",
+                          kind="unsupported-call")
 
 
 class UnboundNativeMethodValue(Value):
@@ -312,7 +321,8 @@ class UnboundNativeMethodValue(Value):
             return NativeMethodValue(args[0], self.method, self.method.__name__).call(tx, list(args[1:]), kwargs)
         if vb._all_constant(args, kwargs):
             return vb.fold(tx, self.method, args, kwargs, self.describe())
-        raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args))
+        raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args),
+                          kind="unsupported-call")
 
     def reconstruct(self, cg):
         return cg.const(self.method)
@@ -363,7 +373,7 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
         return NotImplemented
     reason = supported_class(cls)
     if reason is not None:
-        raise Unsupported(f"unsupported: creating a {cls.__qualname__} object: {reason}")
+        raise Unsupported(f"unsupported: creating a {cls.__qualname__} object: {reason}", kind="object-construction")
     obj = UserObjectValue(cls)
     init = _python_attr(cls, "__init__")
     if isinstance(init, types.FunctionType):
@@ -393,11 +403,12 @@ class SuperValue(Value):
             rest = mro[mro.index(self.start) + 1:]
         except ValueError:
             raise Unsupported("TypeError: super(type, obj): obj must be an instance or subtype of type",
-                              generic=True)
+                              generic=True, kind="python-exception")
         for klass in rest:
             if name in klass.__dict__:
                 return _bind_class_attr(tx, self.obj, klass, name, klass.__dict__[name])
-        raise Unsupported(f"AttributeError: 'super' object has no attribute {name!r}", generic=True)
+        raise Unsupported(f"AttributeError: 'super' object has no attribute {name!r}", generic=True,
+                          kind="python-exception")
 
 
 def _super(tx, *args):
@@ -409,16 +420,16 @@ def _super(tx, *args):
         cell = frame.cells.get("__class__")
         code = frame.code
         if cell is None or not code.co_argcount:
-            raise Unsupported("RuntimeError: super(): no arguments", generic=True)
+            raise Unsupported("RuntimeError: super(): no arguments", generic=True, kind="python-exception")
         start = cell.load(tx, "__class__").real_value()
         first = code.co_varnames[0]
         obj = frame.locals.get(first)
         if obj is None and first in frame.cells:
             obj = frame.cells[first].load(tx, first)
         if obj is None:
-            raise Unsupported("RuntimeError: super(): arg[0] deleted", generic=True)
+            raise Unsupported("RuntimeError: super(): arg[0] deleted", generic=True, kind="python-exception")
     else:
-        raise Unsupported("super() with one argument")
+        raise Unsupported("super() with one argument", kind="unsupported-operation")
     obj_type = obj.python_type()
     return SuperValue(start, obj, obj_type)
 
@@ -455,7 +466,7 @@ class GeneratorValue(ListIteratorValue):
             self.frame.push(ConstantValue(None))  # the value of the `yield` expression (next() sends None)
         self.started = True
         if tx.depth >= interpreter.MAX_INLINE_DEPTH:
-            raise Unsupported("generator nested too deeply")
+            raise Unsupported("generator nested too deeply", kind="call-depth")
         tx.depth += 1
         try:
             out = tx.run_frame(self.frame)
@@ -488,7 +499,7 @@ class GeneratorValue(ListIteratorValue):
         return True
 
     def length(self, tx):
-        raise Unsupported("TypeError: object of type 'generator' has no len()", generic=True)
+        raise Unsupported("TypeError: object of type 'generator' has no len()", generic=True, kind="python-exception")
 
     def reconstruct(self, cg):
         if not self.started:  # no code of it ran: calling the generator function again is the same
