@@ -458,7 +458,7 @@ def _fields_at(loc: tuple) -> tuple[str, ...]:
     return tuple(model.model_fields)
 
 
-def _describe(error: dict, where: str) -> str:
+def _describe(error: Mapping[str, Any], where: str) -> str:
     loc = tuple(error.get("loc", ()))
     dotted = ".".join(str(p) for p in loc)
     kind = error.get("type", "")

@@ -15,7 +15,7 @@ import time
 import types
 import warnings
 import weakref
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from autograph.guards import native as _native
 from autograph.runtime import dynamo as _dynamo
@@ -60,7 +60,7 @@ _capture_provider: Callable[[], Callable[..., Any] | None] = _default_capture
 
 
 def configure(*, settings_provider: Callable[[], Settings] | None = None,
-              capture: Callable[..., Any] | None | type(...) = ...) -> tuple:
+              capture: Callable[..., Any] | None | types.EllipsisType = ...) -> tuple:
     """Replace the settings provider and/or the capture function (tests, embedding).
 
     Returns the previous ``(settings_provider, capture_provider)`` so callers can restore
@@ -198,8 +198,9 @@ def nesting(delta: int = 0) -> int:
 class _PyHitPath:
     """Pure-Python twin of ``autograph._native.HitPath`` (used when the extension is missing)."""
 
-    _table: tuple = ((), (), ())
+    _table: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]] = ((), (), ())
     _fast: bool = True
+    _slow: Callable[[tuple, dict], Any]  # provided by _ShimLogic
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._fast and not _off and not _active_captures and nesting() < MAX_NESTING \
@@ -222,6 +223,11 @@ class _PyHitPath:
 class _ShimLogic:
     """Everything of a shim except the hit path (which is C or ``_PyHitPath``)."""
 
+    _table: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]
+    _fast: bool
+    if TYPE_CHECKING:
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...  # the hit path's
+
     def __init__(self, fn: types.FunctionType, overrides: dict | None = None):
         if not isinstance(fn, types.FunctionType):
             raise TypeError(f"autograph can only shim Python functions, got {type(fn).__name__}")
@@ -237,7 +243,7 @@ class _ShimLogic:
         self.explicit = False
         self._tensor_free_calls = 0
         functools.update_wrapper(self, fn)
-        _all_shims.add(self)
+        _all_shims.add(self)  # type: ignore[arg-type]  # every _ShimLogic is a Shim
         if self.state.eager:
             self._install_eager_entry()
 
@@ -515,7 +521,10 @@ _native_module = _native.load()
 _native_nesting = getattr(_native_module, "nesting", None)
 if _native_nesting is not None:
     _native_nesting(0, MAX_NESTING)  # the C hit path's limit is this one
-_HitPath = _native_module.HitPath if _native_module is not None else _PyHitPath
+if TYPE_CHECKING:
+    _HitPath = _PyHitPath
+else:
+    _HitPath = _native_module.HitPath if _native_module is not None else _PyHitPath
 
 
 # autograph's frames between a caller and the original: Dynamo must never compile them
