@@ -429,7 +429,9 @@ def field_owner_name(path: tuple[str, ...]) -> str:
     """The schema ``$defs`` name of the model holding a nested key (``("packages", "allow")`` -> ``Packages``)."""
     model: type[BaseModel] = Settings
     for name in path[:-1]:
-        model = model.model_fields[name].annotation
+        annotation = model.model_fields[name].annotation
+        assert isinstance(annotation, type) and issubclass(annotation, BaseModel), (path, annotation)
+        model = annotation
     return model.__name__
 
 

@@ -215,9 +215,7 @@ class RunReport:
                 f"compile {t['compile_seconds']:.3f} s{backend}")
         tail = [COUNTING_NOTE] if self.counted else []
         kinds = [self._kinds_text()] if self.breaks_by_kind() else []
-        return "
-
-".join([head] + kinds + [x.table(self.backend) for x in self.functions] + tail)
+        return "\n\n".join([head] + kinds + [x.table(self.backend) for x in self.functions] + tail)
 
 
 def _grouped(breaks: list[BreakInfo]) -> list[str]:

@@ -421,9 +421,10 @@ class _ShimLogic:
         st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)
         st.compile_seconds += getattr(result, "compile_seconds", 0.0)
         if getattr(result, "no_tensor_work", False):
-            _mark_eager(state, "no tensor work: nothing worth compiling")
-            st.eager_reason = state.eager_reason
-            st.ran_eagerly(st.eager_reason)
+            reason = "no tensor work: nothing worth compiling"
+            _mark_eager(state, reason)
+            st.eager_reason = reason
+            st.ran_eagerly(reason)
             return self.fn
         st.backend = getattr(result, "backend", None) or st.backend
         if failed is not None:
@@ -490,9 +491,10 @@ class _ShimLogic:
         if settings.on_error == "raise":
             raise exc
         st.errors.append(str(exc))
-        _mark_eager(self.state, f"capture failed: {exc}")
-        st.eager_reason = self.state.eager_reason
-        st.ran_eagerly(st.eager_reason)
+        reason = f"capture failed: {exc}"
+        _mark_eager(self.state, reason)
+        st.eager_reason = reason
+        st.ran_eagerly(reason)
         breaks_log.warning("%s could not be compiled and runs eagerly: %s", self.fn.__qualname__, exc)
         return self.fn
 
