@@ -6,6 +6,7 @@ shim into capture.
 """
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any, Callable, TypeVar
 
@@ -77,10 +78,7 @@ def _compile_one(target: Any, overrides: dict) -> Any:
         shim = Shim(target, overrides) if overrides else shim_for(target)
         shim.explicit = True
         return shim
-    try:
-        import torch
-    except ImportError:  # pragma: no cover
-        torch = None
+    torch = sys.modules.get("torch")  # no module exists before torch is imported: never import it here
     if torch is not None and isinstance(target, torch.nn.Module):
         return _compile_module(target, overrides)
     call = getattr(target, "__call__", None)  # noqa: B004 - a bound Python __call__, not callable()

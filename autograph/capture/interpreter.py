@@ -187,7 +187,6 @@ class Translator:
         self.step = 0
         self.graph = GraphBuilder()
         self.guards = GuardRecorder()
-        self.allow_input_mutation = True
         self.depth = 0
         self.root: Frame | None = None
         self.frames: list[Frame] = []
@@ -416,8 +415,7 @@ class Translator:
         from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
         fn = fv.fn
         code = fn.__code__
-        positional = code.co_varnames[:code.co_argcount + code.co_posonlyargcount] if False else \
-            code.co_varnames[:code.co_argcount]
+        positional = code.co_varnames[:code.co_argcount]
         if name in positional and fn.__defaults__ and name in positional[code.co_argcount - len(fn.__defaults__):]:
             idx = positional.index(name) - (code.co_argcount - len(fn.__defaults__))
             src = ItemSource(AttrSource(fv.source, "__defaults__"), idx) if fv.source is not None else None

@@ -273,9 +273,7 @@ def dump_all(directory: str | os.PathLike) -> list[Path]:
 
 def _live_shims() -> list[Any]:
     """Every live shim, in source order (file, line)."""
-    try:
-        from autograph.runtime.shim import all_shims
-    except ImportError:  # pragma: no cover - older runtime
-        return []
+    from autograph.runtime.shim import all_shims
+
     return sorted(all_shims(), key=lambda s: (s.fn.__code__.co_filename, s.fn.__code__.co_firstlineno,
                                                s.fn.__qualname__))

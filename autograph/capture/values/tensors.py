@@ -88,8 +88,6 @@ class TensorValue(Value):
         return tx.graph.call("call_function", operator.getitem, (self, key), {})
 
     def setitem(self, tx, key, value):
-        if self.source is not None and not tx.allow_input_mutation:
-            pass
         tx.graph.call("call_function", operator.setitem, (self, key, value), {})
 
     def iter_items(self, tx):
