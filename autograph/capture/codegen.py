@@ -150,6 +150,12 @@ class Codegen:
                 guard_no_hooks(self.tx, fn)  # calling forward directly skips __call__'s hooks
                 self.tx.guards.method(fn.source, type(fn.module), "forward", forward)
                 return self.const(self.wrap_nested(forward)), [fn, *args]
+        if isinstance(fn, ModuleValue):  # hooks in Python around the compiled forward
+            from autograph.capture.values.module_hooks import class_forward, hooked_call
+            forward = type(fn.module).forward
+            if isinstance(forward, types.FunctionType) and "forward" not in fn.module.__dict__:
+                raw = class_forward(type(fn.module))
+                return self.const(hooked_call(self.wrap_nested(forward), raw)), [fn, *args]
         if isinstance(fn, _MethodRef):
             real = None
             try:

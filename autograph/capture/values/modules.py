@@ -52,8 +52,9 @@ def guard_no_hooks(tx, value: "ModuleValue") -> None:
     """A call of ``value`` that skips ``nn.Module.__call__`` is only right while no hook is
     registered on it (or globally): raise when one is, else guard that none appears."""
     m = value.module
-    if _has_hooks(m):
-        raise Unsupported(f"call to {value.describe()} with hooks registered")
+    if _has_hooks(m):  # the call runs in Python: values/module_hooks.py
+        from autograph.capture.values.module_hooks import MODULE_HOOKS
+        raise Unsupported(f"call to {value.describe()} with hooks registered", kind=MODULE_HOOKS)
     if BY_IDENTITY:
         return  # the old entry, measured as it was (it missed hooks registered later)
     from torch.nn.modules import module as mod
