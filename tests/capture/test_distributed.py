@@ -216,3 +216,20 @@ def test_triton_backend_keeps_collectives_as_extern_calls():
     assert aten_graph.fallback_reason is None
     assert any(e.startswith("_c10d_functional.all_reduce") for e in aten_graph.externs)
     assert "extern_" in graph.compiled.wrapper_source
+
+
+def test_a_ddp_module_called_from_compiled_code_runs_in_python():
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    torch.manual_seed(0)
+    ddp = DDP(torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1)))
+
+    def step(model, x):
+        return model(x).sum() * 2
+
+    x = torch.randn(3, 4)
+    expected = step(ddp, x)
+    h = Harness()
+    assert torch.equal(h.compile(step)(ddp, x), expected)
+    assert [b.kind for b in h.results[0].breaks] == ["ddp-forward"]
+    assert DDP.forward not in h._shims  # DDP's own forward is not captured (the step's resume is)

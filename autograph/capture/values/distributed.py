@@ -387,6 +387,21 @@ def _all_to_all_single(fn):
     return handler
 
 
+DDP_FORWARD = break_kind(
+    "ddp-forward",
+    "a DistributedDataParallel module is called: DDP's forward prepares its reducer (gradient "
+    "buckets, hooks) in Python, so the call runs in Python",
+    "compile the DDP module itself (`autograph.compile(ddp)` compiles the wrapped module) or select "
+    "the model's package (AUTOGRAPH_PACKAGES) so the wrapped module's forward is compiled")
+
+
+def _ddp_in_python(module):
+    from torch.nn.parallel import DistributedDataParallel
+    if isinstance(module, DistributedDataParallel):
+        return "call to a DistributedDataParallel module", DDP_FORWARD
+    return None
+
+
 def _barrier(tx, args, kwargs):
     raise Unsupported("torch.distributed.barrier() runs in Python", kind=BARRIER)
 
@@ -526,6 +541,9 @@ def install() -> None:
         if callable(fn) and not isinstance(fn, type) and fn not in handled:
             vb.TORCH_CALL_OVERRIDES.setdefault(fn, _in_python(name))
     _install_functional()
+    from autograph.capture.values import modules
+    if _ddp_in_python not in modules.CALLED_IN_PYTHON:
+        modules.CALLED_IN_PYTHON.append(_ddp_in_python)
 
 
 install()

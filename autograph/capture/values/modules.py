@@ -147,6 +147,10 @@ class ModuleValue(Value):
         side_effects.record_store(tx, self, m, name, value)
 
     def call(self, tx, args, kwargs):
+        why = called_in_python(self.module)
+        if why is not None:  # e.g. DistributedDataParallel (values/distributed.py)
+            reason, kind = why
+            raise Unsupported(f"{reason} ({self.path})", kind=kind)
         guard_no_hooks(tx, self)
         if "forward" in self.module.__dict__:  # nn.Module.__call__ runs the instance's own forward
             raise Unsupported(f"{self.describe()} has a forward set on the instance")
@@ -230,6 +234,19 @@ class ModuleValue(Value):
         if self.fresh:
             raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break")
         return cg.const(self.module)
+
+
+# ``rule(module) -> (reason, break kind) | None``: modules whose call runs in Python as it is, never
+# inlined nor through their forward's shim (DistributedDataParallel: values/distributed.py)
+CALLED_IN_PYTHON: list = []
+
+
+def called_in_python(module: torch.nn.Module) -> tuple[str, str] | None:
+    for rule in CALLED_IN_PYTHON:
+        why = rule(module)
+        if why is not None:
+            return why
+    return None
 
 
 class FreshModuleValue(ModuleValue):
