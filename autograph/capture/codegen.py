@@ -57,6 +57,9 @@ class Codegen:
         self.outputs: list = []
         self._out_index: dict = {}
         self.pre: list[str] = []
+        # statements before the graph call: snapshots of what side effects replayed after the
+        # graph will change (values/live_iterators.py)
+        self.prologue: list[str] = []
         self._shared: dict[int, str] = {}
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
@@ -332,6 +335,7 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"
     lines = [f"def {name}({params}):"]
+    lines += ["    " + line for line in cg.prologue]
     if has_graph:
         lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")
     lines += ["    " + line for line in cg.pre]

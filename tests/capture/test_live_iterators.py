@@ -59,3 +59,19 @@ def test_only_the_items_taken_are_guarded():
     assert len(compiled.entries) == 1  # the rest of the iterator does not matter
     assert not compiled.entries[0].result.breaks and compiled.entries[0].result.graphs
     assert torch.equal(compiled(iter((layers[1],)), x), layers[1](x))  # another first item: recapture
+
+
+def test_tensors_taken_from_an_iterator_are_graph_inputs():
+    def f(it, x):
+        for t in it:
+            x = x + t
+        return x
+
+    ts = (torch.ones(2), torch.full((2,), 2.0))
+    compiled = autograph.compile(f)
+    it = iter(ts)
+    assert torch.equal(compiled(it, torch.zeros(2)), torch.full((2,), 3.0))
+    assert next(it, "end") == "end"
+    it = iter((torch.full((2,), 5.0), torch.ones(2)))
+    assert torch.equal(compiled(it, torch.zeros(2)), torch.full((2,), 6.0))  # read live, not baked in
+    assert len(compiled.entries) == 1 and not compiled.entries[0].result.breaks

@@ -66,11 +66,11 @@ class RemainingSource(Source):
         if not isinstance(ctx, Codegen):  # a guard check: read now
             return text
         # the transformed entry advances the iterator after the graph (a replayed side effect):
-        # items are read from a snapshot taken before that
+        # items are read from a snapshot taken when the entry starts
         snapshots = ctx.__dict__.setdefault("_remaining_snapshots", {})
         if self not in snapshots:
             snapshots[self] = name = f"__rem{len(snapshots)}"
-            ctx.pre.append(f"{name} = {text}")
+            ctx.prologue.append(f"{name} = {text}")
         return snapshots[self]
 
 
