@@ -233,3 +233,22 @@ def test_a_ddp_module_called_from_compiled_code_runs_in_python():
     assert torch.equal(h.compile(step)(ddp, x), expected)
     assert [b.kind for b in h.results[0].breaks] == ["ddp-forward"]
     assert DDP.forward not in h._shims  # DDP's own forward is not captured (the step's resume is)
+
+
+def test_an_in_place_collective_on_a_tensor_that_requires_grad_runs_in_python():
+    """c10d's in-place collectives are not differentiable (the functional ones are): Python keeps
+    eager's gradients."""
+    def f(x):
+        y = x * 2
+        dist.all_reduce(y)
+        return (y * 3).sum()
+
+    h = Harness()
+    x = torch.ones(3, requires_grad=True)
+    h.compile(f)(x).backward()
+    assert torch.equal(x.grad, torch.full((3,), 6.0))
+    assert "requires grad" in h.results[0].breaks[0].reason
+    with torch.no_grad():  # nothing to differentiate: in the graph
+        h2 = Harness()
+        h2.compile(f)(torch.ones(3, requires_grad=True))
+        assert not h2.results[0].breaks

@@ -59,6 +59,7 @@ def _check_collectives(ranks: list[dict]) -> None:
         barrier = rank["barrier_between"]  # the one form that demands a break
         assert barrier["equal"] and barrier["breaks"] == 1 and "barrier" in barrier["break_reasons"][0], barrier
         assert rank["average_gradients"] == {"equal": True, "replicas_agree": True}
+        assert rank["gradients"] == {"in_place": True, "functional": True}
 
 
 def test_collectives_eager_backend(tmp_path):

@@ -145,6 +145,33 @@ def case_collectives(backend: str) -> dict:
         out[f.__name__] = record
         dist.barrier()
     out["average_gradients"] = _manual_averaging(backend)
+    out["gradients"] = _gradients(backend)
+    return out
+
+
+def _gradients(backend: str) -> dict:
+    """Gradients through collectives: the functional ones are differentiable (all-reduced
+    gradients), c10d's in-place ones are not (the gradient flows as if nothing happened)."""
+    scale = dist.get_rank() + 3
+
+    def in_place(x):
+        y = x * 2
+        dist.all_reduce(y)
+        return (y * scale).sum()
+
+    def functional(x):
+        return (funcol.all_reduce(x * 2, "sum", dist.group.WORLD) * scale).sum()
+
+    out = {}
+    for f in (in_place, functional):
+        grads = []
+        for run in (f, autograph.compile(f, backend=backend)):
+            x = torch.ones(3, requires_grad=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # eager: c10d::allreduce_ has no autograd kernel
+                run(x).backward()
+            grads.append(x.grad)
+        out[f.__name__] = bool(torch.equal(*grads))
     return out
 
 

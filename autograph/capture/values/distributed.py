@@ -210,6 +210,15 @@ def _tensor(value: Value, what: str):
     return value
 
 
+def _not_differentiated(*tensors: Value) -> None:
+    """c10d's in-place collectives have no autograd formula (eager warns and the gradient flows
+    as if the tensor were unchanged) while the functional ones do: with a tensor that requires
+    grad, the call runs in Python so gradients stay eager's."""
+    if torch.is_grad_enabled() and any(t.fake.requires_grad for t in tensors):
+        raise Unsupported("in-place collective on a tensor that requires grad (c10d's in-place collectives "
+                          "are not differentiable; the functional ones are)", kind=DISTRIBUTED_CALL)
+
+
 def _check_group_member(tx, pg) -> None:
     c10d = torch.distributed.distributed_c10d
     if c10d._rank_not_in_group(pg):  # eager warns and does nothing
@@ -286,6 +295,7 @@ def _all_reduce(fn):
         op = _reduce_op(a["op"])
         pg = _group(tx, a["group"])
         async_op = bool(_constant(a["async_op"], "async_op"))
+        _not_differentiated(tensor)
         _check_group_member(tx, pg)
         if tensor.fake.is_complex() and op not in ("sum", "avg"):
             raise Unsupported(f"all_reduce {op} on a complex tensor (eager raises)", generic=True)
@@ -309,6 +319,7 @@ def _broadcast(fn):
             root = c10d._canonicalize_group_rank(pg, src, group_src, return_global=False)
         except Exception as exc:
             raise Unsupported(f"broadcast: {type(exc).__name__}: {exc}", generic=True, exc=exc)
+        _not_differentiated(tensor)
         _check_group_member(tx, pg)
         target = _as_real(tx, tensor)
         _write_back(tx, target, _functional(tx, "broadcast", target, ConstantValue(root),
@@ -328,6 +339,7 @@ def _all_gather_into(fn):
         if out.fake.dtype != inp.fake.dtype or out.fake.numel() != size * inp.fake.numel():
             raise Unsupported("all_gather_into_tensor with mismatched sizes or dtypes (eager raises)",
                               generic=True)
+        _not_differentiated(out, inp)
         _check_group_member(tx, pg)
         out, inp = _as_real(tx, out), _as_real(tx, inp)
         _write_back(tx, out, _functional(tx, "all_gather_into_tensor", inp, ConstantValue(size),
@@ -349,6 +361,7 @@ def _reduce_scatter(fn):
                 or inp.fake.dim() == 0 or inp.fake.shape[0] % size:
             raise Unsupported("reduce_scatter_tensor with mismatched sizes or dtypes (eager raises)",
                               generic=True)
+        _not_differentiated(out, inp)
         _check_group_member(tx, pg)
         out, inp = _as_real(tx, out), _as_real(tx, inp)
         _write_back(tx, out, _functional(tx, "reduce_scatter_tensor", inp, ConstantValue(op),
@@ -379,6 +392,7 @@ def _all_to_all_single(fn):
             out_splits = [out.fake.shape[0] // size] * size
         if sum(out_splits) != out.fake.shape[0] or sum(in_splits) != inp.fake.shape[0]:
             raise Unsupported("all_to_all_single: split sizes do not add up (eager raises)", generic=True)
+        _not_differentiated(out, inp)
         _check_group_member(tx, pg)
         out, inp = _as_real(tx, out), _as_real(tx, inp)
         _write_back(tx, out, _functional(tx, "all_to_all_single", inp, ConstantValue(list(out_splits)),
