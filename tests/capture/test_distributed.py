@@ -95,6 +95,40 @@ def test_functional_collectives_are_inlined_and_waited():
     assert sum("wait_tensor" in t for t in targets) >= 2
 
 
+def test_a_functional_collectives_result_answers_as_an_async_collective_tensor():
+    def f(x):
+        y = funcol.all_reduce(x * 2, "sum", dist.group.WORLD)
+        return y.wait() + 1, isinstance(y, funcol.AsyncCollectiveTensor), y
+
+    h, (out, is_act, y) = _capture(f, torch.ones(2))
+    e_out, e_is_act, e_y = f(torch.ones(2))
+    assert torch.equal(out, e_out) and is_act is e_is_act is True
+    assert type(y) is type(e_y) is funcol.AsyncCollectiveTensor and torch.equal(y, e_y)
+    assert len(h.backend.graphs) == 1 and not h.results[0].breaks
+
+
+def test_an_async_collective_tensor_live_at_a_break_is_the_wrapper():
+    def f(x):
+        y = funcol.all_reduce(x * 2, "sum", dist.group.WORLD)
+        print("break")
+        return y.wait() + 1
+
+    h, out = _capture(f, torch.ones(2))
+    assert torch.equal(out, f(torch.ones(2)))
+    assert h.results[0].breaks
+
+
+def test_an_async_collective_tensor_passed_in_is_waited_and_kept_as_itself():
+    def f(y):
+        return y, y * 2, y.wait()
+
+    y = funcol.all_reduce(torch.ones(2), "sum", dist.group.WORLD)
+    h, (same, doubled, waited) = _capture(f, y)
+    assert same is y and torch.equal(doubled, y * 2) and type(waited) is torch.Tensor
+    assert len(h.backend.graphs) == 1 and not h.results[0].breaks
+    assert "_c10d_functional.wait_tensor.default" in _targets(h.backend.graphs[0])
+
+
 def test_a_collective_whose_result_is_unused_stays_in_the_graph():
     def f(x):
         funcol.all_reduce(x, "sum", dist.group.WORLD)

@@ -98,6 +98,15 @@ def funcol_unused(x):
     return x + 1
 
 
+def funcol_wait_method(x):
+    y = funcol.all_reduce(x * 2, "sum", dist.group.WORLD)  # an AsyncCollectiveTensor in eager
+    return y.wait() + 1
+
+
+def funcol_returned(x):
+    return funcol.all_reduce(x * 2, "max", dist.group.WORLD)  # the caller gets the wrapper
+
+
 def barrier_between(x):
     y = x * 2
     dist.barrier()
@@ -106,7 +115,8 @@ def barrier_between(x):
 
 FORMS = [allreduce_default, allreduce_max, funcol_allreduce_wait, funcol_allreduce_nowait,
          allgather_into_tensor, funcol_allgather, async_allreduce_wait, broadcast, rank_branch,
-         funcol_reduce_scatter, reduce_scatter_tensor, all_to_all_single, funcol_unused, barrier_between]
+         funcol_reduce_scatter, reduce_scatter_tensor, all_to_all_single, funcol_unused, funcol_wait_method,
+         funcol_returned, barrier_between]
 
 
 def average_gradients(grads):
@@ -131,7 +141,8 @@ def case_collectives(backend: str) -> dict:
         first, second = compiled(x.clone()), compiled(x.clone())
         e = autograph.explain(f, x.clone())
         record = {
-            "equal": bool(torch.equal(first, expected) and torch.equal(second, expected)),
+            "equal": bool(torch.equal(first, expected) and torch.equal(second, expected)
+                          and type(first) is type(second) is type(expected)),
             "graphs": e.graph_count, "breaks": e.graph_break_count,
             "break_reasons": [b.reason for b in e.break_reasons],
             "collective_nodes": sum(_collective_nodes(g) for g in e.graphs),
@@ -200,12 +211,12 @@ def _manual_averaging(backend: str) -> dict:
 
 # --- DDP --------------------------------------------------------------------------------------
 
-def _ddp_train(compiled: bool, bucket_cap_mb: float, steps: int = 10):
+def _ddp_train(compiled: bool, bucket_cap_mb: float, steps: int = 10, backend: str = "eager"):
     from torch.nn.parallel import DistributedDataParallel as DDP
     torch.manual_seed(0)
     net = distmodels.Net()
     ddp = DDP(net, bucket_cap_mb=bucket_cap_mb)
-    model = autograph.compile(ddp) if compiled else ddp
+    model = autograph.compile(ddp, backend=backend) if compiled else ddp
     opt = torch.optim.SGD(ddp.parameters(), lr=0.05)
     losses = []
     for step in range(steps):
@@ -223,7 +234,7 @@ def case_ddp(backend: str) -> dict:
     out = {}
     for bucket in (25, 0.01):
         eager_losses, eager_weights, _, _ = _ddp_train(False, bucket)
-        losses, weights, model, ddp = _ddp_train(True, bucket)
+        losses, weights, model, ddp = _ddp_train(True, bucket, backend=backend)
         e = autograph.explain(model, torch.randn(8, 16))
         out[str(bucket)] = {
             "losses_equal": losses == eager_losses,
@@ -237,14 +248,14 @@ def case_ddp(backend: str) -> dict:
 
 # --- FSDP2 ------------------------------------------------------------------------------------
 
-def _fsdp_train(compiled: bool, steps: int = 10):
+def _fsdp_train(compiled: bool, steps: int = 10, backend: str = "eager"):
     from torch.distributed.fsdp import fully_shard
     torch.manual_seed(0)
     model = distmodels.Stack()
     for block in model.blocks:
         fully_shard(block)
     fully_shard(model)
-    run = autograph.compile(model) if compiled else model
+    run = autograph.compile(model, backend=backend) if compiled else model
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
     losses = []
     for step in range(steps):
@@ -261,13 +272,14 @@ def _fsdp_train(compiled: bool, steps: int = 10):
 def case_fsdp(backend: str) -> dict:
     eager_losses, eager_weights = _fsdp_train(False)
     autograph.reset()
-    losses, weights = _fsdp_train(True)
+    losses, weights = _fsdp_train(True, backend=backend)
     stats = {s.qualname: s for s in autograph.report().functions}
     block = stats.get("Block.forward")
     root = [s for name, s in stats.items() if name.startswith("Stack.forward")]
     return {
         "losses_equal": losses == eager_losses,
         "weights_equal": all(torch.equal(a, b) for a, b in zip(weights, eager_weights)),
+        "weights_close": all(torch.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(weights, eager_weights)),
         "block_captures": block.captures if block else 0,
         "block_ops": block.ops_in_graphs if block else 0,
         "root_break_reasons": sorted({b.reason for s in root for b in s.breaks}),

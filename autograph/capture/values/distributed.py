@@ -35,6 +35,7 @@ from autograph.capture.values import builder
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.tensors import TensorValue
 from autograph.guards import model
 
 BARRIER = break_kind(
@@ -507,6 +508,89 @@ def _kept_op(op):
     return handler
 
 
+class AsyncCollectiveValue(TensorValue):
+    """What a functional collective returns: eager wraps the collective's output in an
+    ``AsyncCollectiveTensor`` (``_maybe_wrap_tensor``) that waits on first use.  In the graph the
+    output is waited at once, so this is that waited tensor (same node, same values) that still
+    answers as the wrapper: ``wait()``/``trigger_wait()`` give the plain tensor, ``elem`` too,
+    ``isinstance(y, AsyncCollectiveTensor)`` holds, and where it leaves the graph (returned, live
+    at a break) the caller gets the real wrapper, made by torch's own ``_maybe_wrap_tensor``."""
+
+    _PLAIN = frozenset({"wait", "trigger_wait", "_get_acs_underlying_tensor"})
+
+    def __init__(self, elem: TensorValue, source=None):
+        super().__init__(elem.node, elem.fake)
+        self.elem = elem
+        self.source = source  # a real AsyncCollectiveTensor passed in: rebuilt as that object
+
+    def describe(self):
+        return f"AsyncCollectiveTensor {self.node.name}"
+
+    def python_type(self):
+        from torch.distributed._functional_collectives import AsyncCollectiveTensor
+        return AsyncCollectiveTensor
+
+    def getattr(self, tx, name):
+        if name in self._PLAIN:
+            return _ReturnsValue(self.elem, f"AsyncCollectiveTensor.{name}")
+        if name == "elem":
+            return self.elem
+        if name == "completed":
+            raise Unsupported("`completed` of an AsyncCollectiveTensor (the graph waits at once)",
+                              kind=DISTRIBUTED_CALL)
+        return super().getattr(tx, name)
+
+    def reconstruct(self, cg):
+        from torch.distributed._functional_collectives import _maybe_wrap_tensor
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        return cg.shared(self, f"{cg.const(_maybe_wrap_tensor)}({cg.tensor(self.elem)})")
+
+
+class _ReturnsValue(Value):
+    """A bound method of a modelled object whose call, with no arguments, returns ``value``."""
+
+    def __init__(self, value: Value, name: str):
+        self.value = value
+        self.name = name
+
+    def describe(self):
+        return self.name
+
+    def call(self, tx, args, kwargs):
+        if args or kwargs:
+            raise Unsupported(f"{self.name}() with arguments", kind=DISTRIBUTED_CALL)
+        return self.value
+
+
+def _wrap_result(tx, args, kwargs):
+    """``funcol._maybe_wrap_tensor(t)`` (where eager makes the AsyncCollectiveTensor): the
+    collective's output waited in the graph, answering as the wrapper."""
+    if len(args) != 1 or kwargs or not args[0].is_tensor() or type(args[0]) is not TensorValue:
+        raise Unsupported("_maybe_wrap_tensor on something other than a collective's output",
+                          kind=DISTRIBUTED_CALL)
+    return AsyncCollectiveValue(_wait(tx, args[0]))
+
+
+def _wait(tx, tensor: Value) -> TensorValue:
+    """``wait_tensor(tensor)`` in the graph, kept whatever reads it."""
+    before = _last_node(tx)
+    return keep(tx, tx.graph.call("call_function", _functional_ops().wait_tensor.default, (tensor,), {}), before)
+
+
+def _wrap_async_tensor(tx, act, source) -> Value:
+    """A real ``AsyncCollectiveTensor`` reaching the capture (made in Python before a break, or
+    passed in): its ``elem`` is the graph input, waited first (as its first use waits in eager)."""
+    from autograph.guards.sources import AttrSource
+    if source is None:
+        raise Unsupported("an AsyncCollectiveTensor reached without a guardable source", kind=DISTRIBUTED_CALL)
+    tx.guards.type_(source, act)
+    elem = builder.wrap_real(tx, act.elem, AttrSource(source, "elem"))
+    if type(elem) is not TensorValue:
+        raise Unsupported("an AsyncCollectiveTensor whose elem is not a plain tensor", kind=DISTRIBUTED_CALL)
+    return AsyncCollectiveValue(_wait(tx, elem), source)
+
+
 def _install_functional() -> None:
     import types
 
@@ -515,6 +599,8 @@ def _install_functional() -> None:
         if isinstance(obj, types.FunctionType) and obj.__module__ == funcol.__name__:
             vb.TORCH_CALL_OVERRIDES[obj] = _inline(obj)
     vb.TORCH_CALL_OVERRIDES[funcol._are_we_tracing] = lambda tx, args, kwargs: ConstantValue(True)
+    vb.TORCH_CALL_OVERRIDES[funcol._maybe_wrap_tensor] = _wrap_result
+    builder.TYPE_WRAPPERS[funcol.AsyncCollectiveTensor] = _wrap_async_tensor
     ops = _functional_ops()
     for full in torch._C._dispatch_get_all_op_names():
         namespace, _, name = full.partition("::")
