@@ -93,6 +93,8 @@ def test_compiled_ddp_equals_eager_ddp_with_any_bucket_size(tmp_path):
             assert (r["graphs"], r["breaks"], r["ops"]) == (1, 0, 5), (bucket, r)  # 3 linear + 2 relu
             assert r["inner_captures"] == 1, r
         assert rank["0.01"]["buckets"] > rank["25"]["buckets"] == 1
+        for options in ("find_unused", "bucket_view"):  # with no_sync() accumulation steps
+            assert rank[options] == {"losses_equal": True, "weights_equal": True}, (options, rank[options])
 
 
 def test_compiled_ddp_with_the_inductor_backend(tmp_path):

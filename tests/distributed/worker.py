@@ -230,8 +230,49 @@ def _ddp_train(compiled: bool, bucket_cap_mb: float, steps: int = 10, backend: s
     return losses, [p.detach().clone() for p in net.parameters()], model, ddp
 
 
+class PartlyUsed(torch.nn.Module):
+    """A layer the forward never uses: DDP must be told ``find_unused_parameters``."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.unused, self.c = torch.nn.Linear(16, 8), torch.nn.Linear(8, 8), torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.c(torch.relu(self.a(x)))
+
+
+def _ddp_options_train(compiled: bool, backend: str, options: dict) -> tuple[list, list]:
+    """Six steps, every other one accumulating under ``no_sync()``, with DDP ``options``."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    torch.manual_seed(0)
+    net = PartlyUsed() if options.get("find_unused_parameters") else distmodels.Net()
+    ddp = DDP(net, bucket_cap_mb=0.01, **options)
+    model = autograph.compile(ddp, backend=backend) if compiled else ddp
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.05)
+    losses = []
+    for step in range(6):
+        g = torch.Generator().manual_seed(1000 * dist.get_rank() + step)
+        x, y = torch.randn(8, 16, generator=g), torch.randn(8, 4, generator=g)
+        if step % 2 == 0:
+            with ddp.no_sync():
+                distmodels.loss_fn(model(x), y).backward()
+            continue
+        loss = distmodels.loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        losses.append(loss.item())
+    return losses, [p.detach().clone() for p in net.parameters()]
+
+
 def case_ddp(backend: str) -> dict:
     out = {}
+    for name, options in (("find_unused", {"find_unused_parameters": True}),
+                          ("bucket_view", {"gradient_as_bucket_view": True})):
+        eager_losses, eager_weights = _ddp_options_train(False, backend, options)
+        losses, weights = _ddp_options_train(True, backend, options)
+        out[name] = {"losses_equal": losses == eager_losses,
+                     "weights_equal": all(torch.equal(a, b) for a, b in zip(weights, eager_weights))}
     for bucket in (25, 0.01):
         eager_losses, eager_weights, _, _ = _ddp_train(False, bucket)
         losses, weights, model, ddp = _ddp_train(True, bucket, backend=backend)
