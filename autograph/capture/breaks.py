@@ -27,8 +27,13 @@ BREAK_KINDS: dict[str, BreakKind] = {}
 
 
 def break_kind(name: str, explanation: str, hint: str) -> str:
-    """Register (or return) a break kind; returns its name for use in ``Unsupported(kind=...)``."""
-    BREAK_KINDS.setdefault(name, BreakKind(name, explanation, hint))
+    """Register a break kind once; returns its name for use in ``Unsupported(kind=...)``.
+
+    A name registered twice with other words is a programming error (two modules would each
+    believe their text is the one users read)."""
+    kind = BreakKind(name, explanation, hint)
+    if BREAK_KINDS.setdefault(name, kind) != kind:
+        raise ValueError(f"break kind {name!r} is already registered with other words")
     return name
 
 
@@ -96,9 +101,11 @@ break_kind(
     "dynamic-shape", "a dynamic (symbolic) size or Python number is used where capture needs its fixed "
     "value", "mark the dimension static (`autograph.mark_static`) or set `dynamic: static`")
 break_kind(
-    "module-hooks", "a module with hooks (or a forward set on the instance) is called: hooks run Python "
-    "code around `forward` that capture does not inline",
-    "remove the hooks while compiling, or compile the module's forward without them")
+    "module-hooks", "the module has hooks registered (FSDP2's fully_shard, user hooks) or a forward set "
+    "on the instance: its call runs in Python, the hooks around its forward, and the forward is "
+    "compiled on its own (one capture per class)",
+    "nothing to do for forward hooks; remove other hooks (backward, global) if the module's "
+    "forward should be compiled too")
 
 
 class Unsupported(Exception):

@@ -57,6 +57,9 @@ class Codegen:
         self.outputs: list = []
         self._out_index: dict = {}
         self.pre: list[str] = []
+        # statements before the graph call: snapshots of what side effects replayed after the
+        # graph will change (values/live_iterators.py)
+        self.prologue: list[str] = []
         self._shared: dict[int, str] = {}
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
@@ -137,19 +140,27 @@ class Codegen:
         """Expression of the callable for a native call (user code goes through its own shim)."""
         from autograph.capture.interpreter import _MethodRef
         from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
-        from autograph.capture.values.modules import ModuleValue, _has_hooks, guard_no_hooks
+        from autograph.capture.values.modules import ModuleValue, _has_hooks, called_in_python, guard_no_hooks
         if isinstance(fn, UserFunctionValue) and fn.fn.__code__.co_flags & _CO_GENERATOR_LIKE:
             return self.reconstruct(fn), args  # calling it runs no code: nothing to compile
         if isinstance(fn, UserFunctionValue):
             return self.const(self.wrap_nested(fn.fn)), args
         if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
             return self.const(self.wrap_nested(fn.func.fn)), [fn.self_value, *args]
+        if isinstance(fn, ModuleValue) and called_in_python(fn.module):
+            return self.reconstruct(fn), args
         if isinstance(fn, ModuleValue) and not _has_hooks(fn.module) and "forward" not in fn.module.__dict__:
             forward = type(fn.module).forward
             if isinstance(forward, types.FunctionType):
                 guard_no_hooks(self.tx, fn)  # calling forward directly skips __call__'s hooks
                 self.tx.guards.method(fn.source, type(fn.module), "forward", forward)
                 return self.const(self.wrap_nested(forward)), [fn, *args]
+        if isinstance(fn, ModuleValue):  # hooks in Python around the compiled forward
+            from autograph.capture.values.module_hooks import class_forward, hooked_call
+            forward = type(fn.module).forward
+            if isinstance(forward, types.FunctionType) and "forward" not in fn.module.__dict__:
+                raw = class_forward(type(fn.module))
+                return self.const(hooked_call(self.wrap_nested(forward), raw)), [fn, *args]
         if isinstance(fn, _MethodRef):
             real = None
             try:
@@ -324,6 +335,7 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"
     lines = [f"def {name}({params}):"]
+    lines += ["    " + line for line in cg.prologue]
     if has_graph:
         lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")
     lines += ["    " + line for line in cg.pre]

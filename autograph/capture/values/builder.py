@@ -68,6 +68,9 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             raise Unsupported("a tensor reached without a guardable source", kind="unsupported-torch-value")
         if isinstance(obj, torch.nn.Parameter) or type(obj) not in (torch.Tensor, torch.nn.Parameter):
             if type(obj) not in (torch.Tensor, torch.nn.Parameter):
+                wrapper = TYPE_WRAPPERS.get(type(obj))  # a subclass with a model (AsyncCollectiveTensor)
+                if wrapper is not None:
+                    return wrapper(tx, obj, source)
                 raise Unsupported(f"tensor subclass {type(obj).__name__}", kind="unsupported-torch-value")
         g.tensor(source, obj)
         for other_source, other, _ in tx.graph.inputs:
@@ -196,7 +199,8 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     return ObjectValue(obj, source)
 
 
-# ``type -> wrapper(tx, obj, source) -> Value`` for objects modelled specially (``os.environ``…)
+# ``type -> wrapper(tx, obj, source) -> Value`` for objects modelled specially (``os.environ``…,
+# tensor subclasses with a model of their own: ``AsyncCollectiveTensor`` in values/distributed.py)
 TYPE_WRAPPERS: dict = {}
 
 

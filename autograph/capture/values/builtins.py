@@ -379,8 +379,8 @@ def _tensor_isinstance(obj, classes) -> bool:
             if getattr(obj, "input_cls", None) is torch.nn.Parameter:  # a parameter input (TENSOR_MATCH'd)
                 return True
             continue
-        if isinstance(c, type) and issubclass(torch.Tensor, c):
-            return True
+        if isinstance(c, type) and (issubclass(torch.Tensor, c) or issubclass(obj.python_type(), c)):
+            return True  # python_type: a value modelling a subclass (AsyncCollectiveTensor)
     return False
 
 

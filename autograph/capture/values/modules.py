@@ -52,8 +52,9 @@ def guard_no_hooks(tx, value: "ModuleValue") -> None:
     """A call of ``value`` that skips ``nn.Module.__call__`` is only right while no hook is
     registered on it (or globally): raise when one is, else guard that none appears."""
     m = value.module
-    if _has_hooks(m):
-        raise Unsupported(f"call to {value.describe()} with hooks registered", kind="module-hooks")
+    if _has_hooks(m):  # the call runs in Python: values/module_hooks.py
+        from autograph.capture.values.module_hooks import MODULE_HOOKS
+        raise Unsupported(f"call to {value.describe()} with hooks registered", kind=MODULE_HOOKS)
     if BY_IDENTITY:
         return  # the old entry, measured as it was (it missed hooks registered later)
     from torch.nn.modules import module as mod
@@ -146,6 +147,10 @@ class ModuleValue(Value):
         side_effects.record_store(tx, self, m, name, value)
 
     def call(self, tx, args, kwargs):
+        why = called_in_python(self.module)
+        if why is not None:  # e.g. DistributedDataParallel (values/distributed.py)
+            reason, kind = why
+            raise Unsupported(f"{reason} ({self.path})", kind=kind)
         guard_no_hooks(tx, self)
         if "forward" in self.module.__dict__:  # nn.Module.__call__ runs the instance's own forward
             raise Unsupported(f"{self.describe()} has a forward set on the instance", kind="module-hooks")
@@ -230,6 +235,19 @@ class ModuleValue(Value):
             raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break",
                               kind="cannot-rebuild")
         return cg.const(self.module)
+
+
+# ``rule(module) -> (reason, break kind) | None``: modules whose call runs in Python as it is, never
+# inlined nor through their forward's shim (DistributedDataParallel: values/distributed.py)
+CALLED_IN_PYTHON: list = []
+
+
+def called_in_python(module: torch.nn.Module) -> tuple[str, str] | None:
+    for rule in CALLED_IN_PYTHON:
+        why = rule(module)
+        if why is not None:
+            return why
+    return None
 
 
 class FreshModuleValue(ModuleValue):

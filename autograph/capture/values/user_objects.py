@@ -533,8 +533,8 @@ def _yield_value(tx, frame, inst):
 
 def install() -> None:
     """Wire this module's mechanisms into the interpreter's extension points."""
-    from autograph.capture.values import (contexts, named_tuples, partials, private, reduce, sets,  # noqa: F401
-                                          side_effects, stdlib, torch_objects)
+    from autograph.capture.values import (contexts, distributed, live_iterators, named_tuples, partials,  # noqa: F401
+                                          private, reduce, sets, side_effects, stdlib, torch_objects)
     side_effects.install()
     interpreter.GENERATOR_FACTORY = make_generator
     from autograph.capture.values import builder
