@@ -140,10 +140,10 @@ class Codegen:
         from autograph.capture.values.modules import ModuleValue, _has_hooks, guard_no_hooks
         if isinstance(fn, UserFunctionValue) and fn.fn.__code__.co_flags & _CO_GENERATOR_LIKE:
             return self.reconstruct(fn), args  # calling it runs no code: nothing to compile
-        if isinstance(fn, UserFunctionValue):
-            return self.const(self.wrap_nested(fn.fn)), args
+        if isinstance(fn, UserFunctionValue):  # the shim of this very function (real_value guards it)
+            return self.const(self.wrap_nested(fn.real_value())), args
         if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
-            return self.const(self.wrap_nested(fn.func.fn)), [fn.self_value, *args]
+            return self.const(self.wrap_nested(fn.func.real_value())), [fn.self_value, *args]
         if isinstance(fn, ModuleValue) and not _has_hooks(fn.module) and "forward" not in fn.module.__dict__:
             forward = type(fn.module).forward
             if isinstance(forward, types.FunctionType):

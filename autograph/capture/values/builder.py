@@ -137,6 +137,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.id_(source, obj)
         return TorchFunctionValue(obj)
     if isinstance(obj, types.FunctionType):
+        if source is not None and type(obj) is types.FunctionType and not _opaque_library(obj) \
+                and (obj.__closure__ or "<locals>" in obj.__code__.co_qualname):
+            from autograph.capture.values.functions import wrap_closure
+            return wrap_closure(tx, obj, source)  # made anew by each call of its maker: not by identity
         g.id_(source, obj)
         if _opaque_library(obj):
             return OpaqueCallableValue(obj, source)
