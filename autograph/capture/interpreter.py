@@ -899,6 +899,39 @@ def _for_iter(tx, frame, inst):
         frame.push(item)
 
 
+@handler("GET_YIELD_FROM_ITER")
+def _get_yield_from_iter(tx, frame, inst):
+    """``yield from x``: a generator is delegated to as it is, anything else through ``iter(x)``."""
+    obj = frame.pop()
+    frame.push(obj if isinstance(obj, ListIteratorValue) else obj.get_iter(tx))
+
+
+@handler("SEND")
+def _send(tx, frame, inst):
+    """The delegation step of ``yield from``: the iterator's next item goes on to ``YIELD_VALUE``;
+    when it is exhausted, its return value (a generator's ``return``; None for other iterators)
+    replaces it (3.11) or goes on top of it for ``END_SEND`` (3.12+), at the target."""
+    sent = frame.pop()
+    receiver = frame.stack[-1]
+    if not (sent.is_constant() and sent.as_python_constant() is None) or not isinstance(receiver, ListIteratorValue):
+        raise Unsupported(f"send() of {sent.describe()} into {receiver.describe()}")
+    item = receiver.next(tx)
+    if item is not None:
+        frame.push(item)
+        return
+    if VERSION < (3, 12):
+        frame.pop()
+    frame.push(getattr(receiver, "return_value", None) or ConstantValue(None))
+    frame.jump(inst.target)
+
+
+@handler("END_SEND", min_version=(3, 12))
+def _end_send(tx, frame, inst):
+    value = frame.pop()
+    frame.pop()
+    frame.push(value)
+
+
 # --- jumps ----------------------------------------------------------------------------
 
 @handler("JUMP")

@@ -243,8 +243,11 @@ class DictValue(Value):
 
     def getattr(self, tx, name):
         from autograph.capture.values.builtins import BuiltinMethodValue
-        if hasattr(dict, name):
+        if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
+        if self.kind.__dictoffset__ == 0 and not hasattr(self.kind, "__getattr__"):  # no instance attributes
+            exc = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
         return super().getattr(tx, name)
 
     def call_method(self, tx, name, args, kwargs):

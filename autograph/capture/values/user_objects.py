@@ -440,6 +440,7 @@ class GeneratorValue(ListIteratorValue):
         self.frame = frame
         self.started = False
         self.done = False
+        self.return_value: Value = ConstantValue(None)
         # the call that made it: an unstarted generator is rebuilt by making the same call
         self.call = (fn, list(args or []), dict(kwargs or {}))
 
@@ -465,6 +466,7 @@ class GeneratorValue(ListIteratorValue):
         if isinstance(out, Yielded):
             return out.value
         self.done = True
+        self.return_value = out.value  # what `yield from` this generator evaluates to
         return None
 
     def next(self, tx):
