@@ -848,11 +848,11 @@ def _map_add(tx, frame, inst):
 def _dict_update(tx, frame, inst):
     v = frame.pop()
     d = frame.stack[-inst.arg]
-    if not isinstance(v, DictValue):
-        raise Unsupported(f"** of {v.describe()}")
-    if inst.opname == "DICT_MERGE" and set(v.items) & set(d.items):
+    from autograph.capture.values.containers import mapping_items
+    pairs = [(d._key(k), value) for k, value in mapping_items(tx, v)]  # ** of any mapping: keys(), [k]
+    if inst.opname == "DICT_MERGE" and {k for k, _ in pairs} & set(d.items):
         raise Unsupported("TypeError: got multiple values for keyword argument", generic=True)
-    d.items.update(v.items)
+    d.items.update(pairs)
 
 
 @handler("UNPACK_SEQUENCE")

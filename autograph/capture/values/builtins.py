@@ -500,14 +500,23 @@ def _list(tx, it=None):
 
 
 def _dict(tx, it=None, **kwargs):
+    from autograph.capture.values.containers import mapping_items
     out = DictValue({})
     if it is not None:
-        if isinstance(it, DictValue):
-            out.items.update(it.items)
+        try:
+            is_mapping = hasattr(it.python_type(), "keys")
+        except Unsupported:
+            is_mapping = False
+        if is_mapping:  # dict(m): m.keys() and m[k] (a dict: its items)
+            for k, v in mapping_items(tx, it):
+                out.items[out._key(k)] = v
         else:
-            for pair in it.iter_items(tx):
-                k, v = pair.iter_items(tx)
-                out.items[k.as_python_constant()] = v
+            for i, pair in enumerate(it.iter_items(tx)):
+                kv = pair.iter_items(tx)
+                if len(kv) != 2:
+                    exc = ValueError(f"dictionary update sequence element #{i} has length {len(kv)}; 2 is required")
+                    raise Unsupported(f"ValueError: {exc}", generic=True, exc=exc)
+                out.items[out._key(kv[0])] = kv[1]
     out.items.update(kwargs)
     return out
 

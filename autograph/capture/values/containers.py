@@ -300,6 +300,21 @@ class DictValue(Value):
         return cg.shared(self, text)
 
 
+def mapping_items(tx, mapping: Value) -> list[tuple[Value, Value]]:
+    """The pairs ``dict(m)`` and ``f(**m)`` copy (CPython's ``PyDict_Merge``): a dict's own
+    items, else ``m.keys()`` and ``m[k]`` for each key, run as the mapping's methods."""
+    if isinstance(mapping, DictValue):
+        return [(ConstantValue(k), v) for k, v in mapping.items.items()]
+    try:
+        has_keys = hasattr(mapping.python_type(), "keys")
+    except Unsupported:
+        has_keys = False
+    if not has_keys:
+        raise Unsupported(f"** of {mapping.describe()}")
+    keys = mapping.call_method(tx, "keys", [], {})
+    return [(k, mapping.getitem(tx, k)) for k in keys.iter_items(tx)]
+
+
 class DictViewValue(Value):
     """``d.keys()`` / ``d.values()`` / ``d.items()`` of a dict made or read during capture: a
     live view, so every use sees the dict's contents at that moment (as Python's views do)."""

@@ -37,15 +37,37 @@ _DICT_BASES = (dict, collections.OrderedDict)
 _PLAIN_BASES = (object,) + _DICT_BASES
 
 
-def _rebuild(cls: type, attrs: dict, items: dict | None) -> Any:
+def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = None) -> Any:
     """The real object with the final state capture computed (used by the transformed code)."""
     obj = cls.__new__(cls)
     if items is not None:
         base = next(b for b in cls.__mro__ if b in _DICT_BASES)
         for k, v in items.items():
             base.__setitem__(obj, k, v)
-    obj.__dict__.update(attrs)
+    for name, value in (slots or {}).items():
+        mro_lookup(cls, name)[1].__set__(obj, value)  # the slot's member descriptor
+    if attrs:
+        obj.__dict__.update(attrs)
     return obj
+
+
+def _is_slot(cls: type, name: str) -> bool:
+    """Whether ``name`` is a ``__slots__`` entry of a Python class in ``cls.__mro__``."""
+    klass, raw = mro_lookup(cls, name)
+    return type(raw) is types.MemberDescriptorType and "__slots__" in klass.__dict__
+
+
+def _plain_slots(klass: type) -> bool:
+    """A class statement's ``__slots__``: each name a member descriptor of the class."""
+    slots = klass.__dict__.get("__slots__", ())
+    names = (slots,) if isinstance(slots, str) else tuple(slots)
+    return all(n in ("__dict__", "__weakref__") or _is_slot(klass, _mangled(klass, n)) for n in names)
+
+
+def _mangled(klass: type, name: str) -> str:
+    if name.startswith("__") and not name.endswith("__"):
+        return f"_{klass.__name__.lstrip('_')}{name}"
+    return name
 
 
 def _python_attr(cls: type, name: str) -> Any:
@@ -80,7 +102,7 @@ def supported_class(cls: type) -> str | None:
     for klass in cls.__mro__:
         if klass in _PLAIN_BASES:
             continue
-        if klass.__module__ == "builtins" or klass.__dict__.get("__slots__", ()) != ():
+        if klass.__module__ == "builtins" or not _plain_slots(klass):
             return f"class {cls.__qualname__} derives from {klass.__qualname__} (C type or __slots__)"
     for name in ("__new__", "__getattribute__", "__del__"):
         attr = _python_attr(cls, name)
@@ -97,6 +119,7 @@ class UserObjectValue(Value):
     def __init__(self, cls: type):
         self.cls = cls
         self.attrs = DictValue({})  # the instance __dict__
+        self.slots: dict[str, Value] = {}  # filled ``__slots__`` entries
         self.items = DictValue({}, kind=dict) if issubclass(cls, _DICT_BASES) else None
 
     def describe(self):
@@ -109,8 +132,13 @@ class UserObjectValue(Value):
     def getattr(self, tx, name):
         if name == "__class__":
             return tx.wrap(self.cls, None, trusted=True)
-        if name == "__dict__":
+        if name == "__dict__" and self.cls.__dictoffset__:
             return self.attrs
+        if _is_slot(self.cls, name):
+            if name in self.slots:
+                return self.slots[name]
+            exc = AttributeError(f"{self.cls.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
         attr = _python_attr(self.cls, name)
         if isinstance(attr, property):
             if not isinstance(attr.fget, types.FunctionType):
@@ -144,14 +172,23 @@ class UserObjectValue(Value):
                 raise Unsupported(f"AttributeError: property {name!r} has no Python setter", generic=True)
             UserFunctionValue(attr.fset).call(tx, [self, value], {})
             return
+        if _is_slot(self.cls, name):
+            self.slots[name] = value
+            return
         if attr is not None and _is_data_descriptor(attr):
             raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}")
+        if not self.cls.__dictoffset__:  # __slots__ only: no instance __dict__
+            exc = AttributeError(f"{self.cls.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
         self.attrs.items[name] = value
 
     def delattr(self, tx, name):
         fn = _user_defined(self.cls, "__delattr__")
         if fn is not None:
             UserFunctionValue(fn).call(tx, [self, ConstantValue(name)], {})
+            return
+        if _is_slot(self.cls, name) and name in self.slots:
+            del self.slots[name]
             return
         if _is_data_descriptor(_python_attr(self.cls, name)):
             raise Unsupported(f"`del` of descriptor attribute `.{name}` of {self.describe()}")
@@ -221,7 +258,9 @@ class UserObjectValue(Value):
 
     def reconstruct(self, cg):
         items = cg.reconstruct(self.items) if self.items is not None else "None"
-        return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items})")
+        slots = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.slots.items()) + "}"
+        return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items}, "
+                               f"{slots})")
 
 
 def _is_data_descriptor(attr: Any) -> bool:
