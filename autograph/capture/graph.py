@@ -328,6 +328,8 @@ def to_node_arg(obj):
         kind = tuple if obj.kind is not list else list
         return kind(to_node_arg(i) for i in obj.items)
     if isinstance(obj, DictValue):
+        if obj.has_identity_keys():
+            raise Unsupported(f"{obj.describe()} keyed by tensors or objects passed to a torch operation")
         return {k: to_node_arg(v) for k, v in obj.items.items()}
     if isinstance(obj, tuple):
         return tuple(to_node_arg(o) for o in obj)

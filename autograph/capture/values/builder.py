@@ -47,6 +47,14 @@ def _is_torch_callable(obj: Any) -> bool:
     return False
 
 
+def _plain_key(key: Any) -> bool:
+    """A dict key capture can hold as a constant: str/int/float/bool/bytes/None, enum members,
+    and tuples (``torch.Size`` too) of those."""
+    if type(key) in (str, int, float, bool, bytes, type(None)) or isinstance(key, enum.Enum):
+        return True
+    return type(key) in (tuple, torch.Size) and all(_plain_key(k) for k in key)
+
+
 def _value_guard(g, source, obj: Any) -> None:
     """Guard a value capture folds as a constant: singletons (enum members, memory formats,
     layouts, ``...``) by identity, the rest (range, frozenset, str subclasses) by type and ``==``."""
@@ -118,12 +126,17 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         items = [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
                  for i, x in enumerate(obj)]
         return (TupleValue if type(obj) is tuple else ListValue)(items, source)
-    if type(obj) is dict and all(type(k) in (str, int) or isinstance(k, enum.Enum) for k in obj):
+    if type(obj) is dict and all(_plain_key(k) for k in obj):
         from autograph.guards.sources import ItemSource
+        from autograph.capture.values.containers import outside_dict, register_outside_dict
+        seen = outside_dict(tx, obj, source)
+        if seen is not None:  # one dict, one value: a store through one read is seen by the others
+            return seen
         g.type_(source, obj)
         g.keys(source, obj)
-        return DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
-                          for k, v in obj.items()}, source)
+        value = DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
+                           for k, v in obj.items()}, source)
+        return register_outside_dict(tx, obj, value)
     if callable(obj) and is_torch_compiled(obj):  # left to torch.compile: its call is a break
         g.id_(source, obj)
         return TorchCompiledValue(obj, source)
