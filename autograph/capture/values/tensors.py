@@ -106,6 +106,18 @@ class TensorValue(Value):
         return cg.tensor(self)
 
 
+def _tensor_type_name(value: Value) -> Value:
+    """``x.type(torch.HalfTensor)``: the legacy tensor type as the dotted name ``Tensor.type``
+    imports back to the same class (a plain constant in the graph)."""
+    try:
+        real = value.real_value()
+    except Unsupported:
+        return value
+    if isinstance(real, type(torch.FloatTensor)):
+        return ConstantValue(f"{real.__module__}.{real.__name__}")
+    return value
+
+
 class TensorMethodValue(Value):
     """``tensor.method`` waiting to be called."""
 
@@ -119,6 +131,8 @@ class TensorMethodValue(Value):
     def call(self, tx, args, kwargs):
         if self.name in _BREAK_METHODS:
             raise Unsupported(_BREAK_METHODS[self.name])
+        if self.name == "type" and args:
+            args = [_tensor_type_name(args[0]), *args[1:]]
         if self.name in _META_METHODS:
             from autograph.capture.graph import to_fake_arg
             from autograph.capture.values.builder import wrap_fake_result
