@@ -133,11 +133,15 @@ class GraphBuilder:
         fake_kwargs = to_fake_arg(kwargs)
         recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
         try:
-            with self.fake_mode, recorder:
-                if kind == "call_method":
-                    result = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
-                else:
-                    result = target(*fake_args, **fake_kwargs)
+            try:
+                result = self._run_fake(kind, target, fake_args, fake_kwargs, recorder)
+            except torch._subclasses.fake_tensor.DataDependentOutputException:
+                from autograph.capture.scalar_args import with_scalar_placeholders
+                swapped = with_scalar_placeholders(target, fake_args, fake_kwargs, method=kind == "call_method")
+                if swapped is None:
+                    raise
+                recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
+                result = self._run_fake(kind, target, *swapped, recorder)  # a 0-d tensor as a value-only Scalar
         except Unsupported:
             raise
         except (torch._subclasses.fake_tensor.DataDependentOutputException,
@@ -165,6 +169,12 @@ class GraphBuilder:
         if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
             self.last_call_node.meta["writes_input"] = True  # the caller can see this effect
         return value
+
+    def _run_fake(self, kind: str, target: Any, fake_args: tuple, fake_kwargs: dict, recorder) -> Any:
+        with self.fake_mode, recorder:
+            if kind == "call_method":
+                return getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
+            return target(*fake_args, **fake_kwargs)
 
     def wrap_result(self, kind, target, node_args, node_kwargs, result, *, effect_kinds: list | None = None,
                     arguments: list | None = None) -> Value:
