@@ -149,6 +149,9 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if _is_torch_callable(obj):
         g.id_(source, obj)
         return TorchFunctionValue(obj)
+    if isinstance(obj, types.FunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
+        g.id_(source, obj)  # a library Python function with a model of its own (collections.namedtuple)
+        return BuiltinValue(obj)
     if isinstance(obj, types.FunctionType):
         if source is not None and type(obj) is types.FunctionType and not _opaque_library(obj) \
                 and (obj.__closure__ or "<locals>" in obj.__code__.co_qualname):
@@ -188,6 +191,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.id_(source, obj)
         return PythonModuleValue(obj, source)
     if isinstance(obj, type):
+        from autograph.capture.values.named_tuples import made_class
+        made = made_class(tx, obj)
+        if made is not None:  # a class this call made: rebuilt per call, never a constant
+            return made
         g.id_(source, obj)
         return ClassValue(obj, source)
     if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
