@@ -217,7 +217,22 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             return ConstantValue(op == "==")
         if (a.is_constant() and a.as_python_constant() is None) or (b.is_constant() and b.as_python_constant() is None):
             return ConstantValue(op == "!=")
+        if _identity_equality(a) and _identity_equality(b):  # object.__eq__ on both sides: `is`
+            same = _identical(tx, a, b)
+            return ConstantValue(same if op == "==" else not same)
     raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}")
+
+
+def _identity_equality(v: Value) -> bool:
+    """``==``/``!=`` of ``v`` is ``object``'s: identity (no class in its MRO defines either)."""
+    try:
+        cls = v.python_type()
+    except Unsupported:
+        return False
+    if not isinstance(cls, type) or isinstance(v, (ConstantValue,)) or v.is_tensor():
+        return False
+    from autograph.capture.values.base import mro_lookup
+    return mro_lookup(cls, "__eq__")[0] is object and mro_lookup(cls, "__ne__")[0] is object
 
 
 def _seq(v):
@@ -554,12 +569,21 @@ def _filter(tx, fn, it):
     return ListIteratorValue(out)
 
 
-def _sorted(tx, it, **kwargs):
+def _sorted(tx, it, key=None, reverse=None):
+    """``sorted``: the real sort on constant sort keys (the items themselves, or ``key(item)``
+    called as Python would, once per item in order); the items keep their values (stable)."""
     items = it.iter_items(tx)
-    if all(i.is_constant() for i in items) and _all_constant([], kwargs):
-        return ListValue([ConstantValue(x) for x in sorted((i.as_python_constant() for i in items),
-                                                              **{k: v.as_python_constant() for k, v in kwargs.items()})])
-    raise Unsupported("sorted() on non-constant items")
+    keys = [tx.call(key, [i], {}) for i in items] if key is not None and not (
+        key.is_constant() and key.as_python_constant() is None) else items
+    if not all(k.is_constant() and not _has_symbolic([k], {}) for k in keys):
+        raise Unsupported("sorted() on non-constant items")
+    flag = bool(reverse.as_python_constant()) if reverse is not None else False
+    real = [k.as_python_constant() for k in keys]
+    try:
+        order = sorted(range(len(items)), key=real.__getitem__, reverse=flag)
+    except TypeError as exc:
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc)
+    return ListValue([items[i] for i in order])
 
 
 def _super(tx, *args):
@@ -671,12 +695,20 @@ class TorchFunctionValue(Value):
             return ConstantValue(args[0].is_tensor())
         try:
             return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
-        except Unsupported:
+        except Unsupported as exc:
             # a query without tensor arguments (torch.cuda.is_available(), is_scripting(), ...)
             if _all_constant(args, kwargs) and isinstance(self.fn, types.FunctionType):
                 result = fold(tx, self.fn, args, kwargs, self.describe())
                 if not result.is_tensor():
                     return result
+            if exc.reason.endswith("passed to a torch operation") and type(self.fn) is types.FunctionType:
+                # a Python function of torch taking a value that is no graph argument (a class,
+                # a function, a Python object): interpreted like user code instead
+                from autograph.capture.values.functions import UserFunctionValue
+                try:
+                    return UserFunctionValue(self.fn).call(tx, list(args), dict(kwargs))
+                except Unsupported:
+                    pass
             raise
 
     def reconstruct(self, cg):

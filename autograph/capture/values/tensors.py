@@ -73,6 +73,8 @@ class TensorValue(Value):
             return tx.graph.call("call_function", getattr, (self, name), {})
         if name in _BREAK_METHODS:
             return TensorMethodValue(self, name)
+        if name == "__class__":  # the Python class TENSOR_MATCH guards
+            return tx.wrap(self.python_type(), None, trusted=True)
         attr = getattr(torch.Tensor, name, None)
         if attr is None:
             err = AttributeError(f"'Tensor' object has no attribute '{name}'")
