@@ -29,6 +29,13 @@ from autograph.capture.values.objects import ClassValue, ObjectValue, PythonModu
 from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch_compiled
 
 _BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
+_TRANSFORM_MODULES = vb._TRANSFORM_MODULES
+
+
+def _made_at_run_time(obj: Any) -> bool:
+    """A function torch made while running (``torch.vmap(f)``'s wrapper, a decorator's inner
+    function): no module attribute names it, so it is no graph target."""
+    return isinstance(obj, types.FunctionType) and "<locals>" in obj.__code__.co_qualname
 
 
 def _is_torch_callable(obj: Any) -> bool:
@@ -37,7 +44,7 @@ def _is_torch_callable(obj: Any) -> bool:
     mod = getattr(obj, "__module__", None) or ""
     if isinstance(obj, (types.BuiltinFunctionType, types.FunctionType)) and (
             mod.startswith("torch") or mod == "torch._C._nn" or mod == "torch._C._VariableFunctions"):
-        return not mod.startswith("torch.nn.modules")
+        return not mod.startswith("torch.nn.modules") and not _made_at_run_time(obj)
     objclass = getattr(obj, "__objclass__", None)
     if objclass is not None and isinstance(objclass, type) and issubclass(objclass, torch._C.TensorBase):
         return True
@@ -149,6 +156,9 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if _is_torch_callable(obj):
         g.id_(source, obj)
         return TorchFunctionValue(obj)
+    if _made_at_run_time(obj) and (getattr(obj, "__module__", None) or "").startswith(_TRANSFORM_MODULES):
+        g.id_(source, obj)  # torch.vmap(f), torch.func.grad(f): keeps C interpreter state; called natively
+        return OpaqueCallableValue(obj, source)
     if isinstance(obj, types.FunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
         g.id_(source, obj)  # a library Python function with a model of its own (collections.namedtuple)
         return BuiltinValue(obj)

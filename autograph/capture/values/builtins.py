@@ -666,6 +666,8 @@ _TORCH_BREAKS = {
 # ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented``: torch functions answered at
 # capture time (``torch.compiler.is_compiling()``, ``torch.finfo``…: values/torch_objects.py)
 TORCH_CALL_OVERRIDES: dict[Any, Callable] = {}
+# torch.func transforms keep interpreter state in C (vmap/grad levels): not interpreted
+_TRANSFORM_MODULES = ("torch._functorch", "torch.func", "torch.autograd.forward_ad")
 
 
 class TorchFunctionValue(Value):
@@ -701,7 +703,8 @@ class TorchFunctionValue(Value):
                 result = fold(tx, self.fn, args, kwargs, self.describe())
                 if not result.is_tensor():
                     return result
-            if exc.reason.endswith("passed to a torch operation") and type(self.fn) is types.FunctionType:
+            if exc.reason.endswith("passed to a torch operation") and type(self.fn) is types.FunctionType \
+                    and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):
                 # a Python function of torch taking a value that is no graph argument (a class,
                 # a function, a Python object): interpreted like user code instead
                 from autograph.capture.values.functions import UserFunctionValue
