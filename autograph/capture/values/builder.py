@@ -33,8 +33,7 @@ _TRANSFORM_MODULES = vb._TRANSFORM_MODULES
 
 
 def _made_at_run_time(obj: Any) -> bool:
-    """A function torch made while running (``torch.vmap(f)``'s wrapper, a decorator's inner
-    function): no module attribute names it, so it is no graph target."""
+    """A function made by a call (``torch.vmap(f)``'s wrapper, a decorator's inner function)."""
     return isinstance(obj, types.FunctionType) and "<locals>" in obj.__code__.co_qualname
 
 
@@ -44,7 +43,7 @@ def _is_torch_callable(obj: Any) -> bool:
     mod = getattr(obj, "__module__", None) or ""
     if isinstance(obj, (types.BuiltinFunctionType, types.FunctionType)) and (
             mod.startswith("torch") or mod == "torch._C._nn" or mod == "torch._C._VariableFunctions"):
-        return not mod.startswith("torch.nn.modules") and not _made_at_run_time(obj)
+        return not mod.startswith("torch.nn.modules")
     objclass = getattr(obj, "__objclass__", None)
     if objclass is not None and isinstance(objclass, type) and issubclass(objclass, torch._C.TensorBase):
         return True
@@ -153,12 +152,12 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         from autograph.guards.sources import AttrSource
         g.id_(AttrSource(source, "__self__") if source is not None else None, obj.__self__)
         return FunctionApplyValue(obj.__self__)
-    if _is_torch_callable(obj):
-        g.id_(source, obj)
-        return TorchFunctionValue(obj)
     if _made_at_run_time(obj) and (getattr(obj, "__module__", None) or "").startswith(_TRANSFORM_MODULES):
         g.id_(source, obj)  # torch.vmap(f), torch.func.grad(f): keeps C interpreter state; called natively
         return OpaqueCallableValue(obj, source)
+    if _is_torch_callable(obj):
+        g.id_(source, obj)
+        return TorchFunctionValue(obj)
     if isinstance(obj, types.FunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
         g.id_(source, obj)  # a library Python function with a model of its own (collections.namedtuple)
         return BuiltinValue(obj)
