@@ -161,3 +161,23 @@ def test_closure_argument_with_another_code_recompiles():
     assert torch.equal(f(make_adder(2), x), (x + 2) * 2)  # same code, another cell value
     other = (lambda k: (lambda t: t * k))(3)
     assert torch.equal(f(other, x), (x * 3) * 2)  # another code object
+
+
+def parameters_of(ps):
+    brk()  # the call is a graph break
+    return iter(ps)
+
+
+def count_then_scale(x, ps):
+    n = sum(p.numel() for p in parameters_of(ps))  # the genexpr's function is on the stack at the break
+    return x * n
+
+
+def test_generator_expression_on_the_stack_does_not_recompile_the_resume():
+    autograph.reset()
+    f = autograph.compile(count_then_scale, backend=Counter())
+    ps = [torch.randn(2), torch.randn(3)]
+    for _ in range(5):
+        x = torch.randn(2)
+        assert torch.equal(f(x, ps), x * 5)
+    assert _recompiles() == 0
