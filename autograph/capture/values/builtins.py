@@ -10,7 +10,7 @@ from typing import Any, Callable
 import torch
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values import scalars
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
@@ -178,7 +178,11 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             # the real `in` on the real constants (substring search, range arithmetic...)
             found = fold(tx, operator.contains, [b, a], {}, f"operator {op}").truth(tx)
             return ConstantValue(found if op == "in" else not found)
-        found = b.contains(tx, a).truth(tx)
+        found = b.contains(tx, a)
+        from autograph.capture.values.run_time import RunTimeValue
+        if isinstance(found, RunTimeValue):  # known only at run time
+            return found if op == "in" else RunTimeValue(operator.not_, [found], bool, f"`not` {found.what}")
+        found = found.truth(tx)
         return ConstantValue(found if op == "in" else not found)
     fn = COMPARE[op]
     if a.is_tensor() or b.is_tensor():
@@ -590,6 +594,25 @@ def _super(tx, *args):
     raise Unsupported("super()")  # replaced by values.user_objects when installed
 
 
+def _repr(tx, value=None, *rest, **kwargs):
+    if value is not None and not rest and not kwargs and _default_repr(value):
+        from autograph.capture.values.run_time import RunTimeValue
+        return RunTimeValue(repr, [value], str, f"repr() of {value.describe()}")
+    return NotImplemented
+
+
+def _default_repr(value: Value) -> bool:
+    """``str``/``repr`` of ``value`` is ``object.__repr__``'s (type name and address), which
+    reads nothing else that could change before the transformed code calls it."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return False
+    if not isinstance(kind, type) or isinstance(value, ConstantValue) or type(kind) is not type:
+        return False
+    return mro_lookup(kind, "__repr__")[1] is object.__repr__ and mro_lookup(kind, "__str__")[1] is object.__str__
+
+
 def _float_int(kind):
     def handler(tx, x=None, *rest):
         if x is not None and x.is_tensor():
@@ -602,7 +625,7 @@ _BUILTIN_HANDLERS: dict[Any, Callable] = {
     len: _len, isinstance: _isinstance, getattr: _getattr, hasattr: _hasattr, range: _range,
     enumerate: _enumerate, zip: _zip, reversed: _reversed, iter: _iter, next: _next,
     min: _minmax(min), max: _minmax(max), sum: _sum, all: _all_any(True), any: _all_any(False),
-    abs: _abs, bool: _bool, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
+    abs: _abs, bool: _bool, repr: _repr, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
     map: _map, filter: _filter, sorted: _sorted, super: _super, float: _float_int(float),
     int: _float_int(int), operator.getitem: lambda tx, a, b: tx.getitem(a, b),
     operator.not_: lambda tx, a: ConstantValue(not a.truth(tx)),
@@ -631,6 +654,9 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
             real = None
         if isinstance(real, BaseException):
             return ConstantValue(cls(real))
+        if _default_repr(args[0]):  # "<m.C object at 0x...>": the address is known only at run time
+            from autograph.capture.values.run_time import RunTimeValue
+            return RunTimeValue(cls, [args[0]], str, f"{cls.__name__}() of {args[0].describe()}")
     if cls is torch.Size:
         items = args[0].iter_items(tx) if args else []
         if all(i.is_constant() for i in items):
