@@ -46,6 +46,8 @@ class BaseSequenceValue(Value):
 
     def getitem(self, tx, key: Value) -> Value:
         k = key.as_python_constant() if key.is_constant() else None
+        if key.is_tensor():  # seq[t] is seq[t.__index__()]: known when t is made of constants only
+            k = key.constant_index()
         if isinstance(k, slice):
             return type(self)(self.items[k]) if type(self) is not SizeValue else SizeValue(self.items[k])
         if isinstance(k, int) and not isinstance(k, bool) or isinstance(k, bool):

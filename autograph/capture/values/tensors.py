@@ -51,6 +51,18 @@ class TensorValue(Value):
     def is_tensor(self) -> bool:
         return True
 
+    def constant_index(self) -> int | None:
+        """``operator.index(t)`` run on the real tensor when the fake tensor mode knows its value:
+        a tensor made from constants only (``torch.as_tensor(2)``), which it tracks as
+        ``FakeTensor.constant`` and forgets once the tensor is written to. None otherwise."""
+        real = getattr(self.fake, "constant", None)
+        if real is None:
+            return None
+        try:
+            return operator.index(real)
+        except TypeError:  # a float tensor: Python raises, at run time too
+            return None
+
     def python_type(self) -> type:
         if self.input_cls is not None:
             return self.input_cls
