@@ -595,10 +595,39 @@ def _super(tx, *args):
 
 
 def _repr(tx, value=None, *rest, **kwargs):
-    if value is not None and not rest and not kwargs and _default_repr(value):
-        from autograph.capture.values.run_time import RunTimeValue
-        return RunTimeValue(repr, [value], str, f"repr() of {value.describe()}")
+    if value is not None and not rest and not kwargs:
+        if _default_repr(value):
+            from autograph.capture.values.run_time import RunTimeValue
+            return RunTimeValue(repr, [value], str, f"repr() of {value.describe()}")
+        return _python_text(tx, repr, value)
     return NotImplemented
+
+
+def _python_text(tx, fn, value: Value):
+    """``str(o)``/``repr(o)`` of an object whose class defines ``__str__``/``__repr__`` in
+    Python: the method inlined (``str`` falls back on ``__repr__`` as ``object.__str__`` does);
+    the result must be a ``str``, else Python raises TypeError at run time (a break)."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return NotImplemented
+    if isinstance(value, ConstantValue) or not isinstance(kind, type) or type(kind) is not type:
+        return NotImplemented
+    name = "__repr__"
+    if fn is str and mro_lookup(kind, "__str__")[1] is not object.__str__:
+        name = "__str__"
+    method = mro_lookup(kind, name)[1]
+    if type(method) is not types.FunctionType:
+        return NotImplemented
+    from autograph.capture.values.functions import UserFunctionValue
+    out = UserFunctionValue(method).call(tx, [value], {})
+    try:
+        text_type = out.python_type()
+    except Unsupported:
+        text_type = None
+    if text_type is not str:
+        raise Unsupported(f"{name} of {value.describe()} returned {out.describe()}, not a str", generic=True)
+    return out
 
 
 def _default_repr(value: Value) -> bool:
@@ -657,6 +686,10 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
         if _default_repr(args[0]):  # "<m.C object at 0x...>": the address is known only at run time
             from autograph.capture.values.run_time import RunTimeValue
             return RunTimeValue(cls, [args[0]], str, f"{cls.__name__}() of {args[0].describe()}")
+        if cls is str:
+            out = _python_text(tx, str, args[0])
+            if out is not NotImplemented:
+                return out
     if cls is torch.Size:
         items = args[0].iter_items(tx) if args else []
         if all(i.is_constant() for i in items):
