@@ -564,7 +564,7 @@ def _yield_value(tx, frame, inst):
 
 def install() -> None:
     """Wire this module's mechanisms into the interpreter's extension points."""
-    from autograph.capture.values import (contexts, named_tuples, partials, private, reduce, sets,  # noqa: F401
+    from autograph.capture.values import (contexts, func_transforms, named_tuples, partials, private, reduce, sets,  # noqa: F401
                                           side_effects, stdlib, torch_objects)
     side_effects.install()
     interpreter.GENERATOR_FACTORY = make_generator
