@@ -1,7 +1,8 @@
 """``torch.vmap(f)(*tensors)`` with ``f`` independent of the call (a torch function, a module-level
-function, a function made in the compiled code without cells or defaults) is one graph node
+function, a function made in the compiled code, also a closure over tensors) is one graph node
 calling the real transform (values/func_transforms.py): values, in-place effects and the identity
-of results that are their arguments are eager's. A closure over this call's values stays a break."""
+of results that are their arguments are eager's; a closure's cells are this call's. A closure
+writing its cells stays a break."""
 from __future__ import annotations
 
 import torch
@@ -76,13 +77,48 @@ def test_vmap_of_a_function_made_in_the_call():
     assert counter.frames == 1 and _fallbacks() == []
 
 
-def vmapped_closure(x, w):
-    return torch.vmap(lambda row: row @ w)(x)
+def vmapped_closure(x, w, k):
+    return torch.vmap(lambda row: row @ w * k)(x)
 
 
 def test_vmap_of_a_closure_uses_this_calls_cells():
-    f, _ = _compile(vmapped_closure)
+    f, counter = _compile(vmapped_closure, fullgraph=True)
     x = torch.randn(3, 4)
-    for _ in range(2):
+    for _ in range(3):
         w = torch.randn(4, 2)
-        assert torch.allclose(f(x, w), vmapped_closure(x, w))
+        assert torch.allclose(f(x, w, 3), vmapped_closure(x, w, 3))
+    assert counter.frames == 1 and _fallbacks() == []
+
+
+def closure_cell_mutated_between_calls(x, w):
+    def scaled(row):
+        return row * w.sum()
+    before = torch.vmap(scaled, in_dims=1, out_dims=1)(x)
+    w.add_(1)  # the second call reads the mutated tensor, as in Python
+    return before, torch.vmap(scaled, in_dims=1, out_dims=1)(x)
+
+
+def test_vmap_of_a_closure_reads_its_cells_when_called():
+    f, counter = _compile(closure_cell_mutated_between_calls, fullgraph=True)
+    x, w = torch.randn(3, 4), torch.randn(3)
+    got, ref = f(x, w.clone()), closure_cell_mutated_between_calls(x, w.clone())
+    assert torch.allclose(got[0], ref[0]) and torch.allclose(got[1], ref[1])
+    assert counter.frames == 1 and _fallbacks() == []
+
+
+def closure_writing_its_cell(x):
+    n = 0
+
+    def count(row):
+        nonlocal n
+        n += 1
+        return row * 2
+    out = torch.vmap(count)(x)
+    return out, n
+
+
+def test_vmap_of_a_closure_writing_its_cells_runs_in_python():
+    f, _ = _compile(closure_writing_its_cell)
+    x = torch.randn(3, 2)
+    got, ref = f(x), closure_writing_its_cell(x)
+    assert torch.equal(got[0], ref[0]) and got[1] == ref[1]
