@@ -66,6 +66,9 @@ class Codegen:
         self.resumes: list = []
         # cells of the frame already handed to a resume function by value (see resume_call)
         self.cells_by_value: set[int] = set()
+        # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
+        # rebuilt from their sources are then read first, before the replay (cg.pre runs before it)
+        self.read_sources_first = bool(getattr(tx, "side_effect_events", None))
 
     # --- expressions -----------------------------------------------------------
     def const(self, obj: Any) -> str:
@@ -106,7 +109,7 @@ class Codegen:
         if node.op == "placeholder":
             for src, _real, n in self.tx.graph.inputs:
                 if n is node:
-                    return self.source_expr(tv.source or src)
+                    return self._read_first(tv, self.source_expr(tv.source or src))
         if node.op == "get_attr":
             if tv.source is not None:
                 return self.source_expr(tv.source)
@@ -124,11 +127,20 @@ class Codegen:
             self._shared[key] = name
         return self._shared[key]
 
+    def _read_first(self, value: Value, text: str) -> str:
+        """``text`` reads a source: bound in ``pre`` (before the replayed side effects) when needed."""
+        if not self.read_sources_first or _SIMPLE.fullmatch(text):
+            return text
+        return self.shared(value, text)
+
     def reconstruct(self, value: Value) -> str:
         if value is NULL:
             raise CaptureBug("NULL rebuilt as a value")
         try:
-            return value.reconstruct(self)
+            text = value.reconstruct(self)
+            if value.source is not None and text == self.source_expr(value.source):
+                text = self._read_first(value, text)
+            return text
         except Unsupported as exc:
             made = getattr(value, "created_step", None)
             if made is not None:  # the outermost value that fails and knows where it was made
@@ -143,10 +155,10 @@ class Codegen:
         from autograph.capture.values.modules import ModuleValue, _has_hooks, called_in_python, guard_no_hooks
         if isinstance(fn, UserFunctionValue) and fn.fn.__code__.co_flags & _CO_GENERATOR_LIKE:
             return self.reconstruct(fn), args  # calling it runs no code: nothing to compile
-        if isinstance(fn, UserFunctionValue):
-            return self.const(self.wrap_nested(fn.fn)), args
+        if isinstance(fn, UserFunctionValue):  # the shim of this very function (real_value guards it)
+            return self.const(self.wrap_nested(fn.real_value())), args
         if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
-            return self.const(self.wrap_nested(fn.func.fn)), [fn.self_value, *args]
+            return self.const(self.wrap_nested(fn.func.real_value())), [fn.self_value, *args]
         if isinstance(fn, ModuleValue) and called_in_python(fn.module):
             return self.reconstruct(fn), args
         if isinstance(fn, ModuleValue) and not _has_hooks(fn.module) and "forward" not in fn.module.__dict__:

@@ -132,11 +132,15 @@ class GraphBuilder:
         fake_kwargs = to_fake_arg(kwargs)
         recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
         try:
-            with self.fake_mode, recorder:
-                if kind == "call_method":
-                    result = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
-                else:
-                    result = target(*fake_args, **fake_kwargs)
+            try:
+                result = self._run_fake(kind, target, fake_args, fake_kwargs, recorder)
+            except torch._subclasses.fake_tensor.DataDependentOutputException:
+                from autograph.capture.scalar_args import with_scalar_placeholders
+                swapped = with_scalar_placeholders(target, fake_args, fake_kwargs, method=kind == "call_method")
+                if swapped is None:
+                    raise
+                recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
+                result = self._run_fake(kind, target, *swapped, recorder)  # a 0-d tensor as a value-only Scalar
         except Unsupported:
             raise
         except (torch._subclasses.fake_tensor.DataDependentOutputException,
@@ -165,6 +169,12 @@ class GraphBuilder:
         if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
             self.last_call_node.meta["writes_input"] = True  # the caller can see this effect
         return value
+
+    def _run_fake(self, kind: str, target: Any, fake_args: tuple, fake_kwargs: dict, recorder) -> Any:
+        with self.fake_mode, recorder:
+            if kind == "call_method":
+                return getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
+            return target(*fake_args, **fake_kwargs)
 
     def wrap_result(self, kind, target, node_args, node_kwargs, result, *, effect_kinds: list | None = None,
                     arguments: list | None = None) -> Value:
@@ -328,6 +338,8 @@ def to_node_arg(obj):
         kind = tuple if obj.kind is not list else list
         return kind(to_node_arg(i) for i in obj.items)
     if isinstance(obj, DictValue):
+        if obj.has_identity_keys():
+            raise Unsupported(f"{obj.describe()} keyed by tensors or objects passed to a torch operation", kind="unsupported-torch-value")
         return {k: to_node_arg(v) for k, v in obj.items.items()}
     if isinstance(obj, tuple):
         return tuple(to_node_arg(o) for o in obj)

@@ -848,11 +848,11 @@ def _map_add(tx, frame, inst):
 def _dict_update(tx, frame, inst):
     v = frame.pop()
     d = frame.stack[-inst.arg]
-    if not isinstance(v, DictValue):
-        raise Unsupported(f"** of {v.describe()}", kind="unsupported-operation")
-    if inst.opname == "DICT_MERGE" and set(v.items) & set(d.items):
+    from autograph.capture.values.containers import mapping_items
+    pairs = [(d._key(k), value) for k, value in mapping_items(tx, v)]  # ** of any mapping: keys(), [k]
+    if inst.opname == "DICT_MERGE" and {k for k, _ in pairs} & set(d.items):
         raise Unsupported("TypeError: got multiple values for keyword argument", generic=True, kind="python-exception")
-    d.items.update(v.items)
+    d.items.update(pairs)
 
 
 @handler("UNPACK_SEQUENCE")
@@ -898,6 +898,39 @@ def _for_iter(tx, frame, inst):
         frame.jump(inst.target)
     else:
         frame.push(item)
+
+
+@handler("GET_YIELD_FROM_ITER")
+def _get_yield_from_iter(tx, frame, inst):
+    """``yield from x``: a generator is delegated to as it is, anything else through ``iter(x)``."""
+    obj = frame.pop()
+    frame.push(obj if isinstance(obj, ListIteratorValue) else obj.get_iter(tx))
+
+
+@handler("SEND")
+def _send(tx, frame, inst):
+    """The delegation step of ``yield from``: the iterator's next item goes on to ``YIELD_VALUE``;
+    when it is exhausted, its return value (a generator's ``return``; None for other iterators)
+    replaces it (3.11) or goes on top of it for ``END_SEND`` (3.12+), at the target."""
+    sent = frame.pop()
+    receiver = frame.stack[-1]
+    if not (sent.is_constant() and sent.as_python_constant() is None) or not isinstance(receiver, ListIteratorValue):
+        raise Unsupported(f"send() of {sent.describe()} into {receiver.describe()}", kind="unsupported-operation")
+    item = receiver.next(tx)
+    if item is not None:
+        frame.push(item)
+        return
+    if VERSION < (3, 12):
+        frame.pop()
+    frame.push(getattr(receiver, "return_value", None) or ConstantValue(None))
+    frame.jump(inst.target)
+
+
+@handler("END_SEND", min_version=(3, 12))
+def _end_send(tx, frame, inst):
+    value = frame.pop()
+    frame.pop()
+    frame.push(value)
 
 
 # --- jumps ----------------------------------------------------------------------------

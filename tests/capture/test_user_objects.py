@@ -193,11 +193,10 @@ class Slotted:
         self.v = v
 
 
-def test_class_with_slots_is_a_break_not_a_wrong_result():
+def test_class_with_slots_is_modelled():  # more in test_slots_objects.py
     def f(a):
         return Slotted(a).v + 1
-    h, _ = _run(f, torch.randn(2), breaks=1)
-    assert "Slotted" in h.breaks[0].reason
+    _run(f, torch.randn(2), breaks=0)
 
 
 def test_all_and_any_stop_consuming_a_generator_like_python():

@@ -89,10 +89,26 @@ class Value:
         raise Unsupported(f"truth value of {self.describe()}", kind="unsupported-operation")
 
     def contains(self, tx: "Translator", item: "Value") -> "Value":
+        """``item in self`` over the items in order. A comparison whose truth only the run knows
+        (``x == 1`` on a one-element tensor) is left to the transformed code (values/run_time.py);
+        later items are then compared only when that is free of side effects (tensors,
+        constants), since eager stops at the first true comparison."""
+        from autograph.capture.values.builtins import _identical
         from autograph.capture.values.constants import ConstantValue
+        from autograph.capture.values.run_time import RunTimeValue, any_true, one_element_tensor
+        undecided: list[Value] = []
         for x in self.iter_items(tx):
-            if equal_or_identical(tx, x, item):
+            if _identical(tx, x, item):
                 return ConstantValue(True)
+            if undecided and not (x.is_tensor() or x.is_constant()):
+                raise Unsupported(f"`in` after a comparison decided by a tensor value, then {x.describe()}", kind="data-dependent-branch")
+            eq = tx.compare(x, "==", item)
+            if one_element_tensor(eq):
+                undecided.append(eq)
+            elif eq.truth(tx):
+                return ConstantValue(True)
+        if undecided:
+            return RunTimeValue(any_true, undecided, bool, f"`{item.describe()} in ...` (a tensor comparison)")
         return ConstantValue(False)
 
     # --- runtime rebuild ---------------------------------------------------

@@ -29,6 +29,12 @@ from autograph.capture.values.objects import ClassValue, ObjectValue, PythonModu
 from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch_compiled
 
 _BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
+_TRANSFORM_MODULES = vb._TRANSFORM_MODULES
+
+
+def _made_at_run_time(obj: Any) -> bool:
+    """A function made by a call (``torch.vmap(f)``'s wrapper, a decorator's inner function)."""
+    return isinstance(obj, types.FunctionType) and "<locals>" in obj.__code__.co_qualname
 
 
 def _is_torch_callable(obj: Any) -> bool:
@@ -45,6 +51,14 @@ def _is_torch_callable(obj: Any) -> bool:
             and objclass.__module__.startswith("torch"):
         return True
     return False
+
+
+def _plain_key(key: Any) -> bool:
+    """A dict key capture can hold as a constant: str/int/float/bool/bytes/None, enum members,
+    and tuples (``torch.Size`` too) of those."""
+    if type(key) in (str, int, float, bool, bytes, type(None)) or isinstance(key, enum.Enum):
+        return True
+    return type(key) in (tuple, torch.Size) and all(_plain_key(k) for k in key)
 
 
 def _value_guard(g, source, obj: Any) -> None:
@@ -121,12 +135,17 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         items = [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
                  for i, x in enumerate(obj)]
         return (TupleValue if type(obj) is tuple else ListValue)(items, source)
-    if type(obj) is dict and all(type(k) in (str, int) or isinstance(k, enum.Enum) for k in obj):
+    if type(obj) is dict and all(_plain_key(k) for k in obj):
         from autograph.guards.sources import ItemSource
+        from autograph.capture.values.containers import outside_dict, register_outside_dict
+        seen = outside_dict(tx, obj, source)
+        if seen is not None:  # one dict, one value: a store through one read is seen by the others
+            return seen
         g.type_(source, obj)
         g.keys(source, obj)
-        return DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
-                          for k, v in obj.items()}, source)
+        value = DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
+                           for k, v in obj.items()}, source)
+        return register_outside_dict(tx, obj, value)
     if callable(obj) and is_torch_compiled(obj):  # left to torch.compile: its call is a break
         g.id_(source, obj)
         return TorchCompiledValue(obj, source)
@@ -136,10 +155,20 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         from autograph.guards.sources import AttrSource
         g.id_(AttrSource(source, "__self__") if source is not None else None, obj.__self__)
         return FunctionApplyValue(obj.__self__)
+    if _made_at_run_time(obj) and (getattr(obj, "__module__", None) or "").startswith(_TRANSFORM_MODULES):
+        g.id_(source, obj)  # torch.vmap(f), torch.func.grad(f): keeps C interpreter state; called natively
+        return OpaqueCallableValue(obj, source)
     if _is_torch_callable(obj):
         g.id_(source, obj)
         return TorchFunctionValue(obj)
+    if isinstance(obj, types.FunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
+        g.id_(source, obj)  # a library Python function with a model of its own (collections.namedtuple)
+        return BuiltinValue(obj)
     if isinstance(obj, types.FunctionType):
+        if source is not None and type(obj) is types.FunctionType and not _opaque_library(obj) \
+                and (obj.__closure__ or "<locals>" in obj.__code__.co_qualname):
+            from autograph.capture.values.functions import wrap_closure
+            return wrap_closure(tx, obj, source)  # made anew by each call of its maker: not by identity
         g.id_(source, obj)
         if _opaque_library(obj):
             return OpaqueCallableValue(obj, source)
@@ -174,6 +203,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.id_(source, obj)
         return PythonModuleValue(obj, source)
     if isinstance(obj, type):
+        from autograph.capture.values.named_tuples import made_class
+        made = made_class(tx, obj)
+        if made is not None:  # a class this call made: rebuilt per call, never a constant
+            return made
         g.id_(source, obj)
         return ClassValue(obj, source)
     if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):

@@ -178,7 +178,11 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             # the real `in` on the real constants (substring search, range arithmetic...)
             found = fold(tx, operator.contains, [b, a], {}, f"operator {op}").truth(tx)
             return ConstantValue(found if op == "in" else not found)
-        found = b.contains(tx, a).truth(tx)
+        found = b.contains(tx, a)
+        from autograph.capture.values.run_time import RunTimeValue
+        if isinstance(found, RunTimeValue):  # known only at run time
+            return found if op == "in" else RunTimeValue(operator.not_, [found], bool, f"`not` {found.what}")
+        found = found.truth(tx)
         return ConstantValue(found if op == "in" else not found)
     fn = COMPARE[op]
     if a.is_tensor() or b.is_tensor():
@@ -217,7 +221,22 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             return ConstantValue(op == "==")
         if (a.is_constant() and a.as_python_constant() is None) or (b.is_constant() and b.as_python_constant() is None):
             return ConstantValue(op == "!=")
+        if _identity_equality(a) and _identity_equality(b):  # object.__eq__ on both sides: `is`
+            same = _identical(tx, a, b)
+            return ConstantValue(same if op == "==" else not same)
     raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
+
+
+def _identity_equality(v: Value) -> bool:
+    """``==``/``!=`` of ``v`` is ``object``'s: identity (no class in its MRO defines either)."""
+    try:
+        cls = v.python_type()
+    except Unsupported:
+        return False
+    if not isinstance(cls, type) or isinstance(v, (ConstantValue,)) or v.is_tensor():
+        return False
+    from autograph.capture.values.base import mro_lookup
+    return mro_lookup(cls, "__eq__")[0] is object and mro_lookup(cls, "__ne__")[0] is object
 
 
 def _seq(v):
@@ -501,14 +520,23 @@ def _list(tx, it=None):
 
 
 def _dict(tx, it=None, **kwargs):
+    from autograph.capture.values.containers import mapping_items
     out = DictValue({})
     if it is not None:
-        if isinstance(it, DictValue):
-            out.items.update(it.items)
+        try:
+            is_mapping = hasattr(it.python_type(), "keys")
+        except Unsupported:
+            is_mapping = False
+        if is_mapping:  # dict(m): m.keys() and m[k] (a dict: its items)
+            for k, v in mapping_items(tx, it):
+                out.items[out._key(k)] = v
         else:
-            for pair in it.iter_items(tx):
-                k, v = pair.iter_items(tx)
-                out.items[k.as_python_constant()] = v
+            for i, pair in enumerate(it.iter_items(tx)):
+                kv = pair.iter_items(tx)
+                if len(kv) != 2:
+                    exc = ValueError(f"dictionary update sequence element #{i} has length {len(kv)}; 2 is required")
+                    raise Unsupported(f"ValueError: {exc}", generic=True, exc=exc, kind="python-exception")
+                out.items[out._key(kv[0])] = kv[1]
     out.items.update(kwargs)
     return out
 
@@ -547,16 +575,73 @@ def _filter(tx, fn, it):
     return ListIteratorValue(out)
 
 
-def _sorted(tx, it, **kwargs):
+def _sorted(tx, it, key=None, reverse=None):
+    """``sorted``: the real sort on constant sort keys (the items themselves, or ``key(item)``
+    called as Python would, once per item in order); the items keep their values (stable)."""
     items = it.iter_items(tx)
-    if all(i.is_constant() for i in items) and _all_constant([], kwargs):
-        return ListValue([ConstantValue(x) for x in sorted((i.as_python_constant() for i in items),
-                                                              **{k: v.as_python_constant() for k, v in kwargs.items()})])
-    raise Unsupported("sorted() on non-constant items", kind="unsupported-operation")
+    keys = [tx.call(key, [i], {}) for i in items] if key is not None and not (
+        key.is_constant() and key.as_python_constant() is None) else items
+    if not all(k.is_constant() and not _has_symbolic([k], {}) for k in keys):
+        raise Unsupported("sorted() on non-constant items", kind="unsupported-operation")
+    flag = bool(reverse.as_python_constant()) if reverse is not None else False
+    real = [k.as_python_constant() for k in keys]
+    try:
+        order = sorted(range(len(items)), key=real.__getitem__, reverse=flag)
+    except TypeError as exc:
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+    return ListValue([items[i] for i in order])
 
 
 def _super(tx, *args):
     raise Unsupported("super()", kind="unsupported-call")  # replaced by values.user_objects when installed
+
+
+def _repr(tx, value=None, *rest, **kwargs):
+    if value is not None and not rest and not kwargs:
+        if _default_repr(value):
+            from autograph.capture.values.run_time import RunTimeValue
+            return RunTimeValue(repr, [value], str, f"repr() of {value.describe()}")
+        return _python_text(tx, repr, value)
+    return NotImplemented
+
+
+def _python_text(tx, fn, value: Value):
+    """``str(o)``/``repr(o)`` of an object whose class defines ``__str__``/``__repr__`` in
+    Python: the method inlined (``str`` falls back on ``__repr__`` as ``object.__str__`` does);
+    the result must be a ``str``, else Python raises TypeError at run time (a break)."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return NotImplemented
+    if isinstance(value, ConstantValue) or not isinstance(kind, type) or type(kind) is not type:
+        return NotImplemented
+    name = "__repr__"
+    if fn is str and mro_lookup(kind, "__str__")[1] is not object.__str__:
+        name = "__str__"
+    method = mro_lookup(kind, name)[1]
+    if type(method) is not types.FunctionType:
+        return NotImplemented
+    from autograph.capture.values.functions import UserFunctionValue
+    out = UserFunctionValue(method).call(tx, [value], {})
+    try:
+        text_type = out.python_type()
+    except Unsupported:
+        text_type = None
+    if text_type is not str:
+        raise Unsupported(f"{name} of {value.describe()} returned {out.describe()}, not a str", generic=True, kind="python-exception")
+    return out
+
+
+def _default_repr(value: Value) -> bool:
+    """``str``/``repr`` of ``value`` is ``object.__repr__``'s (type name and address), which
+    reads nothing else that could change before the transformed code calls it."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return False
+    if not isinstance(kind, type) or isinstance(value, ConstantValue) or type(kind) is not type:
+        return False
+    return mro_lookup(kind, "__repr__")[1] is object.__repr__ and mro_lookup(kind, "__str__")[1] is object.__str__
 
 
 def _float_int(kind):
@@ -572,7 +657,7 @@ _BUILTIN_HANDLERS: dict[Any, Callable] = {
     len: _len, isinstance: _isinstance, getattr: _getattr, hasattr: _hasattr, range: _range,
     enumerate: _enumerate, zip: _zip, reversed: _reversed, iter: _iter, next: _next,
     min: _minmax(min), max: _minmax(max), sum: _sum, all: _all_any(True), any: _all_any(False),
-    abs: _abs, bool: _bool, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
+    abs: _abs, bool: _bool, repr: _repr, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
     map: _map, filter: _filter, sorted: _sorted, super: _super, float: _float_int(float),
     int: _float_int(int), operator.getitem: lambda tx, a, b: tx.getitem(a, b),
     operator.not_: lambda tx, a: ConstantValue(not a.truth(tx)),
@@ -601,6 +686,13 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
             real = None
         if isinstance(real, BaseException):
             return ConstantValue(cls(real))
+        if _default_repr(args[0]):  # "<m.C object at 0x...>": the address is known only at run time
+            from autograph.capture.values.run_time import RunTimeValue
+            return RunTimeValue(cls, [args[0]], str, f"{cls.__name__}() of {args[0].describe()}")
+        if cls is str:
+            out = _python_text(tx, str, args[0])
+            if out is not NotImplemented:
+                return out
     if cls is torch.Size:
         items = args[0].iter_items(tx) if args else []
         if all(i.is_constant() for i in items):
@@ -636,6 +728,8 @@ _TORCH_BREAKS = {
 # ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented``: torch functions answered at
 # capture time (``torch.compiler.is_compiling()``, ``torch.finfo``…: values/torch_objects.py)
 TORCH_CALL_OVERRIDES: dict[Any, Callable] = {}
+# torch.func transforms keep interpreter state in C (vmap/grad levels): not interpreted
+_TRANSFORM_MODULES = ("torch._functorch", "torch.func", "torch.autograd.forward_ad")
 
 
 class TorchFunctionValue(Value):
@@ -665,12 +759,21 @@ class TorchFunctionValue(Value):
             return ConstantValue(args[0].is_tensor())
         try:
             return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
-        except Unsupported:
+        except Unsupported as exc:
             # a query without tensor arguments (torch.cuda.is_available(), is_scripting(), ...)
             if _all_constant(args, kwargs) and isinstance(self.fn, types.FunctionType):
                 result = fold(tx, self.fn, args, kwargs, self.describe())
                 if not result.is_tensor():
                     return result
+            if exc.reason.endswith("passed to a torch operation") and type(self.fn) is types.FunctionType \
+                    and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):
+                # a Python function of torch taking a value that is no graph argument (a class,
+                # a function, a Python object): interpreted like user code instead
+                from autograph.capture.values.functions import UserFunctionValue
+                try:
+                    return UserFunctionValue(self.fn).call(tx, list(args), dict(kwargs))
+                except Unsupported:
+                    pass
             raise
 
     def reconstruct(self, cg):

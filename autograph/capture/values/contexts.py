@@ -18,6 +18,7 @@ one the block itself set; :func:`check_resumable` refuses the rest.
 """
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Any
 
@@ -128,6 +129,22 @@ class StateContextValue(Value):
     def clone(self, tx) -> "StateContextValue":
         raise Unsupported(f"`.clone()` of {self.describe()}", kind="unsupported-operation")
 
+    # torch's _DecoratorContextManager: ``ctx(fn)`` wraps ``fn`` to run in ``ctx.clone()``
+    decorates = False
+
+    def call(self, tx, args, kwargs):
+        if not self.decorates or len(args) != 1 or kwargs:
+            return super().call(tx, args, kwargs)
+        fn = args[0]
+        try:
+            kind = fn.python_type()
+        except Unsupported:
+            kind = None
+        code = getattr(fn, "code", None)
+        if kind is not types.FunctionType or code is None or code.co_flags & inspect.CO_GENERATOR:
+            raise Unsupported(f"{self.describe()} decorating {fn.describe()}", kind="unsupported-call")
+        return ContextDecoratedValue(self, fn)
+
     def getattr(self, tx, name):
         if name == "__exit__":
             return _ExitValue(self)
@@ -157,6 +174,7 @@ class GradModeContextValue(StateContextValue):
     def __init__(self, enabled: bool, *, immediate: bool = False):
         self.enabled = enabled
         self.immediate = immediate
+        self.decorates = not immediate  # set_grad_enabled(b) switched already when made
         self.prev: bool | None = None
 
     def describe(self):
@@ -209,6 +227,8 @@ class GradModeContextValue(StateContextValue):
 
 class InferenceModeValue(StateContextValue):
     """``torch.inference_mode(mode)``: one RAII guard of the C++ ``InferenceMode``."""
+
+    decorates = True
 
     def __init__(self, mode: bool):
         self.mode = mode
@@ -284,6 +304,44 @@ class AutocastValue(StateContextValue):
         device, dtype, enabled, cache = self.args
         return (f"{cg.const(torch.amp.autocast)}({device!r}, dtype={cg.const(dtype)}, enabled={enabled!r}, "
                 f"cache_enabled={cache!r})")
+
+
+class ContextDecoratedValue(Value):
+    """``torch.no_grad()(fn)`` / ``@torch.inference_mode()`` on a function made or read during
+    capture: each call runs ``fn`` inside a fresh clone of the context, as torch's
+    ``context_decorator`` does."""
+
+    def __init__(self, ctx: StateContextValue, fn: Value):
+        self.ctx = ctx
+        self.fn = fn
+
+    def describe(self):
+        return f"{self.fn.describe()} decorated by {self.ctx.describe()}"
+
+    def python_type(self):
+        return types.FunctionType
+
+    def call(self, tx, args, kwargs):
+        ctx = self.ctx.clone(tx)
+        ctx.enter(tx)
+        try:
+            out = self.fn.call(tx, args, kwargs)
+        except Unsupported as exc:
+            if exc.exc is not None and ctx.entered:  # a Python exception leaves the block
+                ctx.exit(tx)
+            raise
+        ctx.exit(tx)
+        return out
+
+    def getattr(self, tx, name):
+        if name == "__wrapped__":
+            return self.fn
+        if name in ("__name__", "__qualname__", "__doc__", "__module__"):  # functools.wraps copies them
+            return self.fn.getattr(tx, name)
+        return super().getattr(tx, name)
+
+    def reconstruct(self, cg):
+        return cg.shared(self, f"{self.ctx.fresh(cg)}({cg.reconstruct(self.fn)})")
 
 
 class _MethodOf(Value):

@@ -154,7 +154,7 @@ def _bind(fn: Callable, args: list, kwargs: dict) -> dict[str, Value]:
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except TypeError as exc:
-        raise Unsupported(f"TypeError calling torch.distributed.{fn.__name__}: {exc}", generic=True)
+        raise Unsupported(f"TypeError calling torch.distributed.{fn.__name__}: {exc}", generic=True, kind="python-exception")
     out: dict[str, Value] = {}
     for name, param in inspect.signature(fn).parameters.items():
         if name in bound.arguments:
@@ -183,7 +183,7 @@ def _group(tx, value: Value):
         try:
             pg = dist.distributed_c10d._get_default_group()
         except Exception as exc:  # not initialised: Python raises it
-            raise Unsupported(f"torch.distributed: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"torch.distributed: {exc}", generic=True, exc=exc, kind="python-exception")
         _guard_default_group(tx, pg)
         return pg
     raise Unsupported(f"{value.describe()} as a process group (only ProcessGroup objects and None are "
@@ -207,7 +207,7 @@ def _tensor(value: Value, what: str):
                           kind=DISTRIBUTED_CALL)
     fake = value.fake
     if not fake.is_contiguous():  # c10d refuses it: Python raises the error
-        raise Unsupported(f"{what} of a torch.distributed call is not contiguous", generic=True)
+        raise Unsupported(f"{what} of a torch.distributed call is not contiguous", generic=True, kind="python-exception")
     return value
 
 
@@ -299,7 +299,7 @@ def _all_reduce(fn):
         _not_differentiated(tensor)
         _check_group_member(tx, pg)
         if tensor.fake.is_complex() and op not in ("sum", "avg"):
-            raise Unsupported(f"all_reduce {op} on a complex tensor (eager raises)", generic=True)
+            raise Unsupported(f"all_reduce {op} on a complex tensor (eager raises)", generic=True, kind="python-exception")
         target = _as_real(tx, tensor)
         _write_back(tx, target, _functional(tx, "all_reduce", target, ConstantValue(op),
                                             ConstantValue(pg.group_name)))
@@ -319,7 +319,7 @@ def _broadcast(fn):
         try:  # torch's own rank translation, on the real constants
             root = c10d._canonicalize_group_rank(pg, src, group_src, return_global=False)
         except Exception as exc:
-            raise Unsupported(f"broadcast: {type(exc).__name__}: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"broadcast: {type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception")
         _not_differentiated(tensor)
         _check_group_member(tx, pg)
         target = _as_real(tx, tensor)
@@ -339,7 +339,7 @@ def _all_gather_into(fn):
         size = _group_size(pg)
         if out.fake.dtype != inp.fake.dtype or out.fake.numel() != size * inp.fake.numel():
             raise Unsupported("all_gather_into_tensor with mismatched sizes or dtypes (eager raises)",
-                              generic=True)
+                              generic=True, kind="python-exception")
         _not_differentiated(out, inp)
         _check_group_member(tx, pg)
         out, inp = _as_real(tx, out), _as_real(tx, inp)
@@ -361,7 +361,7 @@ def _reduce_scatter(fn):
         if out.fake.dtype != inp.fake.dtype or inp.fake.numel() != size * out.fake.numel() \
                 or inp.fake.dim() == 0 or inp.fake.shape[0] % size:
             raise Unsupported("reduce_scatter_tensor with mismatched sizes or dtypes (eager raises)",
-                              generic=True)
+                              generic=True, kind="python-exception")
         _not_differentiated(out, inp)
         _check_group_member(tx, pg)
         out, inp = _as_real(tx, out), _as_real(tx, inp)
@@ -382,17 +382,17 @@ def _all_to_all_single(fn):
         out_splits = _constant(a["output_split_sizes"], "output_split_sizes")
         in_splits = _constant(a["input_split_sizes"], "input_split_sizes")
         if out.fake.dtype != inp.fake.dtype or inp.fake.dim() == 0 or out.fake.dim() == 0:
-            raise Unsupported("all_to_all_single with mismatched dtypes (eager raises)", generic=True)
+            raise Unsupported("all_to_all_single with mismatched dtypes (eager raises)", generic=True, kind="python-exception")
         if in_splits is None:
             if inp.fake.shape[0] % size:
-                raise Unsupported("all_to_all_single: input not divisible by the group size", generic=True)
+                raise Unsupported("all_to_all_single: input not divisible by the group size", generic=True, kind="python-exception")
             in_splits = [inp.fake.shape[0] // size] * size
         if out_splits is None:
             if out.fake.shape[0] % size:
-                raise Unsupported("all_to_all_single: output not divisible by the group size", generic=True)
+                raise Unsupported("all_to_all_single: output not divisible by the group size", generic=True, kind="python-exception")
             out_splits = [out.fake.shape[0] // size] * size
         if sum(out_splits) != out.fake.shape[0] or sum(in_splits) != inp.fake.shape[0]:
-            raise Unsupported("all_to_all_single: split sizes do not add up (eager raises)", generic=True)
+            raise Unsupported("all_to_all_single: split sizes do not add up (eager raises)", generic=True, kind="python-exception")
         _not_differentiated(out, inp)
         _check_group_member(tx, pg)
         out, inp = _as_real(tx, out), _as_real(tx, inp)
@@ -438,7 +438,7 @@ def _query(fn: Callable, name: str):
         try:
             result = fn(*real_args, **real_kwargs)
         except Exception as exc:
-            raise Unsupported(f"torch.distributed.{name}() raised {type(exc).__name__}", generic=True, exc=exc)
+            raise Unsupported(f"torch.distributed.{name}() raised {type(exc).__name__}", generic=True, exc=exc, kind="python-exception")
         shown = ", ".join([_show(a) for a in real_args] + [f"{k}={_show(v)}" for k, v in real_kwargs.items()])
         expected = result
         tx.guards._add(("dist-query", name, shown), lambda: model.python_guard(

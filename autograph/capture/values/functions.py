@@ -31,7 +31,11 @@ class UserFunctionValue(Value):
         if stored is not None:  # set earlier in this capture (replayed after the graph)
             return stored
         if name in ("__name__", "__qualname__", "__module__", "__doc__"):
-            return ConstantValue(getattr(self.fn, name))
+            from autograph.guards.sources import AttrSource
+            real = getattr(self.fn, name)
+            if self.source is not None:  # writable: a later call may see another value
+                tx.guards.equals(AttrSource(self.source, name), real)
+            return ConstantValue(real)
         if name in ("__code__", "__defaults__", "__kwdefaults__", "__wrapped__", "__globals__", "__closure__") \
                 or name in self.fn.__dict__:
             from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
@@ -70,13 +74,15 @@ class UserFunctionValue(Value):
         from autograph.guards.sources import AttrSource, ClosureSource, ItemSource
         cells = []
         for i, (name, cell) in enumerate(zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ())):
+            cell_source = None
             if self.fn is tx.root_fn:
                 src = ClosureSource(name)
             elif self.source is not None:
-                src = AttrSource(ItemSource(AttrSource(self.source, "__closure__"), i), "cell_contents")
+                cell_source = ItemSource(AttrSource(self.source, "__closure__"), i)
+                src = AttrSource(cell_source, "cell_contents")
             else:
                 src = None
-            cells.append(RealCellValue(cell, src, name))
+            cells.append(RealCellValue(cell, src, name, cell_source))
         return cells
 
     def default_value(self, tx, name: str, real: Any, index_source) -> Value:
@@ -86,6 +92,47 @@ class UserFunctionValue(Value):
         if self.source is not None:
             return cg.source_expr(self.source)
         return cg.const(self.fn)
+
+
+class ClosureFunctionValue(UserFunctionValue):
+    """A nested function or closure reached through a source (an argument, a resume
+    function's live local).
+
+    The function that made it makes a new one on every call, so it is guarded by what
+    inlining it relies on -- its code object, its globals and the layout of its defaults --
+    not by identity; cell contents and default values are guarded where they are read
+    (``g.__closure__[i].cell_contents``, ``g.__defaults__[i]``) and stores into its cells go
+    to the cells of the function of the call. Whatever observes the object itself (``is``,
+    hashing, a native call at a break) goes through ``real_value``, which adds the identity
+    guard (TorchDynamo's ``CLOSURE_MATCH`` guards the code object the same way)."""
+
+    def __init__(self, fn: types.FunctionType, source, guards):
+        super().__init__(fn, source)
+        self._guards = guards
+
+    def real_value(self):
+        self._guards.id_(self.source, self.fn)
+        return self.fn
+
+
+def wrap_closure(tx, fn: types.FunctionType, source) -> ClosureFunctionValue:
+    """The value of a closure read through ``source``, with the guards inlining it needs."""
+    from autograph.guards.sources import AttrSource
+    g = tx.guards
+    g.type_(source, fn)
+    g.id_(AttrSource(source, "__code__"), fn.__code__)
+    g.id_(AttrSource(source, "__globals__"), fn.__globals__)
+    for name, real in (("__defaults__", fn.__defaults__), ("__kwdefaults__", fn.__kwdefaults__)):
+        src = AttrSource(source, name)
+        if real is None:
+            g.equals(src, None)
+        elif type(real) is tuple:
+            g.type_(src, real)
+            g.length(src, real)
+        else:
+            g.type_(src, real)
+            g.keys(src, real)
+    return ClosureFunctionValue(fn, source, g)
 
 
 def _special_name(name: str) -> bool:

@@ -264,10 +264,18 @@ def _stateless(module: torch.nn.Module) -> bool:
     return not any(True for _ in module.parameters()) and not any(True for _ in module.buffers())
 
 
+def _base_init_only(cls: type, args, kwargs) -> bool:
+    """A user module class whose construction runs only ``nn.Module.__init__()`` (no ``__init__``
+    or ``__new__`` of its own): building it at capture time runs no user code."""
+    from autograph.capture.values.base import mro_lookup
+    return not args and not kwargs and mro_lookup(cls, "__init__")[1] is torch.nn.Module.__init__ \
+        and mro_lookup(cls, "__new__")[1] in (None, object.__new__) and type(cls) is type
+
+
 def construct_torch_module(tx, cls, args, kwargs):
     """``CLASS_CALL_HOOKS`` entry: build stateless ``torch.nn`` modules with constant arguments."""
     if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)
-            and (cls.__module__ or "").startswith("torch.nn.modules.")):
+            and ((cls.__module__ or "").startswith("torch.nn.modules.") or _base_init_only(cls, args, kwargs))):
         return NotImplemented
     from autograph.capture.values.builtins import _all_constant
     if not _all_constant(args, kwargs):

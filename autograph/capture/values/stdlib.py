@@ -31,9 +31,9 @@ def _signature(tx, args, kwargs):
         return NotImplemented
     fn = args[0]
     if isinstance(fn, UserFunctionValue):
-        return SignatureValue(inspect.signature(fn.fn))
+        return SignatureValue(inspect.signature(fn.real_value()))
     if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
-        sig = inspect.signature(fn.func.fn)
+        sig = inspect.signature(fn.func.real_value())
         params = list(sig.parameters.values())
         if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
             return NotImplemented

@@ -51,6 +51,18 @@ class TensorValue(Value):
     def is_tensor(self) -> bool:
         return True
 
+    def constant_index(self) -> int | None:
+        """``operator.index(t)`` run on the real tensor when the fake tensor mode knows its value:
+        a tensor made from constants only (``torch.as_tensor(2)``), which it tracks as
+        ``FakeTensor.constant`` and forgets once the tensor is written to. None otherwise."""
+        real = getattr(self.fake, "constant", None)
+        if real is None:
+            return None
+        try:
+            return operator.index(real)
+        except TypeError:  # a float tensor: Python raises, at run time too
+            return None
+
     def python_type(self) -> type:
         if self.input_cls is not None:
             return self.input_cls
@@ -73,6 +85,8 @@ class TensorValue(Value):
             return tx.graph.call("call_function", getattr, (self, name), {})
         if name in _BREAK_METHODS:
             return TensorMethodValue(self, name)
+        if name == "__class__":  # the Python class TENSOR_MATCH guards
+            return tx.wrap(self.python_type(), None, trusted=True)
         attr = getattr(torch.Tensor, name, None)
         if attr is None:
             err = AttributeError(f"'Tensor' object has no attribute '{name}'")
@@ -104,6 +118,18 @@ class TensorValue(Value):
         return cg.tensor(self)
 
 
+def _tensor_type_name(value: Value) -> Value:
+    """``x.type(torch.HalfTensor)``: the legacy tensor type as the dotted name ``Tensor.type``
+    imports back to the same class (a plain constant in the graph)."""
+    try:
+        real = value.real_value()
+    except Unsupported:
+        return value
+    if isinstance(real, type(torch.FloatTensor)):
+        return ConstantValue(f"{real.__module__}.{real.__name__}")
+    return value
+
+
 class TensorMethodValue(Value):
     """``tensor.method`` waiting to be called."""
 
@@ -119,6 +145,8 @@ class TensorMethodValue(Value):
             raise Unsupported(_BREAK_METHODS[self.name],
                               kind="data-dependent-branch" if self.name in ("item", "tolist", "numpy", "__bool__")
                               else "unsupported-call")
+        if self.name == "type" and args:
+            args = [_tensor_type_name(args[0]), *args[1:]]
         if self.name in _META_METHODS:
             from autograph.capture.graph import to_fake_arg
             from autograph.capture.values.builder import wrap_fake_result

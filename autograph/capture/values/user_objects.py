@@ -36,15 +36,37 @@ _DICT_BASES = (dict, collections.OrderedDict)
 _PLAIN_BASES = (object,) + _DICT_BASES
 
 
-def _rebuild(cls: type, attrs: dict, items: dict | None) -> Any:
+def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = None) -> Any:
     """The real object with the final state capture computed (used by the transformed code)."""
     obj = cls.__new__(cls)
     if items is not None:
         base = next(b for b in cls.__mro__ if b in _DICT_BASES)
         for k, v in items.items():
             base.__setitem__(obj, k, v)
-    obj.__dict__.update(attrs)
+    for name, value in (slots or {}).items():
+        mro_lookup(cls, name)[1].__set__(obj, value)  # the slot's member descriptor
+    if attrs:
+        obj.__dict__.update(attrs)
     return obj
+
+
+def _is_slot(cls: type, name: str) -> bool:
+    """Whether ``name`` is a ``__slots__`` entry of a Python class in ``cls.__mro__``."""
+    klass, raw = mro_lookup(cls, name)
+    return type(raw) is types.MemberDescriptorType and "__slots__" in klass.__dict__
+
+
+def _plain_slots(klass: type) -> bool:
+    """A class statement's ``__slots__``: each name a member descriptor of the class."""
+    slots = klass.__dict__.get("__slots__", ())
+    names = (slots,) if isinstance(slots, str) else tuple(slots)
+    return all(n in ("__dict__", "__weakref__") or _is_slot(klass, _mangled(klass, n)) for n in names)
+
+
+def _mangled(klass: type, name: str) -> str:
+    if name.startswith("__") and not name.endswith("__"):
+        return f"_{klass.__name__.lstrip('_')}{name}"
+    return name
 
 
 def _python_attr(cls: type, name: str) -> Any:
@@ -79,7 +101,7 @@ def supported_class(cls: type) -> str | None:
     for klass in cls.__mro__:
         if klass in _PLAIN_BASES:
             continue
-        if klass.__module__ == "builtins" or klass.__dict__.get("__slots__", ()) != ():
+        if klass.__module__ == "builtins" or not _plain_slots(klass):
             return f"class {cls.__qualname__} derives from {klass.__qualname__} (C type or __slots__)"
     for name in ("__new__", "__getattribute__", "__del__"):
         attr = _python_attr(cls, name)
@@ -96,6 +118,7 @@ class UserObjectValue(Value):
     def __init__(self, cls: type):
         self.cls = cls
         self.attrs = DictValue({})  # the instance __dict__
+        self.slots: dict[str, Value] = {}  # filled ``__slots__`` entries
         self.items = DictValue({}, kind=dict) if issubclass(cls, _DICT_BASES) else None
 
     def describe(self):
@@ -108,8 +131,13 @@ class UserObjectValue(Value):
     def getattr(self, tx, name):
         if name == "__class__":
             return tx.wrap(self.cls, None, trusted=True)
-        if name == "__dict__":
+        if name == "__dict__" and self.cls.__dictoffset__:
             return self.attrs
+        if _is_slot(self.cls, name):
+            if name in self.slots:
+                return self.slots[name]
+            exc = AttributeError(f"{self.cls.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         attr = _python_attr(self.cls, name)
         if isinstance(attr, property):
             if not isinstance(attr.fget, types.FunctionType):
@@ -145,15 +173,23 @@ class UserObjectValue(Value):
                                   kind="python-exception")
             UserFunctionValue(attr.fset).call(tx, [self, value], {})
             return
+        if _is_slot(self.cls, name):
+            self.slots[name] = value
+            return
         if attr is not None and _is_data_descriptor(attr):
-            raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}",
-                              kind="unsupported-operation")
+            raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}", kind="unsupported-operation")
+        if not self.cls.__dictoffset__:  # __slots__ only: no instance __dict__
+            exc = AttributeError(f"{self.cls.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         self.attrs.items[name] = value
 
     def delattr(self, tx, name):
         fn = _user_defined(self.cls, "__delattr__")
         if fn is not None:
             UserFunctionValue(fn).call(tx, [self, ConstantValue(name)], {})
+            return
+        if _is_slot(self.cls, name) and name in self.slots:
+            del self.slots[name]
             return
         if _is_data_descriptor(_python_attr(self.cls, name)):
             raise Unsupported(f"`del` of descriptor attribute `.{name}` of {self.describe()}",
@@ -227,7 +263,9 @@ class UserObjectValue(Value):
 
     def reconstruct(self, cg):
         items = cg.reconstruct(self.items) if self.items is not None else "None"
-        return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items})")
+        slots = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.slots.items()) + "}"
+        return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items}, "
+                               f"{slots})")
 
 
 def _is_data_descriptor(attr: Any) -> bool:
@@ -450,6 +488,7 @@ class GeneratorValue(ListIteratorValue):
         self.frame = frame
         self.started = False
         self.done = False
+        self.return_value: Value = ConstantValue(None)
         # the call that made it: an unstarted generator is rebuilt by making the same call
         self.call = (fn, list(args or []), dict(kwargs or {}))
 
@@ -475,6 +514,7 @@ class GeneratorValue(ListIteratorValue):
         if isinstance(out, Yielded):
             return out.value
         self.done = True
+        self.return_value = out.value  # what `yield from` this generator evaluates to
         return None
 
     def next(self, tx):
@@ -533,8 +573,9 @@ def _yield_value(tx, frame, inst):
 
 def install() -> None:
     """Wire this module's mechanisms into the interpreter's extension points."""
-    from autograph.capture.values import (contexts, distributed, live_iterators, named_tuples, partials,  # noqa: F401
-                                          private, reduce, sets, side_effects, stdlib, torch_objects)
+    from autograph.capture.values import (contexts, distributed, func_transforms, live_iterators,  # noqa: F401
+                                          named_tuples, partials, private, reduce, sets, side_effects, stdlib,
+                                          torch_objects)
     side_effects.install()
     interpreter.GENERATOR_FACTORY = make_generator
     from autograph.capture.values import builder
