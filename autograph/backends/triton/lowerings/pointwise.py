@@ -6,6 +6,7 @@ reads the input whose range holds it.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import sympy
 import torch
@@ -15,28 +16,38 @@ from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import Pointwise, Value
 from autograph.backends.triton.lower import Unsupported, meta, promoted, register, shape_of
 
+if TYPE_CHECKING:
+    from autograph.backends.triton.lower import Lowering
+
 aten = torch.ops.aten
 prims = torch.ops.prims
 
 
-def _binary(template: str, name: str):
+def _binary(op: str, name: str):
+    """``a op b`` (``alpha`` scales ``b``, as in ``add(a, b, alpha=2)``)."""
+
     def lower(L: Lowering, node, a, b, **kw):
-        if kw.get("alpha", 1) != 1:
-            alpha = kw["alpha"]
-            return L.pointwise(node, [a, b], lambda x, y: template.format(x, f"{literal(alpha)} * {y}"), name)
-        return L.pointwise(node, [a, b], lambda x, y: template.format(x, y), name)
+        alpha = kw.get("alpha", 1)
+
+        def body(ops, x, y):
+            if alpha != 1:
+                y = ops.mul(ops.constant(alpha, meta(node).dtype), y)
+            return getattr(ops, op)(x, y)
+
+        return L.pointwise(node, [a, b], body, name)
 
     return lower
 
 
-register(aten.add.Tensor, aten.add.Scalar)(_binary("{} + {}", "add"))
-register(aten.sub.Tensor, aten.sub.Scalar)(_binary("{} - {}", "sub"))
-register(aten.mul.Tensor, aten.mul.Scalar)(_binary("{} * {}", "mul"))
+register(aten.add.Tensor, aten.add.Scalar)(_binary("add", "add"))
+register(aten.sub.Tensor, aten.sub.Scalar)(_binary("sub", "sub"))
+register(aten.mul.Tensor, aten.mul.Scalar)(_binary("mul", "mul"))
 
 
 @register(aten.rsub.Scalar, aten.rsub.Tensor)
 def _rsub(L, node, a, b, alpha=1):
-    return L.pointwise(node, [a, b], lambda x, y: f"{y} - {literal(alpha)} * {x}", "rsub")
+    return L.pointwise(node, [a, b], lambda ops, x, y: ops.sub(y, ops.mul(ops.constant(alpha, meta(node).dtype), x)),
+                       "rsub")
 
 
 @register(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, aten.div.Scalar_mode)
@@ -44,10 +55,10 @@ def _div(L, node, a, b, rounding_mode=None):
     if not meta(node).dtype.is_floating_point:
         raise Unsupported("integer division")
     if rounding_mode is None:
-        return L.pointwise(node, [a, b], lambda x, y: f"{x} / {y}", "div")
+        return L.pointwise(node, [a, b], lambda ops, x, y: ops.truediv(x, y), "div")
     if rounding_mode == "floor":
-        return L.pointwise(node, [a, b], lambda x, y: f"tl.floor({x} / {y})", "div")
-    return L.pointwise(node, [a, b], lambda x, y: f"tl.where({x} / {y} < 0, tl.math.ceil({x} / {y}), tl.floor({x} / {y}))", "div")
+        return L.pointwise(node, [a, b], lambda ops, x, y: ops.floor(ops.truediv(x, y)), "div")
+    return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
 
 
 def k_emitless(expr: str) -> str:
@@ -60,75 +71,57 @@ def _float_only(node):
         raise Unsupported("float-only op on integers")
 
 
-def _unary(template: str, name: str, float_only: bool = True):
+def _unary(op: str, float_only: bool = True):
     def lower(L: Lowering, node, a):
         if float_only:
             _float_only(node)
-        return L.pointwise(node, [a], lambda x: template.format(x=x), name)
+        return L.pointwise(node, [a], lambda ops, x: getattr(ops, op)(x), op)
 
     return lower
 
 
-for _op, _tpl, _name in [
-    (aten.exp.default, "tl.exp({x})", "exp"),
-    (aten.exp2.default, "tl.math.exp2({x})", "exp2"),
-    (aten.log.default, "tl.log({x})", "log"),
-    (aten.log2.default, "tl.log({x}) * 1.4426950408889634", "log2"),
-    (aten.log10.default, "tl.log({x}) * 0.4342944819032518", "log10"),
-    (aten.log1p.default, "tl.log(1.0 + {x})", "log1p"),
-    (aten.expm1.default, "tl.exp({x}) - 1.0", "expm1"),
-    (aten.sqrt.default, "tl.sqrt({x})", "sqrt"),
-    (aten.rsqrt.default, "tl.rsqrt({x})", "rsqrt"),
-    (aten.sin.default, "tl.sin({x})", "sin"),
-    (aten.cos.default, "tl.cos({x})", "cos"),
-    (aten.tanh.default, "2.0 * tl.sigmoid(2.0 * {x}) - 1.0", "tanh"),
-    (aten.sigmoid.default, "tl.sigmoid({x})", "sigmoid"),
-    (aten.erf.default, "tl.math.erf({x})", "erf"),
-    (aten.reciprocal.default, "1.0 / {x}", "reciprocal"),
-    (aten.floor.default, "tl.floor({x})", "floor"),
-    (aten.ceil.default, "tl.math.ceil({x})", "ceil"),
-    (aten.trunc.default, "tl.where({x} < 0, tl.math.ceil({x}), tl.floor({x}))", "trunc"),
-]:
-    register(_op)(_unary(_tpl, _name))
+for _op in ["exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh",
+            "sigmoid", "erf", "reciprocal", "floor", "ceil", "trunc"]:
+    register(getattr(aten, _op).default)(_unary(_op))
 
-register(aten.neg.default)(_unary("-{x}", "neg", float_only=False))
-register(aten.abs.default)(_unary("tl.abs({x})", "abs", float_only=False))
+register(aten.neg.default)(_unary("neg", float_only=False))
+register(aten.abs.default)(_unary("abs", float_only=False))
 
 
 @register(aten.relu.default)
 def _relu(L, node, a):
     if meta(node).dtype.is_floating_point:  # relu(nan) is nan in torch
-        return L.pointwise(node, [a], lambda x: f"tl.where(({x} > 0) | ({x} != {x}), {x}, 0.0)", "relu")
-    return L.pointwise(node, [a], lambda x: f"tl.maximum({x}, 0)", "relu")
+        return L.pointwise_text(node, [a], lambda x: f"tl.where(({x} > 0) | ({x} != {x}), {x}, 0.0)", "relu")
+    return L.pointwise_text(node, [a], lambda x: f"tl.maximum({x}, 0)", "relu")
 
 
 @register(aten.sign.default)
 def _sign(L, node, a):
     if a.dtype == torch.bool:
         raise Unsupported("sign of bool")
-    return L.pointwise(node, [a], lambda x: f"({x} > 0).to({tl_dtype(compute_dtype(a.dtype))}) - ({x} < 0).to({tl_dtype(compute_dtype(a.dtype))})", "sign")
+    return L.pointwise_text(node, [a], lambda x: f"({x} > 0).to({tl_dtype(compute_dtype(a.dtype))}) - ({x} < 0).to({tl_dtype(compute_dtype(a.dtype))})", "sign")
 
 
 @register(aten.isnan.default)
 def _isnan(L, node, a):
-    return L.pointwise(node, [a], lambda x: f"{x} != {x}", "isnan", compute=compute_dtype(a.dtype))
+    return L.pointwise_text(node, [a], lambda x: f"{x} != {x}", "isnan", compute=compute_dtype(a.dtype))
 
 
 @register(aten.logical_not.default)
 def _lnot(L, node, a):
-    return L.pointwise(node, [a], lambda x: f"{x} == 0", "logical_not", compute=compute_dtype(a.dtype))
+    return L.pointwise_text(node, [a], lambda x: f"{x} == 0", "logical_not", compute=compute_dtype(a.dtype))
 
 
 @register(aten.bitwise_not.default)
 def _bnot(L, node, a):
     if a.dtype != torch.bool:
         raise Unsupported("bitwise_not of integers")
-    return L.pointwise(node, [a], lambda x: f"{x} == 0", "bitwise_not", compute=torch.bool)
+    return L.pointwise_text(node, [a], lambda x: f"{x} == 0", "bitwise_not", compute=torch.bool)
 
 
 def _compare(symbol: str, name: str):
     def lower(L, node, a, b):
-        return L.pointwise(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name, compute=promoted(a, b))
+        return L.pointwise_text(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name, compute=promoted(a, b))
 
     return lower
 
@@ -139,7 +132,7 @@ for _sym, _name in [("==", "eq"), ("!=", "ne"), ("<", "lt"), ("<=", "le"), (">",
 
 def _logical(symbol: str, name: str):
     def lower(L, node, a, b):
-        return L.pointwise(node, [a, b], lambda x, y: f"({x} != 0) {symbol} ({y} != 0)", name, compute=promoted(a, b))
+        return L.pointwise_text(node, [a, b], lambda x, y: f"({x} != 0) {symbol} ({y} != 0)", name, compute=promoted(a, b))
 
     return lower
 
@@ -153,7 +146,7 @@ def _bitwise(symbol: str, name: str):
     def lower(L, node, a, b):
         if meta(node).dtype.is_floating_point:
             raise Unsupported("bitwise op on floats")
-        return L.pointwise(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name)
+        return L.pointwise_text(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name)
 
     return lower
 
@@ -167,9 +160,9 @@ def _extremum(name: str):
     """``maximum``/``minimum``: a NaN in either input propagates for floats (``x + y`` is NaN)."""
     def lower(L, node, a, b):
         if meta(node).dtype.is_floating_point:
-            return L.pointwise(node, [a, b], lambda x, y: (
+            return L.pointwise_text(node, [a, b], lambda x, y: (
                 f"tl.where(({x} != {x}) | ({y} != {y}), {x} + {y}, tl.{name}({x}, {y}))"), name)
-        return L.pointwise(node, [a, b], lambda x, y: f"tl.{name}({x}, {y})", name)
+        return L.pointwise_text(node, [a, b], lambda x, y: f"tl.{name}({x}, {y})", name)
     return lower
 
 
@@ -197,12 +190,12 @@ def _clamp(L, node, a, lo=None, hi=None):
             expr = nan_min(f"({expr})", bound) if floating else f"tl.minimum({expr}, {bound})"
         return expr
 
-    return L.pointwise(node, args, body, "clamp")
+    return L.pointwise_text(node, args, body, "clamp")
 
 
 @register(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
 def _where(L, node, cond, a, b):
-    return L.pointwise(node, [cond, a, b], lambda c, x, y: f"tl.where({c} != 0, {x}, {y})", "where",
+    return L.pointwise_text(node, [cond, a, b], lambda c, x, y: f"tl.where({c} != 0, {x}, {y})", "where",
                        cast=(False, True, True))
 
 
@@ -214,24 +207,24 @@ def _pow(L, node, a, e):
     if float(e).is_integer() and 0 <= e <= 8:
         n = int(e)
         if n == 0:
-            return L.pointwise(node, [a], lambda x: f"{x} * 0 + 1", "pow")
-        return L.pointwise(node, [a], lambda x: " * ".join([x] * n), "pow")
+            return L.pointwise_text(node, [a], lambda x: f"{x} * 0 + 1", "pow")
+        return L.pointwise_text(node, [a], lambda x: " * ".join([x] * n), "pow")
     if not floating:
         raise Unsupported("integer pow with a negative or fractional exponent")
     if e == 0.5:
-        return L.pointwise(node, [a], lambda x: f"tl.sqrt({x})", "pow")
+        return L.pointwise_text(node, [a], lambda x: f"tl.sqrt({x})", "pow")
     if e == -0.5:
-        return L.pointwise(node, [a], lambda x: f"tl.rsqrt({x})", "pow")
+        return L.pointwise_text(node, [a], lambda x: f"tl.rsqrt({x})", "pow")
     if float(e).is_integer() and -8 <= e < 0:
-        return L.pointwise(node, [a], lambda x: "1.0 / (" + " * ".join([x] * int(-e)) + ")", "pow")
-    return L.pointwise(node, [a], lambda x: f"tl.exp({literal(float(e))} * tl.log({x}))", "pow")
+        return L.pointwise_text(node, [a], lambda x: "1.0 / (" + " * ".join([x] * int(-e)) + ")", "pow")
+    return L.pointwise_text(node, [a], lambda x: f"tl.exp({literal(float(e))} * tl.log({x}))", "pow")
 
 
 @register(aten.pow.Scalar)
 def _pow_scalar_base(L, node, base, e):
     if not isinstance(base, (int, float)) or base <= 0 or not meta(node).dtype.is_floating_point:
         raise Unsupported("pow with a non-positive base")
-    return L.pointwise(node, [e], lambda x: f"tl.exp({x} * {literal(math.log(base))})", "pow")
+    return L.pointwise_text(node, [e], lambda x: f"tl.exp({x} * {literal(math.log(base))})", "pow")
 
 
 def _convert(L, node, a, dtype):
@@ -239,13 +232,13 @@ def _convert(L, node, a, dtype):
         raise Unsupported("convert a scalar")
     out = meta(node).dtype
     if out == torch.bool:
-        return L.pointwise(node, [a], lambda x: f"{x} != 0", "to_copy", compute=compute_dtype(a.dtype))
+        return L.pointwise_text(node, [a], lambda x: f"{x} != 0", "to_copy", compute=compute_dtype(a.dtype))
     if a.dtype == torch.bool:
-        return L.pointwise(node, [a], lambda x: f"{x}.to({tl_dtype(compute_dtype(out))})", "to_copy", cast=(False,))
+        return L.pointwise_text(node, [a], lambda x: f"{x}.to({tl_dtype(compute_dtype(out))})", "to_copy", cast=(False,))
     if out in (torch.float16, torch.bfloat16) and a.dtype != out:
         # values of half types are kept in fp32 registers: round them as a store would
-        return L.pointwise(node, [a], lambda x: f"{x}.to({tl_dtype(out)}).to(tl.float32)", "to_copy")
-    return L.pointwise(node, [a], lambda x: x, "to_copy")
+        return L.pointwise_text(node, [a], lambda x: f"{x}.to({tl_dtype(out)}).to(tl.float32)", "to_copy")
+    return L.pointwise_text(node, [a], lambda x: x, "to_copy")
 
 
 @register(aten._to_copy.default)
@@ -264,12 +257,12 @@ def _convert_element_type(L, node, a, dtype):
 def _identity(L, node, a, **kw):
     if not isinstance(a, Value):
         raise Unsupported("clone of a non-tensor")
-    return L.pointwise(node, [a], lambda x: x, "clone")
+    return L.pointwise_text(node, [a], lambda x: x, "clone")
 
 
 @register(aten.copy.default)
 def _copy(L, node, dst, src, non_blocking=False):
-    return L.pointwise(node, [src], lambda x: x, "copy")
+    return L.pointwise_text(node, [src], lambda x: x, "copy")
 
 
 @register(aten.full.default, aten.scalar_tensor.default)
@@ -277,21 +270,21 @@ def _full(L, node, size_or_value, value=None, **kw):
     value = size_or_value if node.target is aten.scalar_tensor.default else value
     if not isinstance(value, (int, float, bool)):
         raise Unsupported("fill value")
-    return L.pointwise(node, [], lambda: literal(value), "full")
+    return L.pointwise_text(node, [], lambda: literal(value), "full")
 
 
 @register(aten.full_like.default)
 def _full_like(L, node, a, value, **kw):
     if not isinstance(value, (int, float, bool)):
         raise Unsupported("fill value")
-    return L.pointwise(node, [], lambda: literal(value), "full")
+    return L.pointwise_text(node, [], lambda: literal(value), "full")
 
 
 @register(prims.iota.default)
 def _iota(L, node, length, *, start, step, dtype, device, requires_grad):
     def fn(k, index):
         k.count_op("iota")
-        from autograph.backends.triton.indexing import texpr
+        from autograph.backends.triton.codegen import texpr
 
         return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
 
@@ -299,16 +292,16 @@ def _iota(L, node, length, *, start, step, dtype, device, requires_grad):
 
 
 # prims that torch's reference decompositions emit
-register(prims.add.default)(_binary("{} + {}", "add"))
-register(prims.sub.default)(_binary("{} - {}", "sub"))
-register(prims.mul.default)(_binary("{} * {}", "mul"))
+register(prims.add.default)(_binary("add", "add"))
+register(prims.sub.default)(_binary("sub", "sub"))
+register(prims.mul.default)(_binary("mul", "mul"))
 register(prims.div.default)(_div)
 
 
 @register(aten.cat.default)
 def _cat(L, node, tensors, dim=0):
     """Each element comes from the input whose range along ``dim`` holds it (masked loads)."""
-    from autograph.backends.triton.indexing import texpr
+    from autograph.backends.triton.codegen import texpr
 
     out = meta(node)
     shape, dtype = shape_of(out), out.dtype
@@ -346,7 +339,7 @@ def _cat(L, node, tensors, dim=0):
 @register(aten.constant_pad_nd.default)
 def _pad(L, node, a, pad, value=0):
     """Elements outside the input read ``value``; the input is loaded under a bounds mask."""
-    from autograph.backends.triton.indexing import texpr
+    from autograph.backends.triton.codegen import texpr
 
     if not isinstance(a, Value) or any(p < 0 for p in pad):
         raise Unsupported("negative padding")
@@ -372,7 +365,7 @@ def _pad(L, node, a, pad, value=0):
 @register(aten.slice_scatter.default)
 def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
     """``base`` with ``src`` written into ``base[start:end:step]`` along ``dim`` (masked loads)."""
-    from autograph.backends.triton.indexing import texpr
+    from autograph.backends.triton.codegen import texpr
 
     if not isinstance(base, Value) or not isinstance(src, Value):
         raise Unsupported("slice_scatter of non-tensors")
@@ -425,7 +418,7 @@ def _arange(L, node, *args, **kw):
         step = args[2] if len(args) > 2 else kw.get("step", 1)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, step)):
         raise Unsupported("arange with runtime bounds")
-    from autograph.backends.triton.indexing import texpr
+    from autograph.backends.triton.codegen import texpr
 
     dtype = out.dtype
 

@@ -89,7 +89,7 @@ def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
     count = math.prod(a.shape[d] for d in all_dims)
     divisor = _count_literal(count)
     total = L.reduce(node, a, dims, keepdim, "sum", out_dtype=compute_dtype(meta(node).dtype))
-    return L.pointwise(node, [total], lambda s: f"{s} / {divisor}", "mean")
+    return L.pointwise_text(node, [total], lambda s: f"{s} / {divisor}", "mean")
 
 
 @register(aten.var.correction, aten.var_mean.correction)
@@ -121,7 +121,7 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
 
     mean_full = View(Pointwise(xshape, acc, lambda k, idx: k.emit(f"{total.load(k, idx)} / {count_src}"), 1, ("mean",)),
                      full, per_row)
-    dev = L.pointwise_value(full, acc, [a, mean_full], lambda x, m: f"({x} - {m}) * ({x} - {m})", "sub")
+    dev = L.pointwise_value(full, acc, [a, mean_full], lambda ops, x, m: ops.mul(ops.sub(x, m), ops.sub(x, m)), "sub")
     sq = L.reduce_to(dev, rdims, "sum", xshape, acc)
     out_shape = keep if keepdim else xshape
     squeeze = (lambda idx: per_row(idx)) if keepdim else (lambda idx: idx)
@@ -162,7 +162,7 @@ def _bool_reduce(kind: str):
                            lambda k, idx: k.emit(f"({a.load(k, idx)} != 0).to(tl.int32)"), 1 + a.ops, ("ne",) + a.op_names)
         dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
         red = L.reduce(node, as_int, dims, keepdim, kind, out_dtype=torch.int32)
-        return L.pointwise(node, [red], lambda v: f"{v} != 0", "any" if kind == "max" else "all", compute=torch.int32)
+        return L.pointwise_text(node, [red], lambda v: f"{v} != 0", "any" if kind == "max" else "all", compute=torch.int32)
 
     return lower
 
