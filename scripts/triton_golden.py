@@ -54,6 +54,16 @@ def graphs():
                 torch.maximum(x, x.flip(0)), x.relu(), x.tanh() + x.log1p().abs(), i * 3 + 1, i // 2,
                 h * 2, h.float() + x, x.half(), (x > 0.5) & (i > 2), ~(x > 0), i.to(torch.bool), x.isnan())
 
+    def elementwise_more(x, i, b):
+        return (torch.logical_and(x > 0, i), torch.logical_or(b, x < 0), torch.logical_xor(i, b), i & 6, i | 1, i ^ 3,
+                x == 0.5, x <= 0.1, x >= i, -i, i.abs(), x.exp2() + x.log2() + x.log10() + x.expm1(),
+                x.abs().sqrt() + x.abs().rsqrt() + x.sigmoid() + x.erf() + x.cos() + x.reciprocal(),
+                x.floor() + x.ceil() + x.trunc(), torch.minimum(x, x * 2), x.clamp_max(0.3),
+                x.clamp(x * 0.5, x * 2), i.clamp(2, 5), i.relu() + torch.maximum(i, 3 - i), x.pow(0) + x.pow(0.5) + x.pow(-0.5) + x.abs().pow(2.5),
+                torch.pow(2.0, x), b.float() * 2, b.to(torch.float16), x.to(torch.float64), i.to(torch.float16),
+                torch.rsub(x, 1.0, alpha=2), torch.add(x, x, alpha=3), torch.sub(i, i, alpha=2),
+                torch.where(b, 1.0, x), torch.where(b, x, 0), torch.scalar_tensor(2.0) + x, x.sign() + i.sign())
+
     def fills(x):
         n = x.shape[0]
         return (torch.arange(n, device=x.device) * x[:, 0], torch.arange(0.0, n, 0.5, device=x.device)[:n] + x[:, 1],
@@ -72,6 +82,8 @@ def graphs():
     yield "cat_pad", cat_pad, [torch.randn(4, 8), torch.randn(4, 8)], True, False
     yield "argmax", argmax, [torch.randn(8, 64)], False, False
     yield "elementwise", elementwise, [torch.randn(16, 8), torch.randint(0, 9, (16, 8)), torch.randn(16, 8).half()], False, False
+    yield "elementwise_more", elementwise_more, [torch.randn(16, 8), torch.randint(0, 9, (16, 8)),
+                                                 torch.rand(16, 8) > 0.5], False, False
     yield "fills", fills, [torch.randn(6, 4)], False, False
     yield "scatter", scatter, [torch.randn(8, 10), torch.randn(8, 2)], False, False
     yield "reductions", reductions, [torch.randn(8, 2000)], False, False

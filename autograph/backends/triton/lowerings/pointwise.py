@@ -104,56 +104,64 @@ def _sign(L, node, a):
 
 @register(aten.isnan.default)
 def _isnan(L, node, a):
-    return L.pointwise_text(node, [a], lambda x: f"{x} != {x}", "isnan", compute=compute_dtype(a.dtype))
+    return L.pointwise(node, [a], lambda ops, x: ops.isnan(x), "isnan", compute=compute_dtype(a.dtype))
 
 
 @register(aten.logical_not.default)
 def _lnot(L, node, a):
-    return L.pointwise_text(node, [a], lambda x: f"{x} == 0", "logical_not", compute=compute_dtype(a.dtype))
+    return L.pointwise(node, [a], lambda ops, x: ops.logical_not(x), "logical_not", compute=compute_dtype(a.dtype))
 
 
 @register(aten.bitwise_not.default)
 def _bnot(L, node, a):
     if a.dtype != torch.bool:
         raise Unsupported("bitwise_not of integers")
-    return L.pointwise_text(node, [a], lambda x: f"{x} == 0", "bitwise_not", compute=torch.bool)
+    return L.pointwise(node, [a], lambda ops, x: ops.logical_not(x), "bitwise_not", compute=torch.bool)
 
 
-def _compare(symbol: str, name: str):
+def _compare(name: str):
     def lower(L, node, a, b):
-        return L.pointwise_text(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name, compute=promoted(a, b))
+        return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, name)(x, y), name, compute=promoted(a, b))
 
     return lower
 
 
-for _sym, _name in [("==", "eq"), ("!=", "ne"), ("<", "lt"), ("<=", "le"), (">", "gt"), (">=", "ge")]:
-    register(getattr(aten, _name).Tensor, getattr(aten, _name).Scalar)(_compare(_sym, _name))
+for _name in ["eq", "ne", "lt", "le", "gt", "ge"]:
+    register(getattr(aten, _name).Tensor, getattr(aten, _name).Scalar)(_compare(_name))
 
 
-def _logical(symbol: str, name: str):
+def _logical(op: str, name: str):
+    """``logical_and`` & co: the truth of each input (``!= 0``) combined."""
+
     def lower(L, node, a, b):
-        return L.pointwise_text(node, [a, b], lambda x, y: f"({x} != 0) {symbol} ({y} != 0)", name, compute=promoted(a, b))
+        compute = promoted(a, b)
+
+        def body(ops, x, y):
+            zero = ops.constant(0, compute)
+            return getattr(ops, op)(ops.ne(x, zero), ops.ne(y, zero))
+
+        return L.pointwise(node, [a, b], body, name, compute=compute)
 
     return lower
 
 
-register(aten.logical_and.default)(_logical("&", "logical_and"))
-register(aten.logical_or.default)(_logical("|", "logical_or"))
-register(aten.logical_xor.default)(_logical("^", "logical_xor"))
+register(aten.logical_and.default)(_logical("and_", "logical_and"))
+register(aten.logical_or.default)(_logical("or_", "logical_or"))
+register(aten.logical_xor.default)(_logical("xor", "logical_xor"))
 
 
-def _bitwise(symbol: str, name: str):
+def _bitwise(op: str, name: str):
     def lower(L, node, a, b):
         if meta(node).dtype.is_floating_point:
             raise Unsupported("bitwise op on floats")
-        return L.pointwise_text(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name)
+        return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, op)(x, y), name)
 
     return lower
 
 
-register(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)(_bitwise("&", "bitwise_and"))
-register(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(_bitwise("|", "bitwise_or"))
-register(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(_bitwise("^", "bitwise_xor"))
+register(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)(_bitwise("and_", "bitwise_and"))
+register(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(_bitwise("or_", "bitwise_or"))
+register(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(_bitwise("xor", "bitwise_xor"))
 
 
 def _extremum(name: str):
