@@ -5,6 +5,7 @@ reads the input whose range holds it.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -61,11 +62,6 @@ def _div(L, node, a, b, rounding_mode=None):
     return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
 
 
-def k_emitless(expr: str) -> str:
-    """Parenthesize a sub-expression that is used several times in a bigger one."""
-    return f"({expr})"
-
-
 def _float_only(node):
     if not meta(node).dtype.is_floating_point:
         raise Unsupported("float-only op on integers")
@@ -88,18 +84,34 @@ register(aten.neg.default)(_unary("neg", float_only=False))
 register(aten.abs.default)(_unary("abs", float_only=False))
 
 
+def nan_max(ops, x, bound):
+    """``max(x, bound)`` keeping a NaN ``x`` (torch's clamp and relu: ``clamp(nan) is nan``)."""
+    return ops.where(ops.or_(ops.gt(x, bound), ops.isnan(x)), x, bound)
+
+
+def nan_min(ops, x, bound):
+    return ops.where(ops.or_(ops.lt(x, bound), ops.isnan(x)), x, bound)
+
+
 @register(aten.relu.default)
 def _relu(L, node, a):
-    if meta(node).dtype.is_floating_point:  # relu(nan) is nan in torch
-        return L.pointwise_text(node, [a], lambda x: f"tl.where(({x} > 0) | ({x} != {x}), {x}, 0.0)", "relu")
-    return L.pointwise_text(node, [a], lambda x: f"tl.maximum({x}, 0)", "relu")
+    dtype = meta(node).dtype
+    if dtype.is_floating_point:  # relu(nan) is nan in torch
+        return L.pointwise(node, [a], lambda ops, x: ops.where(ops.or_(ops.gt(x, ops.constant(0, dtype)), ops.isnan(x)),
+                                                              x, ops.constant(0.0, dtype)), "relu")
+    return L.pointwise(node, [a], lambda ops, x: ops.maximum(x, ops.constant(0, dtype)), "relu")
 
 
 @register(aten.sign.default)
 def _sign(L, node, a):
     if a.dtype == torch.bool:
         raise Unsupported("sign of bool")
-    return L.pointwise_text(node, [a], lambda x: f"({x} > 0).to({tl_dtype(compute_dtype(a.dtype))}) - ({x} < 0).to({tl_dtype(compute_dtype(a.dtype))})", "sign")
+
+    def body(ops, x):
+        zero = ops.constant(0, a.dtype)
+        return ops.sub(ops.to_dtype(ops.gt(x, zero), a.dtype, torch.bool), ops.to_dtype(ops.lt(x, zero), a.dtype, torch.bool))
+
+    return L.pointwise(node, [a], body, "sign")
 
 
 @register(aten.isnan.default)
@@ -168,9 +180,9 @@ def _extremum(name: str):
     """``maximum``/``minimum``: a NaN in either input propagates for floats (``x + y`` is NaN)."""
     def lower(L, node, a, b):
         if meta(node).dtype.is_floating_point:
-            return L.pointwise_text(node, [a, b], lambda x, y: (
-                f"tl.where(({x} != {x}) | ({y} != {y}), {x} + {y}, tl.{name}({x}, {y}))"), name)
-        return L.pointwise_text(node, [a, b], lambda x, y: f"tl.{name}({x}, {y})", name)
+            return L.pointwise(node, [a, b], lambda ops, x, y: ops.where(
+                ops.or_(ops.isnan(x), ops.isnan(y)), ops.add(x, y), getattr(ops, name)(x, y)), name)
+        return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, name)(x, y), name)
     return lower
 
 
@@ -183,70 +195,67 @@ register(aten.minimum.default)(_extremum("minimum"))
 def _clamp(L, node, a, lo=None, hi=None):
     if node.target in (aten.clamp_max.default, aten.clamp_max.Tensor):
         lo, hi = None, lo
-    from autograph.backends.triton.codegen import nan_max, nan_min
-
     floating = meta(node).dtype.is_floating_point
     args = [a] + [b for b in (lo, hi) if b is not None]
 
-    def body(*xs):
-        expr, rest = xs[0], list(xs[1:])
+    def body(ops, x, *bounds):
+        rest = list(bounds)
         if lo is not None:  # clamp(nan) is nan in torch
-            bound = rest.pop(0)
-            expr = k_emitless(nan_max(expr, bound) if floating else f"tl.maximum({expr}, {bound})")
+            x = nan_max(ops, x, rest.pop(0)) if floating else ops.maximum(x, rest.pop(0))
         if hi is not None:
-            bound = rest.pop(0)
-            expr = nan_min(f"({expr})", bound) if floating else f"tl.minimum({expr}, {bound})"
-        return expr
+            x = nan_min(ops, x, rest.pop(0)) if floating else ops.minimum(x, rest.pop(0))
+        return x
 
-    return L.pointwise_text(node, args, body, "clamp")
+    return L.pointwise(node, args, body, "clamp")
 
 
 @register(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
 def _where(L, node, cond, a, b):
-    return L.pointwise_text(node, [cond, a, b], lambda c, x, y: f"tl.where({c} != 0, {x}, {y})", "where",
-                       cast=(False, True, True))
+    return L.pointwise(node, [cond, a, b], lambda ops, c, x, y: ops.where(ops.ne(c, ops.constant(0, torch.bool)), x, y),
+                       "where", cast=(False, True, True))
+
+
+def _power(ops, x, n: int):
+    """``x * x * ... * x`` (``n`` factors)."""
+    return functools.reduce(ops.mul, [x] * n)
 
 
 @register(aten.pow.Tensor_Scalar)
 def _pow(L, node, a, e):
     if not isinstance(e, (int, float)) or isinstance(e, bool):
         raise Unsupported("pow exponent")
-    floating = meta(node).dtype.is_floating_point
+    dtype = meta(node).dtype
     if float(e).is_integer() and 0 <= e <= 8:
         n = int(e)
         if n == 0:
-            return L.pointwise_text(node, [a], lambda x: f"{x} * 0 + 1", "pow")
-        return L.pointwise_text(node, [a], lambda x: " * ".join([x] * n), "pow")
-    if not floating:
+            return L.pointwise(node, [a], lambda ops, x: ops.add(ops.mul(x, ops.constant(0, dtype)), ops.constant(1, dtype)),
+                               "pow")
+        return L.pointwise(node, [a], lambda ops, x: _power(ops, x, n), "pow")
+    if not dtype.is_floating_point:
         raise Unsupported("integer pow with a negative or fractional exponent")
     if e == 0.5:
-        return L.pointwise_text(node, [a], lambda x: f"tl.sqrt({x})", "pow")
+        return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x), "pow")
     if e == -0.5:
-        return L.pointwise_text(node, [a], lambda x: f"tl.rsqrt({x})", "pow")
+        return L.pointwise(node, [a], lambda ops, x: ops.rsqrt(x), "pow")
     if float(e).is_integer() and -8 <= e < 0:
-        return L.pointwise_text(node, [a], lambda x: "1.0 / (" + " * ".join([x] * int(-e)) + ")", "pow")
-    return L.pointwise_text(node, [a], lambda x: f"tl.exp({literal(float(e))} * tl.log({x}))", "pow")
+        return L.pointwise(node, [a], lambda ops, x: ops.truediv(ops.constant(1.0, dtype), _power(ops, x, int(-e))), "pow")
+    return L.pointwise(node, [a], lambda ops, x: ops.exp(ops.mul(ops.constant(float(e), dtype), ops.log(x))), "pow")
 
 
 @register(aten.pow.Scalar)
 def _pow_scalar_base(L, node, base, e):
-    if not isinstance(base, (int, float)) or base <= 0 or not meta(node).dtype.is_floating_point:
+    dtype = meta(node).dtype
+    if not isinstance(base, (int, float)) or base <= 0 or not dtype.is_floating_point:
         raise Unsupported("pow with a non-positive base")
-    return L.pointwise_text(node, [e], lambda x: f"tl.exp({x} * {literal(math.log(base))})", "pow")
+    return L.pointwise(node, [e], lambda ops, x: ops.exp(ops.mul(x, ops.constant(math.log(base), dtype))), "pow")
 
 
 def _convert(L, node, a, dtype):
     if not isinstance(a, Value):
         raise Unsupported("convert a scalar")
     out = meta(node).dtype
-    if out == torch.bool:
-        return L.pointwise_text(node, [a], lambda x: f"{x} != 0", "to_copy", compute=compute_dtype(a.dtype))
-    if a.dtype == torch.bool:
-        return L.pointwise_text(node, [a], lambda x: f"{x}.to({tl_dtype(compute_dtype(out))})", "to_copy", cast=(False,))
-    if out in (torch.float16, torch.bfloat16) and a.dtype != out:
-        # values of half types are kept in fp32 registers: round them as a store would
-        return L.pointwise_text(node, [a], lambda x: f"{x}.to({tl_dtype(out)}).to(tl.float32)", "to_copy")
-    return L.pointwise_text(node, [a], lambda x: x, "to_copy")
+    compute = compute_dtype(a.dtype) if out == torch.bool else None
+    return L.pointwise(node, [a], lambda ops, x: ops.to_dtype(x, out, a.dtype), "to_copy", compute=compute, cast=(False,))
 
 
 @register(aten._to_copy.default)
@@ -265,12 +274,12 @@ def _convert_element_type(L, node, a, dtype):
 def _identity(L, node, a, **kw):
     if not isinstance(a, Value):
         raise Unsupported("clone of a non-tensor")
-    return L.pointwise_text(node, [a], lambda x: x, "clone")
+    return L.pointwise(node, [a], lambda ops, x: x, "clone")
 
 
 @register(aten.copy.default)
 def _copy(L, node, dst, src, non_blocking=False):
-    return L.pointwise_text(node, [src], lambda x: x, "copy")
+    return L.pointwise(node, [src], lambda ops, x: x, "copy")
 
 
 @register(aten.full.default, aten.scalar_tensor.default)
