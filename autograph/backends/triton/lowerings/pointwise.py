@@ -15,7 +15,7 @@ import torch
 from autograph.backends.triton.codegen import compute_dtype, literal, tl_dtype
 from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import Pointwise, Value
-from autograph.backends.triton.lower import Unsupported, meta, promoted, register, shape_of
+from autograph.backends.triton.lower import Unsupported, meta, promoted, register, scalar, shape_of
 
 if TYPE_CHECKING:
     from autograph.backends.triton.lower import Lowering
@@ -287,25 +287,29 @@ def _full(L, node, size_or_value, value=None, **kw):
     value = size_or_value if node.target is aten.scalar_tensor.default else value
     if not isinstance(value, (int, float, bool)):
         raise Unsupported("fill value")
-    return L.pointwise_text(node, [], lambda: literal(value), "full")
+    return L.pointwise(node, [], lambda ops: ops.constant(value, meta(node).dtype), "full")
 
 
 @register(aten.full_like.default)
 def _full_like(L, node, a, value, **kw):
     if not isinstance(value, (int, float, bool)):
         raise Unsupported("fill value")
-    return L.pointwise_text(node, [], lambda: literal(value), "full")
+    return L.pointwise(node, [], lambda ops: ops.constant(value, meta(node).dtype), "full")
+
+
+def _start_plus_step_times_index(start, step, dtype: torch.dtype):
+    """The inner function of iota/arange: ``start + step * i`` converted to ``dtype``."""
+
+    def fn(ops, index):
+        i = ops.index_expr(index[0], torch.int64)
+        return ops.to_dtype(ops.add(scalar(ops, start, dtype), ops.mul(scalar(ops, step, dtype), i)), dtype)
+
+    return fn
 
 
 @register(prims.iota.default)
 def _iota(L, node, length, *, start, step, dtype, device, requires_grad):
-    def fn(k, index):
-        k.count_op("iota")
-        from autograph.backends.triton.codegen import texpr
-
-        return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
-
-    return Pointwise((int(length),), dtype, fn, 1, ("iota",))
+    return Pointwise((int(length),), dtype, _start_plus_step_times_index(start, step, dtype), 1, ("iota",))
 
 
 # prims that torch's reference decompositions emit
@@ -435,12 +439,5 @@ def _arange(L, node, *args, **kw):
         step = args[2] if len(args) > 2 else kw.get("step", 1)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, step)):
         raise Unsupported("arange with runtime bounds")
-    from autograph.backends.triton.codegen import texpr
-
-    dtype = out.dtype
-
-    def fn(k, index):
-        k.count_op("arange")
-        return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
-
-    return Pointwise(shape_of(out), dtype, fn, 1, ("arange",))
+    return Pointwise(shape_of(out), out.dtype, _start_plus_step_times_index(start, step, out.dtype), 1,
+                     ("arange",))
