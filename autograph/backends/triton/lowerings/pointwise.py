@@ -319,11 +319,14 @@ register(prims.mul.default)(_binary("mul", "mul"))
 register(prims.div.default)(_div)
 
 
+def _within(ops, pos, lo, hi):
+    """``lo <= pos < hi`` (``pos`` an index value; bounds ints or size expressions)."""
+    return ops.and_(ops.ge(pos, scalar(ops, lo, torch.int64)), ops.lt(pos, scalar(ops, hi, torch.int64)))
+
+
 @register(aten.cat.default)
 def _cat(L, node, tensors, dim=0):
     """Each element comes from the input whose range along ``dim`` holds it (masked loads)."""
-    from autograph.backends.triton.codegen import texpr
-
     out = meta(node)
     shape, dtype = shape_of(out), out.dtype
     parts = [t for t in tensors if isinstance(t, Value) and not (len(t.shape) == 1 and t.shape[0] == 0)]
@@ -338,20 +341,18 @@ def _cat(L, node, tensors, dim=0):
         offsets.append(start)
         start += t.shape[dim]
 
-    def fn(k, index):
-        pos = texpr(index[dim])
-        result = None
+    def part(ops, t, index):
+        value = t.load(ops, index)
+        return ops.to_dtype(value, compute, t.dtype) if compute_dtype(t.dtype) != compute else value
+
+    def fn(ops, index):
+        pos = ops.index_expr(index[dim], torch.int64)
+        result = None  # the last part is read without a selection: every other position has its own part
         for t, off in reversed(list(zip(parts, offsets))):
             idx = list(index)
             idx[dim] = index[dim] - off
-            lo, hi = off, off + t.shape[dim]
-            cond = f"({pos} >= {lo}) & ({pos} < {hi})"
-            with k.masked(cond):
-                value = t.load(k, idx)
-            if compute_dtype(t.dtype) != compute:
-                value = k.emit(f"{value}.to({tl_dtype(compute)})")
-            result = value if result is None else k.emit(f"tl.where({cond}, {value}, {result})")
-        k.count_op("cat")
+            result = ops.masked(_within(ops, pos, off, off + t.shape[dim]),
+                                lambda t=t, idx=idx: part(ops, t, idx), result)
         return result
 
     return Pointwise(shape, dtype, fn, 1 + sum(t.ops for t in parts), ("cat",) + tuple(n for t in parts for n in t.op_names))
@@ -360,8 +361,6 @@ def _cat(L, node, tensors, dim=0):
 @register(aten.constant_pad_nd.default)
 def _pad(L, node, a, pad, value=0):
     """Elements outside the input read ``value``; the input is loaded under a bounds mask."""
-    from autograph.backends.triton.codegen import texpr
-
     if not isinstance(a, Value) or any(p < 0 for p in pad):
         raise Unsupported("negative padding")
     out = meta(node)
@@ -370,15 +369,17 @@ def _pad(L, node, a, pad, value=0):
     for i in range(len(pad) // 2):
         before[n - 1 - i] = pad[2 * i]
 
-    def fn(k, index):
+    def fn(ops, index):
         idx = [i - b for i, b in zip(index, before)]
-        conds = [f"({texpr(index[d])} >= {before[d]}) & ({texpr(index[d])} < {before[d] + a.shape[d]})"
-                 for d in range(n) if shape_of(out)[d] != a.shape[d]]
-        cond = " & ".join(conds) if conds else "True"
-        with k.masked(cond):
-            loaded = a.load(k, idx)
-        k.count_op("pad")
-        return k.emit(f"tl.where({cond}, {loaded}, {literal(value)})")
+        inside = None
+        for d in range(n):
+            if shape_of(out)[d] != a.shape[d]:
+                pos = ops.index_expr(index[d], torch.int64)
+                cond = _within(ops, pos, before[d], before[d] + a.shape[d])
+                inside = cond if inside is None else ops.and_(inside, cond)
+        if inside is None:  # nothing padded
+            return a.load(ops, idx)
+        return ops.masked(inside, lambda: a.load(ops, idx), ops.constant(value, out.dtype))
 
     return Pointwise(shape_of(out), out.dtype, fn, 1 + a.ops, ("pad",) + a.op_names)
 
@@ -386,8 +387,6 @@ def _pad(L, node, a, pad, value=0):
 @register(aten.slice_scatter.default)
 def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
     """``base`` with ``src`` written into ``base[start:end:step]`` along ``dim`` (masked loads)."""
-    from autograph.backends.triton.codegen import texpr
-
     if not isinstance(base, Value) or not isinstance(src, Value):
         raise Unsupported("slice_scatter of non-tensors")
     out = meta(node)
@@ -400,24 +399,22 @@ def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
         start = max(0, min(size, start + size if start < 0 else start))
     elif start < 0:
         raise Unsupported("negative slice_scatter start on a symbolic size")
-    count = src.shape[dim]
-    stop = literal(start + step * count)  # a size expression when the slice length is symbolic
+    stop = start + step * src.shape[dim]  # a size expression when the slice length is symbolic
     compute = compute_dtype(out.dtype)
 
-    def fn(k, index):
-        pos = texpr(index[dim])
-        inside = f"({pos} >= {start}) & ({pos} < {stop})"
+    def fn(ops, index):
+        pos = ops.index_expr(index[dim], torch.int64)
+        inside = _within(ops, pos, start, stop)
         if step != 1:
-            inside += f" & (({pos} - {start}) % {step} == 0)"
+            offset = ops.sub(pos, ops.constant(start, torch.int64))
+            inside = ops.and_(inside, ops.eq(ops.mod(offset, ops.constant(step, torch.int64)), ops.constant(0, torch.int64)))
         src_index = list(index)
         src_index[dim] = (index[dim] - start) if step == 1 else floordiv_index(index[dim] - start, step)
-        with k.masked(inside):
-            new = src.load(k, src_index)
-        old = base.load(k, list(index))
+        new = ops.masked(inside, lambda: src.load(ops, src_index), None)  # selected below
+        old = base.load(ops, list(index))
         if compute_dtype(src.dtype) != compute:
-            new = k.emit(f"{new}.to({tl_dtype(compute)})")
-        k.count_op("slice_scatter")
-        return k.emit(f"tl.where({inside}, {new}, {old})")
+            new = ops.to_dtype(new, compute, src.dtype)
+        return ops.where(inside, new, old)
 
     return Pointwise(shape_of(out), out.dtype, fn, 1 + base.ops + src.ops,
                      ("slice_scatter",) + base.op_names + src.op_names)
