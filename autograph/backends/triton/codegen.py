@@ -77,10 +77,6 @@ def texpr(expr: sympy.Expr) -> str:
 
 def literal(value) -> str:
     """A Python scalar as Triton source."""
-    if isinstance(value, sympy.Expr) and not value.is_Number:  # transitional: lowerings writing text
-        if not all(is_size_symbol(f) for f in value.free_symbols):
-            raise NotImplementedError(f"scalar expression {value}")
-        return f"({texpr(value)})"
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
@@ -110,7 +106,8 @@ def reduction_identity(kind: str, dtype: torch.dtype) -> str:
 
 
 class KernelWriter:
-    """Collects the body of one kernel; values call ``load_buffer``/``emit`` on it."""
+    """Collects the body of one kernel; its ops handler (:class:`TritonOps`) and ``write_item``
+    call ``load_buffer``/``emit`` on it (IR values never see it)."""
 
     def __init__(self, group, *, persistent: bool, stores: set | None):
         self.group = group
@@ -336,15 +333,11 @@ class TritonOps(OpsHandler):
 
     def pointwise(self, value, index):
         result = value.fn(self, index)
-        if isinstance(result, str):  # a lowering still writing Triton text (counts itself)
-            return TritonExpr(result, ATOM, True)
         if value.counted and value.op_names:
             self.k.count_op(value.op_names[0])
         return self._name(result)
 
-    def masked(self, mask, body=None, other=None):
-        if body is None:  # a lowering still writing Triton text
-            return self.k.masked(mask)
+    def masked(self, mask, body, other):
         with self.k.masked(mask.text):
             value = body()
         if other is None:
@@ -493,11 +486,6 @@ class TritonOps(OpsHandler):
 
     def trunc(self, x):
         return self.where(self.lt(x, TritonExpr("0")), self.ceil(x), self.floor(x))
-
-    # -- until every lowering computes with ops: the writer's own methods -----
-    def __getattr__(self, name):
-        return getattr(self.k, name)
-
 
 
 def write_item(k: KernelWriter, item) -> None:

@@ -386,39 +386,6 @@ class Lowering:
         names = tuple(dict.fromkeys((name,) + tuple(n for a in inner for n in a.op_names)))
         return Pointwise(shape, dtype, fn, 1 + sum(a.ops for a in inner), names)
 
-    def pointwise_text(self, node, args: list, body: Callable[..., str], name: str, *,
-                       compute: torch.dtype | None = None, cast: tuple[bool, ...] | None = None) -> Pointwise:
-        """Transitional: a body writing Triton text."""
-        out = meta(node)
-        shape, dtype = shape_of(out), out.dtype
-        for a in args:
-            if isinstance(a, WrapperVar) or (isinstance(a, (list, tuple))):
-                raise Unsupported("runtime scalar argument")
-            if isinstance(a, Value) and a.dtype in (torch.complex64, torch.complex128):
-                raise Unsupported("complex")
-        if compute is None:
-            compute = compute_dtype(dtype)
-        check_dtype(compute)
-        casts = cast or tuple(True for _ in args)
-
-        def fn(k, index):
-            exprs = []
-            for a, do_cast in zip(args, casts):
-                if isinstance(a, Value):
-                    e = a.load(k, broadcast_index(index, shape, a.shape))
-                    if do_cast and compute_dtype(a.dtype) != compute:
-                        e = k.to_dtype(e, compute, a.dtype)
-                else:
-                    e = scalar(k, a, compute)
-                exprs.append(str(e))
-            k.count_op(name)
-            result = body(*exprs)
-            return result if result in exprs else k.emit(result)
-
-        inner = [a for a in args if isinstance(a, Value)]
-        names = tuple(dict.fromkeys((name,) + tuple(n for a in inner for n in a.op_names)))
-        return Pointwise(shape, dtype, fn, 1 + sum(a.ops for a in inner), names)
-
     def reduce_to(self, x: Value, rdims: tuple, kind: str, shape: tuple, dtype: torch.dtype) -> Buffer:
         buf = new_buffer(self.fresh(), shape, dtype, self.device)
         item = ReductionItem(buf, x, rdims, kind, False, (kind,) + x.op_names)

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 import sympy
 import torch
 
-from autograph.backends.triton.codegen import compute_dtype, literal, tl_dtype
-from autograph.backends.triton.indexing import is_static
+from autograph.backends.triton.indexing import FloorDiv, is_static
 from autograph.backends.triton.ir import Pointwise, Value
 from autograph.backends.triton.lower import Unsupported, meta, promoted, register, scalar, shape_of
+from autograph.backends.triton.ops import compute_dtype
 
 if TYPE_CHECKING:
     from autograph.backends.triton.lower import Lowering
@@ -421,8 +421,6 @@ def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
 
 
 def floordiv_index(expr, d: int):
-    from autograph.backends.triton.indexing import FloorDiv
-
     return FloorDiv(expr, sympy.Integer(d))
 
 

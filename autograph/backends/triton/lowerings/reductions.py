@@ -73,9 +73,10 @@ register(aten.argmin.default)(_arg("argmin"))
 
 
 def _count(ops, count):
-    """The element count a mean/var divides by: a float constant, or a size expression (its
-    symbols are kernel arguments) when the reduced size is symbolic."""
-    if is_static(count):
+    """The element count a mean/var divides by: a float constant (var's ``count - correction``
+    may be fractional), or a size expression (its symbols are kernel arguments) when the reduced
+    size is symbolic."""
+    if isinstance(count, float) or is_static(count):
         return ops.constant(float(count), torch.float32)
     return ops.index_expr(count, torch.int64)
 
