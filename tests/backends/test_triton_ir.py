@@ -154,11 +154,21 @@ class EvalOps(OpsHandler):
 _PYTHON_OPS = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "truediv": "__truediv__", "neg": "__neg__",
                "eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__", "ge": "__ge__",
                "and_": "__and__", "or_": "__or__", "xor": "__xor__"}
+
+
+def _python_op(method: str):
+    return lambda self, first, *rest: getattr(first, method)(*rest)
+
+
+def _torch_op(fn):
+    return lambda self, *args: fn(*args)
+
+
 for _name, _method in _PYTHON_OPS.items():
-    setattr(EvalOps, _name, lambda self, *args, _m=_method: getattr(args[0], _m)(*args[1:]))
+    setattr(EvalOps, _name, _python_op(_method))
 for _name in ["abs", "maximum", "minimum", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
               "sin", "cos", "tanh", "sigmoid", "erf", "floor", "ceil", "trunc"]:
-    setattr(EvalOps, _name, lambda self, *args, _f=getattr(torch, _name): _f(*args))
+    setattr(EvalOps, _name, _torch_op(getattr(torch, _name)))
 
 _REDUCE = {"sum": torch.sum, "prod": torch.prod, "max": torch.amax, "min": torch.amin,
            "argmax": torch.argmax, "argmin": torch.argmin}

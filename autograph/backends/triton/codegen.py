@@ -14,14 +14,13 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Callable
 
 import sympy
 import torch
 
 from autograph.backends.triton.context import CompileContext
 from autograph.backends.triton.indexing import FloorDiv, ModularIndexing, contiguous_strides, is_size_symbol, linearize, symbol
-from autograph.backends.triton.ir import PERSISTENT_MAX, Buffer, PointwiseItem, ReductionItem
+from autograph.backends.triton.ir import Buffer, PointwiseItem, ReductionItem
 from autograph.backends.triton.ops import HALF_DTYPES, OpsHandler, compute_dtype
 
 MAX_KERNEL_OPS = 64
