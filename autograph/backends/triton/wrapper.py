@@ -12,7 +12,8 @@ from typing import Any
 import sympy
 import torch
 
-from autograph.backends.triton.indexing import is_static, texpr
+from autograph.backends.triton.codegen import texpr
+from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import Buffer, ExternItem
 from autograph.backends.triton.lower import GraphUnsupported, SizeInput, WrapperVar
 
