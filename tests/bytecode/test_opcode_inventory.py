@@ -52,8 +52,6 @@ KNOWN_BREAKS: dict[str, str] = {
     "GET_AWAITABLE": "`await`",
     "CLEANUP_THROW": "generator.throw() / close() inside `yield from` / `await`",
     "END_SEND": "`yield from` / `await` delegation",
-    "SEND": "`yield from` / `await` delegation",
-    "GET_YIELD_FROM_ITER": "`yield from`",
     # structural pattern matching
     "MATCH_CLASS": "`match` class pattern",
     "MATCH_KEYS": "`match` mapping pattern",
