@@ -6,6 +6,7 @@ shim into capture.
 """
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any, Callable, TypeVar
 
@@ -77,14 +78,12 @@ def _compile_one(target: Any, overrides: dict) -> Any:
         shim = Shim(target, overrides) if overrides else shim_for(target)
         shim.explicit = True
         return shim
-    try:
-        import torch
-    except ImportError:  # pragma: no cover
-        torch = None
+    torch = sys.modules.get("torch")  # no module exists before torch is imported: never import it here
     if torch is not None and isinstance(target, torch.nn.Module):
         return _compile_module(target, overrides)
-    if callable(target) and isinstance(getattr(target, "__call__", None), types.MethodType):
-        return _compile_one(target.__call__, overrides)
+    call = getattr(target, "__call__", None)  # noqa: B004 - a bound Python __call__, not callable()
+    if isinstance(call, types.MethodType):
+        return _compile_one(call, overrides)
     raise TypeError(f"autograph.compile expects a Python function or an nn.Module, got {type(target).__name__}")
 
 
@@ -97,6 +96,9 @@ def _compile_module(module: Any, overrides: dict) -> Any:
     """
     from autograph.runtime.shim import Shim
 
+    wrapped = _wrapped_module_attribute(module)
+    if wrapped is not None:
+        return _compile_wrapper(module, wrapped, overrides)
     cls = type(module)
     forward = cls.forward
     if not isinstance(forward, types.FunctionType):
@@ -120,6 +122,47 @@ def _compile_module(module: Any, overrides: dict) -> Any:
         "__qualname__": cls.__qualname__,
         "_autograph_shim": shim,
         "_autograph_orig_mod": module,
+        "__reduce_ex__": lambda self, protocol: (_original_module, (module,)),
+        "__repr__": lambda self: f"Compiled({module!r})",
+    })
+    view = object.__new__(compiled_cls)
+    object.__setattr__(view, "__dict__", module.__dict__)
+    return view
+
+
+def _wrapped_module_attribute(module: Any) -> str | None:
+    """The submodule a wrapper's ``forward`` delegates to, when the wrapper's own Python must run
+    eagerly: ``DistributedDataParallel`` prepares its reducer (gradient buckets, hooks) around
+    ``self.module(...)``. None for ordinary modules."""
+    import sys
+
+    ddp = sys.modules.get("torch.nn.parallel.distributed")
+    if ddp is not None and isinstance(module, ddp.DistributedDataParallel):
+        return "module"
+    return None
+
+
+def _compile_wrapper(module: Any, attr: str, overrides: dict) -> Any:
+    """A view of a wrapper module (``DDP``) whose own ``forward`` runs eagerly, as torch.compile
+    leaves it, and whose wrapped submodule ``attr`` is compiled: DDP's forward reads
+    ``self.module`` and gets the compiled view of the same module (parameters shared, so DDP's
+    gradient hooks and buckets work exactly as in eager)."""
+    cls = type(module)
+    cache: dict[str, Any] = {}
+
+    def compiled_inner(self: Any) -> Any:
+        inner = self._modules[attr]
+        if cache.get("inner") is not inner:  # compiled once per wrapped module
+            cache["inner"], cache["view"] = inner, _compile_module(inner, overrides)
+        return cache["view"]
+
+    first = compiled_inner(module)
+    compiled_cls = type(cls.__name__, (cls,), {
+        attr: property(compiled_inner),
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "_autograph_shim": type(first)._autograph_shim,       # inspect/explain: the wrapped module's
+        "_autograph_orig_mod": module._modules[attr],
         "__reduce_ex__": lambda self, protocol: (_original_module, (module,)),
         "__repr__": lambda self: f"Compiled({module!r})",
     })

@@ -429,7 +429,9 @@ def field_owner_name(path: tuple[str, ...]) -> str:
     """The schema ``$defs`` name of the model holding a nested key (``("packages", "allow")`` -> ``Packages``)."""
     model: type[BaseModel] = Settings
     for name in path[:-1]:
-        model = model.model_fields[name].annotation
+        annotation = model.model_fields[name].annotation
+        assert isinstance(annotation, type) and issubclass(annotation, BaseModel), (path, annotation)
+        model = annotation
     return model.__name__
 
 
@@ -458,7 +460,7 @@ def _fields_at(loc: tuple) -> tuple[str, ...]:
     return tuple(model.model_fields)
 
 
-def _describe(error: dict, where: str) -> str:
+def _describe(error: Mapping[str, Any], where: str) -> str:
     loc = tuple(error.get("loc", ()))
     dotted = ".".join(str(p) for p in loc)
     kind = error.get("type", "")

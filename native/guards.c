@@ -682,5 +682,21 @@ PyMODINIT_FUNC PyInit__native(void) {
         Py_DECREF(m);
         return NULL;
     }
+    /* the plan's node kinds and guard ops, and its size limit: autograph/guards/native.py
+       checks its own values against these when it loads the module */
+    static const struct { const char *name; long value; } constants[] = {
+        {"N_POS", N_POS}, {"N_VARARGS", N_VARARGS}, {"N_CONST", N_CONST}, {"N_GLOBAL", N_GLOBAL},
+        {"N_GLOBAL_OR_BUILTIN", N_GLOBAL_OR_BUILTIN}, {"N_CELL", N_CELL}, {"N_ATTR", N_ATTR},
+        {"N_ITEM", N_ITEM}, {"N_CALL", N_CALL}, {"N_KWONLY", N_KWONLY}, {"N_VARKW", N_VARKW},
+        {"G_TENSOR", G_TENSOR}, {"G_TYPE", G_TYPE}, {"G_ID", G_ID}, {"G_CONST", G_CONST},
+        {"G_LEN", G_LEN}, {"G_EQ", G_EQ}, {"G_CALL", G_CALL}, {"G_NO_KEY", G_NO_KEY},
+        {"G_NO_HOOKS", G_NO_HOOKS}, {"MAX_NODES", MAX_NODES},
+    };
+    for (size_t i = 0; i < sizeof(constants) / sizeof(constants[0]); i++) {
+        if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
     return m;
 }

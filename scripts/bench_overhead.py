@@ -142,7 +142,7 @@ def llama_layer_side_by_side(opts, pick) -> None:
     print(f"\nllama decoder layer through its compiled forward (eager backend, {number} calls x "
           f"{opts.repeat} interleaved repeats):")
     print(f"{'entry':12} {'guards':>7} {'call µs':>9} {'+µs vs plain':>13} {'guard check µs':>15}")
-    for mode, (view, entry) in views.items():
+    for mode, (_view, entry) in views.items():
         t = pick(times[mode])
         c = pick(checks[mode]) if mode in checks else float("nan")
         print(f"{mode:12} {len(entry.guards):7d} {t:9.2f} {t - plain:13.2f} {c:15.2f}")

@@ -118,3 +118,33 @@ def test_compiled_module_runs_the_original_modules_hooks():
     module.register_forward_hook(lambda mod, inp, out: out + 1)
     assert torch.allclose(compiled(x), module(x))
     assert torch.allclose(compiled(x), torch.nn.functional.linear(x, module.weight, module.bias) * 2 + 1)
+
+
+def test_compile_of_ddp_compiles_the_wrapped_module_and_keeps_ddp_eager(tmp_path):
+    """``autograph.compile(DDP(m))``: DDP's own forward (reducer, buckets) runs eagerly and reads
+    ``self.module``, the compiled view of ``m`` (one process; two in tests/distributed)."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    import autograph
+    if not dist.is_available():  # pragma: no cover
+        pytest.skip("torch.distributed is not available")
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+    try:
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+        ddp = DDP(net, bucket_cap_mb=0.001)
+        compiled = autograph.compile(ddp)
+        assert isinstance(compiled, DDP) and compiled.module.__dict__ is net.__dict__
+        assert compiled.state_dict().keys() == ddp.state_dict().keys()
+        x = torch.randn(3, 4)
+        expected = torch.autograd.grad(ddp(x).sum(), list(net.parameters()))
+        out = compiled(x)
+        got = torch.autograd.grad(out.sum(), list(net.parameters()))
+        assert all(torch.equal(a, b) for a, b in zip(got, expected))
+        inner = type(compiled)._autograph_shim
+        assert inner.fn is type(net).forward and len(inner.entries) == 1
+        e = autograph.explain(compiled, x)
+        assert (e.graph_count, e.graph_break_count, e.op_count) == (1, 0, 3)
+    finally:
+        dist.destroy_process_group()

@@ -6,6 +6,7 @@ import re
 import textwrap
 from pathlib import Path
 
+import pydantic
 import pytest
 
 from autograph.errors import SettingsError
@@ -321,7 +322,7 @@ def test_current_settings_is_lazy_and_settable(monkeypatch):
 
 def test_settings_are_immutable_and_hashable():
     s = Settings()
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError, match="frozen"):
         s.backend = "eager"
     assert hash(s) == hash(Settings())
 

@@ -160,7 +160,7 @@ def _restore_try_depths(code: CodeType, bc: Bytecode, table: dict[int, int]) -> 
     """
     import dis
 
-    entries = list(dis._parse_exception_table(code))
+    entries = list(dis._parse_exception_table(code))  # type: ignore[attr-defined]
     if not entries:
         return
     offset_of = {index: off for off, index in table.items()}

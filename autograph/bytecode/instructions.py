@@ -57,13 +57,14 @@ read-only (``copy_instructions`` gives a private copy).
 from __future__ import annotations
 
 import dis
+import functools
 import opcode as _opcode
 import sys
 import threading
 import weakref
 from dataclasses import dataclass
 from types import CodeType
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 __all__ = [
     "CALL_LAYOUT",
@@ -121,8 +122,8 @@ class Instruction:
         self,
         opname: str,
         arg: Optional[int] = None,
-        argval: object = None,
-        offset: Optional[int] = None,
+        argval: Any = None,
+        offset: int = -1,
         lineno: Optional[int] = None,
         target: Optional["Instruction"] = None,
         exn: Optional[ExnEntry] = None,
@@ -175,14 +176,31 @@ for _x in ("TRUE", "FALSE", "NONE", "NOT_NONE"):
     _JUMP_RENAMES[f"POP_JUMP_BACKWARD_IF_{_x}"] = f"POP_JUMP_IF_{_x}"
 
 _DROPPED = frozenset({"EXTENDED_ARG", "CACHE", "NOP", "PRECALL"})
-_BINARY_OP_SYMBOLS = [sym for _, sym in dis._nb_ops]
+
+# Raw opnames that never reach ``normalize``'s output, and the form they take instead (the
+# opcode inventory test checks this against the normaliser and the capture's handler table).
+REWRITTEN: dict[str, str] = {
+    **{name: "removed" for name in _DROPPED},
+    **{name: new for name, new in _JUMP_RENAMES.items()},
+    "KW_NAMES": "folded into the following CALL (argval: the keyword names)",
+    "CALL_KW": "CALL with its keyword names as argval (the LOAD_CONST before it folded in)",
+    "BINARY_SLICE": "BUILD_SLICE 2 + BINARY_SUBSCR",
+    "STORE_SLICE": "BUILD_SLICE 2 + STORE_SUBSCR",
+    "RETURN_CONST": "LOAD_CONST + RETURN_VALUE",
+    "LIST_TO_TUPLE": "CALL_INTRINSIC_1 INTRINSIC_LIST_TO_TUPLE",
+    "UNARY_POSITIVE": "CALL_INTRINSIC_1 INTRINSIC_UNARY_POSITIVE",
+    "LOAD_FAST_LOAD_FAST": "LOAD_FAST + LOAD_FAST",
+    "STORE_FAST_LOAD_FAST": "STORE_FAST + LOAD_FAST",
+    "STORE_FAST_STORE_FAST": "STORE_FAST + STORE_FAST",
+}
+_BINARY_OP_SYMBOLS = [sym for _, sym in dis._nb_ops]  # type: ignore[attr-defined]
 _INTRINSIC_1 = getattr(_opcode, "_intrinsic_1_descs", None)
 _INTRINSIC_2 = getattr(_opcode, "_intrinsic_2_descs", None)
 
 
 def exception_table(code: CodeType) -> list:
     """Raw entries ``(start, end, target, depth, lasti)``; ``end`` is exclusive."""
-    return list(dis._parse_exception_table(code))
+    return list(dis._parse_exception_table(code))  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -190,8 +208,8 @@ class _Raw:
     """An original instruction as ``dis`` decoded it, plus its line."""
 
     opname: str
-    arg: Optional[int]
-    argval: object
+    arg: Any  # int for every opcode normalize reads it from (dis: None when HAVE_ARGUMENT is false)
+    argval: Any
     offset: int
     lineno: Optional[int]
     starts_line: bool
@@ -234,6 +252,26 @@ def _is_for_iter_tail(raws: list[_Raw], i: int, targeted_by_other: set[int]) -> 
             return 2
         return 0
     return 1
+
+
+def _emit(out: list[Instruction], r: _Raw, opname: str, arg: Any = None, argval: Any = None, *,
+          synthetic: bool = False, flags: frozenset = frozenset()) -> Instruction:
+    """Append one normalised instruction made from the raw instruction ``r`` (its offset,
+    line and positions; a ``synthetic`` second half never starts a line)."""
+    ins = Instruction(
+        opname,
+        arg,
+        argval,
+        r.offset,
+        r.lineno,
+        starts_line=r.starts_line and not synthetic,
+        synthetic=synthetic,
+        flags=flags,
+        positions=r.positions,
+    )
+    ins.index = len(out)
+    out.append(ins)
+    return ins
 
 
 def _normalize(code: CodeType) -> list[Instruction]:
@@ -285,22 +323,7 @@ def _normalize(code: CodeType) -> list[Instruction]:
             starts[r.offset] = None
             continue
 
-        def emit(opname, arg=None, argval=None, *, synthetic=False, flags=frozenset()):
-            ins = Instruction(
-                opname,
-                arg,
-                argval,
-                r.offset,
-                r.lineno,
-                starts_line=r.starts_line and not synthetic,
-                synthetic=synthetic,
-                flags=flags,
-                positions=r.positions,
-            )
-            ins.index = len(out)
-            out.append(ins)
-            return ins
-
+        emit = functools.partial(_emit, out, r)
         starts[r.offset] = len(out)
         if op in _JUMP_OPS:
             emit(_JUMP_RENAMES.get(op, op), r.arg, r.argval)  # target resolved below
@@ -475,7 +498,7 @@ def copy_instructions(instructions: list[Instruction]) -> list[Instruction]:
 
 
 def _format_one(ins: Instruction) -> str:
-    off = "   -" if ins.offset is None else f"{ins.offset:4d}"
+    off = "   -" if ins.offset < 0 else f"{ins.offset:4d}"
     star = "+" if ins.synthetic else " "
     text = f"{off}{star} {ins.opname:<22}"
     if ins.opname == "CALL":

@@ -47,7 +47,7 @@ def _effect(ins: dis.Instruction, jump: bool) -> int:
         if ins.opname == "PRECALL":
             return 0
         if ins.opname == "CALL":
-            return -(ins.arg + 1)
+            return -((ins.arg or 0) + 1)  # CALL always has its argc
     arg = ins.arg if ins.opcode in _HASARG else None
     return dis.stack_effect(ins.opcode, arg, jump=jump)
 
@@ -55,7 +55,7 @@ def _effect(ins: dis.Instruction, jump: bool) -> int:
 def _analyse(code: CodeType) -> FrameFacts:
     instrs = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
     at = {i.offset: n for n, i in enumerate(instrs)}
-    handlers = list(dis._parse_exception_table(code))
+    handlers = list(dis._parse_exception_table(code))  # type: ignore[attr-defined]
     depth: dict[int, int] = {}
     # handled exceptions open (PUSH_EXC_INFO .. POP_EXCEPT), capped: only > 0 matters
     nesting: dict[int, int] = {}

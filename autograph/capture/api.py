@@ -15,7 +15,7 @@ from typing import Callable
 import torch
 
 from autograph.capture.breaks import BreakRecord, CaptureBug, Unsupported, source_line
-from autograph.capture.codegen import Codegen, _Expr, build_entry, origin_of
+from autograph.capture.codegen import Codegen, _Expr, build_entry
 from autograph.capture.interpreter import BreakAt, Return, Stopped, Translator, _resolve_callable
 from autograph.capture.result import CaptureResult, GraphRecord
 from autograph.capture.shapes import NeedsStaticSizes

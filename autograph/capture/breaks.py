@@ -27,14 +27,85 @@ BREAK_KINDS: dict[str, BreakKind] = {}
 
 
 def break_kind(name: str, explanation: str, hint: str) -> str:
-    """Register (or return) a break kind; returns its name for use in ``Unsupported(kind=...)``."""
-    BREAK_KINDS.setdefault(name, BreakKind(name, explanation, hint))
+    """Register a break kind once; returns its name for use in ``Unsupported(kind=...)``.
+
+    A name registered twice with other words is a programming error (two modules would each
+    believe their text is the one users read)."""
+    kind = BreakKind(name, explanation, hint)
+    if BREAK_KINDS.setdefault(name, kind) != kind:
+        raise ValueError(f"break kind {name!r} is already registered with other words")
     return name
 
 
 UNSUPPORTED = break_kind(
     "unsupported", "capture met a Python construct it cannot represent in a graph",
     "the code around it runs in Python; if it matters, report it with `autograph.explain(f)`'s output")
+
+# The kinds shared by many raise sites (a family's own kinds are registered in its module).
+# Raise sites name them by string: ``Unsupported(reason, kind="data-dependent-branch")``.
+break_kind(
+    "data-dependent-branch", "Python needs the value inside a tensor to go on (an `if` on a tensor, "
+    "`.item()`, `.tolist()`, `int(t)`), which is only known when the graph has run",
+    "keep the decision in tensor code (`torch.where`, masks, `torch.clamp`) or move it out of the "
+    "compiled function; the graph returns the value and Python decides")
+break_kind(
+    "data-dependent-operation", "a torch operation whose output shape depends on tensor values "
+    "(`nonzero`, `unique`, boolean-mask indexing) cannot be traced with fake tensors",
+    "use a fixed-shape form (`torch.where(mask, x, 0)` instead of `x[mask]`) or accept the break")
+break_kind(
+    "python-exception", "the code raises a Python exception here (capture predicted it); the raising "
+    "code runs in Python so the exception, its message and the handlers are exactly Python's",
+    "nothing if the exception is intended; otherwise fix the error the message names")
+break_kind(
+    "side-effect", "the code changes state that outlives the call (a global, a list/dict/set or object "
+    "from outside, a call with unknown effects) in a way capture does not replay after the graph",
+    "return the new value instead of storing it, or keep the mutation outside the compiled function")
+break_kind(
+    "unsupported-call", "a call capture cannot follow into: a C function or library call with no model, "
+    "or a callable without Python code; it runs in Python between two graphs",
+    "move the call out of the hot path, or wrap the tensor work around it in its own function")
+break_kind(
+    "unsupported-operation", "an operation (operator, attribute, indexing, iteration, formatting) on a "
+    "value capture does not model",
+    "rewrite it with plain containers, constants or tensors; `autograph.explain(f)` names the value")
+break_kind(
+    "object-construction", "creating an object whose construction capture cannot model (a C type, a "
+    "class with a C `__new__`, a module with parameters or random state made inside the function)",
+    "create the object once outside the compiled function and pass it in")
+break_kind(
+    "cannot-rebuild", "a value made during capture is still in use at a graph break and cannot be "
+    "rebuilt in Python there",
+    "avoid keeping such values (closures, partials, copies) alive across a graph break")
+break_kind(
+    "unsupported-bytecode", "an instruction the capture interpreter has no handler for (async code, "
+    "pattern matching, class bodies; tests/bytecode/test_opcode_inventory.py lists them)",
+    "move that construct into a function that is not compiled")
+break_kind(
+    "import-in-function", "an `import` statement runs inside the compiled function",
+    "move the import to module level")
+break_kind(
+    "call-depth", "calls are nested deeper than capture inlines",
+    "flatten the call chain, or compile an inner function on its own with `autograph.compile`")
+break_kind(
+    "unsupported-torch-value", "a torch operation takes or returns a value capture does not represent "
+    "(tensor subclasses, NumPy scalars, tensors without a guardable source, unusual result types)",
+    "pass plain tensors and Python numbers to torch operations inside the compiled function")
+break_kind(
+    "tensor-op-in-try", "a tensor operation is covered by the user's `except`: fake tensors cannot "
+    "predict every run-time error, so it runs in Python where the handler can catch it",
+    "move the tensor code out of the `try` block when the `except` is not meant for it")
+break_kind(
+    "fake-tensor-failure", "a torch operation failed on the capture's fake tensors (it may still work on "
+    "real ones)", "report it with `autograph.explain(f)`'s output; the operation runs in Python meanwhile")
+break_kind(
+    "dynamic-shape", "a dynamic (symbolic) size or Python number is used where capture needs its fixed "
+    "value", "mark the dimension static (`autograph.mark_static`) or set `dynamic: static`")
+break_kind(
+    "module-hooks", "the module has hooks registered (FSDP2's fully_shard, user hooks) or a forward set "
+    "on the instance: its call runs in Python, the hooks around its forward, and the forward is "
+    "compiled on its own (one capture per class)",
+    "nothing to do for forward hooks; remove other hooks (backward, global) if the module's "
+    "forward should be compiled too")
 
 
 class Unsupported(Exception):

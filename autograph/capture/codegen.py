@@ -14,7 +14,7 @@ import itertools
 import re
 import types
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from autograph.bytecode.instructions import Instruction, normalize
 from autograph.bytecode.liveness import live_locals_at
@@ -57,12 +57,18 @@ class Codegen:
         self.outputs: list = []
         self._out_index: dict = {}
         self.pre: list[str] = []
+        # statements before the graph call: snapshots of what side effects replayed after the
+        # graph will change (values/live_iterators.py)
+        self.prologue: list[str] = []
         self._shared: dict[int, str] = {}
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
         self.resumes: list = []
         # cells of the frame already handed to a resume function by value (see resume_call)
         self.cells_by_value: set[int] = set()
+        # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
+        # rebuilt from their sources are then read first, before the replay (cg.pre runs before it)
+        self.read_sources_first = bool(getattr(tx, "side_effect_events", None))
 
     # --- expressions -----------------------------------------------------------
     def const(self, obj: Any) -> str:
@@ -96,14 +102,14 @@ class Codegen:
         return self.const(getattr(builtins, name))
 
     def global_state(self, kind: str) -> str:
-        raise Unsupported(f"cannot rebuild a value from global state {kind!r}")
+        raise Unsupported(f"cannot rebuild a value from global state {kind!r}", kind="cannot-rebuild")
 
     def tensor(self, tv) -> str:
         node = tv.node
         if node.op == "placeholder":
-            for src, real, n in self.tx.graph.inputs:
+            for src, _real, n in self.tx.graph.inputs:
                 if n is node:
-                    return self.source_expr(tv.source or src)
+                    return self._read_first(tv, self.source_expr(tv.source or src))
         if node.op == "get_attr":
             if tv.source is not None:
                 return self.source_expr(tv.source)
@@ -121,11 +127,20 @@ class Codegen:
             self._shared[key] = name
         return self._shared[key]
 
+    def _read_first(self, value: Value, text: str) -> str:
+        """``text`` reads a source: bound in ``pre`` (before the replayed side effects) when needed."""
+        if not self.read_sources_first or _SIMPLE.fullmatch(text):
+            return text
+        return self.shared(value, text)
+
     def reconstruct(self, value: Value) -> str:
         if value is NULL:
             raise CaptureBug("NULL rebuilt as a value")
         try:
-            return value.reconstruct(self)
+            text = value.reconstruct(self)
+            if value.source is not None and text == self.source_expr(value.source):
+                text = self._read_first(value, text)
+            return text
         except Unsupported as exc:
             made = getattr(value, "created_step", None)
             if made is not None:  # the outermost value that fails and knows where it was made
@@ -137,19 +152,27 @@ class Codegen:
         """Expression of the callable for a native call (user code goes through its own shim)."""
         from autograph.capture.interpreter import _MethodRef
         from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
-        from autograph.capture.values.modules import ModuleValue, _has_hooks, guard_no_hooks
+        from autograph.capture.values.modules import ModuleValue, _has_hooks, called_in_python, guard_no_hooks
         if isinstance(fn, UserFunctionValue) and fn.fn.__code__.co_flags & _CO_GENERATOR_LIKE:
             return self.reconstruct(fn), args  # calling it runs no code: nothing to compile
-        if isinstance(fn, UserFunctionValue):
-            return self.const(self.wrap_nested(fn.fn)), args
+        if isinstance(fn, UserFunctionValue):  # the shim of this very function (real_value guards it)
+            return self.const(self.wrap_nested(fn.real_value())), args
         if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
-            return self.const(self.wrap_nested(fn.func.fn)), [fn.self_value, *args]
+            return self.const(self.wrap_nested(fn.func.real_value())), [fn.self_value, *args]
+        if isinstance(fn, ModuleValue) and called_in_python(fn.module):
+            return self.reconstruct(fn), args
         if isinstance(fn, ModuleValue) and not _has_hooks(fn.module) and "forward" not in fn.module.__dict__:
             forward = type(fn.module).forward
             if isinstance(forward, types.FunctionType):
                 guard_no_hooks(self.tx, fn)  # calling forward directly skips __call__'s hooks
                 self.tx.guards.method(fn.source, type(fn.module), "forward", forward)
                 return self.const(self.wrap_nested(forward)), [fn, *args]
+        if isinstance(fn, ModuleValue):  # hooks in Python around the compiled forward
+            from autograph.capture.values.module_hooks import class_forward, hooked_call
+            forward = type(fn.module).forward
+            if isinstance(forward, types.FunctionType) and "forward" not in fn.module.__dict__:
+                raw = class_forward(type(fn.module))
+                return self.const(hooked_call(self.wrap_nested(forward), raw)), [fn, *args]
         if isinstance(fn, _MethodRef):
             real = None
             try:
@@ -174,7 +197,7 @@ class Codegen:
         # a CALL's own offset: make_resume_code re-runs the KW_NAMES/PRECALL folded into it
         code, offset = frame.code, target.offset
         if frame.by_offset.get(target.offset) is not target:
-            raise Unsupported("a graph break inside a split instruction (slice)")
+            raise Unsupported("a graph break inside a split instruction (slice)", kind="no-resume")
         code, offset = origin_of(code, offset)
         values = _frame_values(frame)
         live = _live_locals(code, offset, values)
@@ -229,7 +252,7 @@ class Codegen:
             closure = self.fn.__closure__ if resume_code.co_freevars else None
             if resume_code.co_freevars and code is not self.fn.__code__ and \
                     _origin_code(self.fn.__code__) is not code:
-                raise Unsupported("resume of a closure from another code object")
+                raise Unsupported("resume of a closure from another code object", kind="no-resume")
             raw = types.FunctionType(resume_code, self.fn.__globals__, name, None, closure)
             raw.__qualname__ = f"{code.co_qualname}.{name}" if hasattr(code, "co_qualname") else name
             fn = self.wrap_nested(raw) if wrap else raw
@@ -324,6 +347,7 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"
     lines = [f"def {name}({params}):"]
+    lines += ["    " + line for line in cg.prologue]
     if has_graph:
         lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")
     lines += ["    " + line for line in cg.pre]

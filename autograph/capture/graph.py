@@ -11,11 +11,10 @@ from __future__ import annotations
 import operator
 import re
 import sys
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.fx
-from torch._subclasses.fake_tensor import FakeTensorMode
 
 from autograph.capture import effects
 from autograph.capture.breaks import Unsupported
@@ -59,7 +58,7 @@ class GraphBuilder:
         from autograph.capture.values.tensors import TensorValue
         if source in self._input_by_source:
             return self._input_by_source[source]
-        for src, other, node in self.inputs:
+        for _src, other, node in self.inputs:
             if other is real:  # the same tensor reached two ways: one placeholder
                 value = TensorValue(node, node.meta["example_value"], source)
                 value.real_cls = type(real)
@@ -137,7 +136,7 @@ class GraphBuilder:
             # the user's handler can catch its error, not later inside a compiled graph
             raise Unsupported(f"tensor operation {_target_name(target)} inside a try/except "
                               f"(its run-time errors must reach your handler) — runs in Python",
-                              generic=True)
+                              generic=True, kind="tensor-op-in-try")
         node_args = to_node_arg(args)
         node_kwargs = to_node_arg(kwargs)
         node_args, node_kwargs = _numpy_scalars_as_numbers(kind, target, node_args, node_kwargs)
@@ -148,27 +147,32 @@ class GraphBuilder:
         fake_kwargs = to_fake_arg(kwargs)
         recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
         try:
-            with self.fake_mode, recorder:
-                if kind == "call_method":
-                    result = getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
-                else:
-                    result = target(*fake_args, **fake_kwargs)
+            try:
+                result = self._run_fake(kind, target, fake_args, fake_kwargs, recorder)
+            except torch._subclasses.fake_tensor.DataDependentOutputException:
+                from autograph.capture.scalar_args import with_scalar_placeholders
+                swapped = with_scalar_placeholders(target, fake_args, fake_kwargs, method=kind == "call_method")
+                if swapped is None:
+                    raise
+                recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
+                result = self._run_fake(kind, target, *swapped, recorder)  # a 0-d tensor as a value-only Scalar
         except Unsupported:
             raise
         except (torch._subclasses.fake_tensor.DataDependentOutputException,
-                torch._subclasses.fake_tensor.DynamicOutputShapeException) as exc:
+                torch._subclasses.fake_tensor.DynamicOutputShapeException):
             raise Unsupported(f"data-dependent operation {_target_name(target)} "
-                              f"(its result depends on tensor values)")
+                              f"(its result depends on tensor values)", kind="data-dependent-operation")
         except Exception as exc:
             name = type(exc).__name__
             if "DataDependent" in name or "GuardOnDataDependent" in name:
                 raise Unsupported(f"data-dependent operation {_target_name(target)} "
-                                  f"(its result depends on tensor values)")
+                                  f"(its result depends on tensor values)", kind="data-dependent-operation")
             raise Unsupported(f"{_target_name(target)} failed during capture "
-                              f"({name}: {str(exc).splitlines()[0] if str(exc) else ''})", generic=True)
+                              f"({name}: {str(exc).splitlines()[0] if str(exc) else ''})", generic=True,
+                              kind="fake-tensor-failure")
         if _has_symbolic_shape(result):
             raise Unsupported(f"data-dependent output shape of {_target_name(target)} "
-                              f"(its size depends on tensor values)")
+                              f"(its size depends on tensor values)", kind="data-dependent-operation")
         kinds = recorder.kinds + [k for k in effects.by_name(target) if k not in recorder.kinds]
         if effects.METADATA in kinds and self.fake_mode.shape_env is not None:
             from autograph.capture import shapes
@@ -180,6 +184,12 @@ class GraphBuilder:
         if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
             self.last_call_node.meta["writes_input"] = True  # the caller can see this effect
         return value
+
+    def _run_fake(self, kind: str, target: Any, fake_args: tuple, fake_kwargs: dict, recorder) -> Any:
+        with self.fake_mode, recorder:
+            if kind == "call_method":
+                return getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
+            return target(*fake_args, **fake_kwargs)
 
     def wrap_result(self, kind, target, node_args, node_kwargs, result, *, effect_kinds: list | None = None,
                     arguments: list | None = None) -> Value:
@@ -209,7 +219,7 @@ class GraphBuilder:
 
     def getitem_node(self, node: torch.fx.Node, index: int, fake) -> torch.fx.Node:
         item = self.graph.create_node("call_function", operator.getitem, (node, index), {},
-                                      name=self._name(f"getitem"))
+                                      name=self._name("getitem"))
         item.meta["example_value"] = fake
         item.stack_trace = self.current_trace
         return item
@@ -278,7 +288,7 @@ def _numpy_scalars_as_numbers(kind: str, target: Any, args: Any, kwargs: Any) ->
     operand = kind == "call_method" or getattr(target, "__module__", None) in ("_operator", "operator")
     if not operand or any(not isinstance(x.item(), (bool, int, float, complex)) for x in found):
         raise Unsupported(f"NumPy scalar {found[0]!r} passed to {_target_name(target)} "
-                          f"(its NumPy type may matter there) — runs in Python")
+                          f"(its NumPy type may matter there) — runs in Python", kind="unsupported-torch-value")
     return new_args, new_kwargs
 
 
@@ -343,6 +353,8 @@ def to_node_arg(obj):
         kind = tuple if obj.kind is not list else list
         return kind(to_node_arg(i) for i in obj.items)
     if isinstance(obj, DictValue):
+        if obj.has_identity_keys():
+            raise Unsupported(f"{obj.describe()} keyed by tensors or objects passed to a torch operation", kind="unsupported-torch-value")
         return {k: to_node_arg(v) for k, v in obj.items.items()}
     if isinstance(obj, tuple):
         return tuple(to_node_arg(o) for o in obj)
@@ -355,7 +367,7 @@ def to_node_arg(obj):
             return obj.graph_arg()[0]
         if obj.is_constant():
             return obj.as_python_constant()
-        raise Unsupported(f"{obj.describe()} passed to a torch operation")
+        raise Unsupported(f"{obj.describe()} passed to a torch operation", kind="unsupported-torch-value")
     return obj
 
 

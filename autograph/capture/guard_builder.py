@@ -110,8 +110,10 @@ class GuardRecorder:
         if source is None:
             return
         keys = tuple(d)
+        key_types = tuple(map(type, keys))  # 1 and True, (2, 3) and torch.Size([2, 3]) are equal keys
         self._add(("keys", source), lambda: model.python_guard(
-            f"tuple({source.expr}) == {keys!r}", lambda v: tuple(v) == keys, [source]))
+            f"tuple({source.expr}) == {keys!r}",
+            lambda v: tuple(v) == keys and tuple(map(type, v)) == key_types, [source]))
 
     def aliasing(self, inputs: list, held: list) -> None:
         """Tensor inputs ``[(source, tensor), ...]`` share memory as now, among themselves and with

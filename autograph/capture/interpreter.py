@@ -34,7 +34,7 @@ from autograph.capture.values.constants import ConstantValue
 from autograph.guards.sources import Source
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SliceValue,
                                                  TupleValue)
-from autograph.capture.values.functions import (BoundMethodValue, CellValue, NestedFunctionValue,
+from autograph.capture.values.functions import (CellValue, NestedFunctionValue,
                                                 RealCellValue, UserFunctionValue)
 
 VERSION = sys.version_info[:2]
@@ -187,7 +187,6 @@ class Translator:
         self.step = 0
         self.graph = GraphBuilder()
         self.guards = GuardRecorder()
-        self.allow_input_mutation = True
         self.depth = 0
         self.root: Frame | None = None
         self.frames: list[Frame] = []
@@ -198,14 +197,14 @@ class Translator:
 
     # --- entry -----------------------------------------------------------------
     def run(self) -> Return | Stopped:
-        from autograph.guards.sources import ClosureSource, LocalSource
+        from autograph.guards.sources import LocalSource
         fn = self.root_fn
         frame = Frame(fn.__code__, fn.__globals__, UserFunctionValue(fn), None)
         self.root = frame
         try:
             bound = inspect.signature(fn, follow_wrapped=False).bind(*self.args, **self.kwargs)
         except TypeError as exc:
-            raise Unsupported(f"TypeError binding arguments: {exc}", generic=True)
+            raise Unsupported(f"TypeError binding arguments: {exc}", generic=True, kind="python-exception")
         bound.apply_defaults()
         self._guard_defaults(fn)
         var_kw = {n for n, p in inspect.signature(fn, follow_wrapped=False).parameters.items() if p.kind is p.VAR_KEYWORD}
@@ -246,7 +245,7 @@ class Translator:
         for name in cells_passed_by_reference(frame.code):
             real = arguments.get(name)
             if not isinstance(real, types.CellType):
-                raise Unsupported(f"cell variable {name!r} did not arrive as a cell")
+                raise Unsupported(f"cell variable {name!r} did not arrive as a cell", kind="cannot-rebuild")
             self.guards.type_(LocalSource(name), real)
             frame.locals.pop(name, None)
             frame.cells[name] = RealCellValue(real, AttrSource(LocalSource(name), "cell_contents"), name,
@@ -299,7 +298,7 @@ class Translator:
             depth = len(frame.stack)
             try:
                 if fn is None:
-                    raise Unsupported(f"unsupported bytecode {inst.opname}", generic=True)
+                    raise Unsupported(f"unsupported bytecode {inst.opname}", generic=True, kind="unsupported-bytecode")
                 result = fn(self, frame, inst)
                 if CHECK_STACK_EFFECTS and result is None:
                     _check_stack_effect(inst, len(frame.stack) - depth)
@@ -369,7 +368,7 @@ class Translator:
                 return out
         if a.is_constant():
             return vb.fold(self, vb.UNARY[op], [a], {}, f"unary {op}")
-        raise Unsupported(f"unary {op} on {a.describe()}")
+        raise Unsupported(f"unary {op} on {a.describe()}", kind="unsupported-operation")
 
     def getitem(self, obj: Value, key: Value) -> Value:
         return obj.getitem(self, key)
@@ -380,15 +379,15 @@ class Translator:
         if code.co_flags & _CO_GENERATOR_LIKE and not frame_only:
             if code.co_flags & inspect.CO_GENERATOR and GENERATOR_FACTORY is not None:
                 return GENERATOR_FACTORY(self, fv, args, kwargs)  # lazily run frame (values/user_objects.py)
-            raise Unsupported(f"call to generator/coroutine function {code.co_qualname}")
+            raise Unsupported(f"call to generator/coroutine function {code.co_qualname}", kind="unsupported-bytecode")
         if self.depth >= MAX_INLINE_DEPTH:
-            raise Unsupported(f"inlining deeper than {MAX_INLINE_DEPTH} calls ({code.co_qualname})")
+            raise Unsupported(f"inlining deeper than {MAX_INLINE_DEPTH} calls ({code.co_qualname})", kind="call-depth")
         sig_fn = fv.signature_fn()
         try:
             sig = inspect.signature(sig_fn, follow_wrapped=False)
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True)
+            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True, kind="python-exception")
         frame = Frame(code, fv.fn_globals, fv, self.root)
         frame.parent = self.root  # any non-None parent marks an inlined frame
         frame.inside_try = self.graph.inside_try  # set for the caller's call instruction
@@ -426,8 +425,7 @@ class Translator:
         from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
         fn = fv.fn
         code = fn.__code__
-        positional = code.co_varnames[:code.co_argcount + code.co_posonlyargcount] if False else \
-            code.co_varnames[:code.co_argcount]
+        positional = code.co_varnames[:code.co_argcount]
         if name in positional and fn.__defaults__ and name in positional[code.co_argcount - len(fn.__defaults__):]:
             idx = positional.index(name) - (code.co_argcount - len(fn.__defaults__))
             src = ItemSource(AttrSource(fv.source, "__defaults__"), idx) if fv.source is not None else None
@@ -438,7 +436,7 @@ class Translator:
                          pin=ItemSource(AttrSource(ObjectSource(fn, fn.__qualname__), "__kwdefaults__"), name))
 
     def load_global(self, frame: Frame, name: str) -> Value:
-        from autograph.guards.sources import AttrSource, GlobalSource, ItemSource, ObjectSource
+        from autograph.guards.sources import AttrSource, GlobalSource, ItemSource
         g = frame.fn_globals
         if name in g:
             real = g[name]
@@ -455,7 +453,7 @@ class Translator:
             # a global defined later (``len = my_len``) must recapture
             self.guards.key_absent(_globals_dict_source(g), name)
             return self.wrap(b[name], None, trusted=True)
-        raise Unsupported(f"NameError: name {name!r} is not defined", generic=True)
+        raise Unsupported(f"NameError: name {name!r} is not defined", generic=True, kind="python-exception")
 
 
 class ExceptionValue(Value):
@@ -476,7 +474,7 @@ class ExceptionValue(Value):
     def reconstruct(self, cg):
         # the exception object Python raised here exists only in that call: capture's copy must
         # not be handed to every later call
-        raise Unsupported(f"a caught {type(self.exc).__name__} is live at a graph break")
+        raise Unsupported(f"a caught {type(self.exc).__name__} is live at a graph break", kind="cannot-rebuild")
 
 
 def _enter_handler(frame: "Frame", inst: Instruction, exc: BaseException, value: Value | None = None) -> None:
@@ -587,7 +585,7 @@ def _load_fast(tx, frame, inst):
     try:
         frame.push(frame.locals[inst.argval])
     except KeyError:
-        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True)
+        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True, kind="python-exception")
 
 
 @handler("LOAD_FAST_AND_CLEAR", min_version=(3, 12))
@@ -607,7 +605,7 @@ def _store_fast(tx, frame, inst):
 @handler("DELETE_FAST")
 def _delete_fast(tx, frame, inst):
     if inst.argval not in frame.locals:
-        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True)
+        raise Unsupported(f"UnboundLocalError: {inst.argval!r}", generic=True, kind="python-exception")
     del frame.locals[inst.argval]
 
 
@@ -640,7 +638,7 @@ def _load_name(tx, frame, inst):
 
 @handler("STORE_GLOBAL")
 def _store_global(tx, frame, inst):
-    raise Unsupported(f"assignment to global {inst.argval!r} — a side effect")
+    raise Unsupported(f"assignment to global {inst.argval!r} — a side effect", kind="side-effect")
 
 
 @handler("LOAD_ATTR")
@@ -681,7 +679,8 @@ class _MethodRef(Value):
         except Unsupported:
             real = None
         if real is not None and not hasattr(real, self.name):
-            raise Unsupported(f"method .{self.name} does not exist on {self.obj.describe()}")
+            raise Unsupported(f"method .{self.name} does not exist on {self.obj.describe()}",
+                              kind="unsupported-operation")
         return f"{cg.reconstruct(self.obj)}.{self.name}"
 
 
@@ -707,7 +706,7 @@ def _store_attr(tx, frame, inst):
 def _delete_attr(tx, frame, inst):
     delete = getattr(frame.stack[-1], "delattr", None)  # values made during capture can forget attributes
     if delete is None:
-        raise Unsupported(f"`del` of attribute {inst.argval!r} — a side effect")
+        raise Unsupported(f"`del` of attribute {inst.argval!r} — a side effect", kind="side-effect")
     delete(tx, inst.argval)
     frame.pop()
 
@@ -783,7 +782,7 @@ def _call_intrinsic_1(tx, frame, inst):
     elif name == "INTRINSIC_UNARY_POSITIVE":
         frame.push(tx.unary("+", frame.pop()))
     else:
-        raise Unsupported(f"unsupported bytecode CALL_INTRINSIC_1 {name}", generic=True)
+        raise Unsupported(f"unsupported bytecode CALL_INTRINSIC_1 {name}", generic=True, kind="unsupported-bytecode")
 
 
 # --- building containers --------------------------------------------------------
@@ -833,9 +832,10 @@ def _format_value(tx, frame, inst):
     spec = frame.pop().as_python_constant() if (inst.arg & 0x04) == 0x04 else ""
     value = frame.pop()
     if not value.is_constant():
-        raise Unsupported(f"f-string formatting of {value.describe()}")
+        raise Unsupported(f"f-string formatting of {value.describe()}", kind="unsupported-operation")
     if vb._has_symbolic([value], {}):
-        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)")
+        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)",
+                          kind="dynamic-shape")
     v = value.as_python_constant()
     conv = inst.arg & 0x03
     v = {0: lambda x: x, 1: str, 2: repr, 3: ascii}[conv](v)
@@ -884,18 +884,19 @@ def _map_add(tx, frame, inst):
 def _dict_update(tx, frame, inst):
     v = frame.pop()
     d = frame.stack[-inst.arg]
-    if not isinstance(v, DictValue):
-        raise Unsupported(f"** of {v.describe()}")
-    if inst.opname == "DICT_MERGE" and set(v.items) & set(d.items):
-        raise Unsupported("TypeError: got multiple values for keyword argument", generic=True)
-    d.items.update(v.items)
+    from autograph.capture.values.containers import mapping_items
+    pairs = [(d._key(k), value) for k, value in mapping_items(tx, v)]  # ** of any mapping: keys(), [k]
+    if inst.opname == "DICT_MERGE" and {k for k, _ in pairs} & set(d.items):
+        raise Unsupported("TypeError: got multiple values for keyword argument", generic=True, kind="python-exception")
+    d.items.update(pairs)
 
 
 @handler("UNPACK_SEQUENCE")
 def _unpack_sequence(tx, frame, inst):
     items = frame.pop().iter_items(tx)
     if len(items) != inst.arg:
-        raise Unsupported(f"ValueError: unpacking {len(items)} values into {inst.arg}", generic=True)
+        raise Unsupported(f"ValueError: unpacking {len(items)} values into {inst.arg}", generic=True,
+                          kind="python-exception")
     for item in reversed(items):
         frame.push(item)
 
@@ -905,7 +906,7 @@ def _unpack_ex(tx, frame, inst):
     items = frame.pop().iter_items(tx)
     before, after = inst.arg & 0xFF, inst.arg >> 8
     if len(items) < before + after:
-        raise Unsupported("ValueError: not enough values to unpack", generic=True)
+        raise Unsupported("ValueError: not enough values to unpack", generic=True, kind="python-exception")
     rest = ListValue(items[before:len(items) - after])
     for item in reversed(items[len(items) - after:]):
         frame.push(item)
@@ -926,13 +927,46 @@ def _get_iter(tx, frame, inst):
 def _for_iter(tx, frame, inst):
     it = frame.stack[-1]
     if not isinstance(it, ListIteratorValue):
-        raise Unsupported(f"iteration over {it.describe()}")
+        raise Unsupported(f"iteration over {it.describe()}", kind="unsupported-operation")
     item = it.next(tx)
     if item is None:
         frame.pop()
         frame.jump(inst.target)
     else:
         frame.push(item)
+
+
+@handler("GET_YIELD_FROM_ITER")
+def _get_yield_from_iter(tx, frame, inst):
+    """``yield from x``: a generator is delegated to as it is, anything else through ``iter(x)``."""
+    obj = frame.pop()
+    frame.push(obj if isinstance(obj, ListIteratorValue) else obj.get_iter(tx))
+
+
+@handler("SEND")
+def _send(tx, frame, inst):
+    """The delegation step of ``yield from``: the iterator's next item goes on to ``YIELD_VALUE``;
+    when it is exhausted, its return value (a generator's ``return``; None for other iterators)
+    replaces it (3.11) or goes on top of it for ``END_SEND`` (3.12+), at the target."""
+    sent = frame.pop()
+    receiver = frame.stack[-1]
+    if not (sent.is_constant() and sent.as_python_constant() is None) or not isinstance(receiver, ListIteratorValue):
+        raise Unsupported(f"send() of {sent.describe()} into {receiver.describe()}", kind="unsupported-operation")
+    item = receiver.next(tx)
+    if item is not None:
+        frame.push(item)
+        return
+    if VERSION < (3, 12):
+        frame.pop()
+    frame.push(getattr(receiver, "return_value", None) or ConstantValue(None))
+    frame.jump(inst.target)
+
+
+@handler("END_SEND", min_version=(3, 12))
+def _end_send(tx, frame, inst):
+    value = frame.pop()
+    frame.pop()
+    frame.push(value)
 
 
 # --- jumps ----------------------------------------------------------------------------
@@ -1008,7 +1042,7 @@ def _call_function_ex(tx, frame, inst):
     if null is not NULL:  # defensive: CPython puts NULL under the callable
         raise CaptureBug("CALL_FUNCTION_EX without NULL")
     if not isinstance(kwargs_v, DictValue):
-        raise Unsupported(f"** of {kwargs_v.describe()}")
+        raise Unsupported(f"** of {kwargs_v.describe()}", kind="unsupported-operation")
     frame.push(tx.call(fn, args_v.iter_items(tx), dict(kwargs_v.items)))
 
 
@@ -1036,7 +1070,7 @@ def _import_name(tx, frame, inst):
     level = frame.pop().as_python_constant()
     name = inst.argval
     if level != 0 or name not in sys.modules:
-        raise Unsupported(f"import of {name!r} at run time", generic=True)
+        raise Unsupported(f"import of {name!r} at run time", generic=True, kind="import-in-function")
     module = sys.modules[name] if fromlist else sys.modules[name.partition(".")[0]]
     frame.push(tx.wrap(module, None, trusted=True))
 
@@ -1063,7 +1097,7 @@ def _check_exc_match(tx, frame, inst):
     cls = frame.pop()
     exc = _exception_of(frame.stack[-1])
     if exc is None:
-        raise Unsupported("exception matching on an unknown exception")
+        raise Unsupported("exception matching on an unknown exception", kind="unsupported-operation")
     frame.push(ConstantValue(isinstance(exc, vb._class_info(cls))))
 
 
@@ -1075,7 +1109,7 @@ def _pop_except(tx, frame, inst):
 @handler("RERAISE")
 def _reraise(tx, frame, inst):
     value = frame.stack[-1]
-    err = Unsupported("exception re-raised", generic=True, exc=_exception_of(value))
+    err = Unsupported("exception re-raised", generic=True, exc=_exception_of(value), kind="python-exception")
     err.exc_value = value
     raise err
 
@@ -1096,7 +1130,8 @@ def _raise(tx, frame, inst):
             exc = value.real_value() if value is not None else None
         if not isinstance(exc, BaseException):
             exc, value = None, None
-    err = Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc)
+    err = Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc,
+                      kind="python-exception")
     err.exc_value = value
     raise err
 

@@ -143,7 +143,7 @@ def _scalar_symbol(graph: Any, source: Any, value: Any):
 
     env = graph.fake_mode.shape_env
     if env is None:
-        raise Unsupported("a dynamic Python scalar without a ShapeEnv", generic=True)
+        raise Unsupported("a dynamic Python scalar without a ShapeEnv", generic=True, kind="dynamic-shape")
     name = TorchLocalSource(f"___in{len(env._autograph_inputs)}")
     symbol = env.create_unspecified_symbol(value, source=name, dynamic_dim=DimDynamic.DYNAMIC)
     return env, name, symbol
@@ -241,7 +241,7 @@ def _lower(expr, leaf, const, ops):
         if isinstance(e, (F.Min, sympy.Min)) and len(e.args) == 2:
             return ops["min"](go(e.args[0]), go(e.args[1]))
         raise Unsupported(f"symbolic size expression {e} is not supported (compiled statically instead)",
-                          generic=True)
+                          generic=True, kind="dynamic-shape")
 
     return go(expr)
 
@@ -249,7 +249,7 @@ def _lower(expr, leaf, const, ops):
 def _symbol_origin(env, symbol):
     origin = env._autograph_symbols.get(symbol)
     if origin is None:
-        raise Unsupported(f"symbolic size {symbol} has no input it comes from", generic=True)
+        raise Unsupported(f"symbolic size {symbol} has no input it comes from", generic=True, kind="dynamic-shape")
     return origin
 
 
@@ -300,7 +300,7 @@ def _int_placeholder(graph: Any, env: Any, symbol: Any, source: Any) -> torch.fx
                 env._autograph_inputs[i] = (src, real, fake, node)
                 env._autograph_symbols[symbol] = (source, node, None)
             return node
-    raise Unsupported(f"symbolic int {symbol} has no input it comes from", generic=True)
+    raise Unsupported(f"symbolic int {symbol} has no input it comes from", generic=True, kind="dynamic-shape")
 
 
 def symints_to_nodes(graph: Any, node_args: Any, node_kwargs: Any) -> tuple:
@@ -312,7 +312,7 @@ def symints_to_nodes(graph: Any, node_args: Any, node_kwargs: Any) -> tuple:
         if isinstance(x, torch.SymInt):
             return symint_node(graph, x)
         if isinstance(x, (torch.SymFloat, torch.SymBool)):
-            raise Unsupported("symbolic float/bool passed to a torch operation", generic=True)
+            raise Unsupported("symbolic float/bool passed to a torch operation", generic=True, kind="dynamic-shape")
         if isinstance(x, slice):
             return slice(convert(x.start), convert(x.stop), convert(x.step))
         if type(x) in (tuple, list):
@@ -381,7 +381,8 @@ def finish_guards(tx: Any) -> None:
     try:
         texts = env.produce_guards([fake for _, _, fake, _ in inputs], names)
     except Exception as exc:  # noqa: BLE001 - a relation we cannot express: compile statically instead
-        raise Unsupported(f"shape guards could not be produced ({type(exc).__name__}: {exc})", generic=True)
+        raise Unsupported(f"shape guards could not be produced ({type(exc).__name__}: {exc})", generic=True,
+                          kind="dynamic-shape")
     for text in texts:
         guard = _relation(text, [s for s, _, _, _ in inputs])
         scalars = [s.expr for s, _, fake, _ in inputs if not isinstance(fake, torch.Tensor) and s in guard.sources]
@@ -404,7 +405,7 @@ def _relation(text: str, sources: list) -> Any:
     try:
         check = eval(f"lambda {params}: {code}", {"__builtins__": __builtins__, "math": math})  # noqa: S307
     except SyntaxError as exc:
-        raise Unsupported(f"shape guard {text!r} is not plain Python ({exc})", generic=True)
+        raise Unsupported(f"shape guard {text!r} is not plain Python ({exc})", generic=True, kind="dynamic-shape")
     import builtins
     import dis
     # globals the guard reads (attribute names such as ``.size`` or ``math.isnan`` are not reads)

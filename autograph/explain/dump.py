@@ -187,7 +187,7 @@ class _Writer:
                 notes.append(f"#   {k} = {value.fn.__qualname__}, through its own autograph cache "
                              f"(see {file_name(value.fn)})")
         notes += _bound_names(fn_ns, [k for k in used if not is_shim(fn_ns.get(k))], set())
-        block = [f"# Transformed code of this entry (runs instead of the original when the guards hold):"]
+        block = ["# Transformed code of this entry (runs instead of the original when the guards hold):"]
         if notes:
             block.append("# Objects it uses (bound when the entry was compiled):")
             block += notes
@@ -273,9 +273,7 @@ def dump_all(directory: str | os.PathLike) -> list[Path]:
 
 def _live_shims() -> list[Any]:
     """Every live shim, in source order (file, line)."""
-    try:
-        from autograph.runtime.shim import all_shims
-    except ImportError:  # pragma: no cover - older runtime
-        return []
+    from autograph.runtime.shim import all_shims
+
     return sorted(all_shims(), key=lambda s: (s.fn.__code__.co_filename, s.fn.__code__.co_firstlineno,
                                                s.fn.__qualname__))

@@ -29,16 +29,32 @@ class BreakReason:
     source_line: str
     user_stack: list[tuple[str, int, str]] = field(default_factory=list)
     function: str = ""           # qualname of the function being captured when it broke
+    kind: str = "unsupported"    # a capture.breaks.BREAK_KINDS name (docs/graph-breaks.md)
 
     @property
     def where(self) -> str:
         return f"{render.short_file(self.filename)}:{self.lineno}"
 
+    @property
+    def explanation(self) -> str:
+        from autograph.explain.break_kinds import describe
+
+        return describe(self.kind).explanation
+
+    @property
+    def hint(self) -> str:
+        from autograph.explain.break_kinds import describe
+
+        return describe(self.kind).hint
+
     def __str__(self) -> str:
-        out = [f"{self.reason}", f"   at {self.where}" + (f": {self.source_line}" if self.source_line else "")]
+        out = [f"[{self.kind}] {self.reason}",
+               f"   at {self.where}" + (f": {self.source_line}" if self.source_line else "")]
         if len(self.user_stack) > 1:
             out.append("   user stack: " + " -> ".join(
                 f"{name} ({render.short_file(f)}:{line})" for f, line, name in self.user_stack))
+        out.append(f"   why: {self.explanation}")
+        out.append(f"   what to do: {self.hint}")
         return "\n".join(out)
 
 
@@ -196,7 +212,8 @@ class _Explainer:
         out.compile_seconds += getattr(result, "compile_seconds", 0.0)
         for b in getattr(result, "breaks", ()) or ():
             out.break_reasons.append(BreakReason(b.reason, b.filename, b.lineno, b.source_line,
-                                                 list(b.user_stack or ()), fn.__qualname__))
+                                                 list(b.user_stack or ()), fn.__qualname__,
+                                                 getattr(b, "kind", "unsupported")))
             out.graph_break_count += 1
         for g in getattr(result, "graphs", ()) or ():
             out.graphs.append(g.gm)

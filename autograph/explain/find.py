@@ -8,6 +8,7 @@ instrumented.  ``find_shim`` accepts all of them.
 """
 from __future__ import annotations
 
+import sys
 import types
 from typing import Any
 
@@ -46,11 +47,8 @@ def find_shim(obj: Any, _depth: int = 0) -> Any | None:
             return found
     if isinstance(obj, types.FunctionType):
         return obj.__dict__.get(_SHIM_ATTR)
-    try:
-        import torch
-    except ImportError:  # pragma: no cover
-        return None
-    if isinstance(obj, torch.nn.Module):
+    torch = sys.modules.get("torch")  # no module exists before torch is imported: never import it here
+    if torch is not None and isinstance(obj, torch.nn.Module):
         return find_shim(getattr(obj, "forward", None), _depth + 1)
     return None
 

@@ -42,7 +42,7 @@ class ResumeView:
     def render(self) -> str:
         out = [f"Resume function {self.name} continues at {self.where}:", render.indent(self.source)]
         if self.shown_above:
-            out.append(f"  (its cache entries are shown above)")
+            out.append("  (its cache entries are shown above)")
         elif self.inspection is not None:
             out.append(render.indent(self.inspection.render(nested=True), "  "))
         return "\n".join(out)

@@ -38,13 +38,14 @@ class BreakInfo:
     reason: str
     filename: str | None
     lineno: int | None
+    kind: str = "unsupported"  # a capture.breaks.BREAK_KINDS name
 
     @property
     def where(self) -> str:
         return f"{render.short_file(self.filename)}:{self.lineno}" if self.filename else "location unknown"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"reason": self.reason, "filename": self.filename, "lineno": self.lineno}
+        return {"kind": self.kind, "reason": self.reason, "filename": self.filename, "lineno": self.lineno}
 
 
 @dataclass
@@ -159,8 +160,36 @@ class RunReport:
                 "capture_seconds": round(sum(x.capture_seconds for x in f), 6),
                 "compile_seconds": round(sum(x.compile_seconds for x in f), 6)}
 
+    def breaks_by_kind(self) -> dict[str, tuple[int, int]]:
+        """Kind -> (breaks, functions with one), over every function, most frequent first."""
+        counts: dict[str, list[int]] = {}
+        for f in self.functions:
+            kinds = [b.kind for b in f.breaks]
+            for kind in dict.fromkeys(kinds):
+                n = counts.setdefault(kind, [0, 0])
+                n[0] += kinds.count(kind)
+                n[1] += 1
+        return {k: (n, fns) for k, (n, fns) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))}
+
+    def _kinds_as_dicts(self) -> list[dict[str, Any]]:
+        from autograph.explain.break_kinds import describe
+
+        return [{"kind": k, "breaks": n, "functions": fns, "explanation": describe(k).explanation,
+                 "hint": describe(k).hint} for k, (n, fns) in self.breaks_by_kind().items()]
+
+    def _kinds_text(self) -> str:
+        from autograph.explain.break_kinds import describe
+
+        lines = ["graph breaks by kind:"]
+        for k, (n, fns) in self.breaks_by_kind().items():
+            lines.append(f"  {k}: {n} break{'s' if n != 1 else ''} in {fns} function{'s' if fns != 1 else ''}"
+                         f" — {describe(k).explanation}")
+            lines.append(f"    what to do: {describe(k).hint}")
+        return "\n".join(lines)
+
     def as_dict(self) -> dict[str, Any]:
         return {"autograph_report": SCHEMA_VERSION, "backend": self.backend, "totals": self.totals(),
+                "graph_breaks_by_kind": self._kinds_as_dicts(),
                 "functions": [x.as_dict() for x in self.functions],
                 "torch_call_counting": COUNTING_NOTE if self.counted else None,
                 "not_measured": [] if self.counted else list(MISSING_DATA)}
@@ -185,16 +214,22 @@ class RunReport:
                 f"{t['graph_breaks']} graph breaks, capture {t['capture_seconds']:.3f} s, "
                 f"compile {t['compile_seconds']:.3f} s{backend}")
         tail = [COUNTING_NOTE] if self.counted else []
-        return "\n\n".join([head] + [x.table(self.backend) for x in self.functions] + tail)
+        kinds = [self._kinds_text()] if self.breaks_by_kind() else []
+        return "\n\n".join([head] + kinds + [x.table(self.backend) for x in self.functions] + tail)
 
 
 def _grouped(breaks: list[BreakInfo]) -> list[str]:
-    """One line per distinct break (each capture of the same code breaks at the same place): ``reason ×N``."""
-    counts: dict[str, int] = {}
+    """One line per kind and place (each capture of the same code breaks at the same place, its
+    reason text may carry per-call detail): ``[kind] first reason (where) ×N``."""
+    groups: dict[tuple[str, str], list[BreakInfo]] = {}
     for b in breaks:
-        text = b.reason if b.where in b.reason else f"{b.reason} ({b.where})"
-        counts[text] = counts.get(text, 0) + 1
-    return [text if n == 1 else f"{text} ×{n}" for text, n in counts.items()]
+        groups.setdefault((b.kind, b.where), []).append(b)
+    out = []
+    for (kind, where), group in groups.items():
+        reason = group[0].reason
+        text = f"[{kind}] " + (reason if where in reason else f"{reason} ({where})")
+        out.append(text if len(group) == 1 else f"{text} ×{len(group)}")
+    return out
 
 
 def _table(title: str, rows: list[tuple[str, str]]) -> str:
@@ -229,10 +264,11 @@ def _function_report(st: Any, counted: bool = False) -> FunctionReport:
     for e in entries:
         result = getattr(e, "result", None)
         for b in getattr(result, "breaks", ()) or ():
-            breaks.append(BreakInfo(b.reason, b.filename, b.lineno))
+            breaks.append(BreakInfo(b.reason, b.filename, b.lineno, b.kind))
         ops += sum(getattr(g, "op_count", 0) for g in getattr(result, "graphs", ()) or ())
     if len(breaks) < getattr(st, "breaks", 0):  # entries dropped (reset): keep the recorded reasons
-        breaks += [BreakInfo(r, None, None) for r in list(st.break_reasons)[len(breaks):]]
+        kinds = list(st.break_kinds) + ["unsupported"] * (len(st.break_reasons) - len(st.break_kinds))
+        breaks += [BreakInfo(r, None, None, k) for r, k in zip(st.break_reasons[len(breaks):], kinds[len(breaks):])]
     qualname = st.qualname
     resume_of = None
     from autograph.explain.torch_calls import counts_for

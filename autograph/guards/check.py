@@ -149,7 +149,9 @@ class _Codegen:
         return name
 
     # --- SourceRenderer (autograph.guards.sources) ---
-    def expr(self, source: Source) -> str:
+    def expr(self, source: Source | None) -> str:
+        if source is None:
+            raise TypeError("this guard kind reads a value: it needs a source")
         if source in self.temps:
             return self.temps[source]
         return source.render(self)

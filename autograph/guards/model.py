@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 from autograph.guards.sources import GLOBAL_STATE_KINDS, GlobalStateSource, Source
@@ -157,7 +157,7 @@ def _value_repr(value: Any) -> str:
 
 # ---------------------------------------------------------------- constructors
 
-def _tensor_keys(tensor: Any) -> int:
+def _tensor_keys(tensor: Any) -> Any:  # a torch._C.DispatchKeySet
     import torch
 
     return torch._C._dispatch_keys(tensor)

@@ -14,7 +14,6 @@ import ast
 import functools
 import inspect
 import logging
-import types
 from typing import Any, Callable, Sequence
 
 from autograph.guards.check import GuardSet, check_const, device_implied_by_keys
@@ -25,10 +24,14 @@ from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, G
 
 log = logging.getLogger("autograph.runtime")
 
-# node kinds and guard ops: keep in sync with native/guards.c
+# node kinds and guard ops of a plan; native/guards.c exports its own values of the same names
+# and `load()` refuses an extension whose values differ (`SHARED_CONSTANTS`)
 N_POS, N_VARARGS, N_CONST, N_GLOBAL, N_GLOBAL_OR_BUILTIN, N_CELL, N_ATTR, N_ITEM, N_CALL, N_KWONLY, N_VARKW = range(11)
 G_TENSOR, G_TYPE, G_ID, G_CONST, G_LEN, G_EQ, G_CALL, G_NO_KEY, G_NO_HOOKS = range(9)
-MAX_NODES = 1024  # keep in sync with native/guards.c
+MAX_NODES = 1024
+SHARED_CONSTANTS = ("N_POS", "N_VARARGS", "N_CONST", "N_GLOBAL", "N_GLOBAL_OR_BUILTIN", "N_CELL", "N_ATTR",
+                    "N_ITEM", "N_CALL", "N_KWONLY", "N_VARKW", "G_TENSOR", "G_TYPE", "G_ID", "G_CONST", "G_LEN",
+                    "G_EQ", "G_CALL", "G_NO_KEY", "G_NO_HOOKS", "MAX_NODES")
 
 
 class _Unsupported(Exception):
@@ -117,11 +120,11 @@ def direct_keys_enabled() -> bool:
         found = set()
         for t, raw in zip(samples[::2], raws[::2]):
             cdata = _probe_offset(range(16, type(t).__basicsize__ - 7, 8),
-                                  lambda off: native.probe_object_word(t, off), t._cdata)
+                                  functools.partial(native.probe_object_word, t), t._cdata)
             if cdata is None:
                 return False
             keys = _probe_offset(range(0, 200 - 7, 8),
-                                 lambda off: native.probe_impl_word(t, cdata, off), raw)
+                                 functools.partial(native.probe_impl_word, t, cdata), raw)
             found.add((cdata, keys))
         if len(found) != 1 or None in next(iter(found)):
             return False
@@ -205,6 +208,7 @@ class _PlanBuilder:
     def node(self, source: Source) -> int:
         if source in self.index:
             return self.index[source]
+        node: tuple
         if isinstance(source, LocalSource):
             name = source.name
             if name in self.positional:
@@ -244,6 +248,8 @@ class _PlanBuilder:
         k = g.kind
         if k in (SHAPE_RELATION, PYTHON):
             return (G_CALL, tuple(self.node(s) for s in g.sources), g.check_fn)
+        if g.source is None:
+            raise _Unsupported(f"{k.name} guard without a source")
         n = self.node(g.source)
         if k is TENSOR_MATCH:
             import torch
@@ -419,6 +425,12 @@ def _dispatch_generated(checks: Sequence[Callable[..., int]], args: tuple, kwarg
 
 # ------------------------------------------------------------ loading the extension
 
+def constant_mismatches(module: Any) -> list[str]:
+    """The plan constants whose value in the C ``module`` differs from this file's (missing ones too)."""
+    here = globals()
+    return [name for name in SHARED_CONSTANTS if getattr(module, name, None) != here[name]]
+
+
 @functools.lru_cache(maxsize=None)
 def load() -> Any:
     """The ``autograph._native`` module, or None (logged once) when it is not built."""
@@ -427,6 +439,11 @@ def load() -> Any:
     except ImportError as exc:
         log.info("autograph._native is not available (%s); guards run in Python "
                  "(reinstall with a C compiler present for the fast path)", exc)
+        return None
+    differing = constant_mismatches(_native)
+    if differing:
+        log.warning("autograph._native was built from other sources (plan constants differ: %s); guards "
+                    "run in Python (rebuild with `python setup.py build_ext --inplace`)", ", ".join(differing))
         return None
     return _native
 

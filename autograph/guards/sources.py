@@ -113,7 +113,7 @@ class ClosureSource(Source):
             index = fn.__code__.co_freevars.index(self.name)
         except ValueError:
             raise KeyError(f"{fn.__qualname__} has no free variable {self.name!r}") from None
-        return fn.__closure__[index]
+        return (fn.__closure__ or ())[index]
 
     def fetch(self, frame_locals, fn):
         return self.cell(fn).cell_contents
@@ -189,6 +189,8 @@ class MemberSource(ItemSource):
     ``_parameters`` and ``_buffers``; ``owner.name`` reaches them through a Python
     ``__getattr__`` (about a microsecond each), the dict read costs nanoseconds.
     """
+
+    base_source: AttrSource  # owner.<store>
 
     def __init__(self, owner: Source, store: str, name: str):
         super().__init__(AttrSource(owner, store), name)

@@ -107,13 +107,9 @@ class AutographFunctionWrapper(wrapt.FunctionWrapper):
 
 
 def _shim_for(fn: types.FunctionType) -> Callable:
-    """The runtime's shim for ``fn``; the original itself until the runtime room exists."""
-    try:
-        from autograph.runtime.shim import shim_for
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("autograph.runtime.shim", "autograph.runtime"):
-            raise
-        return fn
+    """The runtime's shim for ``fn`` (imported on first use: installing the hook stays cheap)."""
+    from autograph.runtime.shim import shim_for
+
     return shim_for(fn)
 
 

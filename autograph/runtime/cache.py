@@ -6,6 +6,7 @@ added, so the hit path reads it without a lock.
 """
 from __future__ import annotations
 
+import functools
 import threading
 import types
 import weakref
@@ -67,6 +68,11 @@ class CodeState:
         return code
 
 
+def _forget(data: dict, key: int, _ref: Any) -> None:
+    """Weak-reference callback: the object keyed ``key`` died, drop its value."""
+    data.pop(key, None)
+
+
 class IdentityWeakMap:
     """Map keyed by object *identity* whose entries die with the key.
 
@@ -92,7 +98,7 @@ class IdentityWeakMap:
                 value = make()
                 k = id(key)
                 data = self._data
-                self._data[k] = (weakref.ref(key, lambda _r, k=k, data=data: data.pop(k, None)), value)
+                self._data[k] = (weakref.ref(key, functools.partial(_forget, data, k)), value)
             return value
 
     def values(self) -> list[Any]:

@@ -128,7 +128,7 @@ def _marked(args: tuple, kwargs: dict) -> bool:
     return False
 
 
-def plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: Any, newest: Any = None):
+def dynamic_plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: Any, newest: Any = None):
     """The :class:`~autograph.capture.shapes.Plan` of the capture this missed call starts."""
     from autograph.capture.shapes import Plan
 
@@ -183,7 +183,7 @@ def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwarg
     """Run ``capture`` under this call's plan; a failed symbolic capture is retried statically."""
     from autograph.capture import shapes
 
-    plan = plan_for(shim, args, kwargs, settings, failed, newest)
+    plan = dynamic_plan_for(shim, args, kwargs, settings, failed, newest)
     if not plan.symbolic:
         with shapes.using(plan):
             return capture(shim.fn, args, kwargs, settings, wrap_nested=wrap_nested)

@@ -15,7 +15,7 @@ import time
 import types
 import warnings
 import weakref
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from autograph.guards import native as _native
 from autograph.runtime import dynamo as _dynamo
@@ -60,7 +60,7 @@ _capture_provider: Callable[[], Callable[..., Any] | None] = _default_capture
 
 
 def configure(*, settings_provider: Callable[[], Settings] | None = None,
-              capture: Callable[..., Any] | None | type(...) = ...) -> tuple:
+              capture: Callable[..., Any] | None | types.EllipsisType = ...) -> tuple:
     """Replace the settings provider and/or the capture function (tests, embedding).
 
     Returns the previous ``(settings_provider, capture_provider)`` so callers can restore
@@ -198,8 +198,9 @@ def nesting(delta: int = 0) -> int:
 class _PyHitPath:
     """Pure-Python twin of ``autograph._native.HitPath`` (used when the extension is missing)."""
 
-    _table: tuple = ((), (), ())
+    _table: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]] = ((), (), ())
     _fast: bool = True
+    _slow: Callable[[tuple, dict], Any]  # provided by _ShimLogic
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._fast and not _off and not _active_captures and nesting() < MAX_NESTING \
@@ -222,6 +223,11 @@ class _PyHitPath:
 class _ShimLogic:
     """Everything of a shim except the hit path (which is C or ``_PyHitPath``)."""
 
+    _table: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]
+    _fast: bool
+    if TYPE_CHECKING:
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...  # the hit path's
+
     def __init__(self, fn: types.FunctionType, overrides: dict | None = None):
         if not isinstance(fn, types.FunctionType):
             raise TypeError(f"autograph can only shim Python functions, got {type(fn).__name__}")
@@ -239,7 +245,7 @@ class _ShimLogic:
         # names only: copying ``fn.__dict__`` would overwrite the shim's own fields with the
         # function's attributes (``f.state = ...``); those are read through ``__getattr__``
         functools.update_wrapper(self, fn, updated=())
-        _all_shims.add(self)
+        _all_shims.add(self)  # type: ignore[arg-type]  # every _ShimLogic is a Shim
         if self.state.eager:
             self._install_eager_entry()
 
@@ -426,9 +432,10 @@ class _ShimLogic:
         st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)
         st.compile_seconds += getattr(result, "compile_seconds", 0.0)
         if getattr(result, "no_tensor_work", False):
-            _mark_eager(state, "no tensor work: nothing worth compiling")
-            st.eager_reason = state.eager_reason
-            st.ran_eagerly(st.eager_reason)
+            reason = "no tensor work: nothing worth compiling"
+            _mark_eager(state, reason)
+            st.eager_reason = reason
+            st.ran_eagerly(reason)
             return self.fn
         st.backend = getattr(result, "backend", None) or st.backend
         if failed is not None:
@@ -438,6 +445,7 @@ class _ShimLogic:
         for b in getattr(result, "breaks", ()) or ():
             st.breaks += 1
             st.break_reasons.append(getattr(b, "reason", str(b)))
+            st.break_kinds.append(getattr(b, "kind", "unsupported"))
         entry = CacheEntry.from_result(result)
         self._add(entry)
         state.captures += 1
@@ -494,9 +502,10 @@ class _ShimLogic:
         if settings.on_error == "raise":
             raise exc
         st.errors.append(str(exc))
-        _mark_eager(self.state, f"capture failed: {exc}")
-        st.eager_reason = self.state.eager_reason
-        st.ran_eagerly(st.eager_reason)
+        reason = f"capture failed: {exc}"
+        _mark_eager(self.state, reason)
+        st.eager_reason = reason
+        st.ran_eagerly(reason)
         breaks_log.warning("%s could not be compiled and runs eagerly: %s", self.fn.__qualname__, exc)
         return self.fn
 
@@ -525,7 +534,10 @@ _native_module = _native.load()
 _native_nesting = getattr(_native_module, "nesting", None)
 if _native_nesting is not None:
     _native_nesting(0, MAX_NESTING)  # the C hit path's limit is this one
-_HitPath = _native_module.HitPath if _native_module is not None else _PyHitPath
+if TYPE_CHECKING:
+    _HitPath = _PyHitPath
+else:
+    _HitPath = _native_module.HitPath if _native_module is not None else _PyHitPath
 
 
 # autograph's frames between a caller and the original: Dynamo must never compile them
@@ -584,7 +596,7 @@ def holds_tensor(fn: types.FunctionType, args: tuple, kwargs: dict) -> bool:
 
 def _cell_filled(cell: types.CellType) -> bool:
     try:
-        cell.cell_contents
+        cell.cell_contents  # noqa: B018 - reading an empty cell raises ValueError
     except ValueError:
         return False
     return True

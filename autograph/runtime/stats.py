@@ -31,6 +31,7 @@ class FunctionStats:
     recompiles: list[Recompile] = field(default_factory=list)
     breaks: int = 0             # graph breaks over all captures
     break_reasons: list[str] = field(default_factory=list)
+    break_kinds: list[str] = field(default_factory=list)  # capture.breaks kind of each break_reasons entry
     errors: list[str] = field(default_factory=list)  # capture failures (on_error: fallback)
     capture_seconds: float = 0.0
     compile_seconds: float = 0.0
@@ -112,7 +113,7 @@ class FunctionStats:
             "eager_calls": self.eager_calls, "captures": self.captures,
             "recompiles": [r.guard_src for r in self.recompiles],
             "recompile_reasons": [r.description for r in self.recompiles],
-            "breaks": self.breaks, "break_reasons": list(self.break_reasons),
+            "breaks": self.breaks, "break_reasons": list(self.break_reasons), "break_kinds": list(self.break_kinds),
             "errors": list(self.errors), "capture_seconds": self.capture_seconds,
             "compile_seconds": self.compile_seconds, "eager_reason": self.eager_reason,
             "cold_calls": self.cold_calls, "compile_threshold": self.compile_threshold,

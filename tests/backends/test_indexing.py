@@ -5,7 +5,8 @@ import itertools
 
 import sympy
 
-from autograph.backends.triton.indexing import floordiv, modulo, symbol, texpr
+from autograph.backends.triton.codegen import texpr
+from autograph.backends.triton.indexing import floordiv, modulo, symbol
 
 
 def _eval(expr, env):

@@ -63,7 +63,7 @@ def compare_module(compile_fn, module, inputs, atol=2e-5, rtol=1e-4):
     ref_grads = torch.autograd.grad(ref.sum(), list(params.values()) + [t for t in inputs if t.requires_grad])
     torch.testing.assert_close(out, ref, atol=atol, rtol=rtol)
     for (name, _), g, r in zip(list(params.items()) + [("input", None)] * 4, got_grads, ref_grads):
-        torch.testing.assert_close(g, r, atol=atol * 10, rtol=rtol * 10, msg=lambda m: f"grad of {name}: {m}")
+        torch.testing.assert_close(g, r, atol=atol * 10, rtol=rtol * 10, msg=lambda m, name=name: f"grad of {name}: {m}")
     assert [g.kind for g in compiled.graphs] == ["forward", "backward"]
     assert all(g.fallback_reason is None for g in compiled.graphs)
     return compiled
@@ -162,7 +162,7 @@ def test_hf_gpt2_small_config_forward_backward(triton_backend):
     want = torch.autograd.grad(ref_loss, list(model.parameters()))
     torch.testing.assert_close(loss, ref_loss, atol=1e-5, rtol=1e-5)
     for (name, _), g, w in zip(model.named_parameters(), got, want):
-        torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-4, msg=lambda m: f"grad of {name}: {m}")
+        torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-4, msg=lambda m, name=name: f"grad of {name}: {m}")
     assert graphs and all(g.fallback_reason is None for c in graphs for g in c.graphs)
     assert sum(len(c.kernels) for c in graphs) > 0
     _dynamo.reset()

@@ -37,7 +37,7 @@ def test_parameters_are_inputs_and_gradients_reach_every_instance(triton_backend
     blocks = [Block() for _ in range(3)]
     eager = copy.deepcopy(blocks)
     x = torch.randn(4, 8, requires_grad=True)
-    for step in range(2):
+    for _step in range(2):
         h, r = x, x
         for b, e in zip(blocks, eager):
             h, r = forward(b, h), e(r)

@@ -85,7 +85,8 @@ REDUCTIONS = {
     "amin": lambda x: x.amin((1, 2), keepdim=True), "max_all": lambda x: x.max(), "min_all": lambda x: x.min(),
     "argmax": lambda x: x.argmax(-1), "argmin_keepdim": lambda x: x.argmin(1, keepdim=True),
     "argmax_flat": lambda x: x.argmax(), "prod": lambda x: (x * 0.5 + 1).prod(-1), "var": lambda x: x.var(-1),
-    "var_unbiased0": lambda x: x.var(1, correction=0, keepdim=True), "std": lambda x: x.std(-1),
+    "var_unbiased0": lambda x: x.var(1, correction=0, keepdim=True),
+    "var_fractional_correction": lambda x: x.var(-1, correction=0.5), "std": lambda x: x.std(-1),
     "logsumexp": lambda x: torch.logsumexp(x, -1), "norm": lambda x: torch.linalg.vector_norm(x, dim=-1),
 }
 

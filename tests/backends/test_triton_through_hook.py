@@ -27,7 +27,7 @@ import fusedpkg
 torch.manual_seed(0)
 x, w = torch.randn(8, 16), torch.randn(16, 32)
 expected = torch.nn.functional.gelu(x @ w) * torch.sigmoid(x @ w) + 1.0
-for _ in range(2):
+for _ in range(4):  # the 3rd call compiles (compile_threshold), the 4th hits
     assert torch.allclose(fusedpkg.gelu_mlp(x, w), expected, atol=1e-5)
 text = str(autograph.inspect(fusedpkg.gelu_mlp))
 kernels = [line.strip() for line in text.splitlines() if "def triton_" in line]

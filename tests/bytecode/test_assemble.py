@@ -263,7 +263,7 @@ def test_emit_original_store_attr_and_slice():
 
 def test_emit_original_refuses_for_iter():
     def user(a):
-        for x in a:
+        for _x in a:
             pass
     off = _offset_of(user, "FOR_ITER")
     with pytest.raises(ValueError, match="FOR_ITER"):

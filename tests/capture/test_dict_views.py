@@ -31,7 +31,7 @@ def view_iterated_twice(x):
     out = x
     for k in ks:
         out = out + d[k]
-    for k in ks:
+    for _k in ks:
         out = out * 2
     return out
 
@@ -105,7 +105,7 @@ def module_dict_view_iterated_twice(md, x):
     keys = md.keys()
     for k in keys:
         x = md[k](x)
-    for k in keys:
+    for _ in keys:
         x = x + 1
     return x
 

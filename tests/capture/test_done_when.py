@@ -136,7 +136,7 @@ def test_sincos_module_no_sin_cos_and_no_real_kernel_during_capture():
 
 def test_capture_runs_no_real_kernel():
     h = Harness()
-    fn = h.compile(toy_example)
+    h.compile(toy_example)
     a, b = torch.randn(10), torch.randn(10)
     seen = []
 
@@ -194,7 +194,6 @@ def _guarded(fn, make_args, change):
     compiled = autograph.compile(fn, backend="eager")
     args = make_args()
     torch.testing.assert_close(compiled(*args), fn(*args))
-    from autograph.runtime.shim import shim_for
     stats = compiled.stats
     before = stats.captures
     args2 = change(args)

@@ -110,7 +110,7 @@ def test_exception_with_python_init_is_new_per_call_and_keeps_its_attributes():
 
 def test_traceback_of_a_raised_exception_does_not_grow():
     def f(x):
-        y = x + 1
+        y = x + 1  # noqa: F841 - a graph before the raise
         raise PlainError("bad")
 
     c = Harness().compile(f)

@@ -200,6 +200,21 @@ def test_equality_of_plain_objects_is_identity():
     torch.testing.assert_close(c(x, t, Token()), f(x, t, Token()))
 
 
+def test_inequality_of_objects_with_their_own_ne_runs_it():
+    class AlwaysDifferent:  # object's __eq__, its own __ne__: `!=` is not identity
+        def __ne__(self, other):
+            return True
+
+    t = AlwaysDifferent()
+
+    def f(x, a, b):
+        return x + 1 if a != b else x - 1
+
+    c = Harness().compile(f)
+    x = torch.zeros(1)
+    torch.testing.assert_close(c(x, t, t), f(x, t, t))
+
+
 def test_object_made_in_the_call_is_not_an_argument():
     def f(x, o):
         fresh = []

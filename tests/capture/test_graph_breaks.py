@@ -483,7 +483,7 @@ def m_isub_input(x, y):
 
 def m_imul_view(a):
     t6 = a[1:]
-    t7, *rest = [t6, t6]
+    t7, *_rest = [t6, t6]
     t7 *= t6
     return a * 1.5 - 1.0
 

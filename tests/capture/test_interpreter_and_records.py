@@ -94,7 +94,6 @@ def test_backend_gets_real_example_inputs_like_torch_compile():
     a, b = torch.randn(10), torch.randn(10)
     h.compile(toy)(a, b)
     ex = h.backend.example_inputs[0]
-    from torch._subclasses.fake_tensor import FakeTensor
     assert [type(t) for t in ex] == [torch.Tensor, torch.Tensor] and ex[0] is a
 
 
@@ -150,7 +149,7 @@ def test_compiled_module_trains_like_eager():
     o1, o2 = torch.optim.SGD(m1.parameters(), lr=0.1), torch.optim.SGD(m2.parameters(), lr=0.1)
     for _ in range(4):
         x = torch.randn(3, 4)
-        for m, opt, run in ((m1, o1, m1), (m2, o2, c)):
+        for _m, opt, run in ((m1, o1, m1), (m2, o2, c)):
             opt.zero_grad()
             run(x).pow(2).sum().backward()
             opt.step()

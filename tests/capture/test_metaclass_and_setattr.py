@@ -23,7 +23,7 @@ class Output(metaclass=RenamingMeta):
 
 def m_make_output(x):
     out = Output(x * 2)
-    setattr(out, "extra", x + 1)
+    setattr(out, "extra", x + 1)  # noqa: B010 - the builtin is what is tested
     delattr(out, "value")
     return out.extra, hasattr(out, "value")
 

@@ -79,7 +79,7 @@ def test_a_partial_live_at_a_break_is_rebuilt_fresh_per_call():
     h = Harness()
     f = h.compile(fn)
     x = torch.randn(3)
-    (y1, p1), (y2, p2) = f(x), f(x)
+    (y1, p1), (_y2, p2) = f(x), f(x)
     torch.testing.assert_close(y1, fn(x)[0])
     assert type(p1) is functools.partial and p1 is not p2
     assert p1.func is scale and p1.args[0] is x and p1.keywords == {"k": 3}

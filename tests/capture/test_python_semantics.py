@@ -176,7 +176,7 @@ def f_dict_ops(x):
     d["b"] = 2
     d.update(c=3)
     total = 0
-    for k, v in d.items():
+    for _k, v in d.items():
         total += v
     return x * total + len(d) + d.get("z", 7)
 def f_dict_iteration(x):
@@ -250,7 +250,7 @@ def f_nested_loops(x):
             x = x + i * j
     return x
 def f_for_else(x):
-    for i in range(3):
+    for _i in range(3):
         x = x + 1
     else:
         x = x * 2
@@ -515,7 +515,7 @@ def test_modules_made_in_the_function_with_state_or_escaping_run_in_python():
     assert any("parameters or random state" in b.reason for b in h.breaks)
     import autograph  # default on_error: the function runs eagerly, never sharing one module
     f = autograph.compile(escaping, backend="eager")
-    (y1, m1), (y2, m2) = f(torch.randn(3)), f(torch.randn(3))
+    (_y1, m1), (_y2, m2) = f(torch.randn(3)), f(torch.randn(3))
     assert isinstance(m1, torch.nn.ReLU) and m1 is not m2
 
 

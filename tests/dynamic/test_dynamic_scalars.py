@@ -138,9 +138,6 @@ def test_a_float_attribute_read_by_the_code():
     def f(m, x):
         return m.lin(x) * m.lr, m.lr / 2
 
-    calls = []
-    for lr in (0.1, 0.01, 0.001, 0.0001, 0.5):
-        calls.append((model, torch.ones(2, 8)))
     compiled = autograph.compile(f, backend="eager")
     for lr in (0.1, 0.01, 0.001, 0.0001, 0.5):
         model.lr = lr

@@ -116,8 +116,6 @@ def test_autograph_dump_and_log_from_the_environment(tmp_path):
     import sys
     from pathlib import Path
 
-    import pytest
-
     root = Path(__file__).resolve().parents[2]
     pkg = tmp_path / "dumppkg"
     pkg.mkdir()

@@ -132,3 +132,14 @@ def test_break_inside_an_inlined_callee_keeps_the_user_stack(capsys):
     assert [b.function for b in out.break_reasons] == ["outer", "helper"]
     assert capsys.readouterr().out == "inside helper\n"
     assert torch.equal(out.result, seeds.outer(torch.ones(2)))
+
+
+def test_each_break_shows_its_kind_explanation_and_hint():
+    out = autograph.explain(seeds.toy_example, torch.linspace(-1, 1, 10), -torch.ones(10))
+    br = out.break_reasons[0]
+    assert br.kind == "data-dependent-branch"
+    assert br.explanation.startswith("Python needs the value inside a tensor")
+    assert "torch.where" in br.hint
+    text = str(out)
+    assert "[data-dependent-branch] data-dependent branch on a tensor value" in text
+    assert f"why: {br.explanation}" in text and f"what to do: {br.hint}" in text

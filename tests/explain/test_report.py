@@ -50,7 +50,8 @@ def test_text_table_per_function():
     assert "— resume function of toy_example" in text
     line = seeds.line_of(seeds.toy_example, "if b.sum() < 0:")
     # both entries break at the same place: one line, counted
-    assert f"| data-dependent branch on a tensor value (`if b.sum() < 0:`, seeds.py:{line}) ×2 " in text
+    assert f"| [data-dependent-branch] data-dependent branch on a tensor value (`if b.sum() < 0:`, seeds.py:{line}) ×2 " \
+        in text
 
 
 def test_print_report_writes_json_when_report_is_a_path(tmp_path):
@@ -350,3 +351,42 @@ def test_decorated_functions_are_labelled_with_their_own_file_and_line(tmp_path,
         net.generate(torch.ones(2)), net.step(torch.ones(2))
         where = {r.qualname: r.where for r in report().functions}
     assert where["Net.generate"] == "model.py:11" and where["Net.step"] == "model.py:15"
+
+
+def _branches(x):
+    if x.sum() > 0:  # data-dependent-branch
+        x = x + 1
+    return x * 2
+
+
+def _prints(x):
+    y = x + 1
+    print("", end="")  # side-effect
+    return y * 2
+
+
+def _branches_too(x):
+    y = x.cos()
+    if y.max() > 2:  # data-dependent-branch, in another function
+        return y
+    return y - 1
+
+
+def test_report_counts_breaks_by_kind_across_functions():
+    for fn in (_branches, _prints, _branches_too):
+        compiled = autograph.compile(fn, backend="eager")
+        for size in (3, 3):
+            compiled(torch.ones(size))
+    rep = report()
+    by_kind = rep.breaks_by_kind()
+    assert by_kind["data-dependent-branch"] == (2, 2)  # two breaks, in two functions
+    assert by_kind["side-effect"] == (1, 1)
+    assert list(by_kind)[0] == "data-dependent-branch"  # most frequent first
+    data = json.loads(rep.to_json())
+    kinds = {k["kind"]: k for k in data["graph_breaks_by_kind"]}
+    assert kinds["data-dependent-branch"]["breaks"] == 2 and kinds["data-dependent-branch"]["functions"] == 2
+    assert "torch.where" in kinds["data-dependent-branch"]["hint"]
+    text = str(rep)
+    assert "graph breaks by kind:" in text
+    assert "  data-dependent-branch: 2 breaks in 2 functions — Python needs the value inside a tensor" in text
+    assert all(b["kind"] for f in data["functions"] for b in f["graph_breaks"])

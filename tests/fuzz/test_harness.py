@@ -323,3 +323,17 @@ def test_regression_file_runs_previous_programs_first(tmp_path):
     module.autograph_compiler = lambda backend: identity_compiler()
     module.test_compiled_matches_eager()
     assert checked == [earlier, NOISY]
+
+
+@pytest.mark.parametrize("kind", ["result", "crash"])
+def test_regression_file_imports_only_what_it_uses(kind):
+    """Saved regression files pass the lint gate (scripts/test runs ruff over tests/)."""
+    import ast
+
+    text = fuzz.regression_test_source(NOISY, [fuzz.Difference(0, kind, "detail")], found_by="a unit test")
+    tree = ast.parse(text)
+    imported = {alias.asname or alias.name for node in ast.walk(tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    assert imported <= used, imported - used
+    assert ("check_program_isolated(" in text) == (kind == "crash")

@@ -5,8 +5,7 @@ Observed difference (passes since capture commit d9433ba, dynamic sizes never fo
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef fn(x, y, w):\n    global LAST\n    if x.sum() > 2.0:\n        raise ValueError(f"x too large: shape {tuple(x.shape)}")\n    return w, k7\n'
 

@@ -6,8 +6,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef fn(x, y, n):\n    t7 = x.unsqueeze(0)\n    try:\n        t7 *= x\n    except (IndexError, RuntimeError) as e:\n        print("caught", type(e).__name__)\n    t8 = y.neg().exp()\n    if t8.sum() > 2.0:\n        raise ValueError(f"t8 too large: shape {tuple(t8.shape)}")\n    return (t28.sum(), t28)\n'
 

@@ -5,8 +5,7 @@ Observed difference (passes as of capture commit 9835c0d; kept as a regression t
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef helper_0(a):\n    a += a\n    return a, a.cos()\n\nclass Block1(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lin = torch.nn.Linear(4, 4, bias=True)\n        self.register_buffer(\'offset\', torch.linspace(-1.0, 1.0, 4))\n        self.calls = 0\n    def forward(self, x):\n        return self.lin(x) - self.offset\n\n\nblock1 = Block1()\ndef fn(x, y, bias, items, alpha=0.5):\n    t14 = y.reshape(-1)\n    t15, t16 = helper_0(x)\n    t17 = items[1]\n    t18, t19 = helper_0(y)\n    t27 = torch.cat([x, x.cos()], dim=0)\n    try:\n        t28 = block1(t19)\n        t29, t30 = helper_0(t19)\n    except Exception as e:\n        y = y * 0.5\n        print("caught", type(e).__name__)\n    items.append(t19)\n    t31 = t15 ** 2\n    t32 = torch.tanh((F.gelu(x)))\n    assert t17.shape[0] != 5, "five rows are not allowed"\n    f33 = t14.max().item() * 2\n    k34 = int(t14.argmax()) % 3\n    return {\'out\': t32, \'extra\': y}\n'
 

@@ -5,8 +5,7 @@ Observed difference (passes since capture commit c6a9b82, augmented assignments 
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef fn(x, y, n, items):\n    x -= y\n    t10 = y.unsqueeze(0)\n    return t10\n'
 

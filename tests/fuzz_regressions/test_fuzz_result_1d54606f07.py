@@ -6,8 +6,7 @@ Observed difference (passes since capture commit 16e4510 "graphs that only mutat
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nSCALE = 1.5\ndef helper_1(a, b):\n    global SCALE\n    SCALE = SCALE * 0.5 + 1\n    return b\n\ndef fn(x, y, w, n):\n    y.mul_(0.5)\n    t12 = helper_1(y, y)\n    t20 = t12.view(-1, 4)\n    return (t20.sum(), t20)\n'
 

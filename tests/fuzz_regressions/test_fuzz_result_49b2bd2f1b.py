@@ -5,8 +5,7 @@ Observed difference (passes since capture commit c6a9b82, augmented assignments 
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = "import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef helper_0(a, scale=1.5, shift=0):\n    t6 = a[1:]\n    if a.shape[0] > 3:\n        t7, *l8 = [t6, t6]\n        t7 *= t6\n    return a * scale + shift\n\nclass Block0(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.register_buffer('offset', torch.linspace(-1.0, 1.0, 4))\n    def forward(self, x):\n        return x + self.offset\n\n\nblock0 = Block0()\n\ndef fn(x, y, w):\n    t18 = block0(y)\n    t19 = helper_0(t18, shift=-1.0)\n    t20 = torch.sin(t19)\n    t22 = t20.cos()\n    return t22\n"
 

@@ -6,8 +6,7 @@ Observed difference (passes since capture commit 16e4510 "graphs that only mutat
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = "import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef fn(x):\n    x.mul_(0.5)\n    return {'out': x, 'extra': x}\n"
 

@@ -1,6 +1,5 @@
 """The C fast path, its plan twin and the generated Python check make identical decisions."""
 import collections
-import itertools
 
 import pytest
 import torch
@@ -359,3 +358,20 @@ def test_keyword_calls_bind_like_python_on_every_path():
             assert len(set(got)) == 1, (f.__name__, args, kwargs, got)
             seen.add(got[0])
     assert {-1, "TypeError"} <= seen and len(seen) >= 4  # passing, failing at several guards, not binding
+
+
+def test_c_plan_constants_equal_the_python_ones():
+    """native/guards.c exports its plan constants; an extension built from other sources is refused."""
+    import types as _types
+
+    from autograph.guards import native as nat
+
+    module = nat.load()
+    if module is None:
+        pytest.skip("autograph._native is not built")
+    assert nat.constant_mismatches(module) == []
+    assert all(isinstance(getattr(module, name), int) for name in nat.SHARED_CONSTANTS)
+    stale = _types.SimpleNamespace(**{name: getattr(module, name) for name in nat.SHARED_CONSTANTS})
+    stale.G_NO_HOOKS += 1
+    del stale.MAX_NODES
+    assert nat.constant_mismatches(stale) == ["G_NO_HOOKS", "MAX_NODES"]

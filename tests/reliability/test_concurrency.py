@@ -27,7 +27,7 @@ def _hammer(fn, shapes, threads=8, rounds=6, timeout=60.0):
     def worker(seed: int) -> int:
         barrier.wait(timeout=timeout)
         checked = 0
-        for r in range(rounds):
+        for _r in range(rounds):
             for shape in shapes[seed % len(shapes):] + shapes[:seed % len(shapes)]:
                 x = torch.randn(shape)
                 y = torch.randn(shape)

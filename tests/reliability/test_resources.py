@@ -13,7 +13,6 @@ import torch
 
 import autograph
 from autograph.runtime import stats
-from autograph.runtime.shim import all_shims
 from tests.reliability.conftest import write
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import logging
 import os
 import subprocess
 import sys

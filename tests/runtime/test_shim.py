@@ -233,7 +233,7 @@ def test_holds_tensor_looks_one_level_deep_and_runs_no_user_code():
     assert not holds_tensor(fn, (1, "a", Box(2), Exploding(a=torch.ones(1))), {})
 
     def uses_global():
-        return WEIGHT * 2
+        return WEIGHT * 2  # noqa: F821 - set in its globals below
 
     uses_global.__globals__["WEIGHT"] = torch.ones(2)
     try:
@@ -283,7 +283,7 @@ def test_shim_for_is_one_per_function_and_repr(runtime):
 
 
 def test_kwargs_and_defaults_bind_like_python(runtime):
-    cap = runtime()
+    runtime()
 
     def g(a, b=None, *, scale=2):
         return a * scale if b is None else a * scale + b

@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import torch
 
 from autograph.testing import dynamo_adapter as da
 

@@ -8,11 +8,13 @@ Modules, in pipeline order:
 * ``lower.py``    — aten node -> IR value (pointwise, view, reduction) or an extern
   aten call in the wrapper when there is no lowering; the per-op lowerings live in
   ``lowerings/{pointwise,views,reductions}.py``.
-* ``ir.py``       — values (``Buffer``, ``Pointwise``, ``View``) and scheduled items.
+* ``ir.py``       — values (``Buffer``, ``Pointwise``, ``View``) and scheduled items; a
+  pointwise value computes with the operations of ``ops.py`` (no target text).
+* ``ops.py``      — the ops protocol between lowering and code generation.
 * ``indexing.py`` — sympy index expressions with exact floor-div/mod simplification.
 * ``fuse.py``     — groups items into kernels (vertical, horizontal, reduction
   prologues/epilogues; at most 64 ops per kernel).
-* ``codegen.py``  — Triton source of one kernel (``triton_poi_*``, ``triton_per_*``
+* ``codegen.py``  — the only writer of Triton: the ops handler ``TritonOps`` and the source of one kernel (``triton_poi_*``, ``triton_per_*``
   persistent reductions for rows <= 1024, ``triton_red_*`` looped ones) and launch
   heuristics (autotuned among a few configs on the GPU only).
 * ``wrapper.py``  — the Python ``call(args)`` that allocates, launches and calls externs.

@@ -1,24 +1,28 @@
-"""Triton source for one kernel group (see ``fuse.KernelGroup``).
+"""Triton source for one kernel group (see ``fuse.KernelGroup``): the only place kernel text is made.
 
-``KernelWriter`` is the object values emit code into: it deduplicates
-expressions (CSE), turns buffer loads into ``tl.load`` with the right mask,
-and resolves loads of buffers computed earlier *in the same kernel* to the
-register holding them (raising :class:`CannotFuse` when that is not possible
-so that the fuser starts a new kernel instead).
+``KernelWriter`` collects one kernel's lines: it deduplicates expressions (CSE), turns buffer
+loads into ``tl.load`` with the right mask, and resolves loads of buffers computed earlier *in
+the same kernel* to the register holding them (raising :class:`CannotFuse` when that is not
+possible so that the fuser starts a new kernel instead). ``TritonOps`` is the loop IR's ops
+handler (``ops.py``) for it: each op becomes a Triton expression; each IR value, load and
+conversion of a named value gets a temporary; everything inside one IR value stays one
+expression. Reductions (``ir.ReductionItem``: kind and dtype as data) are written here too,
+with torch's NaN rules.
 """
 from __future__ import annotations
 
+import functools
 import math
+from dataclasses import dataclass
 
 import sympy
 import torch
 
-
 from autograph.backends.triton.context import CompileContext
-from autograph.backends.triton.indexing import contiguous_strides, is_size_symbol, linearize, symbol, texpr
+from autograph.backends.triton.indexing import FloorDiv, ModularIndexing, contiguous_strides, is_size_symbol, linearize, symbol
 from autograph.backends.triton.ir import Buffer, PointwiseItem, ReductionItem
+from autograph.backends.triton.ops import HALF_DTYPES, OpsHandler, compute_dtype
 
-PERSISTENT_MAX = 1024
 MAX_KERNEL_OPS = 64
 
 TL_DTYPES = {
@@ -39,11 +43,6 @@ class CannotFuse(Exception):
     """The candidate item cannot join this kernel; the fuser starts a new one."""
 
 
-def compute_dtype(dtype: torch.dtype) -> torch.dtype:
-    """Arithmetic happens in fp32 for half types (as the GPU does it fastest and exactly enough)."""
-    return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
-
-
 def tl_dtype(dtype: torch.dtype) -> str:
     try:
         return TL_DTYPES[dtype]
@@ -51,12 +50,32 @@ def tl_dtype(dtype: torch.dtype) -> str:
         raise NotImplementedError(f"dtype {dtype} in a Triton kernel") from None
 
 
-def literal(value, dtype: torch.dtype | None = None) -> str:
-    """A Python scalar (or a size expression, whose symbols are kernel arguments) as Triton source."""
-    if isinstance(value, sympy.Expr) and not value.is_Number:
-        if not all(is_size_symbol(f) for f in value.free_symbols):
-            raise NotImplementedError(f"scalar expression {value}")
-        return f"({texpr(value)})"
+@functools.lru_cache(maxsize=8192)
+def texpr(expr: sympy.Expr) -> str:
+    """Print an index expression (integer arithmetic over loop variables and size symbols) as
+    Python source, valid in kernels and in the wrapper."""
+    if expr.is_Integer or expr.is_Symbol:
+        return str(expr)
+    if isinstance(expr, (FloorDiv, ModularIndexing)) or type(expr).__name__ in ("FloorDiv", "PythonMod", "Mod"):
+        # also torch's own FloorDiv / PythonMod found in ShapeEnv expressions (same semantics on sizes)
+        num, den = texpr(expr.args[0]), texpr(expr.args[1])
+        if expr.args[0].is_Add or expr.args[0].is_Mul:
+            num = f"({num})"
+        if expr.args[1].is_Add or expr.args[1].is_Mul:
+            den = f"({den})"
+        op = "//" if type(expr).__name__ == "FloorDiv" else "%"
+        return f"({num} {op} {den})"
+    if expr.is_Add:
+        return " + ".join(texpr(a) for a in sorted(expr.args, key=str))
+    if expr.is_Mul:
+        return "*".join(texpr(a) if not a.is_Add else f"({texpr(a)})" for a in expr.args)
+    if expr.is_Pow and expr.exp.is_Integer and int(expr.exp) > 1:
+        return "*".join([texpr(expr.base) if not expr.base.is_Add else f"({texpr(expr.base)})"] * int(expr.exp))
+    raise NotImplementedError(f"index expression {expr}")
+
+
+def literal(value) -> str:
+    """A Python scalar as Triton source."""
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
@@ -86,7 +105,8 @@ def reduction_identity(kind: str, dtype: torch.dtype) -> str:
 
 
 class KernelWriter:
-    """Collects the body of one kernel; values call ``load_buffer``/``emit`` on it."""
+    """Collects the body of one kernel; its ops handler (:class:`TritonOps`) and ``write_item``
+    call ``load_buffer``/``emit`` on it (IR values never see it)."""
 
     def __init__(self, group, *, persistent: bool, stores: set | None):
         self.group = group
@@ -105,6 +125,7 @@ class KernelWriter:
         self.registers: dict[Buffer, tuple[str, str, int]] = {}  # buffer -> (var, space, scope)
         self.op_names: list[str] = []
         self.ops = 0
+        self.handler = TritonOps(self)
         self._setup_symbols()
 
     # -- iteration space -------------------------------------------------
@@ -243,6 +264,229 @@ class KernelWriter:
         self.cse.pop()
 
 
+# Python operator precedence, for parenthesizing operands only where needed
+ATOM, UNARY, MUL, ADD, BIT_AND, BIT_XOR, BIT_OR, COMPARE = 100, 90, 80, 70, 60, 55, 50, 40
+
+
+@dataclass(frozen=True)
+class TritonExpr:
+    """A Triton expression (the handler's value): its text, its precedence, and whether it is a
+    name (a temporary), which later uses read instead of recomputing."""
+
+    text: str
+    prec: int = ATOM
+    named: bool = False
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _operand(x: TritonExpr, prec: int) -> str:
+    return x.text if x.prec >= prec else f"({x.text})"
+
+
+def _index_prec(expr) -> int:
+    if expr.is_Add:
+        return ADD
+    if expr.is_Mul or expr.is_Pow:
+        return MUL
+    return UNARY if expr.is_Number and expr < 0 else ATOM
+
+
+class TritonOps(OpsHandler):
+    """The loop IR's ops handler writing Triton source into a :class:`KernelWriter`.
+
+    Temporaries: a load, each IR value (``pointwise``), a ``masked`` selection and a conversion
+    of a named value get one (reused through the writer's CSE); the ops inside one IR value form
+    one expression.
+    """
+
+    def __init__(self, writer: "KernelWriter"):
+        self.k = writer
+
+    def _name(self, x: TritonExpr) -> TritonExpr:
+        return x if x.named else TritonExpr(self.k.emit(x.text), ATOM, True)
+
+    def _binary(self, a: TritonExpr, b: TritonExpr, symbol: str, prec: int) -> TritonExpr:
+        return TritonExpr(f"{_operand(a, prec)} {symbol} {_operand(b, prec + 1)}", prec)
+
+    def _compare(self, a: TritonExpr, b: TritonExpr, symbol: str) -> TritonExpr:
+        return TritonExpr(f"{_operand(a, COMPARE + 1)} {symbol} {_operand(b, COMPARE + 1)}", COMPARE)
+
+    def _call(self, fn: str, *args: TritonExpr) -> TritonExpr:
+        return TritonExpr(f"{fn}({', '.join(a.text for a in args)})")
+
+    # -- leaves and structure ---------------------------------------------
+    def load(self, buffer, index):
+        return TritonExpr(self.k.load_buffer(buffer, index), ATOM, True)
+
+    def constant(self, value, dtype):
+        text = literal(value)
+        return TritonExpr(text, UNARY if text.startswith("-") else ATOM)
+
+    def index_expr(self, expr, dtype):
+        if dtype.is_floating_point or dtype == torch.bool:
+            raise NotImplementedError(f"index expression as {dtype}")
+        expr = sympy.sympify(expr)
+        return TritonExpr(texpr(expr), _index_prec(expr))
+
+    def pointwise(self, value, index):
+        result = value.fn(self, index)
+        if value.counted and value.op_names:
+            self.k.count_op(value.op_names[0])
+        return self._name(result)
+
+    def masked(self, mask, body, other):
+        with self.k.masked(mask.text):
+            value = body()
+        if other is None:
+            return value
+        return self._name(self._call("tl.where", mask, value, other))
+
+    def to_dtype(self, x, dtype, src_dtype=None):
+        if src_dtype is not None:
+            if src_dtype == dtype:
+                return x
+            if dtype == torch.bool:
+                return self._converted(x, self.ne(x, self.constant(0, src_dtype)))
+            if src_dtype != torch.bool and dtype in HALF_DTYPES:
+                # values of half types are kept in fp32 registers: round them as a store would
+                if compute_dtype(src_dtype) != torch.float32:
+                    x = self._converted(x, self._to(x, torch.float32))
+                return self._converted(x, TritonExpr(f"{self._to(x, dtype).text}.to(tl.float32)"))
+            if src_dtype != torch.bool and compute_dtype(src_dtype) == compute_dtype(dtype):
+                return x
+        return self._converted(x, self._to(x, compute_dtype(dtype)))
+
+    def _to(self, x: TritonExpr, dtype: torch.dtype) -> TritonExpr:
+        return TritonExpr(f"{_operand(x, ATOM)}.to({tl_dtype(dtype)})")
+
+    def _converted(self, x: TritonExpr, result: TritonExpr) -> TritonExpr:
+        """A conversion of a named value is named too (an input converted once, read by many)."""
+        return self._name(result) if x.named else result
+
+    # -- arithmetic ---------------------------------------------------------
+    def add(self, a, b):
+        return self._binary(a, b, "+", ADD)
+
+    def sub(self, a, b):
+        return self._binary(a, b, "-", ADD)
+
+    def mul(self, a, b):
+        return self._binary(a, b, "*", MUL)
+
+    def truediv(self, a, b):
+        return self._binary(a, b, "/", MUL)
+
+    def mod(self, a, b):
+        return self._binary(a, b, "%", MUL)
+
+    def neg(self, x):
+        return TritonExpr(f"-{_operand(x, UNARY)}", UNARY)
+
+    def abs(self, x):
+        return self._call("tl.abs", x)
+
+    def reciprocal(self, x):
+        return self.truediv(TritonExpr("1.0"), x)
+
+    def maximum(self, a, b):
+        return self._call("tl.maximum", a, b)
+
+    def minimum(self, a, b):
+        return self._call("tl.minimum", a, b)
+
+    def where(self, cond, a, b):
+        return self._call("tl.where", cond, a, b)
+
+    # -- comparisons, logical -----------------------------------------------
+    def eq(self, a, b):
+        return self._compare(a, b, "==")
+
+    def ne(self, a, b):
+        return self._compare(a, b, "!=")
+
+    def lt(self, a, b):
+        return self._compare(a, b, "<")
+
+    def le(self, a, b):
+        return self._compare(a, b, "<=")
+
+    def gt(self, a, b):
+        return self._compare(a, b, ">")
+
+    def ge(self, a, b):
+        return self._compare(a, b, ">=")
+
+    def isnan(self, x):
+        return self.ne(x, x)
+
+    def and_(self, a, b):
+        return self._binary(a, b, "&", BIT_AND)
+
+    def or_(self, a, b):
+        return self._binary(a, b, "|", BIT_OR)
+
+    def xor(self, a, b):
+        return self._binary(a, b, "^", BIT_XOR)
+
+    def logical_not(self, x):
+        return self.eq(x, TritonExpr("0"))
+
+    # -- math -------------------------------------------------------------------
+    def exp(self, x):
+        return self._call("tl.exp", x)
+
+    def exp2(self, x):
+        return self._call("tl.math.exp2", x)
+
+    def expm1(self, x):
+        return self.sub(self.exp(x), TritonExpr("1.0"))
+
+    def log(self, x):
+        return self._call("tl.log", x)
+
+    def log2(self, x):
+        return self.mul(self.log(x), TritonExpr("1.4426950408889634"))
+
+    def log10(self, x):
+        return self.mul(self.log(x), TritonExpr("0.4342944819032518"))
+
+    def log1p(self, x):
+        return self.log(self.add(TritonExpr("1.0"), x))
+
+    def sqrt(self, x):
+        return self._call("tl.sqrt", x)
+
+    def rsqrt(self, x):
+        return self._call("tl.rsqrt", x)
+
+    def sin(self, x):
+        return self._call("tl.sin", x)
+
+    def cos(self, x):
+        return self._call("tl.cos", x)
+
+    def tanh(self, x):
+        two = TritonExpr("2.0")
+        return self.sub(self.mul(two, self.sigmoid(self.mul(two, x))), TritonExpr("1.0"))
+
+    def sigmoid(self, x):
+        return self._call("tl.sigmoid", x)
+
+    def erf(self, x):
+        return self._call("tl.math.erf", x)
+
+    def floor(self, x):
+        return self._call("tl.floor", x)
+
+    def ceil(self, x):
+        return self._call("tl.math.ceil", x)
+
+    def trunc(self, x):
+        return self.where(self.lt(x, TritonExpr("0")), self.ceil(x), self.floor(x))
+
+
 def write_item(k: KernelWriter, item) -> None:
     """Emit the code computing ``item`` into kernel ``k``."""
     if isinstance(item, PointwiseItem):
@@ -250,13 +494,13 @@ def write_item(k: KernelWriter, item) -> None:
         if space == "xr" and not k.persistent:
             k.open_rloop()
             k.space = "xr"
-            value = item.value.load(k, index)
+            value = str(item.value.load(k.handler, index))
             k.store(item.buffer, index, value, space)
             k.close_rloop()
             k.registers[item.buffer] = ("<loop>", "xr", -1)
         else:
             k.space = space
-            value = item.value.load(k, index)
+            value = str(item.value.load(k.handler, index))
             k.store(item.buffer, index, value, space)
         return
     assert isinstance(item, ReductionItem)
@@ -271,7 +515,7 @@ def write_item(k: KernelWriter, item) -> None:
     if k.persistent:
         k.open_rloop()
         k.space = "xr"
-        value = item.input.load(k, list(k.full_index))
+        value = str(item.input.load(k.handler, list(k.full_index)))
         masked = k.emit(f"tl.where(xrmask, {value}{cast}, {ident})")
         red = _row_reduce(k, item.kind, masked, floating)
     else:
@@ -282,7 +526,7 @@ def write_item(k: KernelWriter, item) -> None:
         k.line(f"{acc} = tl.full([XBLOCK, RBLOCK], {ident}, {tl_dtype(acc_dtype)})")
         k.open_rloop()
         k.space = "xr"
-        value = item.input.load(k, list(k.full_index))
+        value = str(item.input.load(k.handler, list(k.full_index)))
         v = k.emit(f"{value}{cast}") if cast else value
         combine = {"sum": f"{acc} + {v}", "prod": f"{acc} * {v}",
                    "max": nan_max(acc, v) if floating else f"tl.maximum({acc}, {v})",

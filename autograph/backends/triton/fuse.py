@@ -17,9 +17,9 @@ import operator
 from dataclasses import dataclass, field
 
 from autograph.backends.triton.context import CompileContext
-from autograph.backends.triton.codegen import MAX_KERNEL_OPS, PERSISTENT_MAX, CannotFuse, kernel_source
+from autograph.backends.triton.codegen import MAX_KERNEL_OPS, CannotFuse, kernel_source
 from autograph.backends.triton.indexing import is_static
-from autograph.backends.triton.ir import ExternItem, PointwiseItem, ReductionItem
+from autograph.backends.triton.ir import PERSISTENT_MAX, ExternItem, PointwiseItem, ReductionItem
 
 
 @dataclass(eq=False)

@@ -9,8 +9,6 @@ loads address the same element.
 """
 from __future__ import annotations
 
-import functools
-
 import sympy
 
 
@@ -221,26 +219,3 @@ def delinearize(flat: sympy.Expr, shape: tuple[int, ...]) -> list[sympy.Expr]:
     for size, stride in zip(shape, contiguous_strides(shape)):
         out.append(sympy.Integer(0) if size == 1 else modulo(floordiv(flat, stride), size))
     return out
-
-
-@functools.lru_cache(maxsize=8192)
-def texpr(expr: sympy.Expr) -> str:
-    """Print an index expression as Triton/Python source."""
-    if expr.is_Integer or expr.is_Symbol:
-        return str(expr)
-    if isinstance(expr, (FloorDiv, ModularIndexing)) or type(expr).__name__ in ("FloorDiv", "PythonMod", "Mod"):
-        # also torch's own FloorDiv / PythonMod found in ShapeEnv expressions (same semantics on sizes)
-        num, den = texpr(expr.args[0]), texpr(expr.args[1])
-        if expr.args[0].is_Add or expr.args[0].is_Mul:
-            num = f"({num})"
-        if expr.args[1].is_Add or expr.args[1].is_Mul:
-            den = f"({den})"
-        op = "//" if type(expr).__name__ == "FloorDiv" else "%"
-        return f"({num} {op} {den})"
-    if expr.is_Add:
-        return " + ".join(texpr(a) for a in sorted(expr.args, key=str))
-    if expr.is_Mul:
-        return "*".join(texpr(a) if not a.is_Add else f"({texpr(a)})" for a in expr.args)
-    if expr.is_Pow and expr.exp.is_Integer and int(expr.exp) > 1:
-        return "*".join([texpr(expr.base) if not expr.base.is_Add else f"({texpr(expr.base)})"] * int(expr.exp))
-    raise NotImplementedError(f"index expression {expr}")

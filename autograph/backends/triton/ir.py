@@ -1,29 +1,35 @@
-"""The loop-level IR: lazily evaluated tensors and the scheduled items.
+"""The loop-level IR: lazily evaluated tensors and the scheduled items. Backend-neutral.
 
 A *value* knows its shape and dtype and how to produce one element given an
-index (a list of sympy expressions): ``value.load(kernel, index) -> str``
-returns a Triton expression (a temporary's name) computed inside ``kernel``.
+index (a list of sympy expressions): ``value.load(ops, index)`` computes it with
+the operations of an ops handler (``ops.py``) and returns the handler's value. The
+IR holds no target text: the Triton code generator is one handler (``codegen.TritonOps``).
 
 * :class:`Buffer` lives in memory (a graph input, a kernel output, an extern
   call's result) and is loaded through its strides.
-* :class:`Pointwise` computes an element from its inputs' elements; it is
-  inlined into whatever consumes it until it is *realized* into a Buffer.
+* :class:`Pointwise` computes an element from its inputs' elements (its inner
+  function ``fn(ops, index)``); it is inlined into whatever consumes it until it
+  is *realized* into a Buffer.
 * :class:`View` re-indexes another value (permute, reshape, expand, slice...):
   no copy, only index arithmetic.
 
 Scheduled items (what the wrapper runs, in order) are :class:`PointwiseItem`,
-:class:`ReductionItem` (these two are grouped into kernels by ``fuse.py``) and
-:class:`ExternItem` (an aten call in the wrapper).
+:class:`ReductionItem` (a reduction as data: kind, dims, dtype; these two are
+grouped into kernels by ``fuse.py``) and :class:`ExternItem` (an aten call in
+the wrapper).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import sympy
 import torch
 
 from autograph.backends.triton.indexing import contiguous_strides, is_static, linearize
+
+if TYPE_CHECKING:
+    from autograph.backends.triton.ops import OpsHandler, OpsValue
 
 Index = list  # list[sympy.Expr]
 
@@ -34,7 +40,8 @@ class Value:
     ops: int = 0  # number of ops inlined when this value is loaded (fusion bound)
     op_names: tuple[str, ...] = ()
 
-    def load(self, k: Any, index: Index) -> str:  # pragma: no cover - interface
+    def load(self, ops: "OpsHandler", index: Index) -> "OpsValue":  # pragma: no cover - interface
+        """The element at ``index``, computed with ``ops``."""
         raise NotImplementedError
 
     @property
@@ -57,8 +64,8 @@ class Buffer(Value):
     offset: int = 0
     producer: Any = None  # the item writing it (None for graph inputs)
 
-    def load(self, k: Any, index: Index) -> str:
-        return k.load_buffer(self, index)
+    def load(self, ops: "OpsHandler", index: Index) -> "OpsValue":
+        return ops.load(self, index)
 
     def flat_index(self, index: Index) -> sympy.Expr:
         return linearize(index, self.stride, self.offset)
@@ -71,14 +78,20 @@ def new_buffer(name: str, shape, dtype, device) -> Buffer:
 
 @dataclass(eq=False)
 class Pointwise(Value):
+    """An element computed by ``fn(ops, index)`` from other values' elements.
+
+    ``op_names[0]`` names the op it counts as in a kernel (the kernel's name, its op total)
+    unless ``counted`` is False (a helper value of a decomposed op, such as var's mean)."""
+
     shape: tuple[int, ...]
     dtype: torch.dtype
-    fn: Callable[[Any, Index], str]
+    fn: Callable[["OpsHandler", Index], "OpsValue"]
     ops: int = 1
     op_names: tuple[str, ...] = ()
+    counted: bool = True
 
-    def load(self, k: Any, index: Index) -> str:
-        return self.fn(k, index)
+    def load(self, ops: "OpsHandler", index: Index) -> "OpsValue":
+        return ops.pointwise(self, index)
 
 
 @dataclass(eq=False)
@@ -100,11 +113,16 @@ class View(Value):
     def op_names(self) -> tuple[str, ...]:  # type: ignore[override]
         return self.base.op_names
 
-    def load(self, k: Any, index: Index) -> str:
-        return self.base.load(k, self.reindex(list(index)))
+    def load(self, ops: "OpsHandler", index: Index) -> "OpsValue":
+        return self.base.load(ops, self.reindex(list(index)))
 
 
+# torch's semantics: max/min propagate NaN, argmax/argmin pick the first NaN (else the first extremum)
 REDUCTION_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin")
+
+# A reduction over at most this many (static) elements is computed in one block per row; longer or
+# symbolic ones loop. Arg-reductions are written for one block only (lowerings decline the others).
+PERSISTENT_MAX = 1024
 
 
 @dataclass(eq=False)
@@ -122,7 +140,10 @@ class PointwiseItem:
 
 @dataclass(eq=False)
 class ReductionItem:
-    """Reduce ``input`` over ``rdims`` (dims of ``input.shape``) into ``buffer``."""
+    """Reduce ``input`` over ``rdims`` (dims of ``input.shape``) into ``buffer``.
+
+    ``kind`` is one of :data:`REDUCTION_KINDS`; the accumulator's dtype is ``buffer.dtype``'s
+    compute dtype (``input``'s for arg-reductions)."""
 
     buffer: Buffer
     input: Value

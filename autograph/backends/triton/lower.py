@@ -18,11 +18,11 @@ import sympy
 import torch
 import torch.fx
 
-from autograph.backends.triton.codegen import PERSISTENT_MAX, compute_dtype, literal, tl_dtype
 from autograph.backends.triton.context import CompileContext
 from autograph.backends.triton.indexing import contiguous_strides, is_static
-from autograph.backends.triton.ir import (Buffer, ExternItem, Pointwise, PointwiseItem, ReductionItem,
-                                          Value, View, new_buffer)
+from autograph.backends.triton.ir import (PERSISTENT_MAX, Buffer, ExternItem, Pointwise, PointwiseItem,
+                                          ReductionItem, Value, View, new_buffer)
+from autograph.backends.triton.ops import OpsHandler, OpsValue, check_dtype, compute_dtype
 
 aten = torch.ops.aten
 prims = torch.ops.prims
@@ -351,8 +351,13 @@ class Lowering:
         return WrapperVar(name)
 
     # -- helpers for lowerings -------------------------------------------
-    def pointwise(self, node, args: list, body: Callable[..., str], name: str, *,
+    def pointwise(self, node, args: list, body: Callable[..., OpsValue], name: str, *,
                   compute: torch.dtype | None = None, cast: tuple[bool, ...] | None = None) -> Pointwise:
+        """The value of ``node`` computed element by element: ``body(ops, *elements)``.
+
+        Tensor arguments are read at the (broadcast) index and converted to ``compute`` (default:
+        the output's compute dtype) unless ``cast`` says otherwise; Python scalars and size
+        expressions are constants."""
         out = meta(node)
         shape, dtype = shape_of(out), out.dtype
         for a in args:
@@ -362,22 +367,20 @@ class Lowering:
                 raise Unsupported("complex")
         if compute is None:
             compute = compute_dtype(dtype)
-        tl_dtype(compute)
+        check_dtype(compute)
         casts = cast or tuple(True for _ in args)
 
-        def fn(k, index):
-            exprs = []
+        def fn(ops: OpsHandler, index) -> OpsValue:
+            elements = []
             for a, do_cast in zip(args, casts):
                 if isinstance(a, Value):
-                    e = a.load(k, broadcast_index(index, shape, a.shape))
+                    e = a.load(ops, broadcast_index(index, shape, a.shape))
                     if do_cast and compute_dtype(a.dtype) != compute:
-                        e = k.emit(f"{e}.to({tl_dtype(compute)})")
+                        e = ops.to_dtype(e, compute, a.dtype)
                 else:
-                    e = literal(a)
-                exprs.append(e)
-            k.count_op(name)
-            result = body(*exprs)
-            return result if result in exprs else k.emit(result)
+                    e = scalar(ops, a, compute)
+                elements.append(e)
+            return body(ops, *elements)
 
         inner = [a for a in args if isinstance(a, Value)]
         names = tuple(dict.fromkeys((name,) + tuple(n for a in inner for n in a.op_names)))
@@ -390,13 +393,11 @@ class Lowering:
         self.items.append(item)
         return buf
 
-    def pointwise_value(self, shape, dtype, args, body, name) -> Pointwise:
-        """A pointwise value not tied to an FX node (inputs already in ``dtype``)."""
+    def pointwise_value(self, shape, dtype, args, body: Callable[..., OpsValue], name) -> Pointwise:
+        """A pointwise value not tied to an FX node (inputs already in ``dtype``): ``body(ops, *elements)``."""
 
-        def fn(k, index):
-            exprs = [a.load(k, broadcast_index(index, shape, a.shape)) for a in args]
-            k.count_op(name)
-            return k.emit(body(*exprs))
+        def fn(ops: OpsHandler, index) -> OpsValue:
+            return body(ops, *(a.load(ops, broadcast_index(index, shape, a.shape)) for a in args))
 
         return Pointwise(tuple(shape), dtype, fn, 1 + sum(a.ops for a in args), (name,))
 
@@ -426,6 +427,13 @@ class Lowering:
         buf.producer = item
         self.items.append(item)
         return buf
+
+
+def scalar(ops: OpsHandler, value, dtype: torch.dtype) -> OpsValue:
+    """A Python scalar, or a size expression (its symbols are kernel arguments), as a value."""
+    if isinstance(value, sympy.Expr) and not value.is_Number:
+        return ops.index_expr(value, torch.int64)
+    return ops.constant(value, dtype)
 
 
 def _dtype_of(x) -> torch.dtype:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from typing import Any
 
 import sympy
 import torch
 
-from autograph.backends.triton.indexing import is_static, texpr
+from autograph.backends.triton.codegen import texpr
+from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import Buffer, ExternItem
 from autograph.backends.triton.lower import GraphUnsupported, SizeInput, WrapperVar
 
@@ -127,7 +127,7 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
             used |= _names(step.args) | _names(step.kwargs.values()) | {step.name}
         else:
             name, writer, cfg = kernels[step]
-            for bname, ptr in writer.out_args.items():
+            for bname in writer.out_args:
                 b = writer.arg_buffers[bname]
                 dev = devices.setdefault(str(b.device), f"device{len(devices)}")
                 body.append(f"{bname} = empty_strided({pysizes(b.shape)}, {pysizes(b.stride)}, device={dev}, dtype={b.dtype})")

@@ -46,7 +46,8 @@ def guard_attribute_absent(tx, value, obj: Any, name: str) -> None:
     if klass is not None:  # an unset slot (or a descriptor raising AttributeError)
         raw = klass.__dict__[name]
         if not isinstance(raw, types.MemberDescriptorType):
-            raise Unsupported(f"attribute `.{name}` of {cls.__qualname__} raised AttributeError from a descriptor")
+            raise Unsupported(f"attribute `.{name}` of {cls.__qualname__} raised AttributeError from a descriptor",
+                kind="unsupported-operation")
         src = object_source(value, obj)
         from autograph.guards import model
         tx.guards.class_attr(cls, name)
@@ -70,4 +71,4 @@ def guard_lookup_fails(tx, value, obj: Any, name: str) -> None:
 def attribute_error(tx, value, obj: Any, name: str, exc: AttributeError) -> Unsupported:
     """The break raised for a missing attribute, with the guards that keep it missing."""
     guard_attribute_absent(tx, value, obj, name)
-    return Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+    return Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")

@@ -45,7 +45,7 @@ class _CtxValue(Value):
             return self.attrs[name]
         if name in _BOOKKEEPING:
             return _Bookkeeping(name)
-        raise Unsupported(f"attribute `.{name}` of an autograd.Function context")
+        raise Unsupported(f"attribute `.{name}` of an autograd.Function context", kind="unsupported-operation")
 
     def setattr(self, tx, name, value):
         self.attrs[name] = value
@@ -115,7 +115,7 @@ class FunctionApplyValue(Value):
             tx.graph.op_count = ops
         if len(side_effects._events(tx)) != events:
             del side_effects._events(tx)[events:]
-            raise Unsupported(f"{self.describe()}: its forward has Python side effects")
+            raise Unsupported(f"{self.describe()}: its forward has Python side effects", kind="side-effect")
         return tx.graph.call("call_function", _apply_target(self.fn_class), tuple(args), dict(kwargs))
 
     def _inline(self, tx, args, kwargs):
@@ -124,12 +124,12 @@ class FunctionApplyValue(Value):
         flat = [*args, *kwargs.values()]
         from autograph.capture.values.contexts import _set_grad
         from autograph.capture.values.functions import UserFunctionValue
-        forward = cls.__dict__.get("forward") if "forward" in cls.__dict__ else getattr(cls, "forward")
+        forward = cls.__dict__.get("forward") if "forward" in cls.__dict__ else cls.forward
         forward = forward.__func__ if isinstance(forward, staticmethod) else forward
         setup = getattr(cls, "setup_context", None)
         own_setup = getattr(setup, "__func__", setup) is not torch.autograd.Function.setup_context
         if not isinstance(forward, types.FunctionType) or (own_setup and not isinstance(setup, types.FunctionType)):
-            raise Unsupported(f"{name}.apply: forward/setup_context are not Python functions")
+            raise Unsupported(f"{name}.apply: forward/setup_context are not Python functions", kind="unsupported-call")
         tx.guards.class_attr(cls, "forward")
         tx.guards.class_attr(cls, "setup_context")
         tx.guards.class_attr(cls, "backward")
@@ -143,10 +143,11 @@ class FunctionApplyValue(Value):
             else:
                 out = UserFunctionValue(forward).call(tx, [ctx, *args], dict(kwargs))
         except Unsupported as exc:
-            raise Unsupported(f"{name}.apply: {exc.reason}", generic=True) from None
+            raise Unsupported(f"{name}.apply: {exc.reason}", generic=True, kind="python-exception") from None
         finally:
             _set_grad(tx, was_enabled)
         outputs = out.items if isinstance(out, TupleValue) else [out]
         if any(o is a for o in outputs for a in flat):
-            raise Unsupported(f"{name}.forward returns one of its inputs (apply would return a new tensor)")
+            raise Unsupported(f"{name}.forward returns one of its inputs (apply would return a new tensor)",
+                              kind="unsupported-call")
         return out

@@ -47,13 +47,13 @@ class Value:
 
     # --- facts -------------------------------------------------------------
     def python_type(self) -> type:
-        raise Unsupported(f"type of {self.describe()} is unknown at capture time")
+        raise Unsupported(f"type of {self.describe()} is unknown at capture time", kind="unsupported-operation")
 
     def is_constant(self) -> bool:
         return False
 
     def as_python_constant(self) -> Any:
-        raise Unsupported(f"{self.describe()} is not a Python constant")
+        raise Unsupported(f"{self.describe()} is not a Python constant", kind="unsupported-operation")
 
     def describe(self) -> str:
         return type(self).__name__
@@ -67,30 +67,30 @@ class Value:
 
     # --- protocol ----------------------------------------------------------
     def getattr(self, tx: "Translator", name: str) -> "Value":
-        raise Unsupported(f"attribute `.{name}` of {self.describe()}")
+        raise Unsupported(f"attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
 
     def setattr(self, tx: "Translator", name: str, value: "Value") -> None:
-        raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()} — a side effect")
+        raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()} — a side effect", kind="side-effect")
 
     def call(self, tx: "Translator", args: list["Value"], kwargs: dict[str, "Value"]) -> "Value":
-        raise Unsupported(f"call to {self.describe()}")
+        raise Unsupported(f"call to {self.describe()}", kind="unsupported-call")
 
     def call_method(self, tx: "Translator", name: str, args: list["Value"],
                     kwargs: dict[str, "Value"]) -> "Value":
         return self.getattr(tx, name).call(tx, args, kwargs)
 
     def getitem(self, tx: "Translator", key: "Value") -> "Value":
-        raise Unsupported(f"indexing {self.describe()}")
+        raise Unsupported(f"indexing {self.describe()}", kind="unsupported-operation")
 
     def setitem(self, tx: "Translator", key: "Value", value: "Value") -> None:
-        raise Unsupported(f"item store on {self.describe()} — a side effect")
+        raise Unsupported(f"item store on {self.describe()} — a side effect", kind="side-effect")
 
     def delitem(self, tx: "Translator", key: "Value") -> None:
-        raise Unsupported(f"item delete on {self.describe()}")
+        raise Unsupported(f"item delete on {self.describe()}", kind="unsupported-operation")
 
     def iter_items(self, tx: "Translator") -> list["Value"]:
         """The items of ``iter(self)``, unrolled at capture time."""
-        raise Unsupported(f"iterating over {self.describe()}")
+        raise Unsupported(f"iterating over {self.describe()}", kind="unsupported-operation")
 
     def get_iter(self, tx: "Translator") -> "Value":
         """``iter(self)``: an iterator value (``next`` protocol). By default the items as they are
@@ -102,18 +102,40 @@ class Value:
         return len(self.iter_items(tx))
 
     def truth(self, tx: "Translator") -> bool:
-        raise Unsupported(f"truth value of {self.describe()}")
+        raise Unsupported(f"truth value of {self.describe()}", kind="unsupported-operation")
 
     def contains(self, tx: "Translator", item: "Value") -> "Value":
-        """Python's fallback ``in``: iterate, each element compared by identity, then ``==``."""
-        return self.get_iter(tx).contains(tx, item)
+        """``item in self``, Python's fallback: iterate, each item compared by identity, then
+        ``==``. A comparison whose truth only the run knows (``x == 1`` on a one-element tensor)
+        is left to the transformed code (values/run_time.py); later items are then compared only
+        when that is free of side effects (tensors, constants), since eager stops at the first
+        true comparison. (The iterator is capture's own: how far it went is not observable.)"""
+        from autograph.capture.values.builtins import identical_or_none
+        from autograph.capture.values.constants import ConstantValue
+        from autograph.capture.values.run_time import RunTimeValue, any_true, one_element_tensor
+        undecided: list[Value] = []
+        it = self.get_iter(tx)
+        while (x := it.next(tx)) is not None:
+            if identical_or_none(tx, x, item):
+                return ConstantValue(True)
+            if undecided and not (x.is_tensor() or x.is_constant()):
+                raise Unsupported(f"`in` after a comparison decided by a tensor value, then {x.describe()}",
+                                  kind="data-dependent-branch")
+            eq = tx.compare(x, "==", item)
+            if one_element_tensor(eq):
+                undecided.append(eq)
+            elif eq.truth(tx):
+                return ConstantValue(True)
+        if undecided:
+            return RunTimeValue(any_true, undecided, bool, f"`{item.describe()} in ...` (a tensor comparison)")
+        return ConstantValue(False)
 
     # --- runtime rebuild ---------------------------------------------------
     def reconstruct(self, cg: "Codegen") -> str:
         """A Python expression (in the transformed code) that yields the real value."""
         if self.source is not None:
             return cg.source_expr(self.source)
-        raise Unsupported(f"{self.describe()} cannot be rebuilt at a graph break")
+        raise Unsupported(f"{self.describe()} cannot be rebuilt at a graph break", kind="cannot-rebuild")
 
     def reentered_context(self, cg: "Codegen") -> str | None:
         """For the ``__exit__`` a ``with`` block keeps on the stack: an expression making a fresh
@@ -123,7 +145,7 @@ class Value:
 
     def real_value(self) -> Any:
         """The real object, when the value stands for one known at capture time."""
-        raise Unsupported(f"{self.describe()} has no real value at capture time")
+        raise Unsupported(f"{self.describe()} has no real value at capture time", kind="unsupported-operation")
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"

@@ -29,6 +29,12 @@ from autograph.capture.values.objects import ClassValue, ObjectValue, PythonModu
 from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch_compiled
 
 _BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
+_TRANSFORM_MODULES = vb._TRANSFORM_MODULES
+
+
+def _made_at_run_time(obj: Any) -> bool:
+    """A function made by a call (``torch.vmap(f)``'s wrapper, a decorator's inner function)."""
+    return isinstance(obj, types.FunctionType) and "<locals>" in obj.__code__.co_qualname
 
 
 def peek(obj: Any, name: str, default: Any = None) -> Any:
@@ -63,6 +69,14 @@ def _is_torch_callable(obj: Any) -> bool:
     return False
 
 
+def _plain_key(key: Any) -> bool:
+    """A dict key capture can hold as a constant: str/int/float/bool/bytes/None, enum members,
+    and tuples (``torch.Size`` too) of those."""
+    if type(key) in (str, int, float, bool, bytes, type(None)) or isinstance(key, enum.Enum):
+        return True
+    return type(key) in (tuple, torch.Size) and all(_plain_key(k) for k in key)
+
+
 def _value_guard(g, source, obj: Any) -> None:
     """Guard a value capture folds as a constant: singletons (enum members, memory formats,
     layouts, ``...``) by identity, the rest (range, frozenset, str subclasses) by type and ``==``."""
@@ -81,10 +95,13 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     g = tx.guards
     if isinstance(obj, torch.Tensor):
         if source is None:
-            raise Unsupported("a tensor reached without a guardable source")
+            raise Unsupported("a tensor reached without a guardable source", kind="unsupported-torch-value")
         if isinstance(obj, torch.nn.Parameter) or type(obj) not in (torch.Tensor, torch.nn.Parameter):
             if type(obj) not in (torch.Tensor, torch.nn.Parameter):
-                raise Unsupported(f"tensor subclass {type(obj).__name__}")
+                wrapper = TYPE_WRAPPERS.get(type(obj))  # a subclass with a model (AsyncCollectiveTensor)
+                if wrapper is not None:
+                    return wrapper(tx, obj, source)
+                raise Unsupported(f"tensor subclass {type(obj).__name__}", kind="unsupported-torch-value")
         g.tensor(source, obj)
         for other_source, other, _ in tx.graph.inputs:
             if other is obj and other_source != source:  # one placeholder serves both: keep them aliased
@@ -136,14 +153,18 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         value = (TupleValue if type(obj) is tuple else ListValue)(items, source)
         value.identity = obj  # for `is` between containers from outside
         return value
-    if type(obj) is dict and all(type(k) in (str, int) or isinstance(k, enum.Enum) for k in obj):
+    if type(obj) is dict and all(_plain_key(k) for k in obj):
         from autograph.guards.sources import ItemSource
+        from autograph.capture.values.containers import outside_dict, register_outside_dict
+        seen = outside_dict(tx, obj, source)
+        if seen is not None:  # one dict, one value: a store through one read is seen by the others
+            return seen
         g.type_(source, obj)
         g.keys(source, obj)
         value = DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
                            for k, v in obj.items()}, source)
-        value.identity = obj
-        return value
+        value.identity = obj  # for `is` between containers from outside
+        return register_outside_dict(tx, obj, value)
     if callable(obj) and is_torch_compiled(obj):  # left to torch.compile: its call is a break
         g.id_(source, obj)
         return TorchCompiledValue(obj, source)
@@ -153,10 +174,20 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         from autograph.guards.sources import AttrSource
         g.id_(AttrSource(source, "__self__") if source is not None else None, obj.__self__)
         return FunctionApplyValue(obj.__self__)
+    if _made_at_run_time(obj) and (getattr(obj, "__module__", None) or "").startswith(_TRANSFORM_MODULES):
+        g.id_(source, obj)  # torch.vmap(f), torch.func.grad(f): keeps C interpreter state; called natively
+        return OpaqueCallableValue(obj, source)
     if _is_torch_callable(obj):
         g.id_(source, obj)
         return TorchFunctionValue(obj)
+    if isinstance(obj, types.FunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
+        g.id_(source, obj)  # a library Python function with a model of its own (collections.namedtuple)
+        return BuiltinValue(obj)
     if isinstance(obj, types.FunctionType):
+        if source is not None and type(obj) is types.FunctionType and not _opaque_library(obj) \
+                and (obj.__closure__ or "<locals>" in obj.__code__.co_qualname):
+            from autograph.capture.values.functions import wrap_closure
+            return wrap_closure(tx, obj, source)  # made anew by each call of its maker: not by identity
         g.id_(source, obj)
         if _opaque_library(obj):
             return OpaqueCallableValue(obj, source)
@@ -192,6 +223,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.id_(source, obj)
         return PythonModuleValue(obj, source)
     if isinstance(obj, type):
+        from autograph.capture.values.named_tuples import made_class
+        made = made_class(tx, obj)
+        if made is not None:  # a class this call made: rebuilt per call, never a constant
+            return made
         g.id_(source, obj)
         return ClassValue(obj, source)
     if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
@@ -219,7 +254,8 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     return ObjectValue(obj, source)
 
 
-# ``type -> wrapper(tx, obj, source) -> Value`` for objects modelled specially (``os.environ``…)
+# ``type -> wrapper(tx, obj, source) -> Value`` for objects modelled specially (``os.environ``…,
+# tensor subclasses with a model of their own: ``AsyncCollectiveTensor`` in values/distributed.py)
 TYPE_WRAPPERS: dict = {}
 
 
@@ -280,7 +316,7 @@ class OpaqueCallableValue(Value):
             out = rule(tx, self.fn, args, kwargs)
             if out is not NotImplemented:
                 return out
-        raise Unsupported(f"unsupported: {self.describe()}")
+        raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")
 
     def getattr(self, tx, name):
         return tx.wrap(getattr(self.fn, name), None, trusted=True)
@@ -323,17 +359,17 @@ def wrap_fake_result(graph, node, result: Any, *, same_as=()) -> Value:
             if isinstance(r, torch.Tensor):
                 items.append(tensor(r, lambda i=i, r=r: graph.getitem_node(node, i, r)))
             elif isinstance(r, (tuple, list)) and node is not None:
-                raise Unsupported("nested sequence result of a torch operation")
+                raise Unsupported("nested sequence result of a torch operation", kind="unsupported-torch-value")
             else:
                 items.append(wrap_fake_result(graph, None, r))
         if type(result) not in (tuple, list):
             from autograph.capture.values.named_tuples import NamedTupleValue, is_named_tuple_class
             if is_named_tuple_class(type(result)):  # torch.return_types.max & co.
                 return NamedTupleValue(type(result), items)
-            raise Unsupported(f"torch operation returned a {type(result).__qualname__}")
+            raise Unsupported(f"torch operation returned a {type(result).__qualname__}", kind="unsupported-torch-value")
         return (ListValue if isinstance(result, list) else TupleValue)(items)
     if isinstance(result, (torch.SymInt, torch.SymFloat, torch.SymBool)):
         return ConstantValue(result)  # a size expression; see autograph.capture.shapes
     if type(result) in (bool, int, float, complex, str, type(None)) or isinstance(result, (torch.dtype, torch.device)):
         return ConstantValue(result)
-    raise Unsupported(f"torch operation returned {type(result).__name__}")
+    raise Unsupported(f"torch operation returned {type(result).__name__}", kind="unsupported-torch-value")

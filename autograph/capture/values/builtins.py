@@ -1,8 +1,6 @@
 """Builtins, ``operator``/``math`` on constants, torch functions into the graph."""
 from __future__ import annotations
 
-import builtins
-import math
 import operator
 import types
 from typing import Any, Callable
@@ -10,7 +8,7 @@ from typing import Any, Callable
 import torch
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values import scalars
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
@@ -24,7 +22,8 @@ def _all_constant(args, kwargs) -> bool:
 def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     """Run ``fn`` on the real constant values now; its exception is raised natively later."""
     if fn in _TEXT_FUNCTIONS and _has_symbolic(args, kwargs):
-        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)")
+        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)",
+                          kind="dynamic-shape")
     from autograph.capture.values.fresh import RealArguments  # new objects are made anew per call
     real = RealArguments(list(args) + list(kwargs.values()))
     reals = real.values[:len(args)]
@@ -32,7 +31,7 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     try:
         result = fn(*reals, **kw_reals)
     except Exception as exc:
-        raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc)
+        raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc, kind="python-exception")
     real.check_unchanged(name)
     return real.wrap_result(tx, result, name)
 
@@ -88,10 +87,11 @@ class PyFunctionValue(Value):
         if not self.pure:
             module = getattr(self.fn, "__module__", None)
             where = f"{module}.{self.name}" if module else self.name
-            raise Unsupported(f"call to {where}() — not known to be free of side effects; it runs in Python")
+            raise Unsupported(f"call to {where}() — not known to be free of side effects; it runs in Python",
+                              kind="side-effect")
         if _all_constant(args, kwargs):
             return fold(tx, self.fn, args, kwargs, self.name)
-        raise Unsupported(f"unsupported: {self.name} on non-constant arguments")
+        raise Unsupported(f"unsupported: {self.name} on non-constant arguments", kind="unsupported-call")
 
     def reconstruct(self, cg):
         return cg.const(self.fn)
@@ -114,8 +114,8 @@ class BuiltinMethodValue(Value):
         if self.obj.is_constant() and _all_constant(args, kwargs):
             return fold(tx, getattr(self.obj.as_python_constant(), self.name), args, kwargs, self.name)
         if self.name == "format" and isinstance(self.obj.as_python_constant(), str):
-            raise Unsupported("str.format on a non-constant value")
-        raise Unsupported(f"unsupported: {self.describe()}")
+            raise Unsupported("str.format on a non-constant value", kind="unsupported-operation")
+        raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")
 
     def reconstruct(self, cg):
         return f"{cg.reconstruct(self.obj)}.{self.name}"
@@ -147,7 +147,7 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
         if op.endswith("=") and a.is_tensor():
             return tx.graph.call("call_function", fn, (a, b), {})
         if not a.is_tensor() and not b.is_constant() and not b.is_tensor():
-            raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}")
+            raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
         return tx.graph.call("call_function", BINARY[op.rstrip("=")] if op.endswith("=") else fn, (a, b), {})
     if scalars.involved(a, b):  # a Python float known at run time: a recipe, not a folded constant
         out = scalars.binary(tx, op, a, b)
@@ -167,7 +167,7 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
         out = reflected(tx, op.rstrip("="), a)
         if out is not NotImplemented:
             return out
-    raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}")
+    raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
 
 
 def compare(tx, a: Value, op: str, b: Value) -> Value:
@@ -179,7 +179,11 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             # the real `in` on the real constants (substring search, range arithmetic...)
             found = fold(tx, operator.contains, [b, a], {}, f"operator {op}").truth(tx)
             return ConstantValue(found if op == "in" else not found)
-        found = b.contains(tx, a).truth(tx)
+        found = b.contains(tx, a)
+        from autograph.capture.values.run_time import RunTimeValue
+        if isinstance(found, RunTimeValue):  # known only at run time
+            return found if op == "in" else RunTimeValue(operator.not_, [found], bool, f"`not` {found.what}")
+        found = found.truth(tx)
         return ConstantValue(found if op == "in" else not found)
     fn = COMPARE[op]
     if a.is_tensor() or b.is_tensor():
@@ -206,7 +210,7 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             eq = a.python_type() is b.python_type() and len(ita) == len(itb) and all(
                 identical_or_none(tx, x, y) or compare(tx, x, "==", y).truth(tx) for x, y in zip(ita, itb))
             return ConstantValue(eq if op == "==" else not eq)
-    raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}")
+    raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
 
 
 def _equal_by_identity(tx, a: Value, b: Value) -> bool | None:
@@ -217,17 +221,22 @@ def _equal_by_identity(tx, a: Value, b: Value) -> bool | None:
         ta, tb = a.python_type(), b.python_type()
     except Unsupported:
         return None
-    if ta.__eq__ is object.__eq__ and tb.__eq__ is object.__eq__:
+    if _object_equality(ta) and _object_equality(tb):
         return identical_or_none(tx, a, b)
     for plain, lit in ((ta, tb), (tb, ta)):
         # a plain object against an exact builtin literal (`mode == "train"` with an Enum member):
         # str/int/... return NotImplemented for a foreign type, object.__eq__ too: identity, False
-        if plain.__eq__ is object.__eq__ and lit in _LITERALS and not issubclass(plain, lit):
+        if _object_equality(plain) and lit in _LITERALS and not issubclass(plain, lit):
             return False
     return None
 
 
 _LITERALS = (str, bytes, int, float, complex, bool, type(None))
+
+
+def _object_equality(cls: type) -> bool:
+    """``==`` and ``!=`` of ``cls`` are ``object``'s (identity): no class in its MRO defines either."""
+    return isinstance(cls, type) and cls.__eq__ is object.__eq__ and cls.__ne__ is object.__ne__
 
 
 def _seq(v):
@@ -246,7 +255,7 @@ def _input_source(tx, tensor):
 def _identical(tx, a: Value, b: Value) -> bool:
     same = identical_or_none(tx, a, b)
     if same is None:
-        raise Unsupported(f"identity test between {a.describe()} and {b.describe()}")
+        raise Unsupported(f"identity test between {a.describe()} and {b.describe()}", kind="unsupported-operation")
     return same
 
 
@@ -364,7 +373,9 @@ class BuiltinValue(Value):
                 delete(tx, name)
                 return ConstantValue(None)
         if self.fn in _BREAK_BUILTINS:
-            raise Unsupported(_BREAK_BUILTINS[self.fn])
+            raise Unsupported(_BREAK_BUILTINS[self.fn],
+                              kind="import-in-function" if self.fn is __import__ else "side-effect"
+                              if self.fn in (print, input, open, setattr, delattr) else "unsupported-call")
         if scalars.involved(*args):  # math.sqrt(dt), abs(dt), round(dt, 3) on a run-time float
             out = scalars.call(tx, self.fn, args, kwargs)
             if out is not NotImplemented:
@@ -382,7 +393,7 @@ class BuiltinValue(Value):
         if _all_constant(args, kwargs):
             return fold(tx, self.fn, args, kwargs, getattr(self.fn, "__name__", "builtin"))
         raise Unsupported(f"unsupported: {getattr(self.fn, '__name__', self.fn)}() on "
-                          + ", ".join(a.describe() for a in args))
+                          + ", ".join(a.describe() for a in args), kind="unsupported-call")
 
     def reconstruct(self, cg):
         return cg.const(self.fn)
@@ -425,7 +436,7 @@ def _tensor_isinstance(tx, obj, classes, by_class: bool) -> bool:
         return by_class
     if obj.source is None:
         raise Unsupported("isinstance of a tensor whose class test reads flags on it, reached without "
-                          "a guardable source", generic=True)
+                          "a guardable source", generic=True, kind="unsupported-torch-value")
     from autograph.guards import model
     answer, source = not by_class, obj.source
     tx.guards._add(("isinstance", source, classes), lambda: model.python_guard(
@@ -442,7 +453,7 @@ def _missing_attribute(exc: Unsupported) -> bool:
 
 def _getattr(tx, obj, name, default=None):
     if not name.is_constant() or not isinstance(name.as_python_constant(), str):
-        raise Unsupported("getattr() with a name that is not a constant string")
+        raise Unsupported("getattr() with a name that is not a constant string", kind="unsupported-operation")
     try:
         return obj.getattr(tx, name.as_python_constant())
     except Unsupported as exc:
@@ -453,7 +464,7 @@ def _getattr(tx, obj, name, default=None):
 
 def _hasattr(tx, obj, name):
     if not name.is_constant() or not isinstance(name.as_python_constant(), str):
-        raise Unsupported("hasattr() with a name that is not a constant string")
+        raise Unsupported("hasattr() with a name that is not a constant string", kind="unsupported-operation")
     try:
         obj.getattr(tx, name.as_python_constant())
         return ConstantValue(True)
@@ -465,7 +476,7 @@ def _hasattr(tx, obj, name):
 
 def _range(tx, *args):
     if not all(a.is_constant() for a in args):
-        raise Unsupported("range() of values that are not constants")
+        raise Unsupported("range() of values that are not constants", kind="unsupported-operation")
     return fold(tx, range, list(args), {}, "range")  # range's own TypeError for a float, say
 
 
@@ -491,24 +502,24 @@ def _reversed(tx, it):
         return ListIteratorValue([ConstantValue(v) for v in reversed(it.value)], cls=type(reversed(it.value)))
     if isinstance(it, ModuleValue):
         return ListIteratorValue(list(reversed(it.iter_items(tx))))
-    raise Unsupported(f"reversed() of {it.describe()}")
+    raise Unsupported(f"reversed() of {it.describe()}", kind="unsupported-operation")
 
 
 def _iter(tx, it, sentinel=None):
     if sentinel is not None:
-        raise Unsupported("iter(callable, sentinel)")
+        raise Unsupported("iter(callable, sentinel)", kind="unsupported-call")
     from autograph.capture.values.iterators import iterator_of
     return iterator_of(tx, it)
 
 
 def _next(tx, it, default=None):
     if not isinstance(it, ListIteratorValue):
-        raise Unsupported("next() on a non-iterator value")
+        raise Unsupported("next() on a non-iterator value", kind="unsupported-operation")
     item = it.next(tx)
     if item is None:
         if default is not None:
             return default
-        raise Unsupported("StopIteration from next()", generic=True, exc=StopIteration())
+        raise Unsupported("StopIteration from next()", generic=True, exc=StopIteration(), kind="python-exception")
     return item
 
 
@@ -573,14 +584,23 @@ def _list(tx, it=None):
 
 
 def _dict(tx, it=None, **kwargs):
+    from autograph.capture.values.containers import mapping_items
     out = DictValue({})
     if it is not None:
-        if isinstance(it, DictValue):
-            out.items.update(it.items)
+        try:
+            is_mapping = hasattr(it.python_type(), "keys")
+        except Unsupported:
+            is_mapping = False
+        if is_mapping:  # dict(m): m.keys() and m[k] (a dict: its items)
+            for k, v in mapping_items(tx, it):
+                out.items[out._key(k)] = v
         else:
-            for pair in it.iter_items(tx):
-                k, v = pair.iter_items(tx)
-                out.items[k.as_python_constant()] = v
+            for i, pair in enumerate(it.iter_items(tx)):
+                kv = pair.iter_items(tx)
+                if len(kv) != 2:
+                    exc = ValueError(f"dictionary update sequence element #{i} has length {len(kv)}; 2 is required")
+                    raise Unsupported(f"ValueError: {exc}", generic=True, exc=exc, kind="python-exception")
+                out.items[out._key(kv[0])] = kv[1]
     out.items.update(kwargs)
     return out
 
@@ -599,8 +619,9 @@ def _callable(tx, x):
     except Unsupported:
         if x.is_constant() or x.is_tensor():
             return ConstantValue(callable(x.as_python_constant()) if x.is_constant() else False)
-    # callable(x) is whether x's type defines __call__ (its tp_call slot)
-    return ConstantValue(hasattr(x.python_type(), "__call__"))
+    # callable(x) is whether x's type defines __call__ (its tp_call slot); not hasattr(type, ...),
+    # which finds the metaclass's type.__call__ on every class
+    return ConstantValue(mro_lookup(x.python_type(), "__call__")[0] is not None)
 
 
 def _map(tx, fn, *its):
@@ -619,13 +640,62 @@ def _sorted(tx, it, key=None, reverse=None):
 
 
 def _super(tx, *args):
-    raise Unsupported("super()")  # replaced by values.user_objects when installed
+    raise Unsupported("super()", kind="unsupported-call")  # replaced by values.user_objects when installed
+
+
+def _repr(tx, value=None, *rest, **kwargs):
+    if value is not None and not rest and not kwargs:
+        if _default_repr(value):
+            from autograph.capture.values.run_time import RunTimeValue
+            return RunTimeValue(repr, [value], str, f"repr() of {value.describe()}")
+        return _python_text(tx, repr, value)
+    return NotImplemented
+
+
+def _python_text(tx, fn, value: Value):
+    """``str(o)``/``repr(o)`` of an object whose class defines ``__str__``/``__repr__`` in
+    Python: the method inlined (``str`` falls back on ``__repr__`` as ``object.__str__`` does);
+    the result must be a ``str``, else Python raises TypeError at run time (a break)."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return NotImplemented
+    if isinstance(value, ConstantValue) or not isinstance(kind, type) or type(kind) is not type:
+        return NotImplemented
+    name = "__repr__"
+    if fn is str and mro_lookup(kind, "__str__")[1] is not object.__str__:
+        name = "__str__"
+    method = mro_lookup(kind, name)[1]
+    if type(method) is not types.FunctionType:
+        return NotImplemented
+    from autograph.capture.values.functions import UserFunctionValue
+    out = UserFunctionValue(method).call(tx, [value], {})
+    try:
+        text_type = out.python_type()
+    except Unsupported:
+        text_type = None
+    if text_type is not str:
+        raise Unsupported(f"{name} of {value.describe()} returned {out.describe()}, not a str", generic=True, kind="python-exception")
+    return out
+
+
+def _default_repr(value: Value) -> bool:
+    """``str``/``repr`` of ``value`` is ``object.__repr__``'s (type name and address), which
+    reads nothing else that could change before the transformed code calls it."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return False
+    if not isinstance(kind, type) or isinstance(value, ConstantValue) or type(kind) is not type:
+        return False
+    return mro_lookup(kind, "__repr__")[1] is object.__repr__ and mro_lookup(kind, "__str__")[1] is object.__str__
 
 
 def _float_int(kind):
     def handler(tx, x=None, *rest):
         if x is not None and x.is_tensor():
-            raise Unsupported(f"`{kind.__name__}(tensor)` reads a tensor value into Python")
+            raise Unsupported(f"`{kind.__name__}(tensor)` reads a tensor value into Python",
+                              kind="data-dependent-branch")
         return NotImplemented
     return handler
 
@@ -634,7 +704,7 @@ _BUILTIN_HANDLERS: dict[Any, Callable] = {
     len: _len, isinstance: _isinstance, getattr: _getattr, hasattr: _hasattr, range: _range,
     enumerate: _enumerate, zip: _zip, reversed: _reversed, iter: _iter, next: _next,
     min: _minmax(min), max: _minmax(max), sum: _sum, all: _all_any(True), any: _all_any(False),
-    abs: _abs, bool: _bool, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
+    abs: _abs, bool: _bool, repr: _repr, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
     map: _map, filter: _filter, sorted: _sorted, super: _super, float: _float_int(float),
     int: _float_int(int), operator.getitem: lambda tx, a, b: tx.getitem(a, b),
     operator.setitem: lambda tx, a, b, c: (a.setitem(tx, b, c), ConstantValue(None))[1],
@@ -668,6 +738,13 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
             real = None
         if isinstance(real, BaseException):
             return ConstantValue(cls(real))
+        if _default_repr(args[0]):  # "<m.C object at 0x...>": the address is known only at run time
+            from autograph.capture.values.run_time import RunTimeValue
+            return RunTimeValue(cls, [args[0]], str, f"{cls.__name__}() of {args[0].describe()}")
+        if cls is str:
+            out = _python_text(tx, str, args[0])
+            if out is not NotImplemented:
+                return out
     if cls is torch.Size:
         items = args[0].iter_items(tx) if args else []
         if all(i.is_constant() for i in items):
@@ -684,7 +761,7 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
         out = hook(tx, cls, args, kwargs)
         if out is not NotImplemented:
             return out
-    raise Unsupported(f"unsupported: creating a {cls.__qualname__} object")
+    raise Unsupported(f"unsupported: creating a {cls.__qualname__} object", kind="object-construction")
 
 
 # ``hook(tx, cls, args, kwargs) -> Value | NotImplemented`` for classes not handled above
@@ -705,6 +782,8 @@ _TORCH_BREAKS = {
 # ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented``: torch functions answered at
 # capture time (``torch.compiler.is_compiling()``, ``torch.finfo``…: values/torch_objects.py)
 TORCH_CALL_OVERRIDES: dict[Any, Callable] = {}
+# torch.func transforms keep interpreter state in C (vmap/grad levels): not interpreted
+_TRANSFORM_MODULES = ("torch._functorch", "torch.func", "torch.autograd.forward_ad")
 
 
 class TorchFunctionValue(Value):
@@ -722,7 +801,7 @@ class TorchFunctionValue(Value):
     def call(self, tx, args, kwargs):
         name = getattr(self.fn, "__name__", "")
         if name in _TORCH_BREAKS:
-            raise Unsupported(f"unsupported: torch.{name}() changes global state")
+            raise Unsupported(f"unsupported: torch.{name}() changes global state", kind="side-effect")
         if self.fn is torch.is_grad_enabled:
             return ConstantValue(torch.is_grad_enabled())
         override = TORCH_CALL_OVERRIDES.get(self.fn)
@@ -734,12 +813,21 @@ class TorchFunctionValue(Value):
             return ConstantValue(args[0].is_tensor())
         try:
             return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
-        except Unsupported:
+        except Unsupported as exc:
             # a query without tensor arguments (torch.cuda.is_available(), is_scripting(), ...)
             if _all_constant(args, kwargs) and isinstance(self.fn, types.FunctionType):
                 result = fold(tx, self.fn, args, kwargs, self.describe())
                 if not result.is_tensor():
                     return result
+            if exc.reason.endswith("passed to a torch operation") and type(self.fn) is types.FunctionType \
+                    and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):
+                # a Python function of torch taking a value that is no graph argument (a class,
+                # a function, a Python object): interpreted like user code instead
+                from autograph.capture.values.functions import UserFunctionValue
+                try:
+                    return UserFunctionValue(self.fn).call(tx, list(args), dict(kwargs))
+                except Unsupported:
+                    pass
             raise
 
     def reconstruct(self, cg):

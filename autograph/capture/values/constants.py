@@ -44,7 +44,8 @@ class ConstantValue(Value):
         try:
             attr = getattr(self.value, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc,
+                              kind="python-exception")
         if callable(attr):
             return BuiltinMethodValue(self, name)
         return tx.wrap(attr, None, trusted=True)
@@ -69,7 +70,7 @@ class ConstantValue(Value):
             return ConstantValue(self._fold(operator.contains, [item.as_python_constant()], "in"))
         if type(self.value) is tuple:
             return super().contains(tx, item)  # element by element: identity, then ==
-        raise Unsupported(f"`in` test of {item.describe()} against {self.describe()}")
+        raise Unsupported(f"`in` test of {item.describe()} against {self.describe()}", kind="unsupported-operation")
 
     def getitem(self, tx, key: Value) -> Value:
         if key.is_constant():
@@ -81,7 +82,8 @@ class ConstantValue(Value):
         try:
             return fn(self.value, *args)
         except Exception as exc:  # noqa: BLE001
-            raise Unsupported(f"{what} on {self.describe()} raised {type(exc).__name__}", generic=True, exc=exc)
+            raise Unsupported(f"{what} on {self.describe()} raised {type(exc).__name__}", generic=True, exc=exc,
+                kind="python-exception")
 
     def reconstruct(self, cg) -> str:
         if type(self.value).__name__ in ("SymInt", "SymFloat", "SymBool"):

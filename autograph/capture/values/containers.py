@@ -49,21 +49,25 @@ class BaseSequenceValue(Value):
 
     def getitem(self, tx, key: Value) -> Value:
         k = key.as_python_constant() if key.is_constant() else None
+        if key.is_tensor():  # seq[t] is seq[t.__index__()]: known when t is made of constants only
+            k = key.constant_index()
         if isinstance(k, slice):
             return type(self)(self.items[k]) if type(self) is not SizeValue else SizeValue(self.items[k])
         if isinstance(k, int) and not isinstance(k, bool) or isinstance(k, bool):
             try:
                 return self.items[k]
             except IndexError:
-                raise Unsupported(f"IndexError: {self.kind.__name__} index out of range", generic=True)
-        raise Unsupported(f"indexing a {self.kind.__name__} with {key.describe()}")
+                raise Unsupported(f"IndexError: {self.kind.__name__} index out of range", generic=True,
+                                  kind="python-exception")
+        raise Unsupported(f"indexing a {self.kind.__name__} with {key.describe()}", kind="unsupported-operation")
 
     def getattr(self, tx, name: str) -> Value:
         from autograph.capture.values.builtins import BuiltinMethodValue
         if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
         err = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
-        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)  # a C type: nothing can appear
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err,
+            kind="python-exception")  # a C type: nothing can appear
 
     def call_method(self, tx, name, args, kwargs):
         if name in ("index", "count") and not kwargs and args:
@@ -77,7 +81,7 @@ class BaseSequenceValue(Value):
                     if equal_or_identical(tx, self.items[i], args[0]):
                         return ConstantValue(i)
                 err = ValueError(f"{self.kind.__name__}.index(x): x not in {self.kind.__name__}")
-                raise Unsupported(f"ValueError: {err}", generic=True, exc=err)
+                raise Unsupported(f"ValueError: {err}", generic=True, exc=err, kind="python-exception")
         return self.fold_method(tx, name, args, kwargs)
 
     def fold_method(self, tx, name, args, kwargs):
@@ -90,7 +94,7 @@ class BaseSequenceValue(Value):
                 and all(v.is_constant() for v in kwargs.values()):
             from autograph.capture.values.builtins import fold
             return fold(tx, getattr(self.as_python_constant(), name), args, kwargs, f"{self.kind.__name__}.{name}")
-        raise Unsupported(f"{self.kind.__name__}.{name}() on {self.describe()}")
+        raise Unsupported(f"{self.kind.__name__}.{name}() on {self.describe()}", kind="unsupported-operation")
 
     def binary_op(self, tx, op: str, other: Value):
         inplace = op.endswith("=") and self.mutable
@@ -142,7 +146,7 @@ _DICT_READERS = frozenset({"get", "copy", "__len__", "__contains__", "__getitem_
 
 def _const(v: Value) -> Any:
     if not v.is_constant():
-        raise Unsupported(f"{v.describe()} where a constant is needed")
+        raise Unsupported(f"{v.describe()} where a constant is needed", kind="unsupported-operation")
     return v.as_python_constant()
 
 
@@ -151,7 +155,7 @@ def _python(fn, *args):
     try:
         return fn(*args)
     except Exception as exc:  # noqa: BLE001 - raised natively after the break
-        raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc)
+        raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception")
 
 
 def sorted_values(tx, items: list[Value], key: Value | None, reverse: Value | None) -> list[Value]:
@@ -162,8 +166,10 @@ def sorted_values(tx, items: list[Value], key: Value | None, reverse: Value | No
         keys = [tx.call(key, [item], {}) for item in items]
     else:
         keys = list(items)
-    if not all(k.is_constant() for k in keys) or (reverse is not None and not reverse.is_constant()):
-        raise Unsupported("sorting values that are not constants")
+    from autograph.capture.values.builtins import _has_symbolic
+    if not all(k.is_constant() for k in keys) or _has_symbolic(keys, {}) \
+            or (reverse is not None and not reverse.is_constant()):
+        raise Unsupported("sorting values that are not constants", kind="unsupported-operation")
     real = [k.as_python_constant() for k in keys]
     rev = bool(reverse.as_python_constant()) if reverse is not None else False
     order = _python(lambda: sorted(range(len(items)), key=real.__getitem__, reverse=rev))
@@ -200,7 +206,8 @@ class ListValue(BaseSequenceValue):
     def _check_mutable(self):
         if self.source is not None or hasattr(self, "identity"):
             where = self.source.expr if self.source is not None else "read from outside"
-            raise Unsupported(f"mutation of a list that came from outside ({where}) — a side effect")
+            raise Unsupported(f"mutation of a list that came from outside ({where}) — a side effect",
+                kind="side-effect")
 
     def call_method(self, tx, name, args, kwargs):
         if name in ("append", "extend", "insert", "pop", "clear", "reverse", "remove") and not kwargs:
@@ -224,9 +231,9 @@ class ListValue(BaseSequenceValue):
                         break
                 else:
                     err = ValueError("list.remove(x): x not in list")
-                    raise Unsupported(f"ValueError: {err}", generic=True, exc=err)
+                    raise Unsupported(f"ValueError: {err}", generic=True, exc=err, kind="python-exception")
             else:
-                raise Unsupported(f"list.{name}() with these arguments")
+                raise Unsupported(f"list.{name}() with these arguments", kind="unsupported-operation")
             return ConstantValue(None)
         if name == "sort" and not args and set(kwargs) <= {"key", "reverse"}:
             self._check_mutable()
@@ -257,8 +264,33 @@ class ListValue(BaseSequenceValue):
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
 
 
+def _key_value(key: Any) -> Value:
+    """The value of a dict key (constants are their own keys; tensors and identity-hashed
+    objects are keyed by identity, as their ``__hash__``/``__eq__`` do)."""
+    from autograph.capture.values.sets import value_of
+    return value_of(key)
+
+
+def _identity_key(key: Any) -> bool:
+    from autograph.capture.values.sets import _Identity
+    return isinstance(key, _Identity)
+
+
+def _namespace_source(source) -> bool:
+    """A dict read as an object's ``__dict__`` or a function's globals: stores into it change
+    attributes capture reads another way; those stay a break."""
+    from autograph.guards.sources import AttrSource
+    while source is not None:
+        if isinstance(source, AttrSource) and source.attr in ("__dict__", "__globals__"):
+            return True
+        source = getattr(source, "base", None)
+    return False
+
+
 class DictValue(Value):
-    """A dict with constant keys (insertion order kept)."""
+    """A dict (insertion order kept) keyed by constants, or by identity for tensors and
+    objects hashed by identity (``{param: state}``): insertion order does not depend on
+    addresses, so such a dict iterates exactly as Python's."""
 
     mutable = True
 
@@ -273,8 +305,11 @@ class DictValue(Value):
     def python_type(self):
         return self.kind
 
+    def has_identity_keys(self) -> bool:
+        return any(_identity_key(k) for k in self.items)
+
     def is_constant(self):
-        return all(v.is_constant() for v in self.items.values())
+        return all(v.is_constant() for v in self.items.values()) and not self.has_identity_keys()
 
     def as_python_constant(self):
         return self.kind((k, v.as_python_constant()) for k, v in self.items.items())
@@ -286,36 +321,62 @@ class DictValue(Value):
         return len(self.items)
 
     def iter_items(self, tx):
-        return [ConstantValue(k) for k in self.items]
+        return [_key_value(k) for k in self.items]
 
     def _key(self, key: Value):
-        if not key.is_constant():
-            raise Unsupported(f"dict key {key.describe()} is not a constant")
-        k = key.as_python_constant()
-        if type(k).__name__ not in ("SymInt", "SymFloat", "SymBool"):  # (a symbolic size: retried static)
-            _python(hash, k)  # an unhashable key: Python's TypeError
-        return k
+        if key.is_constant():
+            k = key.as_python_constant()
+            if type(k).__name__ not in ("SymInt", "SymFloat", "SymBool"):  # (a symbolic size: retried static)
+                _python(hash, k)  # an unhashable key: Python's TypeError
+            return k
+        from autograph.capture.values.sets import key_of
+        try:
+            return key_of(key)  # a tensor or an identity-hashed object: keyed by identity
+        except Unsupported:
+            raise Unsupported(f"dict key {key.describe()} is not a constant", kind="unsupported-operation") from None
 
     def getitem(self, tx, key):
         k = self._key(key)
         if k not in self.items:
-            raise Unsupported(f"KeyError: {k!r}", generic=True)
+            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
         return self.items[k]
 
     def _check_mutable(self):
+        """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""
         if self.source is not None or hasattr(self, "identity"):
             where = self.source.expr if self.source is not None else "read from outside"
-            raise Unsupported(f"mutation of a dict that came from outside ({where}) — a side effect")
+            raise Unsupported(f"mutation of a dict that came from outside ({where}) — a side effect",
+                              kind="side-effect")
+
+    def _mutating(self, tx, method: str, args: list[Value], kwargs: dict | None = None) -> None:
+        """A dict from outside changes for real after the graph (``dict.<method>(d, *args)`` replayed
+        in order with the other side effects); this value, which later reads see, changes now."""
+        if self.source is None and hasattr(self, "identity"):  # read from outside, no source to replay on
+            raise Unsupported("mutation of a dict that came from outside (read from outside) — a side effect",
+                              kind="side-effect")
+        if self.source is not None:
+            if self.kind is not dict or _namespace_source(self.source):
+                raise Unsupported(f"mutation of a {self.kind.__name__} that came from outside "
+                                  f"({self.source.expr}) — a side effect", kind="side-effect")
+            for entry in _outside_dicts(tx):
+                if entry[1] is self and not entry[2]:
+                    entry[2] = True  # from now on every other dict read from outside is guarded distinct
+                    for _, other, _ in _outside_dicts(tx):
+                        if other is not self:
+                            _distinct_guard(tx, self, other)
+            from autograph.capture.values import side_effects
+            side_effects.record_call(tx, getattr(dict, method), [self, *args], dict(kwargs or {}))
 
     def setitem(self, tx, key, value):
-        self._check_mutable()
-        self.items[self._key(key)] = value
+        k = self._key(key)
+        self._mutating(tx, "__setitem__", [key, value])
+        self.items[k] = value
 
     def delitem(self, tx, key):
-        self._check_mutable()
         k = self._key(key)
         if k not in self.items:
-            raise Unsupported(f"KeyError: {k!r}", generic=True)
+            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
+        self._mutating(tx, "__delitem__", [key])
         del self.items[k]
 
     def contains(self, tx, item):
@@ -323,8 +384,11 @@ class DictValue(Value):
 
     def getattr(self, tx, name):
         from autograph.capture.values.builtins import BuiltinMethodValue
-        if hasattr(dict, name):
+        if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
+        if self.kind.__dictoffset__ == 0 and not hasattr(self.kind, "__getattr__"):  # no instance attributes
+            exc = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         return super().getattr(tx, name)
 
     def get_iter(self, tx):
@@ -339,7 +403,7 @@ class DictValue(Value):
                 return self.items[k]
             return args[1] if len(args) > 1 else ConstantValue(None)
         if name == "update" and len(args) <= 1:
-            self._check_mutable()
+            self._mutating(tx, "update", args, kwargs)
             if args:
                 other = args[0]
                 if isinstance(other, DictValue):
@@ -352,18 +416,19 @@ class DictValue(Value):
                 self.items[k] = v
             return ConstantValue(None)
         if name == "pop" and not kwargs:
-            self._check_mutable()
             k = self._key(args[0])
             if k in self.items:
+                self._mutating(tx, "__delitem__", [args[0]])
                 return self.items.pop(k)
             if len(args) > 1:
                 return args[1]
-            raise Unsupported(f"KeyError: {k!r}", generic=True)
+            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
         if name == "setdefault":
-            self._check_mutable()
             k = self._key(args[0])
             if k not in self.items:
-                self.items[k] = args[1] if len(args) > 1 else ConstantValue(None)
+                value = args[1] if len(args) > 1 else ConstantValue(None)
+                self._mutating(tx, "__setitem__", [args[0], value])
+                self.items[k] = value
             return self.items[k]
         if name == "copy" and not args:
             return DictValue(self.items, kind=self.kind)
@@ -375,26 +440,87 @@ class DictValue(Value):
             self._check_mutable()
             if not self.items:
                 err = KeyError("popitem(): dictionary is empty")
-                raise Unsupported(f"KeyError: {err}", generic=True, exc=err)
+                raise Unsupported(f"KeyError: {err}", generic=True, exc=err, kind="python-exception")
             key = next(reversed(self.items))
-            return TupleValue([ConstantValue(key), self.items.pop(key)])
+            return TupleValue([_key_value(key), self.items.pop(key)])
         if name in _DICT_READERS and self.is_constant() and all(a.is_constant() for a in args) \
                 and all(v.is_constant() for v in kwargs.values()):
             from autograph.capture.values.builtins import fold
             return fold(tx, getattr(self.as_python_constant(), name), args, kwargs, f"dict.{name}")
-        raise Unsupported(f"dict.{name}() on {self.describe()}")
+        raise Unsupported(f"dict.{name}() on {self.describe()}", kind="unsupported-operation")
 
     def reconstruct(self, cg):
         if self.source is not None:
             return cg.source_expr(self.source)
         if hasattr(self, "identity"):  # a real object read from outside (pinned): that object
             return cg.const(self.identity)
-        body = ", ".join(f"{cg.const(k) if not isinstance(k, (str, int)) else repr(k)}: {cg.reconstruct(v)}"
-                         for k, v in self.items.items())
+        body = ", ".join(f"{_key_expr(cg, k)}: {cg.reconstruct(v)}" for k, v in self.items.items())
         text = "{" + body + "}"
         if self.kind is not dict:
             text = f"{cg.const(self.kind)}({text})"
         return cg.shared(self, text)
+
+
+def _outside_dicts(tx) -> list:
+    """``[(real dict, DictValue, mutated)]`` of the dicts this capture read from outside."""
+    table = getattr(tx, "outside_dicts", None)
+    if table is None:
+        table = tx.outside_dicts = []
+    return table
+
+
+def _distinct_guard(tx, a: Value, b: Value) -> None:
+    from autograph.guards import model
+    sa, sb = a.source, b.source
+    tx.guards._add(("distinct", sa, sb), lambda: model.python_guard(
+        f"{sa.expr} is not {sb.expr}", lambda x, y: x is not y, [sa, sb]))
+
+
+def outside_dict(tx, obj: dict, source) -> "DictValue | None":
+    """The value of ``obj`` if this capture read it already (through ``source`` or another one:
+    then guarded to be the same object again)."""
+    if source is None:
+        return None
+    for real, value, _ in _outside_dicts(tx):
+        if real is obj:
+            if value.source != source:
+                from autograph.guards import model
+                a, b = value.source, source
+                tx.guards._add(("alias", a, b), lambda a=a, b=b: model.python_guard(
+                    f"{a.expr} is {b.expr}", lambda x, y: x is y, [a, b]))
+            return value
+    return None
+
+
+def register_outside_dict(tx, obj: dict, value: "DictValue") -> "DictValue":
+    if value.source is not None:
+        table = _outside_dicts(tx)
+        for _, other, mutated in table:
+            if mutated:  # distinct when read: must be distinct for the store to miss it
+                _distinct_guard(tx, other, value)
+        table.append([obj, value, False])
+    return value
+
+
+def _key_expr(cg, key: Any) -> str:
+    if _identity_key(key):
+        return cg.reconstruct(key.value)
+    return repr(key) if type(key) in (str, int) else cg.const(key)
+
+
+def mapping_items(tx, mapping: Value) -> list[tuple[Value, Value]]:
+    """The pairs ``dict(m)`` and ``f(**m)`` copy (CPython's ``PyDict_Merge``): a dict's own
+    items, else ``m.keys()`` and ``m[k]`` for each key, run as the mapping's methods."""
+    if isinstance(mapping, DictValue):
+        return [(_key_value(k), v) for k, v in mapping.items.items()]
+    try:
+        has_keys = hasattr(mapping.python_type(), "keys")
+    except Unsupported:
+        has_keys = False
+    if not has_keys:
+        raise Unsupported(f"** of {mapping.describe()}", kind="unsupported-operation")
+    keys = mapping.call_method(tx, "keys", [], {})
+    return [(k, mapping.getitem(tx, k)) for k in keys.iter_items(tx)]
 
 
 class DictViewValue(Value):
@@ -422,10 +548,10 @@ class DictViewValue(Value):
     def _current(self) -> list[Value]:
         items = self.mapping.items
         if self.kind == "keys":
-            return [ConstantValue(k) for k in items]
+            return [_key_value(k) for k in items]
         if self.kind == "values":
             return list(items.values())
-        return [TupleValue([ConstantValue(k), v]) for k, v in items.items()]
+        return [TupleValue([_key_value(k), v]) for k, v in items.items()]
 
     def iter_items(self, tx):
         return self._current()
@@ -437,8 +563,10 @@ class DictViewValue(Value):
         return bool(self.mapping.items)
 
     def is_constant(self):
-        # keys views compare and combine by their keys alone (always constants here)
-        return self.kind == "keys" or self.mapping.is_constant()
+        # keys views compare and combine by their keys alone (constants unless keyed by identity)
+        if self.kind == "keys":
+            return not self.mapping.has_identity_keys()
+        return self.mapping.is_constant()
 
     def as_python_constant(self):
         if self.kind == "keys":
@@ -528,7 +656,7 @@ class ListIteratorValue(Value):
 
     def length(self, tx):
         raise Unsupported(f"TypeError: object of type '{self.python_type().__name__}' has no len()",
-                          generic=True)
+                          generic=True, kind="python-exception")
 
     def truth(self, tx):
         return True  # iterators have no __bool__/__len__
@@ -635,7 +763,8 @@ class SeqIteratorValue(ListIteratorValue):
         if self._keyed():
             if self._keys() != self.keys0:
                 what = "dictionary" if isinstance(self.target, DictValue) else "set"
-                raise Unsupported(f"RuntimeError: {what} changed size or keys during iteration", generic=True)
+                raise Unsupported(f"RuntimeError: {what} changed size or keys during iteration", generic=True,
+                    kind="python-exception")
             if self.index >= len(self.keys0):
                 self.done = True
                 return None
@@ -645,10 +774,10 @@ class SeqIteratorValue(ListIteratorValue):
                 from autograph.capture.values.sets import value_of
                 return value_of(key)
             if self.view == "keys":
-                return ConstantValue(key)
+                return _key_value(key)
             if self.view == "values":
                 return self.target.items[key]
-            return TupleValue([ConstantValue(key), self.target.items[key]])
+            return TupleValue([_key_value(key), self.target.items[key]])
         items = self.target.items
         if self.reverse:
             if 0 <= self.index < len(items):
@@ -666,10 +795,10 @@ class SeqIteratorValue(ListIteratorValue):
         if self._keyed():
             if self._keys() != self.keys0:  # a real iterator remembers the size it started with
                 raise Unsupported("an iterator over a dict or set that changed during iteration is live "
-                                  "at a graph break")
+                                  "at a graph break", kind="cannot-rebuild")
             if not isinstance(self.target, DictValue) and list(frozenset(self.keys0)) != self.keys0:
                 # a set is rebuilt from its keys: only an iterator whose order that rebuild keeps
-                raise Unsupported("an iterator over a set is live at a graph break")
+                raise Unsupported("an iterator over a set is live at a graph break", kind="cannot-rebuild")
             iterable = cg.reconstruct(self.seq if isinstance(self.seq, DictViewValue) else self.target)
             if self.reverse:
                 iterable = f"reversed({iterable})"

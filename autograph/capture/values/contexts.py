@@ -18,6 +18,7 @@ one the block itself set; :func:`check_resumable` refuses the rest.
 """
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Any
 
@@ -126,7 +127,23 @@ class StateContextValue(Value):
         return super().call_method(tx, name, args, kwargs)
 
     def clone(self, tx) -> "StateContextValue":
-        raise Unsupported(f"`.clone()` of {self.describe()}")
+        raise Unsupported(f"`.clone()` of {self.describe()}", kind="unsupported-operation")
+
+    # torch's _DecoratorContextManager: ``ctx(fn)`` wraps ``fn`` to run in ``ctx.clone()``
+    decorates = False
+
+    def call(self, tx, args, kwargs):
+        if not self.decorates or len(args) != 1 or kwargs:
+            return super().call(tx, args, kwargs)
+        fn = args[0]
+        try:
+            kind = fn.python_type()
+        except Unsupported:
+            kind = None
+        code = getattr(fn, "code", None)
+        if kind is not types.FunctionType or code is None or code.co_flags & inspect.CO_GENERATOR:
+            raise Unsupported(f"{self.describe()} decorating {fn.describe()}", kind="unsupported-call")
+        return ContextDecoratedValue(self, fn)
 
     def getattr(self, tx, name):
         if name == "__exit__":
@@ -138,7 +155,7 @@ class StateContextValue(Value):
         attr = self._attr(tx, name)
         if attr is not None:
             return attr
-        raise Unsupported(f"attribute `.{name}` of {self.describe()}")
+        raise Unsupported(f"attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
 
     def reconstruct(self, cg):
         if self.entered:
@@ -157,6 +174,7 @@ class GradModeContextValue(StateContextValue):
     def __init__(self, enabled: bool, *, immediate: bool = False):
         self.enabled = enabled
         self.immediate = immediate
+        self.decorates = not immediate  # set_grad_enabled(b) switched already when made
         self.prev: bool | None = None
 
     def describe(self):
@@ -209,6 +227,8 @@ class GradModeContextValue(StateContextValue):
 
 class InferenceModeValue(StateContextValue):
     """``torch.inference_mode(mode)``: one RAII guard of the C++ ``InferenceMode``."""
+
+    decorates = True
 
     def __init__(self, mode: bool):
         self.mode = mode
@@ -286,6 +306,44 @@ class AutocastValue(StateContextValue):
                 f"cache_enabled={cache!r})")
 
 
+class ContextDecoratedValue(Value):
+    """``torch.no_grad()(fn)`` / ``@torch.inference_mode()`` on a function made or read during
+    capture: each call runs ``fn`` inside a fresh clone of the context, as torch's
+    ``context_decorator`` does."""
+
+    def __init__(self, ctx: StateContextValue, fn: Value):
+        self.ctx = ctx
+        self.fn = fn
+
+    def describe(self):
+        return f"{self.fn.describe()} decorated by {self.ctx.describe()}"
+
+    def python_type(self):
+        return types.FunctionType
+
+    def call(self, tx, args, kwargs):
+        ctx = self.ctx.clone(tx)
+        ctx.enter(tx)
+        try:
+            out = self.fn.call(tx, args, kwargs)
+        except Unsupported as exc:
+            if exc.exc is not None and ctx.entered:  # a Python exception leaves the block
+                ctx.exit(tx)
+            raise
+        ctx.exit(tx)
+        return out
+
+    def getattr(self, tx, name):
+        if name == "__wrapped__":
+            return self.fn
+        if name in ("__name__", "__qualname__", "__doc__", "__module__"):  # functools.wraps copies them
+            return self.fn.getattr(tx, name)
+        return super().getattr(tx, name)
+
+    def reconstruct(self, cg):
+        return cg.shared(self, f"{self.ctx.fresh(cg)}({cg.reconstruct(self.fn)})")
+
+
 class _MethodOf(Value):
     def __init__(self, ctx: StateContextValue, name: str):
         self.ctx = ctx
@@ -307,7 +365,7 @@ class _ExitValue(_MethodOf):
 
     def call(self, tx, args, kwargs):
         if any(not (a.is_constant() and a.as_python_constant() is None) for a in args):
-            raise Unsupported(f"leaving a `with {self.ctx.describe()}` block with an exception")
+            raise Unsupported(f"leaving a `with {self.ctx.describe()}` block with an exception", kind="state-context")
         return self.ctx.exit(tx)
 
     def reentered_context(self, cg) -> str | None:
@@ -383,7 +441,7 @@ def _construct(tx, cls, args, kwargs):
             real = cls(*[a.as_python_constant() for a in args],
                        **{k: v.as_python_constant() for k, v in kwargs.items()})
         except Exception as exc:  # noqa: BLE001 - the user's error, raised where Python raises it
-            raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception")
         if "dtype" not in kwargs and len(args) < 2:
             _guard_autocast_dtype(tx, real.device, real.fast_dtype)
         return AutocastValue(real)
@@ -416,7 +474,7 @@ def _wrap_inference_mode(tx, obj, source):
     mode = tx.wrap(obj.mode, AttrSource(source, "mode") if source is not None else None,
                    pin=lambda o=obj: o.mode, what="inference_mode.mode")
     if not mode.is_constant() or type(mode.as_python_constant()) is not bool:
-        raise Unsupported("torch.inference_mode with a mode that is not a bool")
+        raise Unsupported("torch.inference_mode with a mode that is not a bool", kind="state-context")
     return InferenceModeValue(mode.as_python_constant())
 
 
@@ -467,7 +525,8 @@ def _python_manager(mgr: Value) -> bool:
 def _before_with(tx, frame, inst):
     mgr = frame.stack[-1]
     if not _python_manager(mgr):
-        raise Unsupported(f"`with` on {mgr.describe()} (its __enter__/__exit__ are not Python code)")
+        raise Unsupported(f"`with` on {mgr.describe()} (its __enter__/__exit__ are not Python code)",
+                          kind="unsupported-call")
     frame.pop()
     exit_fn = mgr.getattr(tx, "__exit__")
     exit_fn.created_step = tx.step  # a block whose exit cannot be rebuilt breaks here instead

@@ -53,7 +53,6 @@ class RealArguments:
         self._before = {rid: _layout(obj) for rid, obj in self._objs.items()}
 
     def _real(self, v: Value) -> Any:
-        from autograph.capture.values.constants import ConstantValue
         from autograph.capture.values.containers import BaseSequenceValue, DictValue, ListValue
         key = id(v)
         if key in self._real_of:
@@ -64,6 +63,9 @@ class RealArguments:
             out.extend(self._real(i) for i in v.items)
             return out
         if isinstance(v, DictValue):
+            if v.has_identity_keys():  # keyed by tensors/objects of the graph: no real copy to run on
+                raise Unsupported(f"a Python operation on {v.describe()}, a dict keyed by tensors or objects",
+                                  kind="unsupported-operation")
             out = v.kind()
             self._remember(v, out)
             for k, i in v.items.items():
@@ -84,7 +86,7 @@ class RealArguments:
         for rid, before in self._before.items():
             value = self._value_of[rid]
             if _layout(self._objs[rid]) != before:
-                raise Unsupported(f"{name}() changes its argument {value.describe()}")
+                raise Unsupported(f"{name}() changes its argument {value.describe()}", kind="side-effect")
 
     def wrap_result(self, tx, result: Any, name: str) -> Value:
         return fresh_value(tx, result, name, self._value_of, {})
@@ -176,7 +178,8 @@ class FreshObjectValue(Value):
         if name in self.attrs:
             return self.attrs[name]
         if name in _EXCEPTION_STATE:
-            raise Unsupported(f"`.{name}` of {self.describe()}: set by Python when it is raised")
+            raise Unsupported(f"`.{name}` of {self.describe()}: set by Python when it is raised",
+                kind="unsupported-operation")
         if name == "__class__":
             return tx.wrap(self.cls, None, trusted=True)
         klass, raw = mro_lookup(self.cls, name)
@@ -186,14 +189,14 @@ class FreshObjectValue(Value):
                 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
                 return BoundMethodValue(UserFunctionValue(raw), self)
             if hasattr(type(raw), "__get__"):
-                raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+                raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
         try:
             real = getattr(self.sample, name)
         except AttributeError as exc:
             if klass is None:
                 from autograph.capture.values.absence import guard_absent_in_classes
                 guard_absent_in_classes(tx, self.cls, name)
-            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         if isinstance(real, (types.BuiltinMethodType, types.MethodType)):
             from autograph.capture.values.builtins import PyFunctionValue
             return PyFunctionValue(real, name, pure=False)  # e.g. add_note(): changes the object
@@ -202,7 +205,7 @@ class FreshObjectValue(Value):
     def setattr(self, tx, name, value):
         if getattr(self.sample, "__dict__", None) is None or name in _EXCEPTION_STATE or name == "args" \
                 or mro_lookup(self.cls, name)[0] is not None:
-            raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()}")
+            raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()}", kind="unsupported-operation")
         self.attrs[name] = value
         if value.is_constant():
             setattr(self.sample, name, value.as_python_constant())
@@ -220,11 +223,13 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
     if not (cls is object or issubclass(cls, BaseException)) or not _all_constant(args, kwargs):
         return NotImplemented
     if not constructs_in_c(cls):
-        raise Unsupported(f"creating a {cls.__qualname__} runs its Python __init__/__new__; it runs in Python")
+        raise Unsupported(f"creating a {cls.__qualname__} runs its Python __init__/__new__; it runs in Python",
+            kind="object-construction")
     reals = [a.as_python_constant() for a in args]
     kw = {k: v.as_python_constant() for k, v in kwargs.items()}
     try:
         sample = cls(*reals, **kw)
     except Exception as exc:  # noqa: BLE001 - Python raises it natively
-        raise Unsupported(f"{cls.__qualname__}() raised {type(exc).__name__}", generic=True, exc=exc)
+        raise Unsupported(f"{cls.__qualname__}() raised {type(exc).__name__}", generic=True, exc=exc,
+            kind="python-exception")
     return FreshObjectValue(cls, args, kwargs, sample)

@@ -1,7 +1,6 @@
 """User functions (inlined), nested functions made during capture, bound methods, cells."""
 from __future__ import annotations
 
-import inspect
 import types
 from typing import Any
 
@@ -76,13 +75,15 @@ class UserFunctionValue(Value):
         from autograph.guards.sources import AttrSource, ClosureSource, ItemSource
         cells = []
         for i, (name, cell) in enumerate(zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ())):
+            cell_source = None
             if self.fn is tx.root_fn:
                 src = ClosureSource(name)
             elif self.source is not None:
-                src = AttrSource(ItemSource(AttrSource(self.source, "__closure__"), i), "cell_contents")
+                cell_source = ItemSource(AttrSource(self.source, "__closure__"), i)
+                src = AttrSource(cell_source, "cell_contents")
             else:
                 src = None
-            cells.append(RealCellValue(cell, src, name))
+            cells.append(RealCellValue(cell, src, name, cell_source))
         return cells
 
     def default_value(self, tx, name: str, real: Any, index_source) -> Value:
@@ -92,6 +93,47 @@ class UserFunctionValue(Value):
         if self.source is not None:
             return cg.source_expr(self.source)
         return cg.const(self.fn)
+
+
+class ClosureFunctionValue(UserFunctionValue):
+    """A nested function or closure reached through a source (an argument, a resume
+    function's live local).
+
+    The function that made it makes a new one on every call, so it is guarded by what
+    inlining it relies on -- its code object, its globals and the layout of its defaults --
+    not by identity; cell contents and default values are guarded where they are read
+    (``g.__closure__[i].cell_contents``, ``g.__defaults__[i]``) and stores into its cells go
+    to the cells of the function of the call. Whatever observes the object itself (``is``,
+    hashing, a native call at a break) goes through ``real_value``, which adds the identity
+    guard (TorchDynamo's ``CLOSURE_MATCH`` guards the code object the same way)."""
+
+    def __init__(self, fn: types.FunctionType, source, guards):
+        super().__init__(fn, source)
+        self._guards = guards
+
+    def real_value(self):
+        self._guards.id_(self.source, self.fn)
+        return self.fn
+
+
+def wrap_closure(tx, fn: types.FunctionType, source) -> ClosureFunctionValue:
+    """The value of a closure read through ``source``, with the guards inlining it needs."""
+    from autograph.guards.sources import AttrSource
+    g = tx.guards
+    g.type_(source, fn)
+    g.id_(AttrSource(source, "__code__"), fn.__code__)
+    g.id_(AttrSource(source, "__globals__"), fn.__globals__)
+    for name, real in (("__defaults__", fn.__defaults__), ("__kwdefaults__", fn.__kwdefaults__)):
+        src = AttrSource(source, name)
+        if real is None:
+            g.equals(src, None)
+        elif type(real) is tuple:
+            g.type_(src, real)
+            g.length(src, real)
+        else:
+            g.type_(src, real)
+            g.keys(src, real)
+    return ClosureFunctionValue(fn, source, g)
 
 
 def _special_name(name: str) -> bool:
@@ -153,7 +195,7 @@ class NestedFunctionValue(Value):
             return value if value is not None else ConstantValue(None)
         if not _special_name(name):  # a fresh function has no other attributes
             exc = AttributeError(f"'function' object has no attribute {name!r}")
-            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         return super().getattr(tx, name)
 
     def setattr(self, tx, name, value):
@@ -200,7 +242,7 @@ class NestedFunctionValue(Value):
         if self.annotations is not None:
             flat = list(getattr(self.annotations, "items", None) or [])
             if len(flat) % 2:
-                raise Unsupported("annotations of a function made during capture")
+                raise Unsupported("annotations of a function made during capture", kind="unsupported-operation")
             annotations = "{" + "".join(f"{cg.reconstruct(k)}: {cg.reconstruct(v)}, "
                                         for k, v in zip(flat[::2], flat[1::2])) + "}"
         attrs = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.attrs.items()) + "}"
@@ -244,7 +286,8 @@ class CellValue(Value):
 
     def load(self, tx, name: str) -> Value:
         if self.contents is CellValue.EMPTY:
-            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True)
+            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True,
+                              kind="python-exception")
         return self.contents
 
     def store(self, tx, value: Value) -> None:
@@ -256,7 +299,7 @@ class CellValue(Value):
             return cg._shared[key]
         if key in cg.cells_by_value:
             raise Unsupported("a closure cell made during capture was passed on by value before a function "
-                              "sharing it was rebuilt")
+                              "sharing it was rebuilt", kind="cannot-rebuild")
         name = cg.shared(self, f"{cg.const(types.CellType)}()")
         if self.contents is not CellValue.EMPTY:
             cg.pre.append(f"{name}.cell_contents = {cg.reconstruct(self.contents)}")
@@ -282,7 +325,8 @@ class RealCellValue(Value):
         try:
             contents = self.cell.cell_contents
         except ValueError:
-            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True)
+            raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True,
+                              kind="python-exception")
         from autograph.guards.sources import AttrSource, ObjectSource
         return tx.wrap(contents, self.source, pin=AttrSource(ObjectSource(self.cell, f"cell({name})"), "cell_contents"))
 

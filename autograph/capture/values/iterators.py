@@ -61,7 +61,7 @@ class LazyIteratorValue(ListIteratorValue):
             item = child.next(tx)
             if item is None:
                 if self.strict and (i > 0 or any(c.next(tx) is not None for c in self.children[1:])):
-                    raise Unsupported("ValueError from zip(strict=True)", generic=True)
+                    raise Unsupported("ValueError from zip(strict=True)", generic=True, kind="python-exception")
                 return None
             items.append(item)
         if self.builtin is map:
@@ -124,7 +124,7 @@ def iterator_of(tx, value: Value) -> ListIteratorValue:
     """``iter(value)`` as an iterator value."""
     it = value.get_iter(tx)
     if not isinstance(it, ListIteratorValue):
-        raise Unsupported(f"iterating over {value.describe()}")
+        raise Unsupported(f"iterating over {value.describe()}", kind="unsupported-operation")
     return it
 
 

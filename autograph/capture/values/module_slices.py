@@ -18,13 +18,13 @@ class ModuleSliceValue(ListValue):
         return self.cls
 
     def call_method(self, tx, name, args, kwargs):
-        raise Unsupported(f"`.{name}()` on a {self.cls.__name__} slice")
+        raise Unsupported(f"`.{name}()` on a {self.cls.__name__} slice", kind="unsupported-call")
 
     def call(self, tx, args, kwargs):
-        raise Unsupported(f"calling a {self.cls.__name__} slice")
+        raise Unsupported(f"calling a {self.cls.__name__} slice", kind="unsupported-call")
 
     def setitem(self, tx, key, value):
-        raise Unsupported(f"item store on a {self.cls.__name__} slice")
+        raise Unsupported(f"item store on a {self.cls.__name__} slice", kind="side-effect")
 
     def reconstruct(self, cg):
         return cg.shared(self, f"{cg.const(self.cls)}([{', '.join(cg.reconstruct(i) for i in self.items)}])")

@@ -52,8 +52,9 @@ def guard_no_hooks(tx, value: "ModuleValue") -> None:
     """A call of ``value`` that skips ``nn.Module.__call__`` is only right while no hook is
     registered on it (or globally): raise when one is, else guard that none appears."""
     m = value.module
-    if _has_hooks(m):
-        raise Unsupported(f"call to {value.describe()} with hooks registered")
+    if _has_hooks(m):  # the call runs in Python: values/module_hooks.py
+        from autograph.capture.values.module_hooks import MODULE_HOOKS
+        raise Unsupported(f"call to {value.describe()} with hooks registered", kind=MODULE_HOOKS)
     if BY_IDENTITY:
         return  # the old entry, measured as it was (it missed hooks registered later)
     from torch.nn.modules import module as mod
@@ -132,9 +133,9 @@ class ModuleValue(Value):
             if type(m).__getattr__ is not torch.nn.Module.__getattr__ \
                     or type(m).__getattribute__ is not object.__getattribute__:
                 raise Unsupported(f"`.{name}` of {self.describe()} raised AttributeError from its own "
-                                  "__getattr__", generic=True)
+                                  "__getattr__", generic=True, kind="python-exception")
             self._guard_absent(tx, name)
-            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
 
     def _guard_absent(self, tx, name: str) -> None:
@@ -163,12 +164,16 @@ class ModuleValue(Value):
         side_effects.record_store(tx, self, m, name, value)
 
     def call(self, tx, args, kwargs):
+        why = called_in_python(self.module)
+        if why is not None:  # e.g. DistributedDataParallel (values/distributed.py)
+            reason, kind = why
+            raise Unsupported(f"{reason} ({self.path})", kind=kind)
         guard_no_hooks(tx, self)
         if "forward" in self.module.__dict__:  # nn.Module.__call__ runs the instance's own forward
-            raise Unsupported(f"{self.describe()} has a forward set on the instance")
+            raise Unsupported(f"{self.describe()} has a forward set on the instance", kind="module-hooks")
         forward = type(self.module).forward
         if not isinstance(forward, types.FunctionType):
-            raise Unsupported(f"{self.describe()} has no Python forward")
+            raise Unsupported(f"{self.describe()} has no Python forward", kind="unsupported-call")
         tx.guards.method(self.source, type(self.module), "forward", forward)
         from autograph.capture.values.functions import UserFunctionValue
         return tx.inline_function(UserFunctionValue(forward), [self, *args], kwargs)
@@ -197,7 +202,7 @@ class ModuleValue(Value):
             return [self.getattr(tx, k) for k in self._guard_members(tx, "_modules")]
         if isinstance(m, torch.nn.ParameterList) and len(m) == len(m._parameters):
             return [self.getattr(tx, k) for k in self._guard_members(tx, "_parameters")]
-        raise Unsupported(f"iterating over {self.describe()}")
+        raise Unsupported(f"iterating over {self.describe()}", kind="unsupported-operation")
 
     def length(self, tx):
         m = self.module
@@ -205,7 +210,7 @@ class ModuleValue(Value):
             return len(self._guard_members(tx, "_modules"))
         if isinstance(m, torch.nn.ParameterList) and len(m) == len(m._parameters):  # only parameters in it
             return len(self._guard_members(tx, "_parameters"))
-        raise Unsupported(f"len() of {self.describe()}")
+        raise Unsupported(f"len() of {self.describe()}", kind="unsupported-operation")
 
     def getitem(self, tx, key):
         m = self.module
@@ -217,27 +222,40 @@ class ModuleValue(Value):
             try:
                 name = keys[k]
             except IndexError:
-                raise Unsupported("IndexError: module index out of range", generic=True)
+                raise Unsupported("IndexError: module index out of range", generic=True, kind="python-exception")
             return self.getattr(tx, name)
         if isinstance(m, (torch.nn.ModuleList, torch.nn.Sequential)) and isinstance(k, slice):
             from autograph.capture.values.module_slices import module_slice
             self._guard_members(tx, "_modules")
             return module_slice(tx, self, k)
-        raise Unsupported(f"indexing {self.describe()} with {k!r}")
+        raise Unsupported(f"indexing {self.describe()} with {k!r}", kind="unsupported-operation")
 
     def call_method(self, tx, name, args, kwargs):
-        m = self.module
         if name in ("parameters", "named_parameters", "modules", "children", "named_children",
                     "named_modules", "buffers", "named_buffers"):
-            raise Unsupported(f"`{self.path}.{name}()`")
+            raise Unsupported(f"`{self.path}.{name}()`", kind="unsupported-call")
         return super().call_method(tx, name, args, kwargs)
 
     def reconstruct(self, cg):
         if self.source is not None:
             return cg.source_expr(self.source)
         if self.fresh:
-            raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break")
+            raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break",
+                              kind="cannot-rebuild")
         return cg.const(self.module)
+
+
+# ``rule(module) -> (reason, break kind) | None``: modules whose call runs in Python as it is, never
+# inlined nor through their forward's shim (DistributedDataParallel: values/distributed.py)
+CALLED_IN_PYTHON: list = []
+
+
+def called_in_python(module: torch.nn.Module) -> tuple[str, str] | None:
+    for rule in CALLED_IN_PYTHON:
+        why = rule(module)
+        if why is not None:
+            return why
+    return None
 
 
 class FreshModuleValue(ModuleValue):
@@ -254,10 +272,18 @@ def _stateless(module: torch.nn.Module) -> bool:
     return not any(True for _ in module.parameters()) and not any(True for _ in module.buffers())
 
 
+def _base_init_only(cls: type, args, kwargs) -> bool:
+    """A user module class whose construction runs only ``nn.Module.__init__()`` (no ``__init__``
+    or ``__new__`` of its own): building it at capture time runs no user code."""
+    from autograph.capture.values.base import mro_lookup
+    return not args and not kwargs and mro_lookup(cls, "__init__")[1] is torch.nn.Module.__init__ \
+        and mro_lookup(cls, "__new__")[1] in (None, object.__new__) and type(cls) is type
+
+
 def construct_torch_module(tx, cls, args, kwargs):
     """``CLASS_CALL_HOOKS`` entry: build stateless ``torch.nn`` modules with constant arguments."""
     if not (isinstance(cls, type) and issubclass(cls, torch.nn.Module)
-            and (cls.__module__ or "").startswith("torch.nn.modules.")):
+            and ((cls.__module__ or "").startswith("torch.nn.modules.") or _base_init_only(cls, args, kwargs))):
         return NotImplemented
     from autograph.capture.values.builtins import _all_constant
     if not _all_constant(args, kwargs):
@@ -268,12 +294,13 @@ def construct_torch_module(tx, cls, args, kwargs):
                      **{k: v.as_python_constant() for k, v in kwargs.items()})
     except Exception as exc:  # noqa: BLE001 - eager raises it at run time: let Python do it
         raise Unsupported(f"creating {cls.__qualname__} failed during capture ({type(exc).__name__}: {exc})",
-                          generic=True)
+                          generic=True, kind="object-construction")
     finally:
         drew = not torch.equal(rng, torch.random.get_rng_state())
         torch.random.set_rng_state(rng)  # capture never moves the user's random stream
     if drew or not _stateless(module):
-        raise Unsupported(f"creating a {cls.__qualname__} (parameters or random state) inside the function")
+        raise Unsupported(f"creating a {cls.__qualname__} (parameters or random state) inside the function",
+                          kind="object-construction")
     return FreshModuleValue(module, None, path=f"{cls.__name__}(...)")
 
 

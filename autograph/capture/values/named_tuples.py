@@ -11,12 +11,13 @@ modelled.
 """
 from __future__ import annotations
 
+import collections
 import inspect
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import builtins as vb
-from autograph.capture.values.base import mro_lookup
+from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import TupleValue
 
@@ -63,9 +64,10 @@ def _rebuild(cls: type, items: tuple) -> tuple:
 
 
 class NamedTupleValue(TupleValue):
-    def __init__(self, cls: type, items, source=None):
+    def __init__(self, cls: type, items, source=None, made: "MadeNamedTupleClass | None" = None):
         super().__init__(items, source)
         self.cls = cls
+        self.made = made  # the class was made by this call (collections.namedtuple in the function)
 
     def describe(self) -> str:
         return f"{self.cls.__qualname__} of {len(self.items)}"
@@ -80,12 +82,14 @@ class NamedTupleValue(TupleValue):
         index = field_index(self.cls, name)
         if index is not None:
             return self.items[index]
+        if name == "__class__" and self.made is not None:
+            return self.made
         klass, raw = mro_lookup(self.cls, name)
         if klass is None:
             from autograph.capture.values.absence import guard_absent_in_classes
             guard_absent_in_classes(tx, self.cls, name)  # the class could gain it later
             err = AttributeError(f"{self.cls.__qualname__!r} object has no attribute {name!r}")
-            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
         if klass is tuple or klass is object:
             return super().getattr(tx, name)
         from autograph.capture.values.user_objects import _bind_class_attr
@@ -105,7 +109,8 @@ class NamedTupleValue(TupleValue):
         if self.source is not None:
             return cg.source_expr(self.source)
         items = "(" + "".join(cg.reconstruct(i) + ", " for i in self.items) + ")"
-        return f"{cg.const(_rebuild)}({cg.const(self.cls)}, {items})"
+        cls = cg.reconstruct(self.made) if self.made is not None else cg.const(self.cls)
+        return f"{cg.const(_rebuild)}({cls}, {items})"
 
 
 def _construct(tx, cls: Any, args, kwargs):
@@ -120,11 +125,13 @@ def _construct(tx, cls: Any, args, kwargs):
     try:
         bound = inspect.signature(new).bind(cls, *args, **kwargs)
     except TypeError as exc:
-        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc)
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
     bound.apply_defaults()
-    tx.guards.class_attr(cls, "__new__")
+    made = made_class(tx, cls)
+    if made is None:
+        tx.guards.class_attr(cls, "__new__")
     values = list(bound.arguments.values())[1:]
-    return NamedTupleValue(cls, [_field_value(v) for v in values])
+    return NamedTupleValue(cls, [_field_value(v) for v in values], made=made)
 
 
 def _generated_new(new: Any) -> bool:
@@ -139,12 +146,72 @@ def _field_value(v: Any):
         return v
     if is_literal(v):  # a default of the generated __new__
         return ConstantValue(v)
-    raise Unsupported(f"namedtuple default {type(v).__name__} (not a constant)")
+    raise Unsupported(f"namedtuple default {type(v).__name__} (not a constant)", kind="unsupported-operation")
+
+
+class MadeNamedTupleClass(Value):
+    """A class ``collections.namedtuple(...)`` made in the function: Python makes a new class on
+    every call. Capture runs the real factory once on the same constant arguments (the module name
+    eager would give it included) to model instances; at a break or return the transformed code
+    calls the factory again, so each call's objects have that call's own class."""
+
+    def __init__(self, cls: type, args: tuple, kwargs: dict):
+        self.cls = cls
+        self.args = args
+        self.kwargs = kwargs
+
+    def describe(self):
+        return f"namedtuple class {self.cls.__qualname__} (made during capture)"
+
+    def python_type(self):
+        return type(self.cls)
+
+    def real_value(self):
+        return self.cls
+
+    def call(self, tx, args, kwargs):
+        out = _construct(tx, self.cls, args, kwargs)
+        if out is NotImplemented:
+            raise Unsupported(f"constructing {self.describe()}", kind="object-construction")
+        return out
+
+    def getattr(self, tx, name):
+        if name in ("_fields", "_field_defaults", "__name__", "__qualname__", "__module__", "__doc__"):
+            return tx.wrap(getattr(self.cls, name), None, trusted=True)
+        return super().getattr(tx, name)
+
+    def reconstruct(self, cg):
+        parts = [cg.const(a) for a in self.args] + [f"{k}={cg.const(v)}" for k, v in self.kwargs.items()]
+        return cg.shared(self, f"{cg.const(collections.namedtuple)}({', '.join(parts)})")
+
+
+def made_class(tx, cls: type) -> MadeNamedTupleClass | None:
+    return getattr(tx, "made_namedtuple_classes", {}).get(cls)
+
+
+def _namedtuple_factory(tx, *args, **kwargs):
+    """``collections.namedtuple(...)`` on constants: a :class:`MadeNamedTupleClass`."""
+    if not all(a.is_constant() for a in (*args, *kwargs.values())):
+        raise Unsupported("collections.namedtuple() with arguments that are not constants", kind="object-construction")
+    real_args = tuple(a.as_python_constant() for a in args)
+    real_kwargs = {k: v.as_python_constant() for k, v in kwargs.items()}
+    if real_kwargs.get("module") is None:  # eager names the calling frame's module
+        real_kwargs["module"] = tx.frames[-1].fn_globals.get("__name__", "__main__")
+    try:
+        cls = collections.namedtuple(*real_args, **real_kwargs)
+    except (TypeError, ValueError) as exc:
+        raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception")
+    made = MadeNamedTupleClass(cls, real_args, real_kwargs)
+    if not hasattr(tx, "made_namedtuple_classes"):
+        tx.made_namedtuple_classes = {}
+    tx.made_namedtuple_classes[cls] = made
+    return made
 
 
 def install() -> None:
     if _construct not in vb.CLASS_CALL_HOOKS:
         vb.CLASS_CALL_HOOKS.insert(0, _construct)
+    vb._BUILTIN_HANDLERS[collections.namedtuple] = _namedtuple_factory
 
 
 install()

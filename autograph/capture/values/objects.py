@@ -40,12 +40,12 @@ class PythonModuleValue(Value):
             if "__getattr__" in self.module.__dict__ and not is_trusted_module(self.module):
                 # the module's own __getattr__ (PEP 562) decided: its answer cannot be guarded
                 raise Unsupported(f"`{self.module.__name__}.{name}` raised AttributeError from the "
-                                  "module's __getattr__", generic=True)
+                                  "module's __getattr__", generic=True, kind="python-exception")
             if not is_trusted_module(self.module):  # guarded to stay absent (hasattr, getattr default)
                 from autograph.capture.values.absence import object_source
                 tx.guards.key_absent(AttrSource(object_source(self, self.module, self.module.__name__),
                                                 "__dict__"), name)
-            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         if is_trusted_module(self.module):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
@@ -90,11 +90,11 @@ class ClassValue(Value):
             if isinstance(mro_lookup(meta, "__getattr__")[1], types.FunctionType) \
                     or meta.__getattribute__ is not type.__getattribute__:
                 raise Unsupported(f"`{self.cls.__qualname__}.{name}` raised AttributeError from its "
-                                  "metaclass", generic=True)
+                                  "metaclass", generic=True, kind="python-exception")
             from autograph.capture.values.absence import guard_absent_in_classes
             guard_absent_in_classes(tx, self.cls, name)  # guarded to stay absent
             guard_absent_in_classes(tx, meta, name)
-            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         if isinstance(self.cls.__dict__.get(name), staticmethod):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
@@ -173,7 +173,7 @@ class ObjectValue(Value):
             if not isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)) \
                     and hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
                     and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
-                raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+                raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
             # a C-level slot read (no Python code runs) or a plain class attribute: the real value
         elif generic_getattribute(cls):
             getattr_fn = mro_lookup(cls, "__getattr__")[1]
@@ -193,7 +193,7 @@ class ObjectValue(Value):
                 # as the value guards of present attributes do
                 from autograph.capture.values.absence import guard_lookup_fails
                 guard_lookup_fails(tx, self, obj, name)
-                raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+                raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
             raise attribute_error(tx, self, obj, name, exc)
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
 
@@ -217,9 +217,9 @@ class ObjectValue(Value):
         from autograph.capture.values.containers import ListIteratorValue
         out = self._python_special(tx, "__iter__", [])
         if out is None:
-            raise Unsupported(f"iterating over {self.describe()}")
+            raise Unsupported(f"iterating over {self.describe()}", kind="unsupported-operation")
         if not isinstance(out, ListIteratorValue):
-            raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}")
+            raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}", kind="unsupported-operation")
         return out
 
     def length(self, tx):
@@ -239,7 +239,7 @@ class ObjectValue(Value):
         return super().truth(tx)
 
     def call(self, tx, args, kwargs):
-        call = getattr(type(self.obj), "__call__", None)
+        _, call = mro_lookup(type(self.obj), "__call__")  # as stored: a staticmethod is no method
         if isinstance(call, types.FunctionType):
             from autograph.capture.values.functions import UserFunctionValue
             return UserFunctionValue(call).call(tx, [self, *args], kwargs)
@@ -251,8 +251,8 @@ class ObjectValue(Value):
         mod = (getattr(self.obj, "__module__", None) or "").split(".")[0]
         name = getattr(self.obj, "__qualname__", None) or getattr(self.obj, "__name__", None)
         if name:
-            raise Unsupported(f"unsupported: {mod + '.' if mod else ''}{name}")
-        raise Unsupported(f"unsupported: call to {self.describe()}")
+            raise Unsupported(f"unsupported: {mod + '.' if mod else ''}{name}", kind="unsupported-call")
+        raise Unsupported(f"unsupported: call to {self.describe()}", kind="unsupported-call")
 
     def reconstruct(self, cg):
         if self.source is not None:

@@ -66,7 +66,7 @@ class MadePartialValue(Value):
         klass, raw = mro_lookup(functools.partial, name)  # the type's own attributes, not its metatype's
         if klass is None:  # (partial is a C type and its instance dict is modelled: nothing to guard)
             err = AttributeError(f"'functools.partial' object has no attribute {name!r}")
-            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
         if isinstance(raw, (str, type(None))):  # __doc__, __module__
             return ConstantValue(raw)
         return vb.BuiltinMethodValue(self, name)  # a method of the C type, bound to this partial
@@ -74,13 +74,13 @@ class MadePartialValue(Value):
     def setattr(self, tx, name: str, value: Value) -> None:
         if name in _READ_ONLY or name == "__dict__":
             raise Unsupported(f"AttributeError: readonly attribute {name!r} of functools.partial",
-                              generic=True)
+                              generic=True, kind="python-exception")
         self.attrs.items[name] = value
 
     def reconstruct(self, cg) -> str:
         if self._keywords_escaped:
             raise Unsupported("a partial whose .keywords dict was read cannot be rebuilt at a graph break "
-                              "(the rebuilt partial would hold a copy)")
+                              "(the rebuilt partial would hold a copy)", kind="cannot-rebuild")
         parts = ", ".join(cg.reconstruct(v) for v in (self.func, self.args, self.keywords, self.attrs))
         return cg.shared(self, f"{cg.const(_rebuild)}({parts})")
 
@@ -90,11 +90,11 @@ def _construct(tx, cls: Any, args: list[Value], kwargs: dict[str, Value]) -> Val
     if cls is not functools.partial:
         return NotImplemented
     if not args:
-        raise Unsupported("TypeError: functools.partial needs a callable", generic=True)
+        raise Unsupported("TypeError: functools.partial needs a callable", generic=True, kind="python-exception")
     func, stored = args[0], list(args[1:])
     if vb._callable(tx, func).as_python_constant() is not True:
         raise Unsupported("TypeError: the first argument of functools.partial must be callable",
-                          generic=True)
+                          generic=True, kind="python-exception")
     if isinstance(func, MadePartialValue) and not func.attrs.items:
         # CPython flattens partial(partial(f, a), b) into partial(f, a, b)
         stored = [*func.args.items, *stored]

@@ -132,7 +132,7 @@ def _real(tx, v: Value) -> Any:
         return v.obj
     if v.is_constant():
         return v.as_python_constant()
-    raise Unsupported(f"{v.describe()} used with an object deep-copied during capture")
+    raise Unsupported(f"{v.describe()} used with an object deep-copied during capture", kind="live-copy")
 
 
 def _run(tx, what: str, fn, *args) -> Any:
@@ -140,7 +140,7 @@ def _run(tx, what: str, fn, *args) -> Any:
     try:
         return fn(*args)
     except Exception as exc:  # noqa: BLE001 - the operation's own error
-        raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc) from None
+        raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception") from None
 
 
 def _result(tx, obj: Any, new: bool) -> Value:
@@ -162,7 +162,7 @@ class PrivateValue(ObjectValue):
         if type(obj) in _CONTAINERS:
             if not hasattr(obj, name):
                 exc = AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
-                raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc)
+                raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
             return _ContainerMethod(self, name)
         if name == "__dict__":
             return wrap_private(tx, obj.__dict__)
@@ -265,7 +265,7 @@ class _LiveIterator(ListIteratorValue):
         except StopIteration:
             return None
         except Exception as exc:  # noqa: BLE001 - e.g. "dictionary changed size during iteration"
-            raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc) from None
+            raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception") from None
         return _result(tx, item, new=True)
 
     def iter_items(self, tx):

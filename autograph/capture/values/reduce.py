@@ -11,7 +11,8 @@ from autograph.capture.values.base import Value
 
 def _reduce(tx, *args: Value, **kwargs: Value) -> Value:
     if kwargs or not 2 <= len(args) <= 3:
-        raise Unsupported("TypeError: functools.reduce takes 2 or 3 positional arguments", generic=True)
+        raise Unsupported("TypeError: functools.reduce takes 2 or 3 positional arguments", generic=True,
+                          kind="python-exception")
     fn, iterable = args[0], args[1]
     items = iterable.iter_items(tx)  # consumes an iterator, as reduce does
     if len(args) == 3:
@@ -19,7 +20,8 @@ def _reduce(tx, *args: Value, **kwargs: Value) -> Value:
     elif items:
         acc, items = items[0], items[1:]
     else:
-        raise Unsupported("TypeError: reduce() of empty iterable with no initial value", generic=True)
+        raise Unsupported("TypeError: reduce() of empty iterable with no initial value", generic=True,
+                          kind="python-exception")
     for item in items:
         acc = tx.call(fn, [acc, item], {})
     return acc

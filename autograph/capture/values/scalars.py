@@ -96,7 +96,8 @@ class ScalarValue(Value):
         try:
             hint = fn(*(_hint(o) for o in operands))
         except Exception as exc:
-            raise Unsupported(f"{getattr(fn, '__name__', fn)}() raised {type(exc).__name__}", generic=True, exc=exc)
+            raise Unsupported(f"{getattr(fn, '__name__', fn)}() raised {type(exc).__name__}", generic=True, exc=exc,
+                              kind="python-exception")
         if type(hint) not in _NUMERIC:  # a complex number, a tuple (divmod): no recipe for those
             value = cls(tx, hint, fn=fn, operands=tuple(operands))
             return ConstantValue(value.as_python_constant())
@@ -177,7 +178,7 @@ class ScalarValue(Value):
         return b
 
     def real_value(self) -> Any:
-        raise Unsupported(f"{self.describe()} has no fixed value at capture time")
+        raise Unsupported(f"{self.describe()} has no fixed value at capture time", kind="dynamic-shape")
 
     def getattr(self, tx, name: str) -> Value:
         return ConstantValue(self.as_python_constant()).getattr(tx, name)

@@ -54,7 +54,8 @@ def key_of(value: Value) -> Any:
         try:
             hash(key)
         except TypeError as exc:
-            raise Unsupported(f"TypeError: unhashable type: {type(key).__name__!r}", generic=True, exc=exc)
+            raise Unsupported(f"TypeError: unhashable type: {type(key).__name__!r}", generic=True, exc=exc,
+                              kind="python-exception")
         return key
     if isinstance(value, SetValue) and value.kind is frozenset and not value.has_identity_keys():
         return frozenset(value.real)
@@ -64,7 +65,7 @@ def key_of(value: Value) -> Any:
         real = None
     if real is not None and type(real).__hash__ is object.__hash__:
         return _Identity(value, real)
-    raise Unsupported(f"{value.describe()} as a set element")
+    raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
 
 
 def value_of(key: Any) -> Value:
@@ -126,18 +127,18 @@ class SetValue(Value):
         if callable(getattr(self.kind, name, None)) and not name.startswith("__"):
             return vb.BuiltinMethodValue(self, name)
         if hasattr(self.kind, name):
-            raise Unsupported(f"`.{name}` of a {self.kind.__name__}")
+            raise Unsupported(f"`.{name}` of a {self.kind.__name__}", kind="unsupported-operation")
         err = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
-        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
 
     def call_method(self, tx, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value:
         method = getattr(self.real, name, None)
         if method is None or kwargs or name.startswith("__"):
             return super().call_method(tx, name, args, kwargs)
         if name in ("remove", "pop") and not self.real and name == "pop":
-            raise Unsupported("KeyError: 'pop from an empty set'", generic=True)
+            raise Unsupported("KeyError: 'pop from an empty set'", generic=True, kind="python-exception")
         if name == "pop" and self.source is not None:
-            raise Unsupported(f"pop() from a set that came from outside ({self.source.expr})")
+            raise Unsupported(f"pop() from a set that came from outside ({self.source.expr})", kind="side-effect")
         if name == "pop" and len(self.real) > 1 and self.has_identity_keys():
             raise Unsupported(f"pop() from a {self.describe()} holding tensors or objects", kind=SET_ORDER)
         if name in ("add", "discard", "remove"):
@@ -147,7 +148,8 @@ class SetValue(Value):
         try:
             out = method(*real_args)
         except (KeyError, TypeError) as exc:
-            raise Unsupported(f"{type(exc).__name__} from {self.kind.__name__}.{name}()", generic=True, exc=exc)
+            raise Unsupported(f"{type(exc).__name__} from {self.kind.__name__}.{name}()", generic=True, exc=exc,
+                              kind="python-exception")
         if name in _MUTATING:
             self._replay_if_outside(tx, name, args)
         if name == "pop":
@@ -218,7 +220,7 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False) -> Any:
         if isinstance(real, (set, frozenset, type({}.keys()), type({}.items()))):
             return real
     if sets_only:
-        raise Unsupported(f"set operator with {value.describe()}")
+        raise Unsupported(f"set operator with {value.describe()}", kind="unsupported-operation")
     return [key_of(v) for v in value.iter_items(tx)]
 
 
@@ -233,7 +235,8 @@ def _wrap_result(out: Any) -> Value:
 def _construct(kind: type):
     def construct(tx, *args: Value, **kwargs: Value) -> Value:
         if kwargs or len(args) > 1:
-            raise Unsupported(f"TypeError: {kind.__name__}() takes at most 1 argument", generic=True)
+            raise Unsupported(f"TypeError: {kind.__name__}() takes at most 1 argument", generic=True,
+                              kind="python-exception")
         items = args[0].iter_items(tx) if args else []
         return SetValue.of_values(tx, items, kind)
     return construct

@@ -31,9 +31,9 @@ def _signature(tx, args, kwargs):
         return NotImplemented
     fn = args[0]
     if isinstance(fn, UserFunctionValue):
-        return SignatureValue(inspect.signature(fn.fn))
+        return SignatureValue(inspect.signature(fn.real_value()))
     if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
-        sig = inspect.signature(fn.func.fn)
+        sig = inspect.signature(fn.func.real_value())
         params = list(sig.parameters.values())
         if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
             return NotImplemented
@@ -46,7 +46,7 @@ class EnvironValue(ObjectValue):
 
     def _read(self, tx, key, default=None):
         if not key.is_constant() or (default is not None and not default.is_constant()):
-            raise Unsupported("os.environ read with a non-constant key")
+            raise Unsupported("os.environ read with a non-constant key", kind="unsupported-operation")
         k = key.as_python_constant()
         d = default.as_python_constant() if default is not None else None
         env = self.obj
@@ -60,12 +60,12 @@ class EnvironValue(ObjectValue):
     def getitem(self, tx, key):
         k = key.as_python_constant() if key.is_constant() else None
         if k is None or k not in self.obj:
-            raise Unsupported(f"KeyError: os.environ[{k!r}]", generic=True)
+            raise Unsupported(f"KeyError: os.environ[{k!r}]", generic=True, kind="python-exception")
         return self._read(tx, key)
 
     def contains(self, tx, item):
         if not item.is_constant():
-            raise Unsupported("os.environ membership with a non-constant key")
+            raise Unsupported("os.environ membership with a non-constant key", kind="unsupported-operation")
         k, env = item.as_python_constant(), self.obj
         return tx.wrap(k in env, None, pin=lambda: k in env, what=f"{k!r} in os.environ")
 

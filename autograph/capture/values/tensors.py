@@ -51,13 +51,25 @@ class TensorValue(Value):
     def is_tensor(self) -> bool:
         return True
 
+    def constant_index(self) -> int | None:
+        """``operator.index(t)`` run on the real tensor when the fake tensor mode knows its value:
+        a tensor made from constants only (``torch.as_tensor(2)``), which it tracks as
+        ``FakeTensor.constant`` and forgets once the tensor is written to. None otherwise."""
+        real = getattr(self.fake, "constant", None)
+        if real is None:
+            return None
+        try:
+            return operator.index(real)
+        except TypeError:  # a float tensor: Python raises, at run time too
+            return None
+
     def python_type(self) -> type:
         if self.real_cls is not None:
             return self.real_cls
         return type(self.fake) if not isinstance(self.fake, torch._subclasses.FakeTensor) else torch.Tensor
 
     def truth(self, tx) -> bool:
-        raise Unsupported("data-dependent branch on a tensor value")
+        raise Unsupported("data-dependent branch on a tensor value", kind="data-dependent-branch")
 
     def _instance_attribute(self, tx, name: str) -> Value:
         """An attribute torch.Tensor lacks: the tensor's own ``__dict__`` (``x.tag = ...``) decides,
@@ -66,14 +78,15 @@ class TensorValue(Value):
         real = self._real(tx)
         if real is not None and name in real.__dict__:
             if self.source is None:
-                raise Unsupported(f"attribute `.{name}` set on a tensor")
+                raise Unsupported(f"attribute `.{name}` set on a tensor", kind="unsupported-torch-value")
             return tx.wrap(real.__dict__[name], AttrSource(self.source, name))
         if self.source is not None:
             tx.guards.key_absent(AttrSource(self.source, "__dict__"), name)
         elif real is not None:
-            raise Unsupported(f"attribute `.{name}` of a tensor reached without a source")
+            raise Unsupported(f"attribute `.{name}` of a tensor reached without a source",
+                kind="unsupported-torch-value")
         err = AttributeError(f"'Tensor' object has no attribute '{name}'")
-        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
 
     def _real(self, tx):
         """The real tensor an input or parameter stands for (None for a tensor the graph computes)."""
@@ -92,40 +105,52 @@ class TensorValue(Value):
             return ConstantValue(value() if callable(value) else value)
         if name in _OP_ATTRS:
             if name == "grad":
-                raise Unsupported("reading `.grad` of a tensor")
+                raise Unsupported("reading `.grad` of a tensor", kind="unsupported-operation")
             return tx.graph.call("call_function", getattr, (self, name), {})
         if name in _BREAK_METHODS:
             return TensorMethodValue(self, name)
+        if name == "__class__":  # the Python class TENSOR_MATCH guards
+            return tx.wrap(self.python_type(), None, trusted=True)
         attr = getattr(torch.Tensor, name, None)
         if attr is None:
             return self._instance_attribute(tx, name)
         if callable(attr):
             return TensorMethodValue(self, name)
-        raise Unsupported(f"tensor attribute `.{name}`")
+        raise Unsupported(f"tensor attribute `.{name}`", kind="unsupported-operation")
 
     def setattr(self, tx, name, value):
-        raise Unsupported(f"setting `.{name}` on a tensor — a side effect")
+        raise Unsupported(f"setting `.{name}` on a tensor — a side effect", kind="side-effect")
 
     def getitem(self, tx, key: Value) -> Value:
         return tx.graph.call("call_function", operator.getitem, (self, key), {})
 
     def setitem(self, tx, key, value):
-        if self.source is not None and not tx.allow_input_mutation:
-            pass
         tx.graph.call("call_function", operator.setitem, (self, key, value), {})
 
     def iter_items(self, tx):
         if self.fake.dim() == 0:
-            raise Unsupported("iteration over a 0-d tensor", generic=True)
+            raise Unsupported("iteration over a 0-d tensor", generic=True, kind="python-exception")
         return [self.getitem(tx, ConstantValue(i)) for i in range(self.fake.shape[0])]
 
     def length(self, tx):
         if self.fake.dim() == 0:
-            raise Unsupported("len() of a 0-d tensor", generic=True)
+            raise Unsupported("len() of a 0-d tensor", generic=True, kind="python-exception")
         return int(self.fake.shape[0])
 
     def reconstruct(self, cg) -> str:
         return cg.tensor(self)
+
+
+def _tensor_type_name(value: Value) -> Value:
+    """``x.type(torch.HalfTensor)``: the legacy tensor type as the dotted name ``Tensor.type``
+    imports back to the same class (a plain constant in the graph)."""
+    try:
+        real = value.real_value()
+    except Unsupported:
+        return value
+    if isinstance(real, type(torch.FloatTensor)):
+        return ConstantValue(f"{real.__module__}.{real.__name__}")
+    return value
 
 
 class TensorMethodValue(Value):
@@ -140,7 +165,11 @@ class TensorMethodValue(Value):
 
     def call(self, tx, args, kwargs):
         if self.name in _BREAK_METHODS:
-            raise Unsupported(_BREAK_METHODS[self.name])
+            raise Unsupported(_BREAK_METHODS[self.name],
+                              kind="data-dependent-branch" if self.name in ("item", "tolist", "numpy", "__bool__")
+                              else "unsupported-call")
+        if self.name == "type" and args:
+            args = [_tensor_type_name(args[0]), *args[1:]]
         if self.name in _META_METHODS:
             from autograph.capture.graph import to_fake_arg
             from autograph.capture.values.builder import wrap_fake_result
@@ -148,11 +177,14 @@ class TensorMethodValue(Value):
                 try:
                     result = getattr(self.tensor.fake, self.name)(*to_fake_arg(args), **to_fake_arg(kwargs))
                 except Exception as exc:
-                    raise Unsupported(f"Tensor.{self.name} failed: {type(exc).__name__}", generic=True)
+                    raise Unsupported(f"Tensor.{self.name} failed: {type(exc).__name__}", generic=True,
+                                      kind="python-exception")
             if not isinstance(result, torch.Tensor):
                 return wrap_fake_result(tx.graph, None, result)
         if self.name in ("tolist", "item"):
-            raise Unsupported(_BREAK_METHODS[self.name])
+            raise Unsupported(_BREAK_METHODS[self.name],
+                              kind="data-dependent-branch" if self.name in ("item", "tolist", "numpy", "__bool__")
+                              else "unsupported-call")
         return tx.graph.call("call_method", self.name, (self.tensor, *args), kwargs)
 
     def reconstruct(self, cg):

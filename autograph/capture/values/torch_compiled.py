@@ -57,7 +57,8 @@ class TorchCompiledValue(Value):
         try:
             attr = getattr(self.fn, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc)
+            raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc,
+                              kind="python-exception")
         from autograph.guards.sources import AttrSource
         return tx.wrap(attr, AttrSource(self.source, name) if self.source is not None else None,
                        trusted=self.source is None)

@@ -15,7 +15,6 @@ C-level ``__new__``/``__getattribute__``, a descriptor we do not know) raises
 from __future__ import annotations
 
 import collections
-import inspect
 import types
 from typing import Any
 
@@ -24,7 +23,7 @@ from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
-from autograph.capture.values.containers import DictValue, DictViewValue, ListIteratorValue, TupleValue
+from autograph.capture.values.containers import DictValue, DictViewValue, ListIteratorValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 
 LIVE_GENERATOR = break_kind(
@@ -37,15 +36,37 @@ _DICT_BASES = (dict, collections.OrderedDict)
 _PLAIN_BASES = (object,) + _DICT_BASES
 
 
-def _rebuild(cls: type, attrs: dict, items: dict | None) -> Any:
+def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = None) -> Any:
     """The real object with the final state capture computed (used by the transformed code)."""
     obj = cls.__new__(cls)
     if items is not None:
         base = next(b for b in cls.__mro__ if b in _DICT_BASES)
         for k, v in items.items():
             base.__setitem__(obj, k, v)
-    obj.__dict__.update(attrs)
+    for name, value in (slots or {}).items():
+        mro_lookup(cls, name)[1].__set__(obj, value)  # the slot's member descriptor
+    if attrs:
+        obj.__dict__.update(attrs)
     return obj
+
+
+def _is_slot(cls: type, name: str) -> bool:
+    """Whether ``name`` is a ``__slots__`` entry of a Python class in ``cls.__mro__``."""
+    klass, raw = mro_lookup(cls, name)
+    return type(raw) is types.MemberDescriptorType and "__slots__" in klass.__dict__
+
+
+def _plain_slots(klass: type) -> bool:
+    """A class statement's ``__slots__``: each name a member descriptor of the class."""
+    slots = klass.__dict__.get("__slots__", ())
+    names = (slots,) if isinstance(slots, str) else tuple(slots)
+    return all(n in ("__dict__", "__weakref__") or _is_slot(klass, _mangled(klass, n)) for n in names)
+
+
+def _mangled(klass: type, name: str) -> str:
+    if name.startswith("__") and not name.endswith("__"):
+        return f"_{klass.__name__.lstrip('_')}{name}"
+    return name
 
 
 def _python_attr(cls: type, name: str) -> Any:
@@ -92,7 +113,7 @@ def supported_class(cls: type) -> str | None:
     for klass in cls.__mro__:
         if klass in _PLAIN_BASES:
             continue
-        if klass.__module__ == "builtins" or klass.__dict__.get("__slots__", ()) != ():
+        if klass.__module__ == "builtins" or not _plain_slots(klass):
             return f"class {cls.__qualname__} derives from {klass.__qualname__} (C type or __slots__)"
     for name in ("__new__", "__getattribute__", "__del__"):
         attr = _python_attr(cls, name)
@@ -109,6 +130,7 @@ class UserObjectValue(Value):
     def __init__(self, cls: type):
         self.cls = cls
         self.attrs = DictValue({})  # the instance __dict__
+        self.slots: dict[str, Value] = {}  # filled ``__slots__`` entries
         self.items = DictValue({}, kind=dict) if issubclass(cls, _DICT_BASES) else None
 
     def describe(self):
@@ -121,16 +143,22 @@ class UserObjectValue(Value):
     def getattr(self, tx, name):
         if name == "__class__":
             return tx.wrap(self.cls, None, trusted=True)
-        if name == "__dict__":
+        if name == "__dict__" and self.cls.__dictoffset__:
             return self.attrs
+        if _is_slot(self.cls, name):
+            if name in self.slots:
+                return self.slots[name]
+            exc = AttributeError(f"{self.cls.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         attr = _python_attr(self.cls, name)
         if isinstance(attr, property):
             if not isinstance(attr.fget, types.FunctionType):
-                raise Unsupported(f"property `.{name}` of {self.describe()} has no Python getter")
+                raise Unsupported(f"property `.{name}` of {self.describe()} has no Python getter",
+                                  kind="unsupported-operation")
             tx.guards.class_attr(self.cls, name)
             return UserFunctionValue(attr.fget).call(tx, [self], {})
         if attr is not None and _is_data_descriptor(attr):
-            raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}")
+            raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
         if name in self.attrs.items:
             return self.attrs.items[name]
         if attr is not None:
@@ -141,7 +169,7 @@ class UserObjectValue(Value):
         if getattr_fn is not None:
             return UserFunctionValue(getattr_fn).call(tx, [self, ConstantValue(name)], {})
         err = AttributeError(f"{self.cls.__qualname__!r} object has no attribute {name!r}")
-        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
 
     def setattr(self, tx, name, value):
         setattr_fn = _special(tx, self.cls, "__setattr__")
@@ -155,11 +183,18 @@ class UserObjectValue(Value):
         attr = _python_attr(self.cls, name)
         if isinstance(attr, property):
             if not isinstance(attr.fset, types.FunctionType):
-                raise Unsupported(f"AttributeError: property {name!r} has no Python setter", generic=True)
+                raise Unsupported(f"AttributeError: property {name!r} has no Python setter", generic=True,
+                                  kind="python-exception")
             UserFunctionValue(attr.fset).call(tx, [self, value], {})
             return
+        if _is_slot(self.cls, name):
+            self.slots[name] = value
+            return
         if attr is not None and _is_data_descriptor(attr):
-            raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}")
+            raise Unsupported(f"descriptor attribute store `.{name}` on {self.describe()}", kind="unsupported-operation")
+        if not self.cls.__dictoffset__:  # __slots__ only: no instance __dict__
+            exc = AttributeError(f"{self.cls.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         self.attrs.items[name] = value
 
     def delattr(self, tx, name):
@@ -167,10 +202,15 @@ class UserObjectValue(Value):
         if fn is not None:
             UserFunctionValue(fn).call(tx, [self, ConstantValue(name)], {})
             return
+        if _is_slot(self.cls, name) and name in self.slots:
+            del self.slots[name]
+            return
         if _is_data_descriptor(_python_attr(self.cls, name)):
-            raise Unsupported(f"`del` of descriptor attribute `.{name}` of {self.describe()}")
+            raise Unsupported(f"`del` of descriptor attribute `.{name}` of {self.describe()}",
+                              kind="unsupported-operation")
         if name not in self.attrs.items:
-            raise Unsupported(f"AttributeError: {name!r}", generic=True, exc=AttributeError(name))
+            raise Unsupported(f"AttributeError: {name!r}", generic=True, exc=AttributeError(name),
+                              kind="python-exception")
         del self.attrs.items[name]
 
     # --- special methods -------------------------------------------------------------
@@ -183,7 +223,7 @@ class UserObjectValue(Value):
     def call(self, tx, args, kwargs):
         fn = _special(tx, self.cls, "__call__")
         if fn is None:
-            raise Unsupported(f"TypeError: {self.describe()} is not callable", generic=True)
+            raise Unsupported(f"TypeError: {self.describe()} is not callable", generic=True, kind="python-exception")
         return UserFunctionValue(fn).call(tx, [self, *args], kwargs)
 
     def getitem(self, tx, key):
@@ -192,14 +232,15 @@ class UserObjectValue(Value):
             return out
         if self.items is not None:
             return self.items.getitem(tx, key)
-        raise Unsupported(f"TypeError: {self.describe()} is not subscriptable", generic=True)
+        raise Unsupported(f"TypeError: {self.describe()} is not subscriptable", generic=True, kind="python-exception")
 
     def setitem(self, tx, key, value):
         if self._special(tx, "__setitem__", [key, value]) is not None:
             return
         if self.items is not None:
             return self.items.setitem(tx, key, value)
-        raise Unsupported(f"TypeError: {self.describe()} does not support item assignment", generic=True)
+        raise Unsupported(f"TypeError: {self.describe()} does not support item assignment", generic=True,
+                          kind="python-exception")
 
     def iter_items(self, tx):
         return self.get_iter(tx).iter_items(tx)
@@ -208,11 +249,12 @@ class UserObjectValue(Value):
         out = self._special(tx, "__iter__", [])
         if out is not None:
             if not isinstance(out, ListIteratorValue):
-                raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}")
+                raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}",
+                    kind="unsupported-operation")
             return out  # e.g. a generator: advanced lazily by the loop
         if self.items is not None:
             return self.items.get_iter(tx)
-        raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True)
+        raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True, kind="python-exception")
 
     def length(self, tx):
         out = self._special(tx, "__len__", [])
@@ -220,7 +262,8 @@ class UserObjectValue(Value):
             return out.as_python_constant()
         if self.items is not None:
             return self.items.length(tx)
-        raise Unsupported(f"TypeError: object of type {self.cls.__qualname__} has no len()", generic=True)
+        raise Unsupported(f"TypeError: object of type {self.cls.__qualname__} has no len()", generic=True,
+                          kind="python-exception")
 
     def truth(self, tx):
         out = self._special(tx, "__bool__", [])
@@ -240,7 +283,9 @@ class UserObjectValue(Value):
 
     def reconstruct(self, cg):
         items = cg.reconstruct(self.items) if self.items is not None else "None"
-        return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items})")
+        slots = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.slots.items()) + "}"
+        return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items}, "
+                               f"{slots})")
 
 
 def _is_data_descriptor(attr: Any) -> bool:
@@ -262,7 +307,7 @@ def _bind_class_attr(tx, obj: Value, cls: type, name: str, attr: Any) -> Value:
     if type(attr).__name__ in ("method_descriptor", "wrapper_descriptor", "builtin_function_or_method"):
         return NativeMethodValue(obj, attr, name)
     if hasattr(type(attr), "__get__"):
-        raise Unsupported(f"descriptor attribute `.{name}` of {cls.__qualname__}")
+        raise Unsupported(f"descriptor attribute `.{name}` of {cls.__qualname__}", kind="unsupported-operation")
     return tx.wrap(getattr(cls, name), None, pin=lambda: getattr(cls, name), what=f"{cls.__qualname__}.{name}")
 
 
@@ -300,7 +345,8 @@ class NativeMethodValue(Value):
                 if name in ("keys", "values", "items") and not args and not kwargs:
                     return DictViewValue(obj.items, name, owner=obj, method=self.method)
                 return _dict_method(tx, obj.items, name, args, kwargs)
-            raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}")
+            raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}",
+                              kind="unsupported-call")
         real = _real_or_none(obj)
         if real is not None and owner is not None and name in ("get", "keys", "__getitem__", "__contains__",
                                                                "__len__") and vb._all_constant(args, kwargs):
@@ -309,10 +355,11 @@ class NativeMethodValue(Value):
             try:
                 result = self.method(real, *real_args)
             except Exception as exc:  # noqa: BLE001 - raised natively after the break
-                raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True)
+                raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, kind="python-exception")
             return tx.wrap(result, None, pin=lambda m=self.method, r=real, a=real_args: m(r, *a),
                            what=f"{type(real).__qualname__}.{name}{tuple(real_args)!r}")
-        raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}")
+        raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}",
+                          kind="unsupported-call")
 
 
 class UnboundNativeMethodValue(Value):
@@ -334,7 +381,8 @@ class UnboundNativeMethodValue(Value):
             return NativeMethodValue(args[0], self.method, self.method.__name__).call(tx, list(args[1:]), kwargs)
         if vb._all_constant(args, kwargs):
             return vb.fold(tx, self.method, args, kwargs, self.describe())
-        raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args))
+        raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args),
+                          kind="unsupported-call")
 
     def reconstruct(self, cg):
         return cg.const(self.method)
@@ -385,7 +433,7 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
         return NotImplemented
     reason = supported_class(cls)
     if reason is not None:
-        raise Unsupported(f"unsupported: creating a {cls.__qualname__} object: {reason}")
+        raise Unsupported(f"unsupported: creating a {cls.__qualname__} object: {reason}", kind="object-construction")
     obj = UserObjectValue(cls)
     init = _python_attr(cls, "__init__")
     if isinstance(init, types.FunctionType):
@@ -416,7 +464,7 @@ class SuperValue(Value):
             rest = mro[mro.index(self.start) + 1:]
         except ValueError:
             raise Unsupported("TypeError: super(type, obj): obj must be an instance or subtype of type",
-                              generic=True)
+                              generic=True, kind="python-exception")
         from autograph.capture.values.absence import class_dict_source
         for klass in rest:
             if name in klass.__dict__:
@@ -424,7 +472,7 @@ class SuperValue(Value):
             if not klass.__flags__ & (1 << 8):  # a class that can still gain the name
                 tx.guards.key_absent(class_dict_source(klass), name)
         err = AttributeError(f"'super' object has no attribute {name!r}")
-        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+        raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
 
 
 def _super(tx, *args):
@@ -436,16 +484,16 @@ def _super(tx, *args):
         cell = frame.cells.get("__class__")
         code = frame.code
         if cell is None or not code.co_argcount:
-            raise Unsupported("RuntimeError: super(): no arguments", generic=True)
+            raise Unsupported("RuntimeError: super(): no arguments", generic=True, kind="python-exception")
         start = cell.load(tx, "__class__").real_value()
         first = code.co_varnames[0]
         obj = frame.locals.get(first)
         if obj is None and first in frame.cells:
             obj = frame.cells[first].load(tx, first)
         if obj is None:
-            raise Unsupported("RuntimeError: super(): arg[0] deleted", generic=True)
+            raise Unsupported("RuntimeError: super(): arg[0] deleted", generic=True, kind="python-exception")
     else:
-        raise Unsupported("super() with one argument")
+        raise Unsupported("super() with one argument", kind="unsupported-operation")
     obj_type = obj.python_type()
     return SuperValue(start, obj, obj_type)
 
@@ -466,6 +514,7 @@ class GeneratorValue(ListIteratorValue):
         self.frame = frame
         self.started = False
         self.done = False
+        self.return_value: Value = ConstantValue(None)
         # the call that made it: an unstarted generator is rebuilt by making the same call
         self.call = (fn, list(args or []), dict(kwargs or {}))
 
@@ -482,7 +531,7 @@ class GeneratorValue(ListIteratorValue):
             self.frame.push(ConstantValue(None))  # the value of the `yield` expression (next() sends None)
         self.started = True
         if tx.depth >= interpreter.MAX_INLINE_DEPTH:
-            raise Unsupported("generator nested too deeply")
+            raise Unsupported("generator nested too deeply", kind="call-depth")
         tx.depth += 1
         try:
             out = tx.run_frame(self.frame)
@@ -491,6 +540,7 @@ class GeneratorValue(ListIteratorValue):
         if isinstance(out, Yielded):
             return out.value
         self.done = True
+        self.return_value = out.value  # what `yield from` this generator evaluates to
         return None
 
     def next(self, tx):
@@ -515,7 +565,7 @@ class GeneratorValue(ListIteratorValue):
         return True
 
     def length(self, tx):
-        raise Unsupported("TypeError: object of type 'generator' has no len()", generic=True)
+        raise Unsupported("TypeError: object of type 'generator' has no len()", generic=True, kind="python-exception")
 
     def reconstruct(self, cg):
         if not self.started:  # no code of it ran: calling the generator function again is the same
@@ -549,8 +599,9 @@ def _yield_value(tx, frame, inst):
 
 def install() -> None:
     """Wire this module's mechanisms into the interpreter's extension points."""
-    from autograph.capture.values import (contexts, named_tuples, partials, private, reduce, sets,  # noqa: F401
-                                          side_effects, stdlib, torch_objects)
+    from autograph.capture.values import (contexts, distributed, func_transforms, live_iterators,  # noqa: F401
+                                          named_tuples, partials, private, reduce, sets, side_effects, stdlib,
+                                          torch_objects)
     side_effects.install()
     interpreter.GENERATOR_FACTORY = make_generator
     from autograph.capture.values import builder

@@ -5,38 +5,53 @@ reads the input whose range holds it.
 """
 from __future__ import annotations
 
+import functools
 import math
+from typing import TYPE_CHECKING
 
 import sympy
 import torch
 
-from autograph.backends.triton.codegen import compute_dtype, literal, tl_dtype
-from autograph.backends.triton.indexing import is_static
+from autograph.backends.triton.indexing import FloorDiv, is_static
 from autograph.backends.triton.ir import Pointwise, Value
-from autograph.backends.triton.lower import Unsupported, meta, promoted, register, shape_of
+from autograph.backends.triton.lower import Unsupported, meta, promoted, register, scalar, shape_of
+from autograph.backends.triton.ops import compute_dtype
+
+if TYPE_CHECKING:
+    from autograph.backends.triton.lower import Lowering
+
+if TYPE_CHECKING:
+    from autograph.backends.triton.lower import Lowering
 
 aten = torch.ops.aten
 prims = torch.ops.prims
 
 
-def _binary(template: str, name: str):
+def _binary(op: str, name: str):
+    """``a op b`` (``alpha`` scales ``b``, as in ``add(a, b, alpha=2)``)."""
+
     def lower(L: Lowering, node, a, b, **kw):
-        if kw.get("alpha", 1) != 1:
-            alpha = kw["alpha"]
-            return L.pointwise(node, [a, b], lambda x, y: template.format(x, f"{literal(alpha)} * {y}"), name)
-        return L.pointwise(node, [a, b], lambda x, y: template.format(x, y), name)
+        alpha = kw.get("alpha", 1)
+
+        def body(ops, x, y):
+            if alpha != 1:
+                y = ops.mul(ops.constant(alpha, meta(node).dtype), y)
+            return getattr(ops, op)(x, y)
+
+        return L.pointwise(node, [a, b], body, name)
 
     return lower
 
 
-register(aten.add.Tensor, aten.add.Scalar)(_binary("{} + {}", "add"))
-register(aten.sub.Tensor, aten.sub.Scalar)(_binary("{} - {}", "sub"))
-register(aten.mul.Tensor, aten.mul.Scalar)(_binary("{} * {}", "mul"))
+register(aten.add.Tensor, aten.add.Scalar)(_binary("add", "add"))
+register(aten.sub.Tensor, aten.sub.Scalar)(_binary("sub", "sub"))
+register(aten.mul.Tensor, aten.mul.Scalar)(_binary("mul", "mul"))
 
 
 @register(aten.rsub.Scalar, aten.rsub.Tensor)
 def _rsub(L, node, a, b, alpha=1):
-    return L.pointwise(node, [a, b], lambda x, y: f"{y} - {literal(alpha)} * {x}", "rsub")
+    return L.pointwise(node, [a, b], lambda ops, x, y: ops.sub(y, ops.mul(ops.constant(alpha, meta(node).dtype), x)),
+                       "rsub")
 
 
 @register(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, aten.div.Scalar_mode)
@@ -44,15 +59,10 @@ def _div(L, node, a, b, rounding_mode=None):
     if not meta(node).dtype.is_floating_point:
         raise Unsupported("integer division")
     if rounding_mode is None:
-        return L.pointwise(node, [a, b], lambda x, y: f"{x} / {y}", "div")
+        return L.pointwise(node, [a, b], lambda ops, x, y: ops.truediv(x, y), "div")
     if rounding_mode == "floor":
-        return L.pointwise(node, [a, b], lambda x, y: f"tl.floor({x} / {y})", "div")
-    return L.pointwise(node, [a, b], lambda x, y: f"tl.where({x} / {y} < 0, tl.math.ceil({x} / {y}), tl.floor({x} / {y}))", "div")
-
-
-def k_emitless(expr: str) -> str:
-    """Parenthesize a sub-expression that is used several times in a bigger one."""
-    return f"({expr})"
+        return L.pointwise(node, [a, b], lambda ops, x, y: ops.floor(ops.truediv(x, y)), "div")
+    return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
 
 
 def _float_only(node):
@@ -60,116 +70,122 @@ def _float_only(node):
         raise Unsupported("float-only op on integers")
 
 
-def _unary(template: str, name: str, float_only: bool = True):
+def _unary(op: str, float_only: bool = True):
     def lower(L: Lowering, node, a):
         if float_only:
             _float_only(node)
-        return L.pointwise(node, [a], lambda x: template.format(x=x), name)
+        return L.pointwise(node, [a], lambda ops, x: getattr(ops, op)(x), op)
 
     return lower
 
 
-for _op, _tpl, _name in [
-    (aten.exp.default, "tl.exp({x})", "exp"),
-    (aten.exp2.default, "tl.math.exp2({x})", "exp2"),
-    (aten.log.default, "tl.log({x})", "log"),
-    (aten.log2.default, "tl.log({x}) * 1.4426950408889634", "log2"),
-    (aten.log10.default, "tl.log({x}) * 0.4342944819032518", "log10"),
-    (aten.log1p.default, "tl.log(1.0 + {x})", "log1p"),
-    (aten.expm1.default, "tl.exp({x}) - 1.0", "expm1"),
-    (aten.sqrt.default, "tl.sqrt({x})", "sqrt"),
-    (aten.rsqrt.default, "tl.rsqrt({x})", "rsqrt"),
-    (aten.sin.default, "tl.sin({x})", "sin"),
-    (aten.cos.default, "tl.cos({x})", "cos"),
-    (aten.tanh.default, "2.0 * tl.sigmoid(2.0 * {x}) - 1.0", "tanh"),
-    (aten.sigmoid.default, "tl.sigmoid({x})", "sigmoid"),
-    (aten.erf.default, "tl.math.erf({x})", "erf"),
-    (aten.reciprocal.default, "1.0 / {x}", "reciprocal"),
-    (aten.floor.default, "tl.floor({x})", "floor"),
-    (aten.ceil.default, "tl.math.ceil({x})", "ceil"),
-    (aten.trunc.default, "tl.where({x} < 0, tl.math.ceil({x}), tl.floor({x}))", "trunc"),
-]:
-    register(_op)(_unary(_tpl, _name))
+for _op in ["exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh",
+            "sigmoid", "erf", "reciprocal", "floor", "ceil", "trunc"]:
+    register(getattr(aten, _op).default)(_unary(_op))
 
-register(aten.neg.default)(_unary("-{x}", "neg", float_only=False))
-register(aten.abs.default)(_unary("tl.abs({x})", "abs", float_only=False))
+register(aten.neg.default)(_unary("neg", float_only=False))
+register(aten.abs.default)(_unary("abs", float_only=False))
+
+
+def nan_max(ops, x, bound):
+    """``max(x, bound)`` keeping a NaN ``x`` (torch's clamp and relu: ``clamp(nan) is nan``)."""
+    return ops.where(ops.or_(ops.gt(x, bound), ops.isnan(x)), x, bound)
+
+
+def nan_min(ops, x, bound):
+    return ops.where(ops.or_(ops.lt(x, bound), ops.isnan(x)), x, bound)
 
 
 @register(aten.relu.default)
 def _relu(L, node, a):
-    if meta(node).dtype.is_floating_point:  # relu(nan) is nan in torch
-        return L.pointwise(node, [a], lambda x: f"tl.where(({x} > 0) | ({x} != {x}), {x}, 0.0)", "relu")
-    return L.pointwise(node, [a], lambda x: f"tl.maximum({x}, 0)", "relu")
+    dtype = meta(node).dtype
+    if dtype.is_floating_point:  # relu(nan) is nan in torch
+        return L.pointwise(node, [a], lambda ops, x: ops.where(ops.or_(ops.gt(x, ops.constant(0, dtype)), ops.isnan(x)),
+                                                              x, ops.constant(0.0, dtype)), "relu")
+    return L.pointwise(node, [a], lambda ops, x: ops.maximum(x, ops.constant(0, dtype)), "relu")
 
 
 @register(aten.sign.default)
 def _sign(L, node, a):
     if a.dtype == torch.bool:
         raise Unsupported("sign of bool")
-    return L.pointwise(node, [a], lambda x: f"({x} > 0).to({tl_dtype(compute_dtype(a.dtype))}) - ({x} < 0).to({tl_dtype(compute_dtype(a.dtype))})", "sign")
+
+    def body(ops, x):
+        zero = ops.constant(0, a.dtype)
+        return ops.sub(ops.to_dtype(ops.gt(x, zero), a.dtype, torch.bool), ops.to_dtype(ops.lt(x, zero), a.dtype, torch.bool))
+
+    return L.pointwise(node, [a], body, "sign")
 
 
 @register(aten.isnan.default)
 def _isnan(L, node, a):
-    return L.pointwise(node, [a], lambda x: f"{x} != {x}", "isnan", compute=compute_dtype(a.dtype))
+    return L.pointwise(node, [a], lambda ops, x: ops.isnan(x), "isnan", compute=compute_dtype(a.dtype))
 
 
 @register(aten.logical_not.default)
 def _lnot(L, node, a):
-    return L.pointwise(node, [a], lambda x: f"{x} == 0", "logical_not", compute=compute_dtype(a.dtype))
+    return L.pointwise(node, [a], lambda ops, x: ops.logical_not(x), "logical_not", compute=compute_dtype(a.dtype))
 
 
 @register(aten.bitwise_not.default)
 def _bnot(L, node, a):
     if a.dtype != torch.bool:
         raise Unsupported("bitwise_not of integers")
-    return L.pointwise(node, [a], lambda x: f"{x} == 0", "bitwise_not", compute=torch.bool)
+    return L.pointwise(node, [a], lambda ops, x: ops.logical_not(x), "bitwise_not", compute=torch.bool)
 
 
-def _compare(symbol: str, name: str):
+def _compare(name: str):
     def lower(L, node, a, b):
-        return L.pointwise(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name, compute=promoted(a, b))
+        return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, name)(x, y), name, compute=promoted(a, b))
 
     return lower
 
 
-for _sym, _name in [("==", "eq"), ("!=", "ne"), ("<", "lt"), ("<=", "le"), (">", "gt"), (">=", "ge")]:
-    register(getattr(aten, _name).Tensor, getattr(aten, _name).Scalar)(_compare(_sym, _name))
+for _name in ["eq", "ne", "lt", "le", "gt", "ge"]:
+    register(getattr(aten, _name).Tensor, getattr(aten, _name).Scalar)(_compare(_name))
 
 
-def _logical(symbol: str, name: str):
+def _logical(op: str, name: str):
+    """``logical_and`` & co: the truth of each input (``!= 0``) combined."""
+
     def lower(L, node, a, b):
-        return L.pointwise(node, [a, b], lambda x, y: f"({x} != 0) {symbol} ({y} != 0)", name, compute=promoted(a, b))
+        compute = promoted(a, b)
+
+        def body(ops, x, y):
+            zero = ops.constant(0, compute)
+            return getattr(ops, op)(ops.ne(x, zero), ops.ne(y, zero))
+
+        return L.pointwise(node, [a, b], body, name, compute=compute)
 
     return lower
 
 
-register(aten.logical_and.default)(_logical("&", "logical_and"))
-register(aten.logical_or.default)(_logical("|", "logical_or"))
-register(aten.logical_xor.default)(_logical("^", "logical_xor"))
+register(aten.logical_and.default)(_logical("and_", "logical_and"))
+register(aten.logical_or.default)(_logical("or_", "logical_or"))
+register(aten.logical_xor.default)(_logical("xor", "logical_xor"))
 
 
-def _bitwise(symbol: str, name: str):
+def _bitwise(op: str, name: str):
     def lower(L, node, a, b):
         if meta(node).dtype.is_floating_point:
             raise Unsupported("bitwise op on floats")
-        return L.pointwise(node, [a, b], lambda x, y: f"{x} {symbol} {y}", name)
+        return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, op)(x, y), name)
 
     return lower
 
 
-register(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)(_bitwise("&", "bitwise_and"))
-register(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(_bitwise("|", "bitwise_or"))
-register(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(_bitwise("^", "bitwise_xor"))
+register(aten.bitwise_and.Tensor, aten.bitwise_and.Scalar)(_bitwise("and_", "bitwise_and"))
+register(aten.bitwise_or.Tensor, aten.bitwise_or.Scalar)(_bitwise("or_", "bitwise_or"))
+register(aten.bitwise_xor.Tensor, aten.bitwise_xor.Scalar)(_bitwise("xor", "bitwise_xor"))
 
 
 def _extremum(name: str):
     """``maximum``/``minimum``: a NaN in either input propagates for floats (``x + y`` is NaN)."""
     def lower(L, node, a, b):
         if meta(node).dtype.is_floating_point:
-            return L.pointwise(node, [a, b], lambda x, y: (
-                f"tl.where(({x} != {x}) | ({y} != {y}), {x} + {y}, tl.{name}({x}, {y}))"), name)
-        return L.pointwise(node, [a, b], lambda x, y: f"tl.{name}({x}, {y})", name)
+            return L.pointwise(node, [a, b], lambda ops, x, y: ops.where(
+                ops.or_(ops.isnan(x), ops.isnan(y)), ops.add(x, y), getattr(ops, name)(x, y)), name)
+        return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, name)(x, y), name)
     return lower
 
 
@@ -182,70 +198,67 @@ register(aten.minimum.default)(_extremum("minimum"))
 def _clamp(L, node, a, lo=None, hi=None):
     if node.target in (aten.clamp_max.default, aten.clamp_max.Tensor):
         lo, hi = None, lo
-    from autograph.backends.triton.codegen import nan_max, nan_min
-
     floating = meta(node).dtype.is_floating_point
     args = [a] + [b for b in (lo, hi) if b is not None]
 
-    def body(*xs):
-        expr, rest = xs[0], list(xs[1:])
+    def body(ops, x, *bounds):
+        rest = list(bounds)
         if lo is not None:  # clamp(nan) is nan in torch
-            bound = rest.pop(0)
-            expr = k_emitless(nan_max(expr, bound) if floating else f"tl.maximum({expr}, {bound})")
+            x = nan_max(ops, x, rest.pop(0)) if floating else ops.maximum(x, rest.pop(0))
         if hi is not None:
-            bound = rest.pop(0)
-            expr = nan_min(f"({expr})", bound) if floating else f"tl.minimum({expr}, {bound})"
-        return expr
+            x = nan_min(ops, x, rest.pop(0)) if floating else ops.minimum(x, rest.pop(0))
+        return x
 
     return L.pointwise(node, args, body, "clamp")
 
 
 @register(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
 def _where(L, node, cond, a, b):
-    return L.pointwise(node, [cond, a, b], lambda c, x, y: f"tl.where({c} != 0, {x}, {y})", "where",
-                       cast=(False, True, True))
+    return L.pointwise(node, [cond, a, b], lambda ops, c, x, y: ops.where(ops.ne(c, ops.constant(0, torch.bool)), x, y),
+                       "where", cast=(False, True, True))
+
+
+def _power(ops, x, n: int):
+    """``x * x * ... * x`` (``n`` factors)."""
+    return functools.reduce(ops.mul, [x] * n)
 
 
 @register(aten.pow.Tensor_Scalar)
 def _pow(L, node, a, e):
     if not isinstance(e, (int, float)) or isinstance(e, bool):
         raise Unsupported("pow exponent")
-    floating = meta(node).dtype.is_floating_point
+    dtype = meta(node).dtype
     if float(e).is_integer() and 0 <= e <= 8:
         n = int(e)
         if n == 0:
-            return L.pointwise(node, [a], lambda x: f"{x} * 0 + 1", "pow")
-        return L.pointwise(node, [a], lambda x: " * ".join([x] * n), "pow")
-    if not floating:
+            return L.pointwise(node, [a], lambda ops, x: ops.add(ops.mul(x, ops.constant(0, dtype)), ops.constant(1, dtype)),
+                               "pow")
+        return L.pointwise(node, [a], lambda ops, x: _power(ops, x, n), "pow")
+    if not dtype.is_floating_point:
         raise Unsupported("integer pow with a negative or fractional exponent")
     if e == 0.5:
-        return L.pointwise(node, [a], lambda x: f"tl.sqrt({x})", "pow")
+        return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x), "pow")
     if e == -0.5:
-        return L.pointwise(node, [a], lambda x: f"tl.rsqrt({x})", "pow")
+        return L.pointwise(node, [a], lambda ops, x: ops.rsqrt(x), "pow")
     if float(e).is_integer() and -8 <= e < 0:
-        return L.pointwise(node, [a], lambda x: "1.0 / (" + " * ".join([x] * int(-e)) + ")", "pow")
-    return L.pointwise(node, [a], lambda x: f"tl.exp({literal(float(e))} * tl.log({x}))", "pow")
+        return L.pointwise(node, [a], lambda ops, x: ops.truediv(ops.constant(1.0, dtype), _power(ops, x, int(-e))), "pow")
+    return L.pointwise(node, [a], lambda ops, x: ops.exp(ops.mul(ops.constant(float(e), dtype), ops.log(x))), "pow")
 
 
 @register(aten.pow.Scalar)
 def _pow_scalar_base(L, node, base, e):
-    if not isinstance(base, (int, float)) or base <= 0 or not meta(node).dtype.is_floating_point:
+    dtype = meta(node).dtype
+    if not isinstance(base, (int, float)) or base <= 0 or not dtype.is_floating_point:
         raise Unsupported("pow with a non-positive base")
-    return L.pointwise(node, [e], lambda x: f"tl.exp({x} * {literal(math.log(base))})", "pow")
+    return L.pointwise(node, [e], lambda ops, x: ops.exp(ops.mul(x, ops.constant(math.log(base), dtype))), "pow")
 
 
 def _convert(L, node, a, dtype):
     if not isinstance(a, Value):
         raise Unsupported("convert a scalar")
     out = meta(node).dtype
-    if out == torch.bool:
-        return L.pointwise(node, [a], lambda x: f"{x} != 0", "to_copy", compute=compute_dtype(a.dtype))
-    if a.dtype == torch.bool:
-        return L.pointwise(node, [a], lambda x: f"{x}.to({tl_dtype(compute_dtype(out))})", "to_copy", cast=(False,))
-    if out in (torch.float16, torch.bfloat16) and a.dtype != out:
-        # values of half types are kept in fp32 registers: round them as a store would
-        return L.pointwise(node, [a], lambda x: f"{x}.to({tl_dtype(out)}).to(tl.float32)", "to_copy")
-    return L.pointwise(node, [a], lambda x: x, "to_copy")
+    compute = compute_dtype(a.dtype) if out == torch.bool else None
+    return L.pointwise(node, [a], lambda ops, x: ops.to_dtype(x, out, a.dtype), "to_copy", compute=compute, cast=(False,))
 
 
 @register(aten._to_copy.default)
@@ -264,12 +277,12 @@ def _convert_element_type(L, node, a, dtype):
 def _identity(L, node, a, **kw):
     if not isinstance(a, Value):
         raise Unsupported("clone of a non-tensor")
-    return L.pointwise(node, [a], lambda x: x, "clone")
+    return L.pointwise(node, [a], lambda ops, x: x, "clone")
 
 
 @register(aten.copy.default)
 def _copy(L, node, dst, src, non_blocking=False):
-    return L.pointwise(node, [src], lambda x: x, "copy")
+    return L.pointwise(node, [src], lambda ops, x: x, "copy")
 
 
 @register(aten.full.default, aten.scalar_tensor.default)
@@ -277,39 +290,46 @@ def _full(L, node, size_or_value, value=None, **kw):
     value = size_or_value if node.target is aten.scalar_tensor.default else value
     if not isinstance(value, (int, float, bool)):
         raise Unsupported("fill value")
-    return L.pointwise(node, [], lambda: literal(value), "full")
+    return L.pointwise(node, [], lambda ops: ops.constant(value, meta(node).dtype), "full")
 
 
 @register(aten.full_like.default)
 def _full_like(L, node, a, value, **kw):
     if not isinstance(value, (int, float, bool)):
         raise Unsupported("fill value")
-    return L.pointwise(node, [], lambda: literal(value), "full")
+    return L.pointwise(node, [], lambda ops: ops.constant(value, meta(node).dtype), "full")
+
+
+def _start_plus_step_times_index(start, step, dtype: torch.dtype):
+    """The inner function of iota/arange: ``start + step * i`` converted to ``dtype``."""
+
+    def fn(ops, index):
+        i = ops.index_expr(index[0], torch.int64)
+        return ops.to_dtype(ops.add(scalar(ops, start, dtype), ops.mul(scalar(ops, step, dtype), i)), dtype)
+
+    return fn
 
 
 @register(prims.iota.default)
 def _iota(L, node, length, *, start, step, dtype, device, requires_grad):
-    def fn(k, index):
-        k.count_op("iota")
-        from autograph.backends.triton.indexing import texpr
-
-        return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
-
-    return Pointwise((int(length),), dtype, fn, 1, ("iota",))
+    return Pointwise((int(length),), dtype, _start_plus_step_times_index(start, step, dtype), 1, ("iota",))
 
 
 # prims that torch's reference decompositions emit
-register(prims.add.default)(_binary("{} + {}", "add"))
-register(prims.sub.default)(_binary("{} - {}", "sub"))
-register(prims.mul.default)(_binary("{} * {}", "mul"))
+register(prims.add.default)(_binary("add", "add"))
+register(prims.sub.default)(_binary("sub", "sub"))
+register(prims.mul.default)(_binary("mul", "mul"))
 register(prims.div.default)(_div)
+
+
+def _within(ops, pos, lo, hi):
+    """``lo <= pos < hi`` (``pos`` an index value; bounds ints or size expressions)."""
+    return ops.and_(ops.ge(pos, scalar(ops, lo, torch.int64)), ops.lt(pos, scalar(ops, hi, torch.int64)))
 
 
 @register(aten.cat.default)
 def _cat(L, node, tensors, dim=0):
     """Each element comes from the input whose range along ``dim`` holds it (masked loads)."""
-    from autograph.backends.triton.indexing import texpr
-
     out = meta(node)
     shape, dtype = shape_of(out), out.dtype
     parts = [t for t in tensors if isinstance(t, Value) and not (len(t.shape) == 1 and t.shape[0] == 0)]
@@ -324,20 +344,18 @@ def _cat(L, node, tensors, dim=0):
         offsets.append(start)
         start += t.shape[dim]
 
-    def fn(k, index):
-        pos = texpr(index[dim])
-        result = None
+    def part(ops, t, index):
+        value = t.load(ops, index)
+        return ops.to_dtype(value, compute, t.dtype) if compute_dtype(t.dtype) != compute else value
+
+    def fn(ops, index):
+        pos = ops.index_expr(index[dim], torch.int64)
+        result = None  # the last part is read without a selection: every other position has its own part
         for t, off in reversed(list(zip(parts, offsets))):
             idx = list(index)
             idx[dim] = index[dim] - off
-            lo, hi = off, off + t.shape[dim]
-            cond = f"({pos} >= {lo}) & ({pos} < {hi})"
-            with k.masked(cond):
-                value = t.load(k, idx)
-            if compute_dtype(t.dtype) != compute:
-                value = k.emit(f"{value}.to({tl_dtype(compute)})")
-            result = value if result is None else k.emit(f"tl.where({cond}, {value}, {result})")
-        k.count_op("cat")
+            result = ops.masked(_within(ops, pos, off, off + t.shape[dim]),
+                                lambda t=t, idx=idx: part(ops, t, idx), result)
         return result
 
     return Pointwise(shape, dtype, fn, 1 + sum(t.ops for t in parts), ("cat",) + tuple(n for t in parts for n in t.op_names))
@@ -346,8 +364,6 @@ def _cat(L, node, tensors, dim=0):
 @register(aten.constant_pad_nd.default)
 def _pad(L, node, a, pad, value=0):
     """Elements outside the input read ``value``; the input is loaded under a bounds mask."""
-    from autograph.backends.triton.indexing import texpr
-
     if not isinstance(a, Value) or any(p < 0 for p in pad):
         raise Unsupported("negative padding")
     out = meta(node)
@@ -356,15 +372,17 @@ def _pad(L, node, a, pad, value=0):
     for i in range(len(pad) // 2):
         before[n - 1 - i] = pad[2 * i]
 
-    def fn(k, index):
+    def fn(ops, index):
         idx = [i - b for i, b in zip(index, before)]
-        conds = [f"({texpr(index[d])} >= {before[d]}) & ({texpr(index[d])} < {before[d] + a.shape[d]})"
-                 for d in range(n) if shape_of(out)[d] != a.shape[d]]
-        cond = " & ".join(conds) if conds else "True"
-        with k.masked(cond):
-            loaded = a.load(k, idx)
-        k.count_op("pad")
-        return k.emit(f"tl.where({cond}, {loaded}, {literal(value)})")
+        inside = None
+        for d in range(n):
+            if shape_of(out)[d] != a.shape[d]:
+                pos = ops.index_expr(index[d], torch.int64)
+                cond = _within(ops, pos, before[d], before[d] + a.shape[d])
+                inside = cond if inside is None else ops.and_(inside, cond)
+        if inside is None:  # nothing padded
+            return a.load(ops, idx)
+        return ops.masked(inside, lambda: a.load(ops, idx), ops.constant(value, out.dtype))
 
     return Pointwise(shape_of(out), out.dtype, fn, 1 + a.ops, ("pad",) + a.op_names)
 
@@ -372,8 +390,6 @@ def _pad(L, node, a, pad, value=0):
 @register(aten.slice_scatter.default)
 def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
     """``base`` with ``src`` written into ``base[start:end:step]`` along ``dim`` (masked loads)."""
-    from autograph.backends.triton.indexing import texpr
-
     if not isinstance(base, Value) or not isinstance(src, Value):
         raise Unsupported("slice_scatter of non-tensors")
     out = meta(node)
@@ -386,32 +402,28 @@ def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
         start = max(0, min(size, start + size if start < 0 else start))
     elif start < 0:
         raise Unsupported("negative slice_scatter start on a symbolic size")
-    count = src.shape[dim]
-    stop = literal(start + step * count)  # a size expression when the slice length is symbolic
+    stop = start + step * src.shape[dim]  # a size expression when the slice length is symbolic
     compute = compute_dtype(out.dtype)
 
-    def fn(k, index):
-        pos = texpr(index[dim])
-        inside = f"({pos} >= {start}) & ({pos} < {stop})"
+    def fn(ops, index):
+        pos = ops.index_expr(index[dim], torch.int64)
+        inside = _within(ops, pos, start, stop)
         if step != 1:
-            inside += f" & (({pos} - {start}) % {step} == 0)"
+            offset = ops.sub(pos, ops.constant(start, torch.int64))
+            inside = ops.and_(inside, ops.eq(ops.mod(offset, ops.constant(step, torch.int64)), ops.constant(0, torch.int64)))
         src_index = list(index)
         src_index[dim] = (index[dim] - start) if step == 1 else floordiv_index(index[dim] - start, step)
-        with k.masked(inside):
-            new = src.load(k, src_index)
-        old = base.load(k, list(index))
+        new = ops.masked(inside, lambda: src.load(ops, src_index), None)  # selected below
+        old = base.load(ops, list(index))
         if compute_dtype(src.dtype) != compute:
-            new = k.emit(f"{new}.to({tl_dtype(compute)})")
-        k.count_op("slice_scatter")
-        return k.emit(f"tl.where({inside}, {new}, {old})")
+            new = ops.to_dtype(new, compute, src.dtype)
+        return ops.where(inside, new, old)
 
     return Pointwise(shape_of(out), out.dtype, fn, 1 + base.ops + src.ops,
                      ("slice_scatter",) + base.op_names + src.op_names)
 
 
 def floordiv_index(expr, d: int):
-    from autograph.backends.triton.indexing import FloorDiv
-
     return FloorDiv(expr, sympy.Integer(d))
 
 
@@ -425,12 +437,5 @@ def _arange(L, node, *args, **kw):
         step = args[2] if len(args) > 2 else kw.get("step", 1)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, step)):
         raise Unsupported("arange with runtime bounds")
-    from autograph.backends.triton.indexing import texpr
-
-    dtype = out.dtype
-
-    def fn(k, index):
-        k.count_op("arange")
-        return k.emit(f"({literal(start)} + {literal(step)} * ({texpr(index[0])})).to({tl_dtype(compute_dtype(dtype))})")
-
-    return Pointwise(shape_of(out), dtype, fn, 1, ("arange",))
+    return Pointwise(shape_of(out), out.dtype, _start_plus_step_times_index(start, step, out.dtype), 1,
+                     ("arange",))

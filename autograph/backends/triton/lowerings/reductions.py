@@ -5,10 +5,10 @@ import math
 
 import torch
 
-from autograph.backends.triton.codegen import compute_dtype, literal
 from autograph.backends.triton.indexing import delinearize, is_static
 from autograph.backends.triton.ir import Pointwise, Value, View
 from autograph.backends.triton.lower import Unsupported, meta, register
+from autograph.backends.triton.ops import compute_dtype
 
 aten = torch.ops.aten
 prims = torch.ops.prims
@@ -72,12 +72,19 @@ register(aten.argmax.default)(_arg("argmax"))
 register(aten.argmin.default)(_arg("argmin"))
 
 
-def _count_literal(count) -> str:
-    """The element count a mean/var divides by: a float literal, or a size expression
-    (its symbols are kernel arguments) when the reduced size is symbolic."""
-    if is_static(count):
-        return literal(float(count))
-    return literal(count)
+def _count(ops, count):
+    """The element count a mean/var divides by: a float constant (var's ``count - correction``
+    may be fractional), or a size expression (its symbols are kernel arguments) when the reduced
+    size is symbolic."""
+    if isinstance(count, float) or is_static(count):
+        return ops.constant(float(count), torch.float32)
+    return ops.index_expr(count, torch.int64)
+
+
+def _divided(name: str, value, count, dtype: torch.dtype, shape: tuple, index_of=lambda idx: idx) -> Pointwise:
+    """``value / count`` element by element (a part of var: not counted as an op of its own)."""
+    return Pointwise(shape, dtype, lambda ops, idx: ops.truediv(value.load(ops, index_of(idx)), _count(ops, count)),
+                     1, (name,), counted=False)
 
 
 @register(aten.mean.dim, aten.mean.default)
@@ -87,9 +94,8 @@ def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
     ndim = len(a.shape)
     all_dims = range(ndim) if not dims else [d % ndim for d in dims]
     count = math.prod(a.shape[d] for d in all_dims)
-    divisor = _count_literal(count)
     total = L.reduce(node, a, dims, keepdim, "sum", out_dtype=compute_dtype(meta(node).dtype))
-    return L.pointwise(node, [total], lambda s: f"{s} / {divisor}", "mean")
+    return L.pointwise(node, [total], lambda ops, s: ops.truediv(s, _count(ops, count)), "mean")
 
 
 @register(aten.var.correction, aten.var_mean.correction)
@@ -105,10 +111,11 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     correction = 1 if correction is None else correction
     if not is_static(count) and not (isinstance(correction, (int, float)) and 0 <= correction <= 2):
         raise Unsupported("var of a symbolic size with this correction")
-    count_src = _count_literal(count)
-    denom = (literal(float(max(0, count - correction))) if is_static(count)
-             else _count_literal(count - int(correction)) if correction == int(correction) else None)
-    if denom is None:
+    if is_static(count):
+        denom = max(0, count - correction)
+    elif correction == int(correction):
+        denom = count - int(correction)
+    else:
         raise Unsupported("fractional correction with a symbolic size")
     acc = compute_dtype(var_meta.dtype)
     xshape = tuple(s for d, s in enumerate(a.shape) if d not in rdims)
@@ -119,17 +126,15 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     def per_row(idx):
         return [i for d, i in enumerate(idx) if d not in rdims]
 
-    mean_full = View(Pointwise(xshape, acc, lambda k, idx: k.emit(f"{total.load(k, idx)} / {count_src}"), 1, ("mean",)),
-                     full, per_row)
-    dev = L.pointwise_value(full, acc, [a, mean_full], lambda x, m: f"({x} - {m}) * ({x} - {m})", "sub")
+    mean_full = View(_divided("mean", total, count, acc, xshape), full, per_row)
+    dev = L.pointwise_value(full, acc, [a, mean_full], lambda ops, x, m: ops.mul(ops.sub(x, m), ops.sub(x, m)), "sub")
     sq = L.reduce_to(dev, rdims, "sum", xshape, acc)
     out_shape = keep if keepdim else xshape
     squeeze = (lambda idx: per_row(idx)) if keepdim else (lambda idx: idx)
-    var = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{sq.load(k, squeeze(idx))} / {denom}"), 1, ("var",))
+    var = _divided("var", sq, denom, var_meta.dtype, out_shape, squeeze)
     if node.target is not aten.var_mean.correction:
         return var
-    mean = Pointwise(out_shape, var_meta.dtype, lambda k, idx: k.emit(f"{total.load(k, squeeze(idx))} / {count_src}"), 1, ("mean",))
-    return (var, mean)
+    return (var, _divided("mean", total, count, var_meta.dtype, out_shape, squeeze))
 
 
 @register(prims.sum.default)
@@ -159,10 +164,12 @@ def _bool_reduce(kind: str):
         if not isinstance(a, Value):
             raise Unsupported("any/all of a non-tensor")
         as_int = Pointwise(tuple(a.shape), torch.int32,
-                           lambda k, idx: k.emit(f"({a.load(k, idx)} != 0).to(tl.int32)"), 1 + a.ops, ("ne",) + a.op_names)
+                           lambda ops, idx: ops.to_dtype(ops.ne(a.load(ops, idx), ops.constant(0, a.dtype)), torch.int32, torch.bool),
+                           1 + a.ops, ("ne",) + a.op_names, counted=False)
         dims = None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
         red = L.reduce(node, as_int, dims, keepdim, kind, out_dtype=torch.int32)
-        return L.pointwise(node, [red], lambda v: f"{v} != 0", "any" if kind == "max" else "all", compute=torch.int32)
+        return L.pointwise(node, [red], lambda ops, v: ops.ne(v, ops.constant(0, torch.int32)), "any" if kind == "max" else "all",
+                           compute=torch.int32)
 
     return lower
 

@@ -1,0 +1,164 @@
+"""Real tuple/list iterators from outside the capture, read one item at a time.
+
+A resume function inside a ``for`` loop receives the loop's iterator (``for block in
+self.blocks: h = block(h)`` with a graph break at the call).  Its items may be anything
+(modules, tensors, objects).  :class:`LiveIteratorValue` peeks at the items still to come
+without consuming them and guards only what the capture used: the k-th item it took
+(through ``remaining(it)[k]``) and, when it saw the end, that nothing else was left.
+So every position of such a loop reuses one cache entry when the items look alike,
+instead of one entry per position.
+
+The real iterator is advanced after the graph by as many items as the capture took
+(a replayed side effect), so whoever else holds it sees it exactly where Python leaves it;
+at a graph break the resume function receives that same, advanced, iterator.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograph.capture.values import builder
+from autograph.capture.values import side_effects
+from autograph.capture.values.base import Value
+from autograph.capture.values.containers import ListIteratorValue
+from autograph.guards import model
+from autograph.guards.sources import ItemSource, Source
+
+
+def remaining(it) -> tuple:
+    """The items ``it`` will still yield, without consuming it."""
+    out = builder._iterator_remaining(it)
+    if out is None:
+        raise TypeError(f"cannot read the remaining items of {type(it).__name__}")
+    return out
+
+
+def advance(it, n: int):
+    """Take ``n`` items from ``it`` (what the compiled code's loop consumed); returns ``it``."""
+    for _ in range(n):
+        next(it)
+    return it
+
+
+@dataclass(frozen=True, init=False)
+class RemainingSource(Source):
+    """``remaining(it)``: the items a tuple/list iterator still holds (read without consuming)."""
+
+    base_source: Source
+
+    def __init__(self, base: Source):
+        object.__setattr__(self, "base_source", base)
+
+    @property
+    def base(self) -> Source:
+        return self.base_source
+
+    @property
+    def expr(self) -> str:
+        return f"remaining({self.base_source.expr})"
+
+    def fetch(self, frame_locals, fn):
+        return remaining(self.base_source.fetch(frame_locals, fn))
+
+    def render(self, ctx):
+        text = f"{ctx.constant(remaining, 'remaining')}({ctx.expr(self.base_source)})"
+        from autograph.capture.codegen import Codegen
+        if not isinstance(ctx, Codegen):  # a guard check: read now
+            return text
+        # the transformed entry advances the iterator after the graph (a replayed side effect):
+        # items are read from a snapshot taken when the entry starts
+        snapshots = ctx.__dict__.setdefault("_remaining_snapshots", {})
+        if self not in snapshots:
+            snapshots[self] = name = f"__rem{len(snapshots)}"
+            ctx.prologue.append(f"{name} = {text}")
+        return snapshots[self]
+
+
+class _Count(Value):
+    """The number of items taken, read when the transformed code is written (the final count)."""
+
+    def __init__(self, iterator: "LiveIteratorValue"):
+        self.iterator = iterator
+
+    def reconstruct(self, cg):
+        return repr(self.iterator.index)
+
+
+class _Real(Value):
+    def __init__(self, source):
+        self.source = source
+
+
+class LiveIteratorValue(ListIteratorValue):
+    """A real iterator reached through ``source``; items are taken lazily and guarded one by one."""
+
+    def __init__(self, tx, it, source):
+        super().__init__([])
+        self.it = it
+        self.source = source
+        self.recorded = False
+        self._tx = tx
+
+    def describe(self):
+        return f"{type(self.it).__name__} {self.source.expr}"
+
+    def python_type(self):
+        return type(self.it)
+
+    def _left(self) -> tuple:
+        return remaining(self.it)
+
+    def next(self, tx) -> Value | None:
+        left = self._left()
+        k = self.index
+        src = RemainingSource(self.source)
+        if k >= len(left):
+            tx.guards._add(("iter-end", self.source, k), lambda: model.python_guard(
+                f"len({src.expr}) == {k}", lambda it: len(remaining(it)) == k, [self.source],
+                words=f"{self.source.expr} has {k} item{'s' if k != 1 else ''} left"))
+            return None
+        tx.guards._add(("iter-more", self.source, k), lambda: model.python_guard(
+            f"len({src.expr}) > {k}", lambda it: len(remaining(it)) > k, [self.source],
+            words=f"{self.source.expr} has more than {k} item{'s' if k != 1 else ''} left"))
+        item = tx.wrap(left[k], ItemSource(src, k))
+        self.index = k + 1
+        if not self.recorded:  # advance the real iterator after the graph by the final count
+            self.recorded = True
+            side_effects.record_call(tx, advance, [_Real(self.source), _Count(self)], {})
+        return item
+
+    def iter_items(self, tx):
+        out = []
+        while (item := self.next(tx)) is not None:
+            out.append(item)
+        return out
+
+    def length(self, tx):
+        return super().length(tx)
+
+    def reconstruct(self, cg):
+        return cg.source_expr(self.source)  # advanced by the replayed side effect first
+
+
+def _wrap_iterator(tx, it, source) -> Value:
+    if source is None or builder._iterator_remaining(it) is None:
+        tx.guards.type_(source, it)
+        from autograph.capture.values.objects import ObjectValue
+        return ObjectValue(it, source)
+    seen = tx.__dict__.setdefault("_live_iterators", {})
+    if id(it) in seen:  # the same iterator reached twice (a stack slot and a local): one value
+        value, first = seen[id(it)]
+        tx.guards._add(("iter-alias", first, source), lambda: model.python_guard(
+            f"{first.expr} is {source.expr}", lambda a, b: a is b, [first, source]))
+        return value
+    tx.guards.type_(source, it)
+    value = LiveIteratorValue(tx, it, source)
+    seen[id(it)] = (value, source)
+    return value
+
+
+def install() -> None:
+    for it in (iter(()), iter([])):
+        builder.TYPE_WRAPPERS.setdefault(type(it), _wrap_iterator)
+
+
+install()

@@ -1,0 +1,77 @@
+"""Real tuple/list iterators of arbitrary items (capture/values/live_iterators.py): taken one
+item at a time, guarded per item taken, advanced for real after the graph."""
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+import autograph
+
+
+def _layers(n=3):
+    torch.manual_seed(0)
+    return [nn.Linear(4, 4) for _ in range(n)]
+
+
+def test_an_iterator_of_modules_is_compiled_and_left_exhausted():
+    def f(it, x):
+        for layer in it:
+            x = layer(x)
+        return x
+
+    layers = _layers()
+    x = torch.randn(2, 4)
+    expected = f(iter(tuple(layers)), x)
+    compiled = autograph.compile(f)
+    it = iter(tuple(layers))
+    assert torch.equal(compiled(it, x), expected)
+    assert next(it, "done") == "done"  # consumed, as Python leaves it
+    (entry,) = compiled.entries
+    assert not entry.result.breaks and entry.result.graphs[0].op_count == 3
+
+
+def test_a_partly_consumed_iterator_stays_where_python_leaves_it():
+    def f(it, x):
+        for layer in it:
+            x = layer(x)
+            if x.shape[0] == 2:  # decided at capture time: leave after one item
+                break
+        return x
+
+    layers = _layers()
+    x = torch.randn(2, 4)
+    compiled = autograph.compile(f)
+    it = iter(list(layers))
+    assert torch.equal(compiled(it, x), layers[0](x))
+    assert next(it) is layers[1]
+    assert not compiled.entries[0].result.breaks
+
+
+def test_only_the_items_taken_are_guarded():
+    def f(it, x):
+        return next(it)(x)
+
+    layers = _layers()
+    compiled = autograph.compile(f)
+    x = torch.randn(2, 4)
+    assert torch.equal(compiled(iter((layers[0], layers[1])), x), layers[0](x))
+    assert torch.equal(compiled(iter((layers[0], layers[2], layers[1])), x), layers[0](x))
+    assert len(compiled.entries) == 1  # the rest of the iterator does not matter
+    assert not compiled.entries[0].result.breaks and compiled.entries[0].result.graphs
+    assert torch.equal(compiled(iter((layers[1],)), x), layers[1](x))  # another first item: recapture
+
+
+def test_tensors_taken_from_an_iterator_are_graph_inputs():
+    def f(it, x):
+        for t in it:
+            x = x + t
+        return x
+
+    ts = (torch.ones(2), torch.full((2,), 2.0))
+    compiled = autograph.compile(f)
+    it = iter(ts)
+    assert torch.equal(compiled(it, torch.zeros(2)), torch.full((2,), 3.0))
+    assert next(it, "end") == "end"
+    it = iter((torch.full((2,), 5.0), torch.ones(2)))
+    assert torch.equal(compiled(it, torch.zeros(2)), torch.full((2,), 6.0))  # read live, not baked in
+    assert len(compiled.entries) == 1 and not compiled.entries[0].result.breaks

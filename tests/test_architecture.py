@@ -1,0 +1,146 @@
+"""docs/ARCHITECTURE.md's "may import" table, asserted over the real imports.
+
+Every ``import``/``from ... import`` in a room's files (at module level or inside a function),
+and every ``importlib.import_module("...")``/``__import__("...")`` with a literal name, must name
+a room the table lets it import. ``settings`` and ``errors`` are leaves everyone may import; the
+package root ``autograph`` is the public API. A crossing is fixed in the code, or the table is
+changed (with its reason) in the same commit.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "autograph"
+DOC = ROOT / "docs" / "ARCHITECTURE.md"
+LEAVES = {"settings", "errors"}
+PUBLIC = "autograph"  # the package root: `import autograph`, `from autograph import compile`
+
+
+def allowed_imports() -> dict[str, set[str]]:
+    """Room -> rooms it may import, from the table's "may import" column."""
+    rooms: dict[str, str] = {}
+    for line in DOC.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[0].startswith("`"):
+            continue
+        for name in re.findall(r"`([^`]+)`", cells[0]):
+            rooms[_room_of_path(name)] = cells[2]
+    everything = set(rooms) | {PUBLIC}
+    allowed: dict[str, set[str]] = {}
+    for room, text in rooms.items():
+        if text.startswith("everything"):
+            allowed[room] = set(everything)
+        elif text.startswith("the public API"):
+            allowed[room] = {PUBLIC}
+        else:
+            # "capture (lazily, on a miss), guards, settings" -> {capture, guards, settings}
+            # a named module (`hook.startup.print_report_at_exit`) allows its room
+            words = re.sub(r"\([^)]*\)", "", text).replace("—", "").replace("`", "").split(",")
+            allowed[room] = {w.strip().split()[0].split(".")[0] for w in words if w.strip()}
+            assert allowed[room] <= everything, (room, allowed[room] - everything)
+    return allowed
+
+
+def _room_of_path(name: str) -> str:
+    # `autograph/hook/` -> hook, `autograph/settings.py` -> settings, `__main__.py` -> cli, `native/` -> native
+    name = name.strip("/").removeprefix("autograph/").removesuffix(".py")
+    return {"__main__": "cli"}.get(name, name)
+
+
+def room_of_module(module: str) -> str | None:
+    """The room of an ``autograph...`` module name (None outside autograph)."""
+    parts = module.split(".")
+    if parts[0] != "autograph":
+        return None
+    if len(parts) == 1:
+        return PUBLIC
+    head = parts[1]
+    if head == "_native":
+        return "native"
+    if head == "__main__":
+        return "cli"
+    return head
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path``, lazy ones included."""
+    tree = ast.parse(path.read_text(), str(path))
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(package, node.module, node.level)
+            # `from autograph import explain` / `from autograph.capture import api`: submodules
+            subs = [f"{base}.{alias.name}" for alias in node.names if _is_module(f"{base}.{alias.name}")]
+            out += [(node.lineno, name) for name in subs]
+            if len(subs) < len(node.names):  # names defined by the module itself
+                out.append((node.lineno, base))
+        elif isinstance(node, ast.Call) and _is_import_call(node.func) and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                out.append((node.lineno, arg.value))
+    return out
+
+
+def _resolve(package: str, module: str | None, level: int) -> str:
+    if not level:
+        return module or ""
+    base = package.split(".")[: len(package.split(".")) - level + 1]
+    return ".".join(base + ([module] if module else []))
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return (path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+            or any(path.parent.glob(path.name + ".*.so")) or name == "autograph._native")
+
+
+def _is_import_call(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Attribute) and func.attr == "import_module") or (
+        isinstance(func, ast.Name) and func.id in ("import_module", "__import__"))
+
+
+def crossings() -> list[str]:
+    allowed = allowed_imports()
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        room = room_of_module(".".join(path.relative_to(ROOT).with_suffix("").parts))
+        if room is None or room == PUBLIC or path.name == "__init__.py" and path.parent == PACKAGE:
+            continue
+        for line, module in imported_modules(path):
+            target = room_of_module(module)
+            if target is None or target == room or target in LEAVES:
+                continue
+            if target not in allowed.get(room, set()):
+                found.append(f"{path.relative_to(ROOT)}:{line}: {room} imports {module} ({target})")
+    return found
+
+
+def test_table_lists_every_room():
+    rooms = {room_of_module("autograph." + p.stem if p.is_file() else "autograph." + p.name)
+             for p in PACKAGE.iterdir() if (p.suffix == ".py" or (p / "__init__.py").exists())
+             and p.name != "__init__.py"}
+    assert rooms <= set(allowed_imports()) | {PUBLIC}, rooms - set(allowed_imports())
+
+
+def test_rooms_import_only_what_the_table_allows():
+    found = crossings()
+    assert not found, "imports that cross docs/ARCHITECTURE.md's table:\n" + "\n".join(found)
+
+
+def test_the_scan_sees_lazy_and_importlib_imports(tmp_path):
+    source = ("import os\n"
+              "def f():\n    from autograph.capture import api\n"
+              "def g():\n    import importlib\n    importlib.import_module('autograph.explain.report')\n")
+    path = ROOT / "autograph" / "_scan_probe_.py"
+    path.write_text(source)
+    try:
+        names = [m for _, m in imported_modules(path)]
+    finally:
+        path.unlink()
+    assert "autograph.capture.api" in names and "autograph.explain.report" in names
