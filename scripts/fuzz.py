@@ -211,6 +211,7 @@ def _work(args: argparse.Namespace) -> int:
                 print(f"\nFAILURE (program seed {seed}): {small_differences[0]}", flush=True)
                 print(fuzz.format_failure(small, small_differences), flush=True)
                 print(_shown(path), flush=True)
+                compiler.fallbacks.clear()  # minimisation's broken candidates are no coverage gaps of the run
         previous_program = program
         _write_state(args.state, state)
         if time.monotonic() - last_report > 30:

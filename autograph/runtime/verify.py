@@ -247,6 +247,8 @@ class Comparer:
         with torch.no_grad():
             a, b = compiled.detach(), eager.detach()
             if a.is_floating_point() or a.is_complex():
+                if torch.equal(a, b):  # the common case, one pass
+                    return None
                 rtol, atol = _tolerance(a.dtype)
                 if torch.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
                     return None
@@ -469,7 +471,9 @@ class VerifiedEntry:
         self.shim._replace_entry_fn(self.entry, fn)
         text = mismatch.message()
         log.info("%s", text)
-        warnings.warn(text, VerifyMismatchWarning, stacklevel=4)
+        code = fn.__code__  # the warning points at the function, not at autograph's frames
+        warnings.warn_explicit(text, VerifyMismatchWarning, code.co_filename, code.co_firstlineno,
+                               module=getattr(fn, "__module__", None) or "autograph")
 
 
 def _where(fn: types.FunctionType) -> str:

@@ -23,6 +23,16 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
+_REMOVAL_ERRORS = ("NameError", "UnboundLocalError")
+
+
+def _broken_by_removal(found: Difference, original: Difference) -> bool:
+    """A difference that only a removed definition explains (either side raising NameError)."""
+    if found.eager_exception in _REMOVAL_ERRORS:
+        return True
+    return any(name in found.detail and name not in original.detail for name in _REMOVAL_ERRORS)
+
+
 def minimize(program: Program, compiler: Compiler, difference: Difference, *,
              max_checks: int = 150, max_seconds: float = 120.0, tol: Tolerance = Tolerance(),
              previous: Sequence[Program] = ()) -> Program:
@@ -42,7 +52,7 @@ def minimize(program: Program, compiler: Compiler, difference: Difference, *,
             check_program(earlier, compiler, tol=tol, timeout_s=20.0)
         found = check_program(candidate, compiler, tol=tol, timeout_s=20.0)
         return any(d.kind == difference.kind and d.eager_exception == difference.eager_exception
-                   and d.eager_exception not in ("NameError", "UnboundLocalError") for d in found)
+                   and not _broken_by_removal(d, difference) for d in found)
 
     current = program
     progress = True
