@@ -195,7 +195,8 @@ class Comparer:
             return f"{path}: eager returns the argument object itself, compiled returns another object"
         if compiled is not meant and id(compiled) in self.copies.memo and not isinstance(compiled, _ATOMS):
             return f"{path}: compiled returns an argument object itself, eager returns another object"
-        if type(compiled) is not type(eager):
+        copied_as_base = meant is compiled and isinstance(compiled, type(eager))  # copying may drop a view class
+        if type(compiled) is not type(eager) and not copied_as_base:
             return f"{path}: type {type(compiled).__name__} (compiled) vs {type(eager).__name__} (eager)"
         key = (id(compiled), id(eager))
         if key in self._seen or depth > 8:

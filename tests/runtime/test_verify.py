@@ -1,6 +1,7 @@
 """Verify mode (settings.verify): compiled calls checked against the original on copies."""
 from __future__ import annotations
 
+import copy
 import os
 import re
 import subprocess
@@ -129,6 +130,22 @@ def test_random_numbers_are_the_same_in_both_runs_and_consumed_once(verify):
     expected = [noisy(torch.zeros(3)) for _ in range(3)]
     assert not mismatches
     assert all(torch.equal(a, b) for a, b in zip(got, expected))
+
+
+def test_a_compiled_module_with_buffers_and_dropout_is_verified_without_false_reports(verify):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4), torch.nn.Dropout(0.5))
+    reference = copy.deepcopy(model)
+    compiled = autograph.compile(model)
+    x = torch.randn(8, 4)
+    torch.manual_seed(1)
+    got, mismatches = _calls(compiled, lambda: (x,), 4)
+    torch.manual_seed(1)
+    expected = [reference(x) for _ in range(4)]
+    assert not mismatches
+    assert all(torch.equal(a, b) for a, b in zip(got, expected))
+    assert torch.equal(model[1].running_mean, reference[1].running_mean)  # buffers updated once per call
+    assert int(model[1].num_batches_tracked) == 4
 
 
 def test_an_exception_only_one_side_raises_is_a_mismatch(verify):
