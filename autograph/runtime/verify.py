@@ -332,8 +332,8 @@ def _adopt(real: Any, made: Any, copies: Copies) -> None:
     elif isinstance(getattr(real, "__dict__", None), dict) and not isinstance(real, type):
         for child_real, child_made in zip(_tensors_of(real), _tensors_of(made)):
             _adopt(child_real, child_made, copies)
-        state = {key: value for key, value in made.__dict__.items()}
-        if not isinstance(real, torch.nn.Module):
+        if not isinstance(real, torch.nn.Module):  # a module's tensors were adopted above, in place
+            state = dict(made.__dict__)
             real.__dict__.clear()
             real.__dict__.update((key, _to_real(value, copies)) for key, value in state.items())
 

@@ -189,8 +189,8 @@ class ExactnessConstructs:
                     self.body(depth + 1, 1, 1)
         elif roll == 2:
             source = self.pick(tensors)
-            self.bind("t", f"{source} * {self.pick((f'getattr({o}, {chr(39)}scale{chr(39)}, 1.0)', f'{o}.scale'))}",
-                      self.env[source])
+            scale = self.pick(("getattr({o}, 'scale', 1.0)", "{o}.scale")).format(o=o)
+            self.bind("t", f"{source} * {scale}", self.env[source])
         elif roll == 3:
             self.emit(self.pick((f"{o}.count += 1", f"{o}.count = {o}.count + {self.an_int()}")))
         elif roll == 4:
