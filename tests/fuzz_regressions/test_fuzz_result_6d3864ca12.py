@@ -18,7 +18,6 @@ PREVIOUS = []
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason='issue 13: torch.sum(..., out=buf) whose result is unused is dropped')
 def test_compiled_matches_eager():
     for earlier in PREVIOUS:
         check_program(earlier, autograph_compiler(BACKEND))

@@ -19,7 +19,6 @@ PREVIOUS = []
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason='issue 13: an out= call into an argument (in a loop, under no_grad) is dropped')
 def test_compiled_matches_eager():
     for earlier in PREVIOUS:
         check_program(earlier, autograph_compiler(BACKEND))
