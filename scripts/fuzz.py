@@ -303,9 +303,22 @@ def _supervise(args: argparse.Namespace) -> int:
           + (":" if fallbacks else "."))
     for reason, count in fallbacks.most_common(15):
         print(f"  {count:4d} x {reason}")
-    print(f"fuzz summary: programs run {state['checked']}, failures {sum(repeats.values())} "
-          f"({len(repeats)} distinct), eager fallbacks {sum(fallbacks.values())}")
+    print(f"fuzz summary: seed {args.seed}, {args.minutes:g} min ({elapsed / 60:.1f} min run) on {_commit()}, "
+          f"backend {args.backend}, programs run {state['checked']}, failures {sum(repeats.values())} "
+          f"({len(repeats)} distinct, {len(state['new'])} new), eager fallbacks {sum(fallbacks.values())}")
     return 1 if repeats else 0
+
+
+def _commit() -> str:
+    """The checked-out commit (``+dirty`` with uncommitted changes), for the summary line."""
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown commit"
+    return f"{commit}{'+dirty' if dirty else ''}" if commit else "unknown commit"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,8 +55,9 @@ def test_script_saves_a_minimised_regression_once(tmp_path):
     assert len(saved) == 1, first.stdout
     text = saved[0].read_text()
     assert "xfail(strict=True, reason=" in text and "issue 13: input_mutation: " in text and "SIGNATURE = " in text
-    summary = re.search(r"^fuzz summary: programs run (\d+), failures (\d+) \((\d+) distinct\), eager fallbacks (\d+)$",
-                        first.stdout, re.MULTILINE)
+    summary = re.search(r"^fuzz summary: seed 0, 0\.05 min \(\d+\.\d min run\) on (?:\w+(?:\+dirty)?|unknown commit), "
+                        r"backend eager, programs run (\d+), failures (\d+) \((\d+) distinct, (\d+) new\), "
+                        r"eager fallbacks (\d+)$", first.stdout, re.MULTILINE)
     assert summary and int(summary.group(1)) >= int(summary.group(2)) >= 1, first.stdout
     assert re.search(r"items\.(append|extend|insert)\(", text)
     assert "FAILURE (program seed" in first.stdout and "already known" not in first.stdout

@@ -224,6 +224,18 @@ def test_config_switches_features_off():
         fuzz.DEFAULT_CONFIG.without("teleport")
 
 
+def test_config_without_made_objects_raises_only_through_torch_and_python_operations():
+    config = fuzz.DEFAULT_CONFIG.without("made_objects")
+    sources = [fuzz.generate_program(seed, config).source for seed in range(300)]
+    made = [s for s in sources if re.search(r"raise |assert |Error\(|object\(\)", s)]
+    assert not made, made[0]
+    assert sum(bool(re.search(r"\.view\(-1, 7\)|= t\d+ \+ t\d+$", s, re.MULTILINE)) for s in sources) >= 5
+    assert sum("set()" in s for s in sources) >= 5  # the other fresh objects remain
+    with_made = [fuzz.generate_program(seed, fuzz.DEFAULT_CONFIG).source for seed in range(300)]
+    assert sum(bool(re.search(r'raise \w+\(|assert .*, "', s)) for s in with_made) >= 20
+    assert sum("object()" in s for s in with_made) >= 5
+
+
 @settings(max_examples=25, derandomize=True, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))
 @given(fuzz.programs())

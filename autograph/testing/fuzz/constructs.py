@@ -64,7 +64,7 @@ class ExactnessConstructs:
             kinds.append(("out_arg", 2))
         if "rebind_globals" in f:
             kinds.append(("read_global", 2))
-        if depth < 2 and {"raise_caught", "exceptions"} <= f:
+        if depth < 2 and {"raise_caught", "exceptions", "made_objects"} <= f:
             kinds.append(("raise_caught", 2))
         if "fresh_objects" in f:
             kinds.append(("fresh_object", 2))
@@ -392,7 +392,7 @@ class ExactnessConstructs:
     # -- objects made in the function (and returned) ---------------------------------------
     def stmt_fresh_object(self, depth: int) -> None:
         tensors = self.names("tensor")
-        roll = self.c.integer(0, 5)
+        roll = self.c.integer(0, 5 if "made_objects" in self.config.features else 3)
         if roll == 0:
             tags = self.bind("tags", "set()", Ty("pyset"))
             self.emit(f"{tags}.add({self.pick([self.a_string(), self.an_int()])})")

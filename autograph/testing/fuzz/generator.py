@@ -502,19 +502,16 @@ class ProgramBuilder(ExactnessConstructs):
         tensors = self.names("tensor")
         source = self.pick(tensors)
         roll = self.c.integer(0, 5)
+        if roll == 3 and not self.int_param:
+            roll = 5
+        if "made_objects" not in self.config.features and roll != 3:
+            roll = 2 if roll == 2 and self.names("tlist") else 1  # only errors torch or Python raise
         if roll == 0:
             condition = f"{source}.sum() > 2.0" if "branch_tensor" in self.config.features else f"{source}.shape[0] > 4"
             with self.block(f"if {condition}:"):
                 self.emit(f'raise ValueError(f"{source} too large: shape {{tuple({source}.shape)}}")')
         elif roll == 1:
-            mates = [t for t in tensors if self.env[t].shape != self.env[source].shape
-                     and _broadcast(self.env[t].shape, self.env[source].shape) is None]
-            name = self.fresh("t")
-            if mates:  # a shape mismatch in a torch op
-                self.emit(f"{name} = {source} + {self.pick(mates)}")
-            else:
-                self.emit(f"{name} = {source}.view(-1, 7)")
-            self.env[name] = self.env[source]
+            self.shape_error(source, tensors)
         elif roll == 2:
             lists = self.names("tlist")
             if lists:
@@ -523,7 +520,7 @@ class ProgramBuilder(ExactnessConstructs):
                 self.env[name] = Ty("tensor", self.env[lst].shape)
             else:
                 self.emit(f'assert {source}.dim() < 2, "expected a vector"')
-        elif roll == 3 and self.int_param:
+        elif roll == 3:
             name = self.fresh("k")
             self.emit(f"{name} = 12 // ({self.int_param} - 3)")
             self.env[name] = Ty("int")
@@ -533,6 +530,17 @@ class ProgramBuilder(ExactnessConstructs):
             with self.block(f"if {self.condition()}:"):
                 self.emit(f'raise RuntimeError("stop at {source}")')
 
+    def shape_error(self, source: str, tensors: list[str]) -> None:
+        """A torch op that raises on these shapes (torch makes the exception)."""
+        mates = [t for t in tensors if self.env[t].shape != self.env[source].shape
+                 and _broadcast(self.env[t].shape, self.env[source].shape) is None]
+        name = self.fresh("t")
+        if mates:  # a shape mismatch in a torch op
+            self.emit(f"{name} = {source} + {self.pick(mates)}")
+        else:
+            self.emit(f"{name} = {source}.view(-1, 7)")
+        self.env[name] = self.env[source]
+
     def stmt_try(self, depth: int) -> None:
         lists = self.names("tlist")
         source = self.pick(self.names("tensor"))
@@ -541,7 +549,7 @@ class ProgramBuilder(ExactnessConstructs):
                 self.emit(f"{source} = {source} + {self.pick(lists)}[{self.small_int()}].sum()")
             else:
                 self.body(depth + 1, 1, 2)
-                if "exceptions" in self.config.features and self.c.chance(0.5):
+                if {"exceptions", "made_objects"} <= self.config.features and self.c.chance(0.5):
                     with self.block(f"if {self.condition()}:"):
                         self.emit('raise KeyError("inner")')
         exc = self.pick(("IndexError", "KeyError", "Exception", "(IndexError, RuntimeError)"))

@@ -23,10 +23,15 @@ EXACTNESS_FEATURES = frozenset({
 })
 
 # Every feature family the generator knows; a FuzzConfig may switch some off.
+# ``made_objects``: objects ``fn`` makes itself whose identity a caller sees — the exceptions
+# of its ``raise`` and ``assert`` statements, exceptions and ``object()`` made and returned.
+# Plain Python makes a new one on every call; a compiler that makes one at capture and hands
+# it out again differs (identity, attributes a handler set, ``__traceback__``). Without it,
+# ``exceptions`` writes only errors torch or Python operations raise (shapes, indexing, ``//``).
 FEATURES = frozenset({
     "python_numbers", "containers", "comprehensions", "helpers", "modules",
     "branch_python", "branch_tensor", "loops", "inplace", "list_append", "globals",
-    "print", "exceptions", "try_except", "data_dependent", "dynamic_shapes",
+    "print", "exceptions", "made_objects", "try_except", "data_dependent", "dynamic_shapes",
 }) | EXACTNESS_FEATURES
 
 
