@@ -436,7 +436,7 @@ class _ShimLogic:
             st.break_reasons.append(getattr(b, "reason", str(b)))
             st.break_kinds.append(getattr(b, "kind", "unsupported"))
         entry = CacheEntry.from_result(result)
-        if getattr(settings, "verify", False):
+        if settings.verify:
             from autograph.runtime.verify import attach  # the first calls also run the original on copies
             attach(self, entry, settings.verify_calls)
         self._add(entry)
