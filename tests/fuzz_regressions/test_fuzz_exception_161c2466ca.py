@@ -5,8 +5,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef fn(x, y, w, bias, n, o, it):\n    if x.max() > 1.0:\n        raise RuntimeError("stop at bias")\n    return t16\n\n\n'
 

@@ -5,8 +5,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef numbers(n):\n    for i in range(n):\n        yield i * 0.5\n\n\ndef fn(x, bias, n, s, it, g, alpha=0.5):\n    t5 = bias.mean(dim=0)\n    if s in \'xabcx\':\n        raise RuntimeError("stop at bias")\n    return (t5.sum(), t5)\n'
 

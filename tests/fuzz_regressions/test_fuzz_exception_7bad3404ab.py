@@ -5,8 +5,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef numbers(n):\n    for i in range(n):\n        yield i * 0.5\n\n\ndef fn(x, w, bias, s, g):\n    assert x.dim() < 2, "expected a vector"\n    try:\n        flag16 = \'a\' <= s[-1:] <= \'b\'\n    except FuzzError as e:\n        t0 = t0 * len(e.args)\n    return (t27.sum(), t27)\n\n\n'
 

@@ -5,8 +5,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nclass Block0(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lin = torch.nn.Linear(5, 5, bias=False)\n        self.register_buffer(\'offset\', torch.linspace(-1.0, 1.0, 5))\n    def forward(self, x):\n        return self.lin(x) - self.offset\n\n\nblock0 = Block0()\n\nCAUGHT = []\n\n\ndef fn(x, items):\n    l7 = items\n    l7.append(x)\n    flag8 = l7 is items\n    t9 = block0(x)\n    print("shape", tuple(t9.shape))\n    try:\n        if not flag8:\n            raise ValueError("bad value", 3)\n    except ValueError as e:\n        CAUGHT.append(e)\n    t18 = t9.amax(dim=-1, keepdim=True)\n    return (t18.sum(), t18)\n'
 

@@ -6,8 +6,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef fn(x, w, bias, n, s, o):\n    if hasattr(o, \'tmp\'):\n        del o.tmp\n    else:\n        o.tmp = n\n    try:\n        buf2 = y0.new_zeros(y0.shape[-1])\n    except Exception as e:\n        x = x * 0.5\n    dd7 = {\'a\': x, \'b\': x}\n    dd7[\'n\'] = x\n    return bias\n\n\n'
 

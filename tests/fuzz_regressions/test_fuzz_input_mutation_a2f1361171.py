@@ -5,8 +5,7 @@ Observed difference (passes on main 673536e; kept as a regression test):
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = "import math\n\nimport torch\nimport torch.nn.functional as F\n\nclass Block0(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lin = torch.nn.Linear(2, 2, bias=True)\n        self.register_buffer('offset', torch.linspace(-1.0, 1.0, 2))\n        self.scale = 0.5\n    def forward(self, x):\n        return F.gelu(self.lin(x) * self.scale + self.offset)\n\n\nblock0 = Block0()\n\ndef fn(x, y, s, it, alpha=0.5):\n    t10 = y * x\n    dd11 = {'a': x, 'b': x}\n    dv12 = dd11.keys()\n    dd11.update(e=x)\n    for key in dv12:\n        x = x + len(key)\n    y -= x\n    t15 = block0(t10)\n    return (t15.sum(), t15)\n"
 

@@ -5,8 +5,7 @@ Observed difference (passes on main 673536e; kept as a regression test):
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef numbers(n):\n    for i in range(n):\n        yield i * 0.5\n\n\ndef fn(x, w, n, items, s, o, g):\n    dd8 = {\'a\': x, \'b\': x}\n    dv9 = dd8.values()\n    dd8.setdefault(\'c\', x)\n    l10 = list(dv9)\n    t11 = x + 1.5\n    return {\'out\': t11, \'extra\': l10}\n\n\n'
 

@@ -5,8 +5,7 @@ Observed difference (passes on main 673536e; kept as a regression test):
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = "import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef fn(x, y, n, alpha=0.5):\n    dd11 = {'a': x, 'b': y}\n    dv12 = dd11.items()\n    dd11.pop('a', None)\n    l13 = list(dv12)\n    t21 = y.sum()\n    return t21, l13\n"
 

@@ -5,8 +5,7 @@ Observed difference (passes on main 673536e; kept as a regression test):
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = "import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef fn(x, y, w, bias, s):\n    t10 = 2 * w + 1.5\n    dd11 = {'a': x, 'b': y}\n    dv12 = dd11.items()\n    return [t10, dv12, t10]\n"
 

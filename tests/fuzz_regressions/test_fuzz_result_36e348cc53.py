@@ -5,8 +5,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nSCALE = 1.5\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef fn(x, y, bias, n, s, o, d):\n    t7 = y.t()\n    tags9 = set()\n    tags9.add(n)\n    t10 = t7 * SCALE\n    t14 = torch.relu((-t10))\n    return {\'out\': t14, \'extra\': tags9}\n\n\n'
 

@@ -5,8 +5,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef fn(x, y, n, items, s, alpha=0.5):\n    buf11 = x.new_zeros(x.shape[-1])\n    torch.sum(x, dim=0, out=buf11)\n    return buf11\n'
 

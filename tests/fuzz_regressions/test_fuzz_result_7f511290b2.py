@@ -5,8 +5,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nclass Block1(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lin = torch.nn.Linear(3, 3, bias=True)\n        self.register_buffer(\'offset\', torch.linspace(-1.0, 1.0, 3))\n        self.scale = 0.5\n    def forward(self, x):\n        return torch.sigmoid(self.lin(x) * self.scale + self.offset)\n\n\nblock1 = Block1()\n\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef fn(x, y, bias, s, o, it):\n    err36 = ValueError("made here", 3)\n    t38 = block1(x)\n    return t38, err36\n\n\n'
 

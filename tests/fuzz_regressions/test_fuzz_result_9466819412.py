@@ -5,8 +5,7 @@ Observed difference (passes on main 673536e; kept as a regression test):
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef fn(x, y, o, it):\n    flag16 = x.t_().t_() is x\n    t17 = x * x\n    t18 = t17 * x\n    return [t18, flag16, y]\n\n\n'
 

@@ -5,8 +5,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef helper_0(a, b):\n    t1 = a * -1.0\n    return t1\n\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef fn(x, y, w, n, items, s, o):\n    buf3 = torch.zeros_like(y)\n    torch.tanh(y, out=buf3)\n    try:\n        t11 = buf3.amax(dim=-1, keepdim=True)\n    except ValueError as e:\n        x = x * len(e.args)\n    buf3 += buf3\n    t12 = helper_0(y, x)\n    t13 = max([y.sum(), buf3.sum(), t12.sum()])\n    return t13\n\n\n'
 

@@ -5,8 +5,7 @@ Observed difference (passes on main 673536e; kept as a regression test):
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = "import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef fn(x, w, n, s):\n    tags0 = set()\n    t8 = x[0]\n    return {'out': t8, 'extra': tags0}\n"
 

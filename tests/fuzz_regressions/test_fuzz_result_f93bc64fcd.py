@@ -5,8 +5,7 @@ Observed difference (passes on main 673536e; kept as a regression test):
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\ndef helper_0(a):\n    return a, a.cos()\n\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef fn(x, y, s, o, alpha=0.5):\n    y8 = y.clamp_(-1.0, 1.0)\n    flag9 = y8 is y\n    try:\n        raise ValueError("bad value", 3)\n    except ValueError as e:\n        x = x + 1\n    t10, t11 = helper_0(x)\n    t20 = t11 * y\n    return {\'out\': t20, \'extra\': flag9}\n\n\n'
 

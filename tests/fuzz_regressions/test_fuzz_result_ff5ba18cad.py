@@ -6,8 +6,7 @@ Observed difference:
 """
 import pytest
 
-from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,
-                                    format_failure)
+from autograph.testing.fuzz import (Program, autograph_compiler, check_program, format_failure)
 
 SOURCE = 'import math\n\nimport torch\nimport torch.nn.functional as F\n\nclass Obj:\n    kind = "base"\nOBJ = Obj()\n\n\ndef fn(x, w, n, s, o):\n    l0 = [w, w * 2]\n    for i1, v2 in enumerate(l0):\n        with torch.no_grad():\n            torch.neg(v2, out=w)\n    t6 = x * (1.5 if s.upper() == \'ABC\' else -0.5)\n    return {\'out\': t6, \'extra\': l0}\n\n\n'
 

@@ -207,7 +207,7 @@ class ExactnessConstructs:
             with self.block("else:"):
                 self.emit(f"{o}.tmp = {self.an_int()}")
         elif roll == 8:
-            self.bind("s", self.pick((f"type({o}).kind", f"{o}.kind", f"Obj.kind")), Ty("str"))
+            self.bind("s", self.pick((f"type({o}).kind", f"{o}.kind", "Obj.kind")), Ty("str"))
         else:
             self.bind("v", f"getattr({o}, {self.a_string()}, None) is None", Ty("bool"))
 
@@ -337,7 +337,7 @@ class ExactnessConstructs:
         roll = self.c.integer(0, 4)
         if roll == 0 and "branch_python" in self.config.features:
             self.fixtures.add("MODE")
-            with self.block(f"if MODE == 'fast':"):
+            with self.block("if MODE == 'fast':"):
                 self.body(depth + 1, 1, 1)
             with self.block("else:"):
                 self.body(depth + 1, 1, 1)

@@ -32,6 +32,8 @@ class Tolerance:
     check_strides: bool = True
 
 
+DEFAULT_TOLERANCE = Tolerance()
+
 def _tracked(value: Any) -> bool:
     """Objects whose identity a caller can observe (``is``, ``id``, keeping and changing them)."""
     return not isinstance(value, _UNTRACKED)
@@ -83,7 +85,7 @@ def _plain_state(value: Any) -> dict[str, Any] | None:
     return dict(state) if isinstance(state, dict) else None
 
 
-def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = Tolerance(),
+def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = DEFAULT_TOLERANCE,
                 pairing: Pairing | None = None, _seen: set[int] | None = None) -> str | None:
     """Where ``compiled`` differs from ``eager`` (None when it does not): types exactly,
     structure, tensors by ``same`` (NaN-aware) plus requires_grad and strides, floats

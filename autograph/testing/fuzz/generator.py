@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import itertools
-from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from autograph.testing.fuzz.choosers import DrawChooser, RandomChooser, T, _pick

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
-from autograph.testing.fuzz.diff import Pairing, Tolerance, diff_values, same_type as _same_type
+from autograph.testing.fuzz.diff import DEFAULT_TOLERANCE, Pairing, Tolerance, diff_values, same_type as _same_type
 from autograph.testing.fuzz.loading import _MODULE_PREFIX, load_program, unload_program
 from autograph.testing.fuzz.program import (ALIAS_CALL, ALT_INT_CALL, ALT_SHAPE_CALL, ALT_STR_CALL, BETWEEN_CALLS,
                                             CALLS, ENTRY, Compiler, Param, Program, make_inputs)
@@ -127,7 +127,7 @@ def _position(iterator: Any) -> tuple[str, list[Any]]:
 
 def compare_call(call: int, eager: Outcome, compiled: Outcome, eager_args: list[Any], compiled_args: list[Any],
                  params: Sequence[Param], eager_module: types.ModuleType, compiled_module: types.ModuleType,
-                 tol: Tolerance = Tolerance(), pairing: Pairing | None = None) -> list[Difference]:
+                 tol: Tolerance = DEFAULT_TOLERANCE, pairing: Pairing | None = None) -> list[Difference]:
     """Every observable difference between the two runs of call number ``call``.
 
     ``pairing`` carries object identity over the calls of one check (a fresh one pairs
@@ -206,7 +206,7 @@ def _between_calls(module: types.ModuleType, call: int) -> None:
         hook(call)
 
 
-def check_program(program: Program, compiler: Compiler, *, tol: Tolerance = Tolerance(),
+def check_program(program: Program, compiler: Compiler, *, tol: Tolerance = DEFAULT_TOLERANCE,
                   timeout_s: float | None = 60.0) -> list[Difference]:
     """Run every planned call eagerly and compiled; the differences of the first call
     that differs (later calls would only repeat it), or [] when all agree.

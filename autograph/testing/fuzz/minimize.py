@@ -4,7 +4,8 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from autograph.testing.fuzz.harness import Difference, Tolerance, check_program
+from autograph.testing.fuzz.diff import DEFAULT_TOLERANCE, Tolerance
+from autograph.testing.fuzz.harness import Difference, check_program
 from autograph.testing.fuzz.program import Compiler, Program
 
 
@@ -34,7 +35,7 @@ def _broken_by_removal(found: Difference, original: Difference) -> bool:
 
 
 def minimize(program: Program, compiler: Compiler, difference: Difference, *,
-             max_checks: int = 150, max_seconds: float = 120.0, tol: Tolerance = Tolerance(),
+             max_checks: int = 150, max_seconds: float = 120.0, tol: Tolerance = DEFAULT_TOLERANCE,
              previous: Sequence[Program] = ()) -> Program:
     """Drop statements (largest first) while the same kind of difference, with the
     same eager behaviour on that call, still shows; returns the smallest program found."""

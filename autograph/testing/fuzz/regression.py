@@ -1,7 +1,6 @@
 """Regression test files for failures, and checks in a child interpreter (crashes)."""
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -27,14 +26,16 @@ def regression_test_source(program: Program, differences: Sequence[Difference], 
     if xfail_reason is not None:
         marker = f"@pytest.mark.xfail(strict=True, reason={xfail_reason!r})\n"
     # a crash of the interpreter itself is re-checked in a child interpreter
-    check = "check_program_isolated(PROGRAM, BACKEND)" if any(d.kind == "crash" for d in differences) \
+    isolated = any(d.kind == "crash" for d in differences)
+    check = "check_program_isolated(PROGRAM, BACKEND)" if isolated \
         else "check_program(PROGRAM, autograph_compiler(BACKEND))"
+    # import only what the test uses (the lint gate runs over tests/)
+    names = "Program, autograph_compiler, check_program, " + ("check_program_isolated, " if isolated else "")
     return (
         f'"""Fuzz regression (found by {found_by}).\n\nObserved difference:\n'
         + textwrap.indent(observed.replace("\\", "/").replace('"""', "'''"), "    ") + '\n"""\n'
         "import pytest\n\n"
-        "from autograph.testing.fuzz import (Program, autograph_compiler, check_program, check_program_isolated,\n"
-        "                                    format_failure)\n\n"
+        f"from autograph.testing.fuzz import ({names}format_failure)\n\n"
         f"SOURCE = {source!r}\n\n"
         f"PROGRAM = Program.from_dict(dict({data!r}, source=SOURCE))\n"
         f"OBSERVED = {observed!r}\n"
