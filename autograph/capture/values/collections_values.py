@@ -386,7 +386,7 @@ def _wrap_container(tx, obj, source):
             real = type(obj)()
         for k in keys:
             key = _stand_in_key(tx, k, what)
-            dict.__setitem__(real, key, LazyToken(tx, ItemSource(source, k), obj[k]))
+            real[key] = LazyToken(tx, ItemSource(source, k), obj[k])
     value = RealContainerValue(tx, real, source)
     value.real_obj = obj
     mirrors[id(obj)] = value

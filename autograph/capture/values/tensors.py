@@ -36,6 +36,11 @@ _BREAK_METHODS = {
 }
 
 
+# ``name -> handler(tx, tensor, args, kwargs) -> Value | NotImplemented``: tensor methods with a
+# model of their own (``.numpy()``: values/numpy_values.py)
+TENSOR_METHOD_OVERRIDES: dict = {}
+
+
 class TensorValue(Value):
     is_attr = False
     input_cls = None  # the guarded class of a graph input (torch.Tensor or nn.Parameter)
@@ -141,6 +146,11 @@ class TensorMethodValue(Value):
         return f"Tensor.{self.name}"
 
     def call(self, tx, args, kwargs):
+        override = TENSOR_METHOD_OVERRIDES.get(self.name)
+        if override is not None:
+            out = override(tx, self.tensor, args, kwargs)
+            if out is not NotImplemented:
+                return out
         if self.name in _BREAK_METHODS:
             raise Unsupported(_BREAK_METHODS[self.name],
                               kind="data-dependent-branch" if self.name in ("item", "tolist", "numpy", "__bool__")

@@ -16,6 +16,7 @@ evaluation without re-implementing any of them.
 """
 from __future__ import annotations
 
+import collections.abc
 import types
 from typing import Any
 
@@ -68,7 +69,7 @@ def to_real(tx, value: Value) -> Any:
     key = token_key(tx, value)
     token = tokens.get(key)
     if token is None:
-        token = (CallableToken if _is_callable(tx, value) else Token)(tx, value)
+        token = (CallableToken if _is_callable(tx, value) else MappingToken if _is_mapping(value) else Token)(tx, value)
         tokens[key] = token
     return token
 
@@ -142,6 +143,14 @@ def run_real(tx, what: str, fn, *args, **kwargs) -> Any:
 def _mentions_token(exc: BaseException) -> bool:
     return any(isinstance(a, Token) or (type(a) is tuple and any(isinstance(x, Token) for x in a))
                for a in getattr(exc, "args", ()))
+
+
+def _is_mapping(value: Value) -> bool:
+    try:
+        cls = value.python_type()
+    except Unsupported:
+        return False
+    return isinstance(cls, type) and issubclass(cls, collections.abc.Mapping)
 
 
 def _is_callable(tx, value: Value) -> bool:
@@ -260,3 +269,13 @@ class CallableToken(Token):
         return to_real(tx, tx.call(self.value, [from_real(tx, a) for a in args],
                                    {k: from_real(tx, v) for k, v in kwargs.items()}))
 
+
+
+class MappingToken(Token):
+    """The stand-in of a mapping: ``keys()`` and ``[]`` (what ``dict.update``/``dict(m)`` read)."""
+
+    __slots__ = ()
+
+    def keys(self):
+        tx = self.tx
+        return [to_real(tx, k) for k in self.value.iter_items(tx)]

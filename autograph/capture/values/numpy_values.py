@@ -1,0 +1,815 @@
+"""NumPy in compiled code: an ndarray is a tensor in the graph, computed by ``torch._numpy``.
+
+As TorchDynamo does, ``np.*`` functions, ndarray methods, operators, indexing and attributes
+become graph nodes calling their ``torch._numpy`` counterparts on the tensors behind the arrays
+(:class:`NumpyArrayValue`); the transformed code turns results back into real ndarrays (or NumPy
+scalars) where they leave the graph. Inputs that are ndarrays are guarded like tensors (type,
+dtype, shape, strides, writeable) and enter the graph as ``torch.from_numpy(a)`` (shared memory:
+in-place changes reach the caller's array, as in eager). ``x.numpy()``, ``torch.from_numpy``,
+``torch.as_tensor`` and ``torch.tensor`` of an array cross between the two worlds inside the graph.
+
+``torch._numpy`` is not NumPy. Every operation is therefore also run by the real NumPy on
+stand-in arrays of the same dtypes, shapes and strides (a *dry run*): the node is kept only when
+NumPy's result has the same structure, types, dtypes and shapes, shares memory with the same
+arguments (view or copy) and changes the same arguments in place. Anything else -- including
+every NumPy call without a ``torch._numpy`` counterpart (``np.random``, I/O) -- is a graph break
+(kind ``numpy``), never a different value. Values are computed by torch kernels: floating-point
+results can differ from NumPy's in the last bits (summation order), as under TorchDynamo.
+"""
+from __future__ import annotations
+
+import operator
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.values import builder, tensors
+from autograph.capture.values import builtins as vb
+from autograph.capture.values.base import Value
+from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.containers import BaseSequenceValue, ListValue, SliceValue, TupleValue
+from autograph.guards.sources import Source
+
+NUMPY = break_kind(
+    "numpy", "a NumPy operation torch._numpy does not reproduce exactly (or at all): it runs in NumPy",
+    "nothing to do; to keep it compiled, write it with torch operations")
+
+_TNP = None
+
+
+def tnp():
+    global _TNP
+    if _TNP is None:
+        import torch._numpy as _tnp
+        _TNP = _tnp
+    return _TNP
+
+
+# ---------------------------------------------------------------------------------------
+# graph targets: torch._numpy over the tensors behind arrays (names appear in the graph code)
+
+def _to_tnp_args(x):
+    """Node arguments → what torch._numpy takes (scalar markers become 0-d arrays)."""
+    if type(x) is tuple and len(x) == 3 and x[0] == _SCALAR:
+        return tnp().asarray(x[1], dtype=x[2])
+    if type(x) in (tuple, list):
+        return type(x)(_to_tnp_args(i) for i in x)
+    if isinstance(x, slice):
+        return slice(_to_tnp_args(x.start), _to_tnp_args(x.stop), _to_tnp_args(x.step))
+    if isinstance(x, dict):
+        return {k: _to_tnp_args(v) for k, v in x.items()}
+    return x
+
+
+def _arrays(x):
+    """Tensors become torch._numpy arrays (so operators follow NumPy's rules, not torch's)."""
+    if isinstance(x, torch.Tensor):
+        return tnp().ndarray(x)
+    if type(x) in (tuple, list):
+        return type(x)(_arrays(i) for i in x)
+    return x
+
+
+def _from_tnp(x):
+    if isinstance(x, tnp().ndarray):
+        return x.tensor
+    if type(x) in (tuple, list):
+        return type(x)(_from_tnp(i) for i in x)
+    return x
+
+
+_SCALAR = "__numpy_scalar__"
+
+
+def _scalar_marker(c: np.generic) -> tuple:
+    """A NumPy scalar constant as a (printable) node argument: ``np.float32(2)`` keeps its dtype."""
+    return (_SCALAR, c.item(), c.dtype.name)
+
+
+class numpy_call:  # noqa: N801 - its name is what the graph code shows
+    """``torch._numpy.<fn>(*args)`` with tensors for arrays; results back as tensors."""
+
+    def __init__(self, fn: Any, name: str):
+        self.fn = fn
+        self.__name__ = f"numpy_{name.replace('.', '_')}"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __call__(self, *args, **kwargs):
+        return _from_tnp(self.fn(*_arrays(_to_tnp_args(args)), **_arrays(_to_tnp_args(kwargs))))
+
+
+class numpy_method:  # noqa: N801
+    """``torch._numpy.ndarray(t).<name>(*args)``."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.__name__ = f"numpy_ndarray_{name.strip('_')}"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __call__(self, obj, *args, **kwargs):
+        out = getattr(tnp().ndarray(obj), self.name)(*_arrays(_to_tnp_args(args)), **_arrays(_to_tnp_args(kwargs)))
+        return obj if out is None else _from_tnp(out)  # an in-place method: its array, changed
+
+
+class numpy_attr:  # noqa: N801
+    """``torch._numpy.ndarray(t).<name>`` (``.T``, ``.real``, ``.imag``)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.__name__ = f"numpy_ndarray_{name}"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __call__(self, obj):
+        return _from_tnp(getattr(tnp().ndarray(obj), self.name))
+
+
+class numpy_setitem:  # noqa: N801
+    """``torch._numpy.ndarray(t)[key] = value``; returns ``t`` (changed in place)."""
+
+    __name__ = "numpy_setitem"
+
+    def __repr__(self) -> str:
+        return self.__name__
+
+    def __call__(self, obj, key, value):
+        tnp().ndarray(obj)[_arrays(_to_tnp_args(key))] = _arrays(_to_tnp_args(value))
+        return obj
+
+
+NUMPY_SETITEM = numpy_setitem()
+_METHODS: dict[str, numpy_method] = {}
+_ATTRS: dict[str, numpy_attr] = {}
+_OPERATORS: dict[Any, numpy_call] = {}
+
+
+def _method_target(name: str) -> numpy_method:
+    if name not in _METHODS:
+        _METHODS[name] = numpy_method(name)
+    return _METHODS[name]
+
+
+def _operator_target(fn) -> numpy_call:
+    if fn not in _OPERATORS:
+        _OPERATORS[fn] = numpy_call(fn, fn.__name__.strip("_"))
+    return _OPERATORS[fn]
+
+
+# ---------------------------------------------------------------------------------------
+# dtypes and the stand-in arrays of the dry run
+
+_NP_OF_TORCH: dict = {}
+
+
+def np_dtype_of(dtype: torch.dtype):
+    """NumPy's dtype for a torch dtype (None when NumPy has none: bfloat16, ...)."""
+    if dtype not in _NP_OF_TORCH:
+        try:
+            _NP_OF_TORCH[dtype] = torch.empty((), dtype=dtype).numpy().dtype
+        except (TypeError, RuntimeError):
+            _NP_OF_TORCH[dtype] = None
+    return _NP_OF_TORCH[dtype]
+
+
+def _dummy_array(fake: torch.Tensor) -> np.ndarray:
+    """A real array with ``fake``'s dtype, shape and strides, holding harmless values."""
+    dtype = np_dtype_of(fake.dtype)
+    if dtype is None:
+        raise Unsupported(f"a {fake.dtype} tensor in NumPy code (NumPy has no such dtype)", kind=NUMPY)
+    shape = tuple(int(s) for s in fake.shape)
+    strides = tuple(int(s) for s in fake.stride())
+    size = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+    rng = np.random.default_rng(len(shape) + size)
+    if dtype.kind == "b":
+        base = rng.random(size) > 0.5
+    elif dtype.kind in "iu":
+        base = rng.integers(1, 4, size)
+    elif dtype.kind == "c":
+        base = rng.uniform(0.5, 1.5, size) + 1j * rng.uniform(0.5, 1.5, size)
+    else:
+        base = rng.uniform(0.5, 1.5, size)
+    base = base.astype(dtype)
+    if size == 0:
+        return np.empty(shape, dtype)
+    return np.lib.stride_tricks.as_strided(base, shape, tuple(s * dtype.itemsize for s in strides), writeable=True)
+
+
+# ---------------------------------------------------------------------------------------
+# values
+
+class NumpyArrayValue(Value):
+    """An ndarray (or a NumPy scalar) whose data is the tensor ``tensor`` of the graph."""
+
+    mutable = True
+
+    def __init__(self, tensor: Value, scalar: type | None = None, source=None, strides: tuple | None = None):
+        self.tensor = tensor
+        self.scalar = scalar  # the NumPy scalar type, when this stands for a scalar
+        self.source = source
+        self.strides = strides  # NumPy's strides (bytes) when known to differ from the tensor's
+
+    def describe(self):
+        fake = self.tensor.fake
+        what = self.scalar.__name__ if self.scalar is not None else "ndarray"
+        return f"numpy {what} {np_dtype_of(fake.dtype)} {tuple(fake.shape)}"
+
+    def python_type(self):
+        return self.scalar if self.scalar is not None else np.ndarray
+
+    @property
+    def fake(self):
+        return self.tensor.fake
+
+    def truth(self, tx):
+        raise Unsupported("data-dependent branch on a NumPy value")
+
+    def length(self, tx):
+        if self.fake.dim() == 0:
+            err = TypeError("len() of unsized object")
+            raise Unsupported(f"TypeError: {err}", generic=True, exc=err)
+        return int(self.fake.shape[0])
+
+    def iter_items(self, tx):
+        return [self.getitem(tx, ConstantValue(i)) for i in range(self.length(tx))]
+
+    # --- attributes ------------------------------------------------------------------
+    def getattr(self, tx, name):
+        fake = self.fake
+        if name in ("shape", "ndim", "size", "itemsize", "nbytes", "dtype"):
+            dtype = np_dtype_of(fake.dtype)
+            values = {"shape": tuple(int(s) for s in fake.shape), "ndim": fake.dim(), "size": fake.numel(),
+                      "itemsize": dtype.itemsize, "nbytes": fake.numel() * dtype.itemsize, "dtype": dtype}
+            if self.scalar is not None and name == "shape":
+                return ConstantValue(())
+            return ConstantValue(values[name])
+        if name == "strides":
+            if self.scalar is not None:
+                return ConstantValue(())
+            if self.strides is not None:
+                return ConstantValue(self.strides)
+            return ConstantValue(tuple(int(s) * np_dtype_of(fake.dtype).itemsize for s in fake.stride()))
+        if name in ("T", "real", "imag", "mT"):
+            return numpy_operation(tx, _AttrOp(name), [self], {})
+        if name in ("flags", "base", "data", "ctypes", "flat", "__array_interface__"):
+            raise Unsupported(f"`.{name}` of a NumPy array in compiled code", kind=NUMPY)
+        attr = getattr(np.ndarray if self.scalar is None else self.scalar, name, None)
+        if attr is None:
+            err = AttributeError(f"'{self.python_type().__name__}' object has no attribute '{name}'")
+            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+        if callable(attr):
+            return NumpyMethodValue(self, name)
+        raise Unsupported(f"attribute `.{name}` of a NumPy value", kind=NUMPY)
+
+    def call_method(self, tx, name, args, kwargs):
+        return self.getattr(tx, name).call(tx, args, kwargs)
+
+    # --- operators and indexing --------------------------------------------------------
+    def binary_op(self, tx, op, other):
+        return _binary(tx, op, self, other)
+
+    def rbinary_op(self, tx, op, other):
+        return _binary(tx, op, other, self)
+
+    def compare_op(self, tx, op, other, reflected=False):
+        a, b = (other, self) if reflected else (self, other)
+        if other.is_tensor():
+            raise Unsupported(f"comparison {op} between a NumPy value and a tensor", kind=NUMPY)
+        return numpy_operation(tx, _OperatorOp(vb.COMPARE[op]), [a, b], {})
+
+    def unary_op(self, tx, op):
+        if op == "not":
+            return None
+        return numpy_operation(tx, _OperatorOp(vb.UNARY[op]), [self], {})
+
+    def getitem(self, tx, key):
+        return numpy_operation(tx, _OperatorOp(operator.getitem), [self, key], {})
+
+    def setitem(self, tx, key, value):
+        numpy_operation(tx, _SetitemOp(), [self, key, value], {})
+
+    def reconstruct(self, cg):
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        tensor = cg.reconstruct(self.tensor)
+        if self.scalar is not None:
+            return cg.shared(self, f"{cg.const(to_numpy_scalar)}({tensor})")
+        return cg.shared(self, f"{cg.const(to_ndarray)}({tensor})")
+
+
+def to_ndarray(t: torch.Tensor) -> np.ndarray:
+    """The ndarray a graph output stands for (memory shared with the tensor, as ``Tensor.numpy``)."""
+    return t.numpy()
+
+
+def to_numpy_scalar(t: torch.Tensor) -> np.generic:
+    return t.numpy()[()]
+
+
+class NumpyMethodValue(Value):
+    """``array.method`` waiting to be called."""
+
+    def __init__(self, array: NumpyArrayValue, name: str):
+        self.array = array
+        self.name = name
+
+    def describe(self):
+        return f"method ndarray.{self.name}"
+
+    def call(self, tx, args, kwargs):
+        return numpy_operation(tx, _MethodOp(self.name), [self.array, *args], kwargs)
+
+
+class NumpyFunctionValue(Value):
+    """A NumPy function (or ufunc) with a ``torch._numpy`` counterpart."""
+
+    def __init__(self, fn: Any, tnp_fn: Any, name: str):
+        self.fn = fn
+        self.tnp_fn = tnp_fn
+        self.name = name
+
+    def describe(self):
+        return f"numpy.{self.name}"
+
+    def real_value(self):
+        return self.fn
+
+    def python_type(self):
+        return type(self.fn)
+
+    def getattr(self, tx, name):  # np.add.reduce & co: not modelled
+        raise Unsupported(f"`numpy.{self.name}.{name}` in compiled code", kind=NUMPY)
+
+    def call(self, tx, args, kwargs):
+        if not _has_symbolic(args, kwargs):  # constants only: an immutable result is folded
+            real = _run_numpy(self.describe(), self.fn, [a.as_python_constant() for a in args],
+                              {k: v.as_python_constant() for k, v in kwargs.items()})
+            if _immutable(real):
+                return tx.wrap(real, None, trusted=True)
+        return numpy_operation(tx, _FunctionOp(self.fn, self.tnp_fn, self.name), list(args), dict(kwargs))
+
+    def reconstruct(self, cg):
+        return cg.const(self.fn)
+
+
+def _has_symbolic(args, kwargs) -> bool:
+    return not all(a.is_constant() for a in [*args, *kwargs.values()])
+
+
+def _immutable(obj) -> bool:
+    if type(obj) is tuple:
+        return all(_immutable(x) for x in obj)
+    return isinstance(obj, (np.generic, np.dtype, int, float, complex, str, bool, type(None), np.finfo, np.iinfo))
+
+
+def _binary(tx, op: str, a: Value, b: Value) -> Value:
+    if a.is_tensor() or b.is_tensor():  # NumPy defers to torch.Tensor's operators: not modelled
+        raise Unsupported(f"operator {op} between a NumPy value and a tensor", kind=NUMPY)
+    inplace = op.endswith("=")
+    fn = vb.BINARY[op]
+    out = numpy_operation(tx, _OperatorOp(fn), [a, b], {})
+    if inplace and isinstance(a, NumpyArrayValue) and out is not a:
+        raise Unsupported(f"in-place `{op}` on a NumPy value did not stay in place", kind=NUMPY)
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# one operation: the graph node, checked against NumPy's dry run
+
+class _Op:
+    """What to run: ``node_target`` on node arguments, ``real(*args)`` in NumPy's dry run."""
+
+    mutating_ok: frozenset = frozenset()  # argument positions NumPy may change in place
+
+    def real(self, *args, **kwargs):
+        raise NotImplementedError
+
+
+class _FunctionOp(_Op):
+    def __init__(self, fn, tnp_fn, name):
+        self.fn, self.name = fn, name
+        self.target = numpy_call(tnp_fn, name)
+
+    def what(self):
+        return f"numpy.{self.name}()"
+
+    def real(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
+class _MethodOp(_Op):
+    mutating_ok = frozenset({0})
+
+    def __init__(self, name):
+        self.name = name
+        self.target = _method_target(name)
+
+    def what(self):
+        return f"ndarray.{self.name}()"
+
+    def real(self, obj, *args, **kwargs):
+        return getattr(obj, self.name)(*args, **kwargs)
+
+
+class _OperatorOp(_Op):
+    def __init__(self, fn):
+        self.fn = fn
+        self.target = _operator_target(fn)
+        name = fn.__name__.strip("_")
+        self.mutating_ok = frozenset({0}) if name.startswith("i") and name not in ("invert", "index") else frozenset()
+
+    def what(self):
+        return f"operator {self.fn.__name__} on NumPy values"
+
+    def real(self, *args):
+        return self.fn(*args)
+
+
+class _AttrOp(_Op):
+    def __init__(self, name):
+        self.name = name
+        if name not in _ATTRS:
+            _ATTRS[name] = numpy_attr(name)
+        self.target = _ATTRS[name]
+
+    def what(self):
+        return f"ndarray.{self.name}"
+
+    def real(self, obj):
+        return getattr(obj, self.name)
+
+
+class _SetitemOp(_Op):
+    mutating_ok = frozenset({0})
+    target = NUMPY_SETITEM
+
+    def what(self):
+        return "item store on a NumPy array"
+
+    def real(self, obj, key, value):
+        obj[key] = value
+
+
+def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """The graph node of ``op``, its result typed and checked by NumPy's own dry run."""
+    arrays: dict[int, NumpyArrayValue] = {}  # position -> the NumPy value there (for in-place checks)
+    node_args = [_node_arg(tx, a) for a in args]
+    node_kwargs = {k: _node_arg(tx, v) for k, v in kwargs.items()}
+    for i, a in enumerate(args):
+        if isinstance(a, NumpyArrayValue):
+            arrays[i] = a
+    dummies: dict = {}
+    real_args = [_dummy(a, dummies) for a in args]
+    real_kwargs = {k: _dummy(v, dummies) for k, v in kwargs.items()}
+    before = {id(d): d.copy() for d in dummies.values() if isinstance(d, np.ndarray)}
+    expected = _run_numpy(op.what(), op.real, real_args, real_kwargs)
+    changed = [i for i, a in enumerate(real_args) if isinstance(a, np.ndarray) and id(a) in before
+               and a.tobytes() != before[id(a)].tobytes()]
+    out_kw = kwargs.get("out")
+    if any(i not in op.mutating_ok for i in changed) and out_kw is None:
+        raise Unsupported(f"{op.what()} changes an argument in place", kind=NUMPY)
+    if isinstance(op, _MethodOp) and not changed and expected is None:
+        raise Unsupported(f"{op.what()} (an in-place method) in compiled code", kind=NUMPY)
+    if changed and 0 in changed and 0 not in arrays:
+        raise Unsupported(f"{op.what()} changes a value that is not a NumPy array", kind=NUMPY)
+    if isinstance(op, _SetitemOp) and 0 not in arrays:
+        raise Unsupported("item store on a value that is not a NumPy array", kind=NUMPY)
+    result = tx.graph.call("call_function", op.target, tuple(node_args), node_kwargs)
+    mutated = bool(changed) or out_kw is not None or isinstance(op, _SetitemOp)
+    if mutated:
+        _mark_mutating(result)
+    if isinstance(op, _SetitemOp) or (isinstance(op, _MethodOp) and mutated and expected is None):
+        return ConstantValue(None)  # an item store, `a.sort()`, `a.fill(v)`
+    if mutated and expected is real_args[0] and 0 in arrays:
+        _check_same(op, expected, result, arrays[0])
+        return arrays[0]  # `a += 1`, `a.sort()`: the same array, changed
+    if out_kw is not None:
+        if not (isinstance(out_kw, NumpyArrayValue) and expected is real_kwargs["out"]):
+            raise Unsupported(f"{op.what()} with an `out=` that is not a NumPy array", kind=NUMPY)
+        return out_kw
+    return _typed(tx, op, expected, result, args, real_args)
+
+
+def _mark_mutating(result: Value) -> None:
+    node = getattr(result, "node", None)
+    if node is None:
+        raise Unsupported("an in-place NumPy operation left nothing in the graph", kind=NUMPY)
+    node.meta["mutates"] = True
+
+
+def _check_same(op, expected, result, array) -> None:
+    if not result.is_tensor() or tuple(result.fake.shape) != tuple(expected.shape) \
+            or np_dtype_of(result.fake.dtype) != expected.dtype:
+        raise Unsupported(f"{op.what()}: torch._numpy's result differs from NumPy's", kind=NUMPY)
+
+
+def _typed(tx, op, expected, result: Value, args, real_args) -> Value:
+    """The value of ``result`` as NumPy types it (``expected``), or a break when they differ."""
+    mismatch = Unsupported(f"{op.what()}: torch._numpy's result differs from NumPy's "
+                           f"({_shown(expected)} vs {result.describe()})", kind=NUMPY)
+    if type(expected) is np.ndarray or isinstance(expected, np.generic):
+        if not result.is_tensor():
+            raise mismatch
+        fake = result.fake
+        if np_dtype_of(fake.dtype) != expected.dtype or tuple(fake.shape) != tuple(expected.shape):
+            raise mismatch
+        if isinstance(expected, np.generic):
+            return NumpyArrayValue(result, scalar=type(expected))
+        _check_aliasing(op, expected, fake, args, real_args)
+        strides = None
+        itemsize = expected.dtype.itemsize
+        if tuple(int(s) * itemsize for s in fake.stride()) != expected.strides and expected.size > 1:
+            strides = expected.strides
+        return NumpyArrayValue(result, strides=strides)
+    if type(expected) in (tuple, list):
+        if not isinstance(result, BaseSequenceValue) or len(result.items) != len(expected):
+            raise mismatch
+        items = [_typed(tx, op, e, r, args, real_args) for e, r in zip(expected, result.items)]
+        return (TupleValue if type(expected) is tuple else ListValue)(items)
+    if type(expected) in (int, float, bool, complex, str, type(None)):
+        if not result.is_constant() or type(result.as_python_constant()) is not type(expected) \
+                or result.as_python_constant() != expected:
+            raise mismatch
+        return result
+    raise mismatch
+
+
+def _shown(x) -> str:
+    if isinstance(x, np.ndarray):
+        return f"ndarray {x.dtype} {x.shape}"
+    if isinstance(x, np.generic):
+        return f"{type(x).__name__} scalar"
+    return type(x).__name__
+
+
+def _check_aliasing(op, expected: np.ndarray, fake: torch.Tensor, args, real_args) -> None:
+    """NumPy's result is a view of the same arguments as torch._numpy's (or a copy of all)."""
+    from torch.multiprocessing.reductions import StorageWeakRef
+    out_storage = StorageWeakRef(fake.untyped_storage())
+    for arg, real in zip(args, real_args):
+        tensor = arg.tensor if isinstance(arg, NumpyArrayValue) else arg if arg.is_tensor() else None
+        if tensor is None or not isinstance(real, (np.ndarray, torch.Tensor)):
+            continue
+        real_array = real.detach().numpy() if isinstance(real, torch.Tensor) else real
+        numpy_view = np.shares_memory(expected, real_array)
+        torch_view = StorageWeakRef(tensor.fake.untyped_storage()) == out_storage
+        if numpy_view != torch_view:
+            raise Unsupported(f"{op.what()}: NumPy returns a {'view' if numpy_view else 'copy'}, "
+                              f"torch._numpy a {'view' if torch_view else 'copy'}", kind=NUMPY)
+
+
+def _run_numpy(what: str, fn, args, kwargs):
+    """NumPy's own answer (warnings silenced: the graph does not warn either)."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return fn(*args, **kwargs)
+    except Unsupported:
+        raise
+    except Exception as exc:  # noqa: BLE001 - NumPy refuses: let it refuse in Python
+        raise Unsupported(f"{what} raised {type(exc).__name__} in NumPy ({exc}) — it runs in Python",
+                          generic=True) from None
+
+
+def _dummy(v: Value, dummies: dict):
+    """The stand-in of ``v`` in the dry run (one per tensor: aliases stay aliases)."""
+    if isinstance(v, NumpyArrayValue):
+        key = ("np", v.tensor.node)
+        if key not in dummies:
+            arr = _dummy_array(v.fake)
+            dummies[key] = arr[()] if v.scalar is not None else arr
+        return dummies[key]
+    if v.is_tensor():
+        key = ("t", v.node)
+        if key not in dummies:
+            if v.fake.device.type != "cpu":
+                raise Unsupported("a tensor not on the CPU passed to NumPy", generic=True)
+            t = torch.from_numpy(np.ascontiguousarray(_dummy_array(v.fake)))
+            dummies[key] = t.requires_grad_(v.fake.requires_grad) if t.is_floating_point() else t
+        return dummies[key]
+    if isinstance(v, SliceValue):
+        return slice(*(_dummy(p, dummies) for p in v.parts))
+    if isinstance(v, BaseSequenceValue):
+        return (list if v.python_type() is list else tuple)(_dummy(i, dummies) for i in v.items)
+    if v.is_constant():
+        return v.as_python_constant()
+    try:
+        real = v.real_value()
+    except Unsupported:
+        raise Unsupported(f"{v.describe()} passed to NumPy", kind=NUMPY) from None
+    if isinstance(real, type) and (issubclass(real, np.generic) or real in (int, float, bool, complex)):
+        return real
+    raise Unsupported(f"{v.describe()} passed to NumPy", kind=NUMPY)
+
+
+def _node_arg(tx, v: Value):
+    """``v`` as the graph node sees it: arrays as their tensors, dtypes as names."""
+    if isinstance(v, NumpyArrayValue):
+        return v.tensor
+    if v.is_tensor():
+        return v
+    if isinstance(v, SliceValue):
+        return SliceValue(*(_node_arg(tx, p) for p in v.parts))
+    if isinstance(v, BaseSequenceValue):
+        return (ListValue if v.python_type() is list else TupleValue)([_node_arg(tx, i) for i in v.items])
+    if v.is_constant():
+        c = v.as_python_constant()
+        if isinstance(c, np.generic):
+            return ConstantValue(_scalar_marker(c))
+        if isinstance(c, np.dtype):
+            return ConstantValue(c.name)
+        return v
+    try:
+        real = v.real_value()
+    except Unsupported:
+        raise Unsupported(f"{v.describe()} passed to NumPy", kind=NUMPY) from None
+    if isinstance(real, type) and (issubclass(real, np.generic) or real in (int, float, bool, complex)):
+        return ConstantValue(np.dtype(real).name)
+    raise Unsupported(f"{v.describe()} passed to NumPy", kind=NUMPY)
+
+
+# ---------------------------------------------------------------------------------------
+# ndarray inputs
+
+@dataclass(frozen=True)
+class FromNumpySource(Source):
+    """``torch.from_numpy(<array>)``: the tensor a graph reads an ndarray input through."""
+
+    array: Source
+
+    @property
+    def expr(self) -> str:
+        return f"torch.from_numpy({self.array.expr})"
+
+    @property
+    def base(self):
+        return self.array
+
+    def fetch(self, frame_locals, fn):
+        return torch.from_numpy(self.array.fetch(frame_locals, fn))
+
+    def render(self, ctx):
+        return f"{ctx.constant(torch.from_numpy, 'from_numpy')}({ctx.expr(self.array)})"
+
+
+def _wrap_ndarray(tx, arr: np.ndarray, source):
+    from autograph.capture.values.objects import ObjectValue
+    from autograph.guards import model
+    tx.guards.type_(source, arr)
+    supported = (source is not None and arr.flags.writeable and arr.flags.aligned and arr.dtype.isnative
+                 and arr.dtype.kind in "biufc" and all(s >= 0 and s % arr.dtype.itemsize == 0 for s in arr.strides))
+    if supported:
+        try:
+            real = torch.from_numpy(arr)
+        except (TypeError, RuntimeError):
+            supported = False
+    if not supported:
+        return ObjectValue(arr, source)  # any use of it breaks
+    dtype, shape, strides = arr.dtype, arr.shape, arr.strides
+
+    def check(v):
+        return type(v) is np.ndarray and v.dtype == dtype and v.shape == shape and v.strides == strides \
+            and v.flags.writeable and v.flags.aligned
+
+    tx.guards._add(("ndarray", source), lambda: model.python_guard(
+        f"___check_ndarray({source.expr}, {dtype}, {shape}, {strides})", check, [source],
+        words=f"{source.expr}: ndarray {dtype} shape {shape} strides {strides} writeable"))
+    real._autograph_static_dims = tuple(range(real.dim()))  # ndarray inputs keep their sizes
+    tensor = tx.graph.add_input(FromNumpySource(source), real)
+    return NumpyArrayValue(tensor, source=source)
+
+
+def _wrap_numpy_scalar(tx, obj, source):
+    builder._value_guard(tx.guards, source, obj)
+    return ConstantValue(obj, source)
+
+
+# ---------------------------------------------------------------------------------------
+# crossing between torch and NumPy inside the graph
+
+def _tensor_numpy(tx, tensor: Value, args, kwargs) -> Value:
+    """``tensor.numpy()``: the same data as an ndarray (Python's errors where eager raises them)."""
+    force = kwargs.get("force", args[0] if args else ConstantValue(False))
+    if len(args) > 1 or set(kwargs) - {"force"} or not force.is_constant() or force.as_python_constant():
+        raise Unsupported("`.numpy(force=True)` in compiled code", kind=NUMPY)
+    fake = tensor.fake
+    if fake.requires_grad or fake.device.type != "cpu" or fake.is_conj() or fake.is_neg() \
+            or np_dtype_of(fake.dtype) is None or type(fake).__name__ not in ("FakeTensor", "Tensor"):
+        raise Unsupported("`.numpy()` of this tensor raises in Python", generic=True)
+    return NumpyArrayValue(tensor)
+
+
+def _alias(tx, array: NumpyArrayValue) -> Value:
+    return tx.graph.call("call_function", torch.ops.aten.alias.default, (array.tensor,), {})
+
+
+def _from_numpy(tx, args, kwargs):
+    if len(args) != 1 or kwargs or not isinstance(args[0], NumpyArrayValue):
+        return NotImplemented
+    if args[0].scalar is not None:
+        return NotImplemented
+    return _alias(tx, args[0])
+
+
+def _as_tensor(copy: bool):
+    def handler(tx, args, kwargs):
+        if len(args) != 1 or not isinstance(args[0], NumpyArrayValue) or set(kwargs) - {"dtype", "device"}:
+            return NotImplemented
+        array = args[0]
+        out = tx.graph.call("call_function", torch.clone, (array.tensor,), {}) if copy or array.scalar is not None \
+            else _alias(tx, array)
+        if kwargs:
+            out = tx.graph.call("call_method", "to", (out,), dict(kwargs))
+        return out
+    return handler
+
+
+# ---------------------------------------------------------------------------------------
+# NumPy callables, classes and scalars
+
+_CALLABLES: dict | None = None
+
+
+def _tnp_callables() -> dict:
+    """id(NumPy callable) -> (callable, torch._numpy callable, name), as TorchDynamo maps them."""
+    global _CALLABLES
+    if _CALLABLES is None:
+        t = tnp()
+        table = {}
+        for np_mod, tnp_mod, prefix in ((np, t, ""), (np.linalg, t.linalg, "linalg."), (np.fft, t.fft, "fft.")):
+            for name, tnp_fn in vars(tnp_mod).items():
+                np_fn = getattr(np_mod, name, None)
+                if name.startswith("_") or not callable(tnp_fn) or not callable(np_fn) or isinstance(np_fn, type):
+                    continue
+                table[id(np_fn)] = (np_fn, tnp_fn, prefix + name)
+        _CALLABLES = table
+    return _CALLABLES
+
+
+def _callable_wrapper(tx, obj, source):
+    module = getattr(obj, "__module__", None)
+    if not (isinstance(module, str) and module.split(".")[0] == "numpy") and type(obj) is not np.ufunc:
+        return None
+    hit = _tnp_callables().get(id(obj))
+    if hit is None or hit[0] is not obj:
+        return None  # left to the opaque-library rule: calling it breaks
+    tx.guards.id_(source, obj)
+    return NumpyFunctionValue(*hit)
+
+
+_FOLDED_CLASSES = (np.dtype, np.finfo, np.iinfo)
+
+
+def _class_call(tx, cls, args, kwargs):
+    """``np.float32(2)``, ``np.dtype("float")``, ``np.finfo(np.float32)``: immutable, folded."""
+    if not isinstance(cls, type) or not (issubclass(cls, np.generic) or cls in _FOLDED_CLASSES):
+        return NotImplemented
+    if _has_symbolic(args, kwargs):
+        raise Unsupported(f"numpy.{cls.__name__}() of a value known only at run time", kind=NUMPY)
+    real = _run_numpy(f"numpy.{cls.__name__}()", cls, [a.as_python_constant() for a in args],
+                      {k: v.as_python_constant() for k, v in kwargs.items()})
+    if not _immutable(real):
+        raise Unsupported(f"numpy.{cls.__name__}() made a mutable object", kind=NUMPY)
+    return tx.wrap(real, None, trusted=True)
+
+
+def install() -> None:
+    builder.TYPE_WRAPPERS[np.ndarray] = _wrap_ndarray
+    for scalar in set(np.sctypeDict.values()):
+        if issubclass(scalar, np.generic) and scalar not in (np.object_, np.str_, np.bytes_, np.void):
+            builder.TYPE_WRAPPERS.setdefault(scalar, _wrap_numpy_scalar)
+            try:
+                builder.TYPE_WRAPPERS.setdefault(type(np.dtype(scalar)), _wrap_numpy_scalar)
+            except TypeError:
+                pass
+    if _callable_wrapper not in builder.CALLABLE_WRAPPERS:
+        builder.CALLABLE_WRAPPERS.append(_callable_wrapper)
+    if _class_call not in vb.CLASS_CALL_HOOKS:
+        vb.CLASS_CALL_HOOKS.insert(0, _class_call)
+    tensors.TENSOR_METHOD_OVERRIDES["numpy"] = _tensor_numpy
+    for fn, handler in ((torch.from_numpy, _from_numpy), (torch.as_tensor, _as_tensor(copy=False)),
+                        (torch.asarray, _as_tensor(copy=False)), (torch.tensor, _as_tensor(copy=True))):
+        vb.TORCH_CALL_OVERRIDES[fn] = _chained(handler, vb.TORCH_CALL_OVERRIDES.get(fn))
+
+
+def _chained(handler, previous):
+    """``handler`` first; another module's override of the same function after it."""
+    if previous is None or getattr(previous, "_numpy_handler", None) is handler:
+        return handler
+
+    def both(tx, args, kwargs):
+        out = handler(tx, args, kwargs)
+        return previous(tx, args, kwargs) if out is NotImplemented else out
+    both._numpy_handler = handler
+    return both
+
+
+install()
