@@ -248,15 +248,15 @@ class NumpyArrayValue(Value):
             dtype = np_dtype_of(fake.dtype)
             values = {"shape": tuple(int(s) for s in fake.shape), "ndim": fake.dim(), "size": fake.numel(),
                       "itemsize": dtype.itemsize, "nbytes": fake.numel() * dtype.itemsize, "dtype": dtype}
-            if self.scalar is not None and name == "shape":
-                return ConstantValue(())
+            if name == "shape":
+                return _ints(() if self.scalar is not None else values[name])
             return ConstantValue(values[name])
         if name == "strides":
             if self.scalar is not None:
-                return ConstantValue(())
+                return _ints(())
             if self.strides is not None:
-                return ConstantValue(self.strides)
-            return ConstantValue(tuple(int(s) * np_dtype_of(fake.dtype).itemsize for s in fake.stride()))
+                return _ints(self.strides)
+            return _ints(tuple(int(s) * np_dtype_of(fake.dtype).itemsize for s in fake.stride()))
         if name in ("T", "real", "imag", "mT"):
             return numpy_operation(tx, _AttrOp(name), [self], {})
         if name in ("flags", "base", "data", "ctypes", "flat", "__array_interface__"):
@@ -305,6 +305,10 @@ class NumpyArrayValue(Value):
         return cg.shared(self, f"{cg.const(to_ndarray)}({tensor})")
 
 
+def _ints(values: tuple) -> TupleValue:
+    return TupleValue([ConstantValue(v) for v in values])
+
+
 def to_ndarray(t: torch.Tensor) -> np.ndarray:
     """The ndarray a graph output stands for (memory shared with the tensor, as ``Tensor.numpy``)."""
     return t.numpy()
@@ -349,9 +353,9 @@ class NumpyFunctionValue(Value):
         raise Unsupported(f"`numpy.{self.name}.{name}` in compiled code", kind=NUMPY)
 
     def call(self, tx, args, kwargs):
-        if not _has_symbolic(args, kwargs):  # constants only: an immutable result is folded
-            real = _run_numpy(self.describe(), self.fn, [a.as_python_constant() for a in args],
-                              {k: v.as_python_constant() for k, v in kwargs.items()})
+        real_args = _constant_args(args, kwargs)
+        if real_args is not None:  # constants only: an immutable result is folded
+            real = _run_numpy(self.describe(), self.fn, *real_args)
             if _immutable(real):
                 return tx.wrap(real, None, trusted=True)
         return numpy_operation(tx, _FunctionOp(self.fn, self.tnp_fn, self.name), list(args), dict(kwargs))
@@ -360,8 +364,22 @@ class NumpyFunctionValue(Value):
         return cg.const(self.fn)
 
 
-def _has_symbolic(args, kwargs) -> bool:
-    return not all(a.is_constant() for a in [*args, *kwargs.values()])
+def _constant_args(args, kwargs) -> tuple[list, dict] | None:
+    """The real arguments when all are known now (constants, or classes such as ``np.int16``)."""
+    def real(v):
+        if v.is_constant():
+            return v.as_python_constant()
+        try:
+            obj = v.real_value()
+        except Unsupported:
+            raise LookupError from None
+        if not isinstance(obj, type):
+            raise LookupError
+        return obj
+    try:
+        return [real(a) for a in args], {k: real(v) for k, v in kwargs.items()}
+    except LookupError:
+        return None
 
 
 def _immutable(obj) -> bool:
@@ -482,6 +500,7 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
         raise Unsupported(f"{op.what()} changes a value that is not a NumPy array", kind=NUMPY)
     if isinstance(op, _SetitemOp) and 0 not in arrays:
         raise Unsupported("item store on a value that is not a NumPy array", kind=NUMPY)
+    _check_integer_division(op, expected, args)
     result = tx.graph.call("call_function", op.target, tuple(node_args), node_kwargs)
     mutated = bool(changed) or out_kw is not None or isinstance(op, _SetitemOp)
     if mutated:
@@ -496,6 +515,27 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
             raise Unsupported(f"{op.what()} with an `out=` that is not a NumPy array", kind=NUMPY)
         return out_kw
     return _typed(tx, op, expected, result, args, real_args)
+
+
+_INT_DIVISIONS = {operator.floordiv, operator.ifloordiv, operator.mod, operator.imod, operator.pow,
+                  operator.ipow, divmod, np.floor_divide, np.remainder, np.mod, np.fmod, np.divmod, np.power}
+
+
+def _check_integer_division(op, expected, args) -> None:
+    """Integer ``//``, ``%`` and ``**`` by an array: NumPy gives 0 for a zero divisor (and raises for
+    a negative exponent), torch raises (or wraps) -- known only at run time: NumPy runs them."""
+    fn = getattr(op, "fn", None)
+    if fn not in _INT_DIVISIONS or len(args) < 2:
+        return
+    results = expected if type(expected) is tuple else (expected,)
+    if not any(isinstance(r, (np.ndarray, np.generic)) and r.dtype.kind in "iub" for r in results):
+        return
+    divisor = args[1]
+    if divisor.is_constant() and isinstance(divisor.as_python_constant(), (int, np.integer)) \
+            and divisor.as_python_constant() > 0:
+        return
+    raise Unsupported(f"{op.what()} on integers by a value known only at run time (NumPy's result for "
+                      "0 or a negative power differs from torch's)", kind=NUMPY)
 
 
 def _mark_mutating(result: Value) -> None:
@@ -523,12 +563,11 @@ def _typed(tx, op, expected, result: Value, args, real_args) -> Value:
             raise mismatch
         if isinstance(expected, np.generic):
             return NumpyArrayValue(result, scalar=type(expected))
-        _check_aliasing(op, expected, fake, args, real_args)
-        strides = None
-        itemsize = expected.dtype.itemsize
-        if tuple(int(s) * itemsize for s in fake.stride()) != expected.strides and expected.size > 1:
-            strides = expected.strides
-        return NumpyArrayValue(result, strides=strides)
+        if _check_aliasing(op, expected, fake, args, real_args):  # NumPy copies where torch views
+            result = tx.graph.call("call_function", torch.clone, (result,), {})
+        out = _laid_out(tx, op, expected, result)
+        strides = tuple(int(s) * expected.dtype.itemsize for s in out.fake.stride())
+        return NumpyArrayValue(out, strides=expected.strides if strides != expected.strides else None)
     if type(expected) in (tuple, list):
         if not isinstance(result, BaseSequenceValue) or len(result.items) != len(expected):
             raise mismatch
@@ -550,8 +589,35 @@ def _shown(x) -> str:
     return type(x).__name__
 
 
-def _check_aliasing(op, expected: np.ndarray, fake: torch.Tensor, args, real_args) -> None:
-    """NumPy's result is a view of the same arguments as torch._numpy's (or a copy of all)."""
+def _laid_out(tx, op, expected: np.ndarray, result: Value) -> Value:
+    """``result`` with NumPy's strides: a fresh C- or Fortran-ordered result is copied into that
+    order when torch chose another; any other difference is a break."""
+    if expected.size <= 1 or _same_layout(result.fake, expected):
+        return result
+    if expected.flags.c_contiguous:
+        out = tx.graph.call("call_method", "contiguous", (result,), {})
+    elif expected.flags.f_contiguous:
+        dims = tuple(reversed(range(expected.ndim)))
+        flipped = tx.graph.call("call_method", "permute", (result, *dims), {})
+        flipped = tx.graph.call("call_method", "contiguous", (flipped,), {})
+        out = tx.graph.call("call_method", "permute", (flipped, *dims), {})
+    else:
+        out = result
+    if not _same_layout(out.fake, expected):
+        raise Unsupported(f"{op.what()}: torch._numpy lays the result out differently from NumPy", kind=NUMPY)
+    return out
+
+
+def _same_layout(fake: torch.Tensor, expected: np.ndarray) -> bool:
+    """Same strides in every dimension longer than 1 (others never move through memory)."""
+    itemsize = expected.dtype.itemsize
+    return all(n <= 1 or int(s) * itemsize == e for n, s, e in zip(expected.shape, fake.stride(), expected.strides))
+
+
+def _check_aliasing(op, expected: np.ndarray, fake: torch.Tensor, args, real_args) -> bool:
+    """NumPy's result is a view of the same arguments as torch._numpy's. True: NumPy made a
+    copy where torch made a view (the caller copies); a view where torch copied is a break."""
+    views_only_in_torch = False
     from torch.multiprocessing.reductions import StorageWeakRef
     out_storage = StorageWeakRef(fake.untyped_storage())
     for arg, real in zip(args, real_args):
@@ -561,9 +627,14 @@ def _check_aliasing(op, expected: np.ndarray, fake: torch.Tensor, args, real_arg
         real_array = real.detach().numpy() if isinstance(real, torch.Tensor) else real
         numpy_view = np.shares_memory(expected, real_array)
         torch_view = StorageWeakRef(tensor.fake.untyped_storage()) == out_storage
-        if numpy_view != torch_view:
-            raise Unsupported(f"{op.what()}: NumPy returns a {'view' if numpy_view else 'copy'}, "
-                              f"torch._numpy a {'view' if torch_view else 'copy'}", kind=NUMPY)
+        if numpy_view and not torch_view:
+            raise Unsupported(f"{op.what()}: NumPy returns a view, torch._numpy a copy", kind=NUMPY)
+        views_only_in_torch |= torch_view and not numpy_view
+    if views_only_in_torch and any(np.shares_memory(expected, r.detach().numpy() if isinstance(r, torch.Tensor)
+                                                    else r) for r in real_args
+                                   if isinstance(r, (np.ndarray, torch.Tensor))):
+        raise Unsupported(f"{op.what()}: NumPy and torch._numpy share memory with different arguments", kind=NUMPY)
+    return views_only_in_torch
 
 
 def _run_numpy(what: str, fn, args, kwargs):
@@ -759,10 +830,35 @@ def _callable_wrapper(tx, obj, source):
     if not (isinstance(module, str) and module.split(".")[0] == "numpy") and type(obj) is not np.ufunc:
         return None
     hit = _tnp_callables().get(id(obj))
-    if hit is None or hit[0] is not obj:
-        return None  # left to the opaque-library rule: calling it breaks
     tx.guards.id_(source, obj)
+    if hit is None or hit[0] is not obj:
+        return NumpyOpaqueValue(obj)
     return NumpyFunctionValue(*hit)
+
+
+class NumpyOpaqueValue(Value):
+    """A NumPy callable torch._numpy has no counterpart for (``np.random.*``, I/O): calling it breaks."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def describe(self):
+        name = getattr(self.fn, "__qualname__", None) or getattr(self.fn, "__name__", "?")
+        return f"{getattr(self.fn, '__module__', None) or 'numpy'}.{name}"
+
+    def real_value(self):
+        return self.fn
+
+    def python_type(self):
+        return type(self.fn)
+
+    def call(self, tx, args, kwargs):
+        why = "NumPy's random stream is not the graph's" if "random" in self.describe() else \
+            "torch._numpy has no counterpart"
+        raise Unsupported(f"{self.describe()}() runs in NumPy ({why})", kind=NUMPY)
+
+    def reconstruct(self, cg):
+        return cg.const(self.fn)
 
 
 _FOLDED_CLASSES = (np.dtype, np.finfo, np.iinfo)
@@ -772,10 +868,10 @@ def _class_call(tx, cls, args, kwargs):
     """``np.float32(2)``, ``np.dtype("float")``, ``np.finfo(np.float32)``: immutable, folded."""
     if not isinstance(cls, type) or not (issubclass(cls, np.generic) or cls in _FOLDED_CLASSES):
         return NotImplemented
-    if _has_symbolic(args, kwargs):
+    real_args = _constant_args(args, kwargs)
+    if real_args is None:
         raise Unsupported(f"numpy.{cls.__name__}() of a value known only at run time", kind=NUMPY)
-    real = _run_numpy(f"numpy.{cls.__name__}()", cls, [a.as_python_constant() for a in args],
-                      {k: v.as_python_constant() for k, v in kwargs.items()})
+    real = _run_numpy(f"numpy.{cls.__name__}()", cls, *real_args)
     if not _immutable(real):
         raise Unsupported(f"numpy.{cls.__name__}() made a mutable object", kind=NUMPY)
     return tx.wrap(real, None, trusted=True)
