@@ -20,8 +20,8 @@ from autograph.capture.values import builder
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.containers import ListIteratorValue
-from autograph.capture.values.tokens import (FROM_REAL_HOOKS, MAX_ITEMS, from_real, register_made, run_real,
-                                             to_real)
+from autograph.capture.values import tokens
+from autograph.capture.values.tokens import FROM_REAL_HOOKS, from_real, register_made, run_real, to_real
 
 LIVE_ITERATOR = break_kind(
     "live-iterator", "an itertools/collections iterator that already produced items is still in use where "
@@ -46,8 +46,12 @@ class RealIteratorValue(ListIteratorValue):
         # ``rebuild(cg)``: an expression making an equal fresh iterator (valid while not advanced)
         self.rebuild = rebuild
         self.advanced = False
+        self.holders: list[RealIteratorValue] = []  # iterators made over this one (they draw from it)
         self.created_step = tx.step
         register_made(tx, real, self)
+
+    def is_advanced(self) -> bool:
+        return self.advanced or any(h.is_advanced() for h in self.holders)
 
     def describe(self):
         module = type(self.real).__module__
@@ -82,8 +86,8 @@ class RealIteratorValue(ListIteratorValue):
         out = []
         while (item := self.next(tx)) is not None:
             out.append(item)
-            if len(out) > MAX_ITEMS:
-                raise Unsupported(f"more than {MAX_ITEMS} items drawn from {self.describe()}")
+            if len(out) > tokens.MAX_ITEMS:
+                raise Unsupported(f"more than {tokens.MAX_ITEMS} items drawn from {self.describe()}")
         return out
 
     def length(self, tx):
@@ -91,7 +95,7 @@ class RealIteratorValue(ListIteratorValue):
         raise Unsupported(f"TypeError: {err}", generic=True, exc=err)
 
     def reconstruct(self, cg):
-        if self.rebuild is not None and not self.advanced:
+        if self.rebuild is not None and not self.is_advanced():
             return cg.shared(self, self.rebuild(cg))
         raise Unsupported(f"{self.describe()} that already produced items is live where the graph ends",
                           kind=LIVE_ITERATOR)
@@ -108,8 +112,9 @@ def call_expr(cg, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> str:
 
 def make_iterator(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
     """``fn(*args, **kwargs)`` for an itertools class or ``chain.from_iterable``, made for real."""
-    real_args = [to_real(tx, a) for a in args]
-    real_kwargs = {k: to_real(tx, v) for k, v in kwargs.items()}
+    inner = [a for a in [*args, *kwargs.values()] if isinstance(a, RealIteratorValue)]
+    real_args = [a.real if isinstance(a, RealIteratorValue) else to_real(tx, a) for a in args]
+    real_kwargs = {k: v.real if isinstance(v, RealIteratorValue) else to_real(tx, v) for k, v in kwargs.items()}
     rebuild_args = list(args)
     consumed = _CONSUMING.get(fn, 0)
     if fn in _CONSUMING:  # as the C code does first: tuple() of each iterable argument, in order
@@ -120,8 +125,14 @@ def make_iterator(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> V
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", "itertools"))
     real = run_real(tx, f"itertools.{name}()", fn, *real_args, **real_kwargs)
     if fn is itertools.tee:
-        return _tee_values(tx, real, args, kwargs)
-    return RealIteratorValue(tx, real, lambda cg: call_expr(cg, fn, rebuild_args, kwargs))
+        out = _tee_values(tx, real, args, kwargs)
+        holders = out.items
+    else:
+        out = RealIteratorValue(tx, real, lambda cg: call_expr(cg, fn, rebuild_args, kwargs))
+        holders = [out]
+    for it in inner:  # its position is theirs now: it is rebuilt while none of them advanced
+        it.holders.extend(holders)
+    return out
 
 
 def _tee_values(tx, members: tuple, args, kwargs) -> Value:
@@ -131,7 +142,7 @@ def _tee_values(tx, members: tuple, args, kwargs) -> Value:
 
     def member(i):
         def rebuild(cg):
-            if any(v.advanced for v in values):
+            if any(v.is_advanced() for v in values):
                 raise Unsupported("a tee iterator whose sibling already produced items", kind=LIVE_ITERATOR)
             group = cg.shared(values, call_expr(cg, itertools.tee, args, kwargs))
             return f"{group}[{i}]"

@@ -251,12 +251,13 @@ def iterator_of(tx, value: Value) -> Value:
 
 def drain(tx, it: Value, what: Value):
     """A real generator over the items of symbolic iterator ``it``, drawn one at a time."""
-    for _ in range(MAX_ITEMS):
+    limit = MAX_ITEMS
+    for _ in range(limit):
         item = it.next(tx)
         if item is None:
             return
         yield to_real(tx, item)
-    raise Unsupported(f"more than {MAX_ITEMS} items drawn from {what.describe()}")
+    raise Unsupported(f"more than {limit} items drawn from {what.describe()}")
 
 
 class CallableToken(Token):
