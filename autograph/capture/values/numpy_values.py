@@ -331,6 +331,9 @@ class NumpyMethodValue(Value):
     def call(self, tx, args, kwargs):
         return numpy_operation(tx, _MethodOp(self.name), [self.array, *args], kwargs)
 
+    def reconstruct(self, cg):
+        return f"{cg.reconstruct(self.array)}.{self.name}"
+
 
 class NumpyFunctionValue(Value):
     """A NumPy function (or ufunc) with a ``torch._numpy`` counterpart."""
@@ -391,6 +394,8 @@ def _immutable(obj) -> bool:
 def _binary(tx, op: str, a: Value, b: Value) -> Value:
     if a.is_tensor() or b.is_tensor():  # NumPy defers to torch.Tensor's operators: not modelled
         raise Unsupported(f"operator {op} between a NumPy value and a tensor", kind=NUMPY)
+    if op.endswith("=") and not (isinstance(a, NumpyArrayValue) and a.scalar is None):
+        op = op[:-1]  # a NumPy scalar is immutable: `s += 1` makes a new one (Python's rule)
     inplace = op.endswith("=")
     fn = vb.BINARY[op]
     out = numpy_operation(tx, _OperatorOp(fn), [a, b], {})
@@ -500,6 +505,9 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
         raise Unsupported(f"{op.what()} changes a value that is not a NumPy array", kind=NUMPY)
     if isinstance(op, _SetitemOp) and 0 not in arrays:
         raise Unsupported("item store on a value that is not a NumPy array", kind=NUMPY)
+    for arg, dummy in zip([*args, *kwargs.values()], [*real_args, *real_kwargs.values()]):
+        if expected is dummy and isinstance(arg, NumpyArrayValue) and not changed and out_kw is None:
+            return arg  # NumPy hands the argument itself back, unchanged (`np.asarray(a) is a`)
     _check_integer_division(op, expected, args)
     result = tx.graph.call("call_function", op.target, tuple(node_args), node_kwargs)
     mutated = bool(changed) or out_kw is not None or isinstance(op, _SetitemOp)
@@ -763,6 +771,12 @@ def _wrap_numpy_scalar(tx, obj, source):
     return ConstantValue(obj, source)
 
 
+def _wrap_limits(tx, obj, source):
+    """``np.finfo``/``np.iinfo`` objects (NumPy caches one per dtype): read for real."""
+    tx.guards.id_(source, obj)
+    return ConstantValue(obj, source)
+
+
 # ---------------------------------------------------------------------------------------
 # crossing between torch and NumPy inside the graph
 
@@ -879,6 +893,7 @@ def _class_call(tx, cls, args, kwargs):
 
 def install() -> None:
     builder.TYPE_WRAPPERS[np.ndarray] = _wrap_ndarray
+    builder.TYPE_WRAPPERS[np.finfo] = builder.TYPE_WRAPPERS[np.iinfo] = _wrap_limits
     for scalar in set(np.sctypeDict.values()):
         if issubclass(scalar, np.generic) and scalar not in (np.object_, np.str_, np.bytes_, np.void):
             builder.TYPE_WRAPPERS.setdefault(scalar, _wrap_numpy_scalar)
