@@ -772,8 +772,15 @@ def _wrap_numpy_scalar(tx, obj, source):
 
 
 def _wrap_limits(tx, obj, source):
-    """``np.finfo``/``np.iinfo`` objects (NumPy caches one per dtype): read for real."""
-    tx.guards.id_(source, obj)
+    """``np.finfo``/``np.iinfo`` objects (what they hold follows from their dtype): read for real."""
+    from autograph.guards import model
+    cls, dtype = type(obj), obj.dtype
+    if source is None:
+        tx.guards.id_(source, obj)
+    else:
+        tx.guards._add(("limits", source), lambda: model.python_guard(
+            f"type({source.expr}) is {cls.__name__} and {source.expr}.dtype == {dtype}",
+            lambda v: type(v) is cls and v.dtype == dtype, [source]))
     return ConstantValue(obj, source)
 
 
