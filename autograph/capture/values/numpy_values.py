@@ -184,7 +184,7 @@ def _dummy_array(fake: torch.Tensor) -> np.ndarray:
     """A real array with ``fake``'s dtype, shape and strides, holding harmless values."""
     dtype = np_dtype_of(fake.dtype)
     if dtype is None:
-        raise Unsupported(f"a {fake.dtype} tensor in NumPy code (NumPy has no such dtype)", kind=NUMPY)
+        raise Unsupported(f"a {fake.dtype} tensor in numpy code (numpy has no such dtype)", kind=NUMPY)
     shape = tuple(int(s) for s in fake.shape)
     strides = tuple(int(s) for s in fake.stride())
     size = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides))
@@ -230,7 +230,7 @@ class NumpyArrayValue(Value):
         return self.tensor.fake
 
     def truth(self, tx):
-        raise Unsupported("data-dependent branch on a NumPy value")
+        raise Unsupported("data-dependent branch on a numpy value")
 
     def length(self, tx):
         if self.fake.dim() == 0:
@@ -260,14 +260,14 @@ class NumpyArrayValue(Value):
         if name in ("T", "real", "imag", "mT"):
             return numpy_operation(tx, _AttrOp(name), [self], {})
         if name in ("flags", "base", "data", "ctypes", "flat", "__array_interface__"):
-            raise Unsupported(f"`.{name}` of a NumPy array in compiled code", kind=NUMPY)
+            raise Unsupported(f"`.{name}` of a numpy array in compiled code", kind=NUMPY)
         attr = getattr(np.ndarray if self.scalar is None else self.scalar, name, None)
         if attr is None:
             err = AttributeError(f"'{self.python_type().__name__}' object has no attribute '{name}'")
             raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
         if callable(attr):
             return NumpyMethodValue(self, name)
-        raise Unsupported(f"attribute `.{name}` of a NumPy value", kind=NUMPY)
+        raise Unsupported(f"attribute `.{name}` of a numpy value", kind=NUMPY)
 
     def call_method(self, tx, name, args, kwargs):
         return self.getattr(tx, name).call(tx, args, kwargs)
@@ -282,7 +282,7 @@ class NumpyArrayValue(Value):
     def compare_op(self, tx, op, other, reflected=False):
         a, b = (other, self) if reflected else (self, other)
         if other.is_tensor():
-            raise Unsupported(f"comparison {op} between a NumPy value and a tensor", kind=NUMPY)
+            raise Unsupported(f"comparison {op} between a numpy value and a tensor", kind=NUMPY)
         return numpy_operation(tx, _OperatorOp(vb.COMPARE[op]), [a, b], {})
 
     def unary_op(self, tx, op):
@@ -393,14 +393,14 @@ def _immutable(obj) -> bool:
 
 def _binary(tx, op: str, a: Value, b: Value) -> Value:
     if a.is_tensor() or b.is_tensor():  # NumPy defers to torch.Tensor's operators: not modelled
-        raise Unsupported(f"operator {op} between a NumPy value and a tensor", kind=NUMPY)
+        raise Unsupported(f"operator {op} between a numpy value and a tensor", kind=NUMPY)
     if op.endswith("=") and not (isinstance(a, NumpyArrayValue) and a.scalar is None):
         op = op[:-1]  # a NumPy scalar is immutable: `s += 1` makes a new one (Python's rule)
     inplace = op.endswith("=")
     fn = vb.BINARY[op]
     out = numpy_operation(tx, _OperatorOp(fn), [a, b], {})
     if inplace and isinstance(a, NumpyArrayValue) and out is not a:
-        raise Unsupported(f"in-place `{op}` on a NumPy value did not stay in place", kind=NUMPY)
+        raise Unsupported(f"in-place `{op}` on a numpy value did not stay in place", kind=NUMPY)
     return out
 
 
@@ -450,7 +450,7 @@ class _OperatorOp(_Op):
         self.mutating_ok = frozenset({0}) if name.startswith("i") and name not in ("invert", "index") else frozenset()
 
     def what(self):
-        return f"operator {self.fn.__name__} on NumPy values"
+        return f"operator {self.fn.__name__} on numpy values"
 
     def real(self, *args):
         return self.fn(*args)
@@ -475,7 +475,7 @@ class _SetitemOp(_Op):
     target = NUMPY_SETITEM
 
     def what(self):
-        return "item store on a NumPy array"
+        return "item store on a numpy array"
 
     def real(self, obj, key, value):
         obj[key] = value
@@ -502,9 +502,9 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
     if isinstance(op, _MethodOp) and not changed and expected is None:
         raise Unsupported(f"{op.what()} (an in-place method) in compiled code", kind=NUMPY)
     if changed and 0 in changed and 0 not in arrays:
-        raise Unsupported(f"{op.what()} changes a value that is not a NumPy array", kind=NUMPY)
+        raise Unsupported(f"{op.what()} changes a value that is not a numpy array", kind=NUMPY)
     if isinstance(op, _SetitemOp) and 0 not in arrays:
-        raise Unsupported("item store on a value that is not a NumPy array", kind=NUMPY)
+        raise Unsupported("item store on a value that is not a numpy array", kind=NUMPY)
     for arg, dummy in zip([*args, *kwargs.values()], [*real_args, *real_kwargs.values()]):
         if expected is dummy and isinstance(arg, NumpyArrayValue) and not changed and out_kw is None:
             return arg  # NumPy hands the argument itself back, unchanged (`np.asarray(a) is a`)
@@ -520,7 +520,7 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
         return arrays[0]  # `a += 1`, `a.sort()`: the same array, changed
     if out_kw is not None:
         if not (isinstance(out_kw, NumpyArrayValue) and expected is real_kwargs["out"]):
-            raise Unsupported(f"{op.what()} with an `out=` that is not a NumPy array", kind=NUMPY)
+            raise Unsupported(f"{op.what()} with an `out=` that is not a numpy array", kind=NUMPY)
         return out_kw
     return _typed(tx, op, expected, result, args, real_args)
 
@@ -542,26 +542,26 @@ def _check_integer_division(op, expected, args) -> None:
     if divisor.is_constant() and isinstance(divisor.as_python_constant(), (int, np.integer)) \
             and divisor.as_python_constant() > 0:
         return
-    raise Unsupported(f"{op.what()} on integers by a value known only at run time (NumPy's result for "
+    raise Unsupported(f"{op.what()} on integers by a value known only at run time (numpy's result for "
                       "0 or a negative power differs from torch's)", kind=NUMPY)
 
 
 def _mark_mutating(result: Value) -> None:
     node = getattr(result, "node", None)
     if node is None:
-        raise Unsupported("an in-place NumPy operation left nothing in the graph", kind=NUMPY)
+        raise Unsupported("an in-place numpy operation left nothing in the graph", kind=NUMPY)
     node.meta["mutates"] = True
 
 
 def _check_same(op, expected, result, array) -> None:
     if not result.is_tensor() or tuple(result.fake.shape) != tuple(expected.shape) \
             or np_dtype_of(result.fake.dtype) != expected.dtype:
-        raise Unsupported(f"{op.what()}: torch._numpy's result differs from NumPy's", kind=NUMPY)
+        raise Unsupported(f"{op.what()}: torch._numpy's result differs from numpy's", kind=NUMPY)
 
 
 def _typed(tx, op, expected, result: Value, args, real_args) -> Value:
     """The value of ``result`` as NumPy types it (``expected``), or a break when they differ."""
-    mismatch = Unsupported(f"{op.what()}: torch._numpy's result differs from NumPy's "
+    mismatch = Unsupported(f"{op.what()}: torch._numpy's result differs from numpy's "
                            f"({_shown(expected)} vs {result.describe()})", kind=NUMPY)
     if type(expected) is np.ndarray or isinstance(expected, np.generic):
         if not result.is_tensor():
@@ -612,7 +612,7 @@ def _laid_out(tx, op, expected: np.ndarray, result: Value) -> Value:
     else:
         out = result
     if not _same_layout(out.fake, expected):
-        raise Unsupported(f"{op.what()}: torch._numpy lays the result out differently from NumPy", kind=NUMPY)
+        raise Unsupported(f"{op.what()}: torch._numpy lays the result out differently from numpy", kind=NUMPY)
     return out
 
 
@@ -636,12 +636,12 @@ def _check_aliasing(op, expected: np.ndarray, fake: torch.Tensor, args, real_arg
         numpy_view = np.shares_memory(expected, real_array)
         torch_view = StorageWeakRef(tensor.fake.untyped_storage()) == out_storage
         if numpy_view and not torch_view:
-            raise Unsupported(f"{op.what()}: NumPy returns a view, torch._numpy a copy", kind=NUMPY)
+            raise Unsupported(f"{op.what()}: numpy returns a view, torch._numpy a copy", kind=NUMPY)
         views_only_in_torch |= torch_view and not numpy_view
     if views_only_in_torch and any(np.shares_memory(expected, r.detach().numpy() if isinstance(r, torch.Tensor)
                                                     else r) for r in real_args
                                    if isinstance(r, (np.ndarray, torch.Tensor))):
-        raise Unsupported(f"{op.what()}: NumPy and torch._numpy share memory with different arguments", kind=NUMPY)
+        raise Unsupported(f"{op.what()}: numpy and torch._numpy share memory with different arguments", kind=NUMPY)
     return views_only_in_torch
 
 
@@ -654,7 +654,7 @@ def _run_numpy(what: str, fn, args, kwargs):
     except Unsupported:
         raise
     except Exception as exc:  # noqa: BLE001 - NumPy refuses: let it refuse in Python
-        raise Unsupported(f"{what} raised {type(exc).__name__} in NumPy ({exc}) — it runs in Python",
+        raise Unsupported(f"{what} raised {type(exc).__name__} in numpy ({exc}) — it runs in Python",
                           generic=True) from None
 
 
@@ -670,7 +670,7 @@ def _dummy(v: Value, dummies: dict):
         key = ("t", v.node)
         if key not in dummies:
             if v.fake.device.type != "cpu":
-                raise Unsupported("a tensor not on the CPU passed to NumPy", generic=True)
+                raise Unsupported("a tensor not on the CPU passed to numpy", generic=True)
             t = torch.from_numpy(np.ascontiguousarray(_dummy_array(v.fake)))
             dummies[key] = t.requires_grad_(v.fake.requires_grad) if t.is_floating_point() else t
         return dummies[key]
@@ -683,10 +683,10 @@ def _dummy(v: Value, dummies: dict):
     try:
         real = v.real_value()
     except Unsupported:
-        raise Unsupported(f"{v.describe()} passed to NumPy", kind=NUMPY) from None
+        raise Unsupported(f"{v.describe()} passed to numpy", kind=NUMPY) from None
     if isinstance(real, type) and (issubclass(real, np.generic) or real in (int, float, bool, complex)):
         return real
-    raise Unsupported(f"{v.describe()} passed to NumPy", kind=NUMPY)
+    raise Unsupported(f"{v.describe()} passed to numpy", kind=NUMPY)
 
 
 def _node_arg(tx, v: Value):
@@ -709,10 +709,10 @@ def _node_arg(tx, v: Value):
     try:
         real = v.real_value()
     except Unsupported:
-        raise Unsupported(f"{v.describe()} passed to NumPy", kind=NUMPY) from None
+        raise Unsupported(f"{v.describe()} passed to numpy", kind=NUMPY) from None
     if isinstance(real, type) and (issubclass(real, np.generic) or real in (int, float, bool, complex)):
         return ConstantValue(np.dtype(real).name)
-    raise Unsupported(f"{v.describe()} passed to NumPy", kind=NUMPY)
+    raise Unsupported(f"{v.describe()} passed to numpy", kind=NUMPY)
 
 
 # ---------------------------------------------------------------------------------------
@@ -874,9 +874,9 @@ class NumpyOpaqueValue(Value):
         return type(self.fn)
 
     def call(self, tx, args, kwargs):
-        why = "NumPy's random stream is not the graph's" if "random" in self.describe() else \
+        why = "numpy's random stream is not the graph's" if "random" in self.describe() else \
             "torch._numpy has no counterpart"
-        raise Unsupported(f"{self.describe()}() runs in NumPy ({why})", kind=NUMPY)
+        raise Unsupported(f"{self.describe()}() runs in numpy ({why})", kind=NUMPY)
 
     def reconstruct(self, cg):
         return cg.const(self.fn)
@@ -887,6 +887,8 @@ _FOLDED_CLASSES = (np.dtype, np.finfo, np.iinfo)
 
 def _class_call(tx, cls, args, kwargs):
     """``np.float32(2)``, ``np.dtype("float")``, ``np.finfo(np.float32)``: immutable, folded."""
+    if cls in (float, int, bool, complex) and args and isinstance(args[0], NumpyArrayValue):
+        raise Unsupported(f"`{cls.__name__}()` of a numpy value reads its data into Python")
     if not isinstance(cls, type) or not (issubclass(cls, np.generic) or cls in _FOLDED_CLASSES):
         return NotImplemented
     real_args = _constant_args(args, kwargs)
