@@ -509,10 +509,11 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
         if expected is dummy and isinstance(arg, NumpyArrayValue) and not changed and out_kw is None:
             return arg  # NumPy hands the argument itself back, unchanged (`np.asarray(a) is a`)
     _check_integer_division(op, expected, args)
+    before = getattr(tx.graph, "last_call_node", None)
     result = tx.graph.call("call_function", op.target, tuple(node_args), node_kwargs)
     mutated = bool(changed) or out_kw is not None or isinstance(op, _SetitemOp)
     if mutated:
-        _mark_mutating(result)
+        _mark_mutating(tx, before)
     if isinstance(op, _SetitemOp) or (isinstance(op, _MethodOp) and mutated and expected is None):
         return ConstantValue(None)  # an item store, `a.sort()`, `a.fill(v)`
     if mutated and expected is real_args[0] and 0 in arrays:
@@ -546,9 +547,10 @@ def _check_integer_division(op, expected, args) -> None:
                       "0 or a negative power differs from torch's)", kind=NUMPY)
 
 
-def _mark_mutating(result: Value) -> None:
-    node = getattr(result, "node", None)
-    if node is None:
+def _mark_mutating(tx, before) -> None:
+    """Keep the node of an in-place operation (the effects recorder sees its writes too)."""
+    node = getattr(tx.graph, "last_call_node", None)
+    if node is None or node is before:
         raise Unsupported("an in-place numpy operation left nothing in the graph", kind=NUMPY)
     node.meta["mutates"] = True
 
