@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Callable
 
-from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.breaks import CaptureBug, Unsupported, break_kind
 from autograph.capture.values import builder
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
@@ -76,7 +76,7 @@ class RealIteratorValue(ListIteratorValue):
             item = next(self.real)
         except StopIteration:
             return None
-        except Unsupported:
+        except (Unsupported, CaptureBug):
             raise
         except Exception as exc:  # noqa: BLE001 - raised natively where Python raises it
             return run_real(tx, f"next() of {self.describe()}", _reraise, exc)

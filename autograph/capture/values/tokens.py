@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from autograph.capture.breaks import Unsupported
+from autograph.capture.breaks import CaptureBug, Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue, is_literal
 
@@ -133,7 +133,7 @@ def run_real(tx, what: str, fn, *args, **kwargs) -> Any:
     """Run real library code over stand-ins; its exception becomes Python's (raised natively)."""
     try:
         return fn(*args, **kwargs)
-    except Unsupported:
+    except (Unsupported, CaptureBug):
         raise
     except Exception as exc:  # noqa: BLE001 - the operation's own error, raised where Python raises it
         known = None if _mentions_token(exc) else exc
