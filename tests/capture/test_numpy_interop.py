@@ -174,13 +174,13 @@ def test_numpy_without_a_torch_counterpart_breaks_with_its_kind():
 
 
 def test_what_torch_numpy_gets_wrong_breaks_instead():
-    def f(i):
-        return i / 2, i // 0   # torch._numpy: float32 for int / int; torch raises on // 0
-    h = Harness()
-    out = h.compile(f)(np.arange(6))
-    with np.errstate(all="ignore"):
-        same(out, f(np.arange(6)))
-    assert {b.kind for b in h.breaks} == {NUMPY}
+    # torch._numpy: float32 for int / int; torch raises on // 0 and on `1 - bool array`
+    for f in (lambda i: (i + 1, i / 2), lambda i: (i + 1, i // 0), lambda i: (i + 1, 1 - (i > 2))):
+        h = Harness()
+        out = h.compile(f)(np.arange(6))
+        with np.errstate(all="ignore"):
+            same(out, f(np.arange(6)))
+        assert [b.kind for b in h.breaks] == [NUMPY]
 
 
 def test_constants_fold_and_numpy_scalars_are_constants():
@@ -204,4 +204,10 @@ def test_identity_of_arrays_handed_back_and_immutable_scalars():
         t = s
         s += 1           # a new scalar: t keeps the old value
         return np.asarray(a) is a, np.ascontiguousarray(a) is a, a.view() is a, s - t, t
+    compare(f, array)
+
+
+def test_reflected_operators_and_comparisons():
+    def f(a):
+        return 1 + a, 2.5 * a, 0.5 < a, a >= 0.1, 1 - a, -a, ~(a > 0)
     compare(f, array)

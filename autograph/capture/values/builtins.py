@@ -185,12 +185,6 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
         found = found.truth(tx)
         return ConstantValue(found if op == "in" else not found)
     fn = COMPARE[op]
-    own = getattr(a, "compare_op", None)  # values with comparisons of their own (ndarrays)
-    if own is not None:
-        return own(tx, op, b)
-    own = getattr(b, "compare_op", None)
-    if own is not None:
-        return own(tx, op, a, reflected=True)
     if a.is_tensor() or b.is_tensor():
         return tx.graph.call("call_function", fn, (a, b), {})
     if scalars.involved(a, b):

@@ -279,8 +279,9 @@ class NumpyArrayValue(Value):
     def rbinary_op(self, tx, op, other):
         return _binary(tx, op, other, self)
 
-    def compare_op(self, tx, op, other, reflected=False):
-        a, b = (other, self) if reflected else (self, other)
+    def compare_op(self, tx, op, other):
+        """``self <op> other`` (Python asks the right operand with the mirrored operator)."""
+        a, b = self, other
         if other.is_tensor():
             raise Unsupported(f"comparison {op} between a numpy value and a tensor", kind=NUMPY)
         return numpy_operation(tx, _OperatorOp(vb.COMPARE[op]), [a, b], {})
@@ -493,6 +494,7 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
     real_args = [_dummy(a, dummies) for a in args]
     real_kwargs = {k: _dummy(v, dummies) for k, v in kwargs.items()}
     before = {id(d): d.copy() for d in dummies.values() if isinstance(d, np.ndarray)}
+    tensors = _pristine_tensors(dummies)  # the same stand-ins as tensors, for torch._numpy's own run
     expected = _run_numpy(op.what(), op.real, real_args, real_kwargs)
     changed = [i for i, a in enumerate(real_args) if isinstance(a, np.ndarray) and id(a) in before
                and a.tobytes() != before[id(a)].tobytes()]
@@ -509,11 +511,12 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
         if expected is dummy and isinstance(arg, NumpyArrayValue) and not changed and out_kw is None:
             return arg  # NumPy hands the argument itself back, unchanged (`np.asarray(a) is a`)
     _check_integer_division(op, expected, args)
-    before = getattr(tx.graph, "last_call_node", None)
+    _check_torch_numpy_run(op, expected, node_args, node_kwargs, tensors, args, real_args, changed)
+    last = getattr(tx.graph, "last_call_node", None)
     result = tx.graph.call("call_function", op.target, tuple(node_args), node_kwargs)
     mutated = bool(changed) or out_kw is not None or isinstance(op, _SetitemOp)
     if mutated:
-        _mark_mutating(tx, before)
+        _mark_mutating(tx, last)
     if isinstance(op, _SetitemOp) or (isinstance(op, _MethodOp) and mutated and expected is None):
         return ConstantValue(None)  # an item store, `a.sort()`, `a.fill(v)`
     if mutated and expected is real_args[0] and 0 in arrays:
@@ -524,6 +527,73 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
             raise Unsupported(f"{op.what()} with an `out=` that is not a numpy array", kind=NUMPY)
         return out_kw
     return _typed(tx, op, expected, result, args, real_args)
+
+
+def _pristine_tensors(dummies: dict) -> dict:
+    """Graph node -> a fresh real tensor holding its stand-in's values (before NumPy ran)."""
+    out = {}
+    for (kind, node), d in dummies.items():
+        if node in out and kind == "t":
+            continue
+        if isinstance(d, torch.Tensor):
+            out[node] = d.detach().clone().requires_grad_(d.requires_grad)
+        else:
+            out[node] = torch.from_numpy(np.array(d, copy=True))
+    return out
+
+
+def _realize(v, tensors: dict):
+    """A node argument with real stand-in tensors in place of the graph's tensors."""
+    if v.is_tensor():
+        return tensors[v.node]
+    if isinstance(v, SliceValue):
+        return slice(*(_realize(p, tensors) for p in v.parts))
+    if isinstance(v, BaseSequenceValue):
+        return (list if v.python_type() is list else tuple)(_realize(i, tensors) for i in v.items)
+    return v.as_python_constant()
+
+
+def _check_torch_numpy_run(op, expected, node_args, node_kwargs, tensors, args, real_args, changed) -> None:
+    """torch._numpy run for real on the same stand-ins must give NumPy's values (and change the same
+    arguments the same way): fake tensors do not see every check of the real kernels (``1 - bool``)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = op.target(*(_realize(a, tensors) for a in node_args),
+                            **{k: _realize(v, tensors) for k, v in node_kwargs.items()})
+    except Exception as exc:  # noqa: BLE001 - torch refuses what NumPy accepts
+        raise Unsupported(f"{op.what()}: torch._numpy raises {type(exc).__name__} where numpy does not",
+                          kind=NUMPY) from None
+    undefined = getattr(op, "fn", None) in (np.empty, np.empty_like)  # uninitialised memory
+    if not isinstance(op, _SetitemOp) and expected is not None and not undefined \
+            and not _same_values(expected, got):
+        raise Unsupported(f"{op.what()}: torch._numpy computes other values than numpy", kind=NUMPY)
+    for i in changed:
+        if args[i].is_tensor() or not hasattr(args[i], "tensor"):
+            continue
+        if not _same_values(real_args[i], tensors[args[i].tensor.node]):
+            raise Unsupported(f"{op.what()}: torch._numpy changes the array differently from numpy", kind=NUMPY)
+
+
+def _same_values(expected, got) -> bool:
+    if isinstance(expected, (np.ndarray, np.generic)):
+        if not isinstance(got, torch.Tensor):
+            return False
+        g = got.detach().numpy()
+        e = np.asarray(expected)
+        if g.shape != e.shape:
+            return False
+        if e.dtype.kind in "fc":
+            rtol = {2: 1e-2, 4: 1e-4}.get(e.dtype.itemsize if e.dtype.kind == "f" else e.dtype.itemsize // 2, 1e-7)
+            scale = float(np.nanmax(np.abs(e))) if e.size and np.isfinite(e).any() else 1.0
+            return bool(np.allclose(e, g, rtol=rtol, atol=rtol * max(1.0, scale), equal_nan=True))
+        return bool(np.array_equal(e, g))
+    if type(expected) in (tuple, list):
+        return type(got) in (tuple, list) and len(got) == len(expected) and all(
+            _same_values(e, g) for e, g in zip(expected, got))
+    if type(expected) in (int, float, bool, complex):
+        return type(got) is type(expected) and (got == expected or got != got and expected != expected)
+    return True  # (other results are compared by type in _typed)
 
 
 _INT_DIVISIONS = {operator.floordiv, operator.ifloordiv, operator.mod, operator.imod, operator.pow,
