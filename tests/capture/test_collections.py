@@ -205,3 +205,14 @@ def test_errors_are_pythons():
         except ValueError as exc:
             messages.append(str(exc))
     assert len(messages) == 2 and messages[0] == messages[1]
+
+
+def test_counter_of_a_mapping_counts_its_values_not_its_keys():
+    # Counter/OrderedDict/defaultdict tell a mapping from an iterable of keys by isinstance(Mapping)
+    def f(a):
+        c = collections.Counter({"a": 3, "b": 1})
+        c.update({"b": 4})
+        o = collections.OrderedDict({"k": a, "j": a + 1})
+        d = collections.defaultdict(int, {"z": 2})
+        return a * c["a"], c.most_common(), dict(c), o, d, c.get("b"), "b" in c
+    compare(f, x_only)

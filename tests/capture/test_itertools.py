@@ -162,3 +162,18 @@ def test_drawing_without_end_is_a_break_not_a_hang(monkeypatch):
     monkeypatch.setattr(tokens, "MAX_ITEMS", 10)
     h = check(drain, two, calls=1)
     assert h.breaks and "more than 10 items" in h.breaks[0].reason
+
+
+def zip_map_filter_enumerate_over_endless_iterators(a, b):
+    v = a
+    for i, x in zip(itertools.count(1), [a, b]):        # lazy: as many as [a, b] has
+        v = v + i * x
+    scaled = list(map(torch.mul, [a, b], itertools.repeat(2)))
+    evens = filter(lambda i: i % 2 == 0, itertools.count())
+    for (n, x), k in zip(enumerate(itertools.cycle([a, b])), [next(evens), next(evens), next(evens)]):
+        v = v + n * k * x
+    return v, scaled
+
+
+def test_zip_map_filter_enumerate_stay_lazy_over_endless_iterators():
+    one_graph(zip_map_filter_enumerate_over_endless_iterators)

@@ -174,8 +174,8 @@ def test_numpy_without_a_torch_counterpart_breaks_with_its_kind():
 
 
 def test_what_torch_numpy_gets_wrong_breaks_instead():
-    # torch._numpy: float32 for int / int; torch raises on // 0 and on `1 - bool array`
-    for f in (lambda i: (i + 1, i / 2), lambda i: (i + 1, i // 0), lambda i: (i + 1, 1 - (i > 2))):
+    # torch raises on // 0 and on `1 - bool array`
+    for f in (lambda i: (i + 1, i // 0), lambda i: (i + 1, 1 - (i > 2))):
         h = Harness()
         out = h.compile(f)(np.arange(6))
         with np.errstate(all="ignore"):
@@ -210,4 +210,47 @@ def test_identity_of_arrays_handed_back_and_immutable_scalars():
 def test_reflected_operators_and_comparisons():
     def f(a):
         return 1 + a, 2.5 * a, 0.5 < a, a >= 0.1, 1 - a, -a, ~(a > 0)
+    compare(f, array)
+
+
+def test_integers_to_floats_give_numpys_float64():
+    # torch._numpy alone gives torch's default float (float32) for `int / int`
+    def f(i, n):
+        return i / 2, i / i.sum(), np.divide(i, 3), i.astype(np.int32) / 2, (i > 3) / 2, np.arange(n) / n, np.mean(i)
+    compare(f, lambda: (*ints(), 5))
+
+
+def test_numpy_scalar_types_cast_values_known_at_run_time():
+    def f(a):
+        return np.float32(a.sum()), np.int32(a[0, 0]), np.float64(a[0]), np.float32(a)
+    compare(f, array)
+
+
+def test_abs_of_arrays_and_numpy_scalars():
+    def f(a, i):
+        return abs(a), abs(a.sum()), abs(i - 5)
+    compare(f, lambda: (*array(), *ints()))
+
+
+def test_numpy_force_detaches_and_shares_memory():
+    def f(x):
+        n = x.numpy(force=True)
+        n += 1           # reaches x's data, as in eager
+        return n * 2
+    h = Harness()
+    compiled = h.compile(f)
+    x = torch.randn(3, requires_grad=True)
+    x_eager = x.detach().clone().requires_grad_()
+    same(compiled(x), f(x_eager))
+    torch.testing.assert_close(x.detach(), x_eager.detach())
+    assert not h.breaks and len(h.backend.graphs) == 1
+
+
+def test_index_arrays_computed_in_the_graph():
+    # the dry run's integer stand-ins must index in range (they are not the program's values)
+    def f(a):
+        b = a.copy()
+        b[np.argmax(a, axis=0)] = 0.0
+        return (a[np.argmax(a, axis=0), np.arange(3)], np.take_along_axis(a, np.argsort(a, axis=1), axis=1),
+                np.take(a, np.argsort(a[:, 0]), axis=0), b)
     compare(f, array)

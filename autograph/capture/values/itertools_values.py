@@ -196,7 +196,22 @@ def _from_real(tx, obj):
 _MADE_TYPES = {type(next(itertools.groupby([1]))[1]), type(itertools.tee([])[0])} | set(ITERTOOLS_CLASSES)
 
 
+def _lazy_over_real_iterators(builtin: type, eager: Callable) -> Callable:
+    """``zip``/``map``/``filter``/``enumerate`` over an itertools iterator: made for real, as lazy
+    as Python (``zip(itertools.count(), xs)`` draws only what ``xs`` allows); otherwise ``eager``."""
+    def handler(tx, *args, **kwargs):
+        if any(isinstance(a, RealIteratorValue) for a in [*args, *kwargs.values()]):
+            return make_iterator(tx, builtin, list(args), kwargs)
+        return eager(tx, *args, **kwargs)
+    handler.lazy_over_real_iterators = True
+    return handler
+
+
 def install() -> None:
+    for builtin in (zip, map, filter, enumerate):
+        eager = vb._BUILTIN_HANDLERS[builtin]
+        if not getattr(eager, "lazy_over_real_iterators", False):
+            vb._BUILTIN_HANDLERS[builtin] = _lazy_over_real_iterators(builtin, eager)
     if _class_call not in vb.CLASS_CALL_HOOKS:
         vb.CLASS_CALL_HOOKS.insert(0, _class_call)
     if _callable_wrapper not in builder.CALLABLE_WRAPPERS:

@@ -85,6 +85,24 @@ def _from_tnp(x):
 _SCALAR = "__numpy_scalar__"
 
 
+class _numpy_default_float:  # noqa: N801
+    """torch's default dtype as NumPy's (float64) while torch._numpy runs: ``int / int`` and other
+    int-to-float promotions give NumPy's float64, not torch's float32."""
+
+    def __enter__(self):
+        self.saved = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+
+    def __exit__(self, *exc):
+        torch.set_default_dtype(self.saved)
+
+
+def _tnp_run(fn, *args, **kwargs):
+    """``fn`` of torch._numpy under NumPy's default float dtype."""
+    with _numpy_default_float():
+        return fn(*args, **kwargs)
+
+
 def _scalar_marker(c: np.generic) -> tuple:
     """A NumPy scalar constant as a (printable) node argument: ``np.float32(2)`` keeps its dtype."""
     return (_SCALAR, c.item(), c.dtype.name)
@@ -101,7 +119,7 @@ class numpy_call:  # noqa: N801 - its name is what the graph code shows
         return self.__name__
 
     def __call__(self, *args, **kwargs):
-        return _from_tnp(self.fn(*_arrays(_to_tnp_args(args)), **_arrays(_to_tnp_args(kwargs))))
+        return _from_tnp(_tnp_run(self.fn, *_arrays(_to_tnp_args(args)), **_arrays(_to_tnp_args(kwargs))))
 
 
 class numpy_method:  # noqa: N801
@@ -115,7 +133,8 @@ class numpy_method:  # noqa: N801
         return self.__name__
 
     def __call__(self, obj, *args, **kwargs):
-        out = getattr(tnp().ndarray(obj), self.name)(*_arrays(_to_tnp_args(args)), **_arrays(_to_tnp_args(kwargs)))
+        out = _tnp_run(getattr(tnp().ndarray(obj), self.name), *_arrays(_to_tnp_args(args)),
+                       **_arrays(_to_tnp_args(kwargs)))
         return obj if out is None else _from_tnp(out)  # an in-place method: its array, changed
 
 
@@ -130,7 +149,7 @@ class numpy_attr:  # noqa: N801
         return self.__name__
 
     def __call__(self, obj):
-        return _from_tnp(getattr(tnp().ndarray(obj), self.name))
+        return _from_tnp(_tnp_run(getattr, tnp().ndarray(obj), self.name))
 
 
 class numpy_setitem:  # noqa: N801
@@ -142,7 +161,7 @@ class numpy_setitem:  # noqa: N801
         return self.__name__
 
     def __call__(self, obj, key, value):
-        tnp().ndarray(obj)[_arrays(_to_tnp_args(key))] = _arrays(_to_tnp_args(value))
+        _tnp_run(operator.setitem, tnp().ndarray(obj), _arrays(_to_tnp_args(key)), _arrays(_to_tnp_args(value)))
         return obj
 
 
@@ -180,8 +199,9 @@ def np_dtype_of(dtype: torch.dtype):
     return _NP_OF_TORCH[dtype]
 
 
-def _dummy_array(fake: torch.Tensor) -> np.ndarray:
-    """A real array with ``fake``'s dtype, shape and strides, holding harmless values."""
+def _dummy_array(fake: torch.Tensor, zero_ints: bool = False) -> np.ndarray:
+    """A real array with ``fake``'s dtype, shape and strides, holding harmless values (integers
+    1..3, or 0 with ``zero_ints``: an index in range of any non-empty axis)."""
     dtype = np_dtype_of(fake.dtype)
     if dtype is None:
         raise Unsupported(f"a {fake.dtype} tensor in numpy code (numpy has no such dtype)", kind=NUMPY)
@@ -192,7 +212,7 @@ def _dummy_array(fake: torch.Tensor) -> np.ndarray:
     if dtype.kind == "b":
         base = rng.random(size) > 0.5
     elif dtype.kind in "iu":
-        base = rng.integers(1, 4, size)
+        base = np.zeros(size, np.int64) if zero_ints else rng.integers(1, 4, size)
     elif dtype.kind == "c":
         base = rng.uniform(0.5, 1.5, size) + 1j * rng.uniform(0.5, 1.5, size)
     else:
@@ -490,12 +510,15 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
     for i, a in enumerate(args):
         if isinstance(a, NumpyArrayValue):
             arrays[i] = a
-    dummies: dict = {}
-    real_args = [_dummy(a, dummies) for a in args]
-    real_kwargs = {k: _dummy(v, dummies) for k, v in kwargs.items()}
-    before = {id(d): d.copy() for d in dummies.values() if isinstance(d, np.ndarray)}
-    tensors = _pristine_tensors(dummies)  # the same stand-ins as tensors, for torch._numpy's own run
-    expected = _run_numpy(op.what(), op.real, real_args, real_kwargs)
+    for zero_ints in (False, True):  # integer stand-ins 1..3, or 0 when they index out of range
+        dummies: dict = {}
+        real_args = [_dummy(a, dummies, zero_ints) for a in args]
+        real_kwargs = {k: _dummy(v, dummies, zero_ints) for k, v in kwargs.items()}
+        before = {id(d): d.copy() for d in dummies.values() if isinstance(d, np.ndarray)}
+        tensors = _pristine_tensors(dummies)  # the same stand-ins as tensors, for torch._numpy's own run
+        expected = _run_numpy(op.what(), op.real, real_args, real_kwargs, index_errors_retried=not zero_ints)
+        if expected is not _INDEX_OUT_OF_RANGE:
+            break
     changed = [i for i, a in enumerate(real_args) if isinstance(a, np.ndarray) and id(a) in before
                and a.tobytes() != before[id(a)].tobytes()]
     out_kw = kwargs.get("out")
@@ -717,25 +740,34 @@ def _check_aliasing(op, expected: np.ndarray, fake: torch.Tensor, args, real_arg
     return views_only_in_torch
 
 
-def _run_numpy(what: str, fn, args, kwargs):
-    """NumPy's own answer (warnings silenced: the graph does not warn either)."""
+_INDEX_OUT_OF_RANGE = object()
+
+
+def _run_numpy(what: str, fn, args, kwargs, index_errors_retried: bool = False):
+    """NumPy's own answer (warnings silenced: the graph does not warn either). An IndexError with
+    ``index_errors_retried`` is ``_INDEX_OUT_OF_RANGE``: the stand-in integers, not the program's
+    values, were out of range (the caller runs it again with integers that index any axis)."""
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             return fn(*args, **kwargs)
     except Unsupported:
         raise
+    except IndexError as exc:
+        if index_errors_retried:
+            return _INDEX_OUT_OF_RANGE
+        raise Unsupported(f"{what} raised IndexError in numpy ({exc}) — it runs in Python", generic=True) from None
     except Exception as exc:  # noqa: BLE001 - NumPy refuses: let it refuse in Python
         raise Unsupported(f"{what} raised {type(exc).__name__} in numpy ({exc}) — it runs in Python",
                           generic=True) from None
 
 
-def _dummy(v: Value, dummies: dict):
+def _dummy(v: Value, dummies: dict, zero_ints: bool = False):
     """The stand-in of ``v`` in the dry run (one per tensor: aliases stay aliases)."""
     if isinstance(v, NumpyArrayValue):
         key = ("np", v.tensor.node)
         if key not in dummies:
-            arr = _dummy_array(v.fake)
+            arr = _dummy_array(v.fake, zero_ints)
             dummies[key] = arr[()] if v.scalar is not None else arr
         return dummies[key]
     if v.is_tensor():
@@ -743,13 +775,13 @@ def _dummy(v: Value, dummies: dict):
         if key not in dummies:
             if v.fake.device.type != "cpu":
                 raise Unsupported("a tensor not on the CPU passed to numpy", generic=True)
-            t = torch.from_numpy(np.ascontiguousarray(_dummy_array(v.fake)))
+            t = torch.from_numpy(np.ascontiguousarray(_dummy_array(v.fake, zero_ints)))
             dummies[key] = t.requires_grad_(v.fake.requires_grad) if t.is_floating_point() else t
         return dummies[key]
     if isinstance(v, SliceValue):
-        return slice(*(_dummy(p, dummies) for p in v.parts))
+        return slice(*(_dummy(p, dummies, zero_ints) for p in v.parts))
     if isinstance(v, BaseSequenceValue):
-        return (list if v.python_type() is list else tuple)(_dummy(i, dummies) for i in v.items)
+        return (list if v.python_type() is list else tuple)(_dummy(i, dummies, zero_ints) for i in v.items)
     if v.is_constant():
         return v.as_python_constant()
     try:
@@ -862,8 +894,14 @@ def _wrap_limits(tx, obj, source):
 def _tensor_numpy(tx, tensor: Value, args, kwargs) -> Value:
     """``tensor.numpy()``: the same data as an ndarray (Python's errors where eager raises them)."""
     force = kwargs.get("force", args[0] if args else ConstantValue(False))
-    if len(args) > 1 or set(kwargs) - {"force"} or not force.is_constant() or force.as_python_constant():
-        raise Unsupported("`.numpy(force=True)` in compiled code", kind=NUMPY)
+    if len(args) > 1 or set(kwargs) - {"force"} or not force.is_constant():
+        raise Unsupported("`.numpy(force=...)` with a value known only at run time", kind=NUMPY)
+    if force.as_python_constant():  # ``t.detach().cpu().resolve_conj().resolve_neg().numpy()``
+        fake = tensor.fake
+        if fake.device.type != "cpu" or fake.is_conj() or fake.is_neg():
+            raise Unsupported("`.numpy(force=True)` of a tensor it would copy", kind=NUMPY)
+        if fake.requires_grad:
+            tensor = tx.graph.call("call_method", "detach", (tensor,), {})
     fake = tensor.fake
     if fake.requires_grad or fake.device.type != "cpu" or fake.is_conj() or fake.is_neg() \
             or np_dtype_of(fake.dtype) is None or type(fake).__name__ not in ("FakeTensor", "Tensor"):
@@ -965,7 +1003,11 @@ def _class_call(tx, cls, args, kwargs):
         return NotImplemented
     real_args = _constant_args(args, kwargs)
     if real_args is None:
-        raise Unsupported(f"numpy.{cls.__name__}() of a value known only at run time", kind=NUMPY)
+        tnp_cls = getattr(tnp(), cls.__name__, None) if issubclass(cls, np.generic) else None
+        if tnp_cls is None:
+            raise Unsupported(f"numpy.{cls.__name__}() of a value known only at run time", kind=NUMPY)
+        # ``np.float32(a.sum())``: a cast in the graph, typed by NumPy's dry run like any call
+        return numpy_operation(tx, _FunctionOp(cls, tnp_cls, cls.__name__), list(args), dict(kwargs))
     real = _run_numpy(f"numpy.{cls.__name__}()", cls, *real_args)
     if not _immutable(real):
         raise Unsupported(f"numpy.{cls.__name__}() made a mutable object", kind=NUMPY)
@@ -987,9 +1029,21 @@ def install() -> None:
     if _class_call not in vb.CLASS_CALL_HOOKS:
         vb.CLASS_CALL_HOOKS.insert(0, _class_call)
     tensors.TENSOR_METHOD_OVERRIDES["numpy"] = _tensor_numpy
+    if not getattr(vb._BUILTIN_HANDLERS[abs], "numpy_aware", False):
+        vb._BUILTIN_HANDLERS[abs] = _abs(vb._BUILTIN_HANDLERS[abs])
     for fn, handler in ((torch.from_numpy, _from_numpy), (torch.as_tensor, _as_tensor(copy=False)),
                         (torch.asarray, _as_tensor(copy=False)), (torch.tensor, _as_tensor(copy=True))):
         vb.TORCH_CALL_OVERRIDES[fn] = _chained(handler, vb.TORCH_CALL_OVERRIDES.get(fn))
+
+
+def _abs(previous):
+    """``abs(array)``: NumPy's ``__abs__`` (``np.absolute``) in the graph."""
+    def handler(tx, x):
+        if isinstance(x, NumpyArrayValue):
+            return numpy_operation(tx, _OperatorOp(operator.abs), [x], {})
+        return previous(tx, x)
+    handler.numpy_aware = True
+    return handler
 
 
 def _chained(handler, previous):

@@ -280,3 +280,27 @@ class MappingToken(Token):
     def keys(self):
         tx = self.tx
         return [to_real(tx, k) for k in self.value.iter_items(tx)]
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def values(self):
+        return [self[k] for k in self.keys()]
+
+    def get(self, key, default=None):
+        tx = self.tx
+        if not self.value.contains(tx, from_real(tx, key)).truth(tx):
+            return default
+        return self[key]
+
+    def __contains__(self, key) -> bool:
+        tx = self.tx
+        return self.value.contains(tx, from_real(tx, key)).truth(tx)
+
+    def __len__(self) -> int:
+        return self.value.length(self.tx)
+
+
+# library code asks ``isinstance(m, Mapping)`` to tell a mapping from an iterable of keys
+# (``Counter({"a": 3})`` counts 3, ``Counter(["a"])`` counts 1)
+collections.abc.Mapping.register(MappingToken)
