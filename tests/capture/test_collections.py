@@ -216,3 +216,13 @@ def test_counter_of_a_mapping_counts_its_values_not_its_keys():
         d = collections.defaultdict(int, {"z": 2})
         return a * c["a"], c.most_common(), dict(c), o, d, c.get("b"), "b" in c
     compare(f, x_only)
+
+
+def test_comparisons_and_unary_operators_run_the_real_ones():
+    def f(a):
+        o = collections.OrderedDict(k=a, j=1)
+        c = collections.Counter(x=-1, y=2)
+        return (o == {"k": a, "j": 1}, {"j": 1, "k": a} == o, o == collections.OrderedDict(j=1, k=a),
+                c == {"x": -1, "y": 2}, collections.deque([1, a]) == [1, a], collections.deque([1]) < collections.deque([2]),
+                collections.Counter(x=1) <= c, -c, +c, a + 1)
+    compare(f, x_only)

@@ -254,3 +254,14 @@ def test_index_arrays_computed_in_the_graph():
         return (a[np.argmax(a, axis=0), np.arange(3)], np.take_along_axis(a, np.argsort(a, axis=1), axis=1),
                 np.take(a, np.argsort(a[:, 0]), axis=0), b)
     compare(f, array)
+
+
+@pytest.mark.slow
+def test_integer_division_stays_float64_when_a_backend_compiles_the_graph():
+    # a compiler lowers `int / int` with torch's default dtype (float32) unless the graph casts first
+    import autograph
+
+    def f(i):
+        return i / 3, np.divide(i, i.sum())
+    i = np.arange(12).reshape(4, 3)
+    same(autograph.compile(f, backend="inductor")(i), f(i))

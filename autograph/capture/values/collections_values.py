@@ -27,6 +27,7 @@ from autograph.capture.values import builder, side_effects
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.containers import BaseSequenceValue, DictValue
 from autograph.capture.values.itertools_values import RealIteratorValue
 from autograph.capture.values.tokens import (FROM_REAL_HOOKS, Token, from_real, register_made, register_token,
                                              run_real, to_real)
@@ -147,6 +148,18 @@ class RealContainerValue(Value):
             return NotImplemented
         return from_real(tx, self._run(tx, f"operator {op}", fn, self.real, to_real(tx, other)))
 
+    def compare_op(self, tx, op, other):
+        """``==``, ``<=``, ...: the real comparison (``OrderedDict == dict``, ``Counter <= Counter``)."""
+        real_other = _real_operand(tx, other)
+        if real_other is NotImplemented:
+            return NotImplemented
+        return from_real(tx, self._run(tx, f"operator {op}", vb.COMPARE[op], self.real, real_other))
+
+    def unary_op(self, tx, op):
+        if op not in ("-", "+"):  # (``not`` is truth(); ``~`` raises TypeError, as Python does)
+            raise Unsupported(f"unary {op} on {self.describe()}")
+        return from_real(tx, self._run(tx, f"unary {op}", vb.UNARY[op], self.real))
+
     def reconstruct(self, cg):
         if self.source is not None:
             return cg.source_expr(self.source)
@@ -159,6 +172,20 @@ class RealContainerValue(Value):
             factory = cg.reconstruct(from_real(cg.tx, real.default_factory))
             return cg.shared(self, f"{cg.const(_filled)}({cg.const(collections.defaultdict)}({factory}), {pairs})")
         return cg.shared(self, f"{cg.const(_filled)}({cg.const(type(real))}(), {pairs})")
+
+
+def _real_operand(tx, other: Value) -> Any:
+    """The other side of a comparison as a real object of stand-ins (a dict or list made during
+    capture as a real copy: comparing reads it only), or NotImplemented."""
+    if getattr(other, "real_stand_in", None) is not None:
+        return to_real(tx, other)
+    if type(other) is DictValue and other.python_type() is dict:
+        return {k: to_real(tx, v) for k, v in other.items.items()}
+    if isinstance(other, BaseSequenceValue) and other.python_type() in (list, tuple):
+        return other.python_type()(to_real(tx, i) for i in other.items)
+    if other.is_constant():
+        return other.as_python_constant()
+    return NotImplemented
 
 
 def _pairs_expr(cg, real) -> str:

@@ -85,27 +85,25 @@ def _from_tnp(x):
 _SCALAR = "__numpy_scalar__"
 
 
-class _numpy_default_float:  # noqa: N801
-    """torch's default dtype as NumPy's (float64) while torch._numpy runs: ``int / int`` and other
-    int-to-float promotions give NumPy's float64, not torch's float32."""
-
-    def __enter__(self):
-        self.saved = torch.get_default_dtype()
-        torch.set_default_dtype(torch.float64)
-
-    def __exit__(self, *exc):
-        torch.set_default_dtype(self.saved)
-
-
-def _tnp_run(fn, *args, **kwargs):
-    """``fn`` of torch._numpy under NumPy's default float dtype."""
-    with _numpy_default_float():
-        return fn(*args, **kwargs)
-
-
 def _scalar_marker(c: np.generic) -> tuple:
     """A NumPy scalar constant as a (printable) node argument: ``np.float32(2)`` keeps its dtype."""
     return (_SCALAR, c.item(), c.dtype.name)
+
+
+def _true_division(fn) -> bool:
+    return fn in (operator.truediv, operator.itruediv) or fn is tnp().true_divide or fn is tnp().divide
+
+
+def _ints_as_float64(args: tuple, kwargs: dict) -> tuple:
+    """``int / int`` in NumPy is float64; torch (under torch._numpy) would pick its default float
+    dtype, which backends read when they compile. Integer operands are cast first, explicitly."""
+    arrays = [a for a in (*args, *kwargs.values()) if isinstance(a, tnp().ndarray)]
+    if not arrays or any(a.dtype.kind not in "iub" for a in arrays):
+        return args, kwargs
+
+    def cast(a):
+        return a.astype(tnp().float64) if isinstance(a, tnp().ndarray) and a is not kwargs.get("out") else a
+    return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
 
 
 class numpy_call:  # noqa: N801 - its name is what the graph code shows
@@ -119,7 +117,10 @@ class numpy_call:  # noqa: N801 - its name is what the graph code shows
         return self.__name__
 
     def __call__(self, *args, **kwargs):
-        return _from_tnp(_tnp_run(self.fn, *_arrays(_to_tnp_args(args)), **_arrays(_to_tnp_args(kwargs))))
+        args, kwargs = _arrays(_to_tnp_args(args)), _arrays(_to_tnp_args(kwargs))
+        if _true_division(self.fn):
+            args, kwargs = _ints_as_float64(args, kwargs)
+        return _from_tnp(self.fn(*args, **kwargs))
 
 
 class numpy_method:  # noqa: N801
@@ -133,8 +134,7 @@ class numpy_method:  # noqa: N801
         return self.__name__
 
     def __call__(self, obj, *args, **kwargs):
-        out = _tnp_run(getattr(tnp().ndarray(obj), self.name), *_arrays(_to_tnp_args(args)),
-                       **_arrays(_to_tnp_args(kwargs)))
+        out = getattr(tnp().ndarray(obj), self.name)(*_arrays(_to_tnp_args(args)), **_arrays(_to_tnp_args(kwargs)))
         return obj if out is None else _from_tnp(out)  # an in-place method: its array, changed
 
 
@@ -149,7 +149,7 @@ class numpy_attr:  # noqa: N801
         return self.__name__
 
     def __call__(self, obj):
-        return _from_tnp(_tnp_run(getattr, tnp().ndarray(obj), self.name))
+        return _from_tnp(getattr(tnp().ndarray(obj), self.name))
 
 
 class numpy_setitem:  # noqa: N801
@@ -161,7 +161,7 @@ class numpy_setitem:  # noqa: N801
         return self.__name__
 
     def __call__(self, obj, key, value):
-        _tnp_run(operator.setitem, tnp().ndarray(obj), _arrays(_to_tnp_args(key)), _arrays(_to_tnp_args(value)))
+        tnp().ndarray(obj)[_arrays(_to_tnp_args(key))] = _arrays(_to_tnp_args(value))
         return obj
 
 
