@@ -265,3 +265,18 @@ def test_integer_division_stays_float64_when_a_backend_compiles_the_graph():
         return i / 3, np.divide(i, i.sum())
     i = np.arange(12).reshape(4, 3)
     same(autograph.compile(f, backend="inductor")(i), f(i))
+
+
+def test_read_only_arrays_numpy_makes_stay_read_only():
+    # a tensor's ndarray is writeable: np.broadcast_to's result must not become one
+    def flags(a):
+        return np.broadcast_to(a[0], (2, 3)).flags.writeable
+
+    def write(a):
+        b = np.broadcast_to(a[0], (2, 3))
+        b[0, 0] = 5.0
+        return b
+    a = array()[0]
+    assert Harness().compile(flags)(a) is False
+    with pytest.raises(ValueError, match="read-only"):
+        Harness().compile(write)(a)

@@ -666,6 +666,8 @@ def _typed(tx, op, expected, result: Value, args, real_args) -> Value:
             raise mismatch
         if isinstance(expected, np.generic):
             return NumpyArrayValue(result, scalar=type(expected))
+        if not expected.flags.writeable:  # ``np.broadcast_to``: a write raises; a tensor's array would not
+            raise Unsupported(f"{op.what()} makes a read-only array", kind=NUMPY)
         if _check_aliasing(op, expected, fake, args, real_args):  # NumPy copies where torch views
             result = tx.graph.call("call_function", torch.clone, (result,), {})
         out = _laid_out(tx, op, expected, result)
