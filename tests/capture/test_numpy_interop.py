@@ -280,3 +280,20 @@ def test_read_only_arrays_numpy_makes_stay_read_only():
     assert Harness().compile(flags)(a) is False
     with pytest.raises(ValueError, match="read-only"):
         Harness().compile(write)(a)
+
+
+def test_tensors_indexed_with_arrays_as_torch_reads_them():
+    def f(x):
+        y = x.clone()
+        y[0, np.array([1, 2])] = 0.0
+        y[np.arange(2), 1] += 1
+        return x[:, np.arange(2)], x[np.array([2, 0], dtype=np.int32)], x[:, np.argsort(x[0].numpy())], y
+    compare(f, tensor)
+
+
+def test_an_array_stored_into_a_tensor_raises_as_in_eager():
+    def f(x):
+        x[0] = np.ones(3)
+        return x
+    with pytest.raises(TypeError):
+        Harness().compile(f)(torch.randn(4, 3))

@@ -1031,11 +1031,20 @@ def install() -> None:
     if _class_call not in vb.CLASS_CALL_HOOKS:
         vb.CLASS_CALL_HOOKS.insert(0, _class_call)
     tensors.TENSOR_METHOD_OVERRIDES["numpy"] = _tensor_numpy
+    if _index_with_array not in tensors.INDEX_CONVERSIONS:
+        tensors.INDEX_CONVERSIONS.append(_index_with_array)
     if not getattr(vb._BUILTIN_HANDLERS[abs], "numpy_aware", False):
         vb._BUILTIN_HANDLERS[abs] = _abs(vb._BUILTIN_HANDLERS[abs])
     for fn, handler in ((torch.from_numpy, _from_numpy), (torch.as_tensor, _as_tensor(copy=False)),
                         (torch.asarray, _as_tensor(copy=False)), (torch.tensor, _as_tensor(copy=True))):
         vb.TORCH_CALL_OVERRIDES[fn] = _chained(handler, vb.TORCH_CALL_OVERRIDES.get(fn))
+
+
+def _index_with_array(tx, v: Value) -> Value | None:
+    """``t[a]`` / ``t[i] = a`` with an ndarray ``a``: torch reads it as a tensor of its dtype."""
+    if isinstance(v, NumpyArrayValue) and v.scalar is None:
+        return v.tensor
+    return None
 
 
 def _abs(previous):
