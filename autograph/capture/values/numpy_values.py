@@ -231,11 +231,13 @@ class NumpyArrayValue(Value):
 
     mutable = True
 
-    def __init__(self, tensor: Value, scalar: type | None = None, source=None, strides: tuple | None = None):
+    def __init__(self, tensor: Value, scalar: type | None = None, source=None, strides: tuple | None = None,
+                 readonly: bool = False):
         self.tensor = tensor
         self.scalar = scalar  # the NumPy scalar type, when this stands for a scalar
         self.source = source
         self.strides = strides  # NumPy's strides (bytes) when known to differ from the tensor's
+        self.readonly = readonly  # NumPy made it read-only (``np.broadcast_to``, ``.imag`` of reals)
 
     def describe(self):
         fake = self.tensor.fake
@@ -323,6 +325,8 @@ class NumpyArrayValue(Value):
         tensor = cg.reconstruct(self.tensor)
         if self.scalar is not None:
             return cg.shared(self, f"{cg.const(to_numpy_scalar)}({tensor})")
+        if self.readonly:
+            return cg.shared(self, f"{cg.const(to_readonly_ndarray)}({tensor})")
         return cg.shared(self, f"{cg.const(to_ndarray)}({tensor})")
 
 
@@ -333,6 +337,13 @@ def _ints(values: tuple) -> TupleValue:
 def to_ndarray(t: torch.Tensor) -> np.ndarray:
     """The ndarray a graph output stands for (memory shared with the tensor, as ``Tensor.numpy``)."""
     return t.numpy()
+
+
+def to_readonly_ndarray(t: torch.Tensor) -> np.ndarray:
+    """The ndarray of a graph output NumPy makes read-only: writes raise NumPy's ValueError."""
+    out = t.numpy()
+    out.flags.writeable = False
+    return out
 
 
 def to_numpy_scalar(t: torch.Tensor) -> np.generic:
@@ -666,13 +677,12 @@ def _typed(tx, op, expected, result: Value, args, real_args) -> Value:
             raise mismatch
         if isinstance(expected, np.generic):
             return NumpyArrayValue(result, scalar=type(expected))
-        if not expected.flags.writeable:  # ``np.broadcast_to``: a write raises; a tensor's array would not
-            raise Unsupported(f"{op.what()} makes a read-only array", kind=NUMPY)
         if _check_aliasing(op, expected, fake, args, real_args):  # NumPy copies where torch views
             result = tx.graph.call("call_function", torch.clone, (result,), {})
         out = _laid_out(tx, op, expected, result)
         strides = tuple(int(s) * expected.dtype.itemsize for s in out.fake.stride())
-        return NumpyArrayValue(out, strides=expected.strides if strides != expected.strides else None)
+        return NumpyArrayValue(out, strides=expected.strides if strides != expected.strides else None,
+                               readonly=not expected.flags.writeable)
     if type(expected) in (tuple, list):
         if not isinstance(result, BaseSequenceValue) or len(result.items) != len(expected):
             raise mismatch
@@ -770,6 +780,8 @@ def _dummy(v: Value, dummies: dict, zero_ints: bool = False):
         key = ("np", v.tensor.node)
         if key not in dummies:
             arr = _dummy_array(v.fake, zero_ints)
+            if v.readonly:  # a write to it raises in the dry run as it does in NumPy
+                arr.flags.writeable = False
             dummies[key] = arr[()] if v.scalar is not None else arr
         return dummies[key]
     if v.is_tensor():
