@@ -94,7 +94,7 @@ class RealContainerValue(Value):
         try:
             attr = getattr(self.real, name)
         except AttributeError as exc:
-            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc) from None
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception") from None
         if isinstance(attr, (types.BuiltinMethodType, types.MethodType, types.MethodWrapperType)):
             return RealMethodValue(self, name)
         if isinstance(attr, type):
@@ -139,7 +139,7 @@ class RealContainerValue(Value):
     def mapping_items(self, tx) -> list[tuple[Value, Value]]:
         """``(key, value)`` pairs, for ``dict(m)`` and ``{**m}``."""
         if type(self.real) is collections.deque:
-            raise Unsupported("a deque used as a mapping", generic=True)
+            raise Unsupported("a deque used as a mapping", generic=True, kind="python-exception")
         return [(from_real(tx, k), from_real(tx, v)) for k, v in list(self.real.items())]
 
     def binary_op(self, tx, op, other):
@@ -157,7 +157,7 @@ class RealContainerValue(Value):
 
     def unary_op(self, tx, op):
         if op not in ("-", "+"):  # (``not`` is truth(); ``~`` raises TypeError, as Python does)
-            raise Unsupported(f"unary {op} on {self.describe()}")
+            raise Unsupported(f"unary {op} on {self.describe()}", kind="unsupported-operation")
         return from_real(tx, self._run(tx, f"unary {op}", vb.UNARY[op], self.real))
 
     def reconstruct(self, cg):
@@ -322,7 +322,7 @@ class LazyToken(Token):
     def __hash__(self) -> int:
         if _identity_hashed_real(self.item):
             return object.__hash__(self)
-        raise Unsupported(f"hashing {type(self.item).__qualname__} item of a container passed in")
+        raise Unsupported(f"hashing {type(self.item).__qualname__} item of a container passed in", kind="unsupported-operation")
 
 
 class CallableLazyToken(LazyToken):
@@ -349,7 +349,7 @@ def _stand_in_key(tx, key: Any, what: str) -> Any:
     if _immutable_constant(key):
         return key
     if not _identity_hashed_real(key):
-        raise Unsupported(f"a {type(key).__qualname__} key of {what} (compared by value, not identity)")
+        raise Unsupported(f"a {type(key).__qualname__} key of {what} (compared by value, not identity)", kind="unsupported-operation")
     from autograph.guards.sources import ObjectSource
     existing = tx_tokens(tx).get(("real", id(key)))
     if existing is not None:
@@ -388,7 +388,7 @@ def _wrap_container(tx, obj, source):
         mirrors = tx.container_mirrors = {}
     tx.guards.type_(source, obj)
     if source is None:
-        raise Unsupported(f"a {type(obj).__qualname__} reached without a guardable source")
+        raise Unsupported(f"a {type(obj).__qualname__} reached without a guardable source", kind="unsupported-operation")
     hit = mirrors.get(id(obj))
     if hit is not None and hit.real_obj is obj:  # one object reached two ways: one mirror
         from autograph.guards import model
@@ -450,7 +450,7 @@ class FromKeysValue(Value):
             from autograph.capture.values.containers import DictValue
             for k in real:
                 if isinstance(k, Token):
-                    raise Unsupported("dict.fromkeys with keys that are not constants")
+                    raise Unsupported("dict.fromkeys with keys that are not constants", kind="unsupported-operation")
             return DictValue({k: from_real(tx, v) for k, v in real.items()})
         return from_real(tx, real)
 

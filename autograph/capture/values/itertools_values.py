@@ -87,12 +87,12 @@ class RealIteratorValue(ListIteratorValue):
         while (item := self.next(tx)) is not None:
             out.append(item)
             if len(out) > tokens.MAX_ITEMS:
-                raise Unsupported(f"more than {tokens.MAX_ITEMS} items drawn from {self.describe()}")
+                raise Unsupported(f"more than {tokens.MAX_ITEMS} items drawn from {self.describe()}", kind="unsupported-operation")
         return out
 
     def length(self, tx):
         err = TypeError(f"object of type '{type(self.real).__name__}' has no len()")
-        raise Unsupported(f"TypeError: {err}", generic=True, exc=err)
+        raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
 
     def reconstruct(self, cg):
         if self.rebuild is not None and not self.is_advanced():

@@ -252,12 +252,12 @@ class NumpyArrayValue(Value):
         return self.tensor.fake
 
     def truth(self, tx):
-        raise Unsupported("data-dependent branch on a numpy value")
+        raise Unsupported("data-dependent branch on a numpy value", kind="data-dependent-branch")
 
     def length(self, tx):
         if self.fake.dim() == 0:
             err = TypeError("len() of unsized object")
-            raise Unsupported(f"TypeError: {err}", generic=True, exc=err)
+            raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
         return int(self.fake.shape[0])
 
     def iter_items(self, tx):
@@ -286,7 +286,7 @@ class NumpyArrayValue(Value):
         attr = getattr(np.ndarray if self.scalar is None else self.scalar, name, None)
         if attr is None:
             err = AttributeError(f"'{self.python_type().__name__}' object has no attribute '{name}'")
-            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err)
+            raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
         if callable(attr):
             return NumpyMethodValue(self, name)
         raise Unsupported(f"attribute `.{name}` of a numpy value", kind=NUMPY)
@@ -768,10 +768,10 @@ def _run_numpy(what: str, fn, args, kwargs, index_errors_retried: bool = False):
     except IndexError as exc:
         if index_errors_retried:
             return _INDEX_OUT_OF_RANGE
-        raise Unsupported(f"{what} raised IndexError in numpy ({exc}) — it runs in Python", generic=True) from None
+        raise Unsupported(f"{what} raised IndexError in numpy ({exc}) — it runs in Python", generic=True, kind="python-exception") from None
     except Exception as exc:  # noqa: BLE001 - NumPy refuses: let it refuse in Python
         raise Unsupported(f"{what} raised {type(exc).__name__} in numpy ({exc}) — it runs in Python",
-                          generic=True) from None
+                          generic=True, kind="python-exception") from None
 
 
 def _dummy(v: Value, dummies: dict, zero_ints: bool = False):
@@ -788,7 +788,7 @@ def _dummy(v: Value, dummies: dict, zero_ints: bool = False):
         key = ("t", v.node)
         if key not in dummies:
             if v.fake.device.type != "cpu":
-                raise Unsupported("a tensor not on the CPU passed to numpy", generic=True)
+                raise Unsupported("a tensor not on the CPU passed to numpy", generic=True, kind="unsupported-operation")
             t = torch.from_numpy(np.ascontiguousarray(_dummy_array(v.fake, zero_ints)))
             dummies[key] = t.requires_grad_(v.fake.requires_grad) if t.is_floating_point() else t
         return dummies[key]
@@ -919,7 +919,7 @@ def _tensor_numpy(tx, tensor: Value, args, kwargs) -> Value:
     fake = tensor.fake
     if fake.requires_grad or fake.device.type != "cpu" or fake.is_conj() or fake.is_neg() \
             or np_dtype_of(fake.dtype) is None or type(fake).__name__ not in ("FakeTensor", "Tensor"):
-        raise Unsupported("`.numpy()` of this tensor raises in Python", generic=True)
+        raise Unsupported("`.numpy()` of this tensor raises in Python", generic=True, kind="python-exception")
     return NumpyArrayValue(tensor)
 
 
@@ -1012,7 +1012,7 @@ _FOLDED_CLASSES = (np.dtype, np.finfo, np.iinfo)
 def _class_call(tx, cls, args, kwargs):
     """``np.float32(2)``, ``np.dtype("float")``, ``np.finfo(np.float32)``: immutable, folded."""
     if cls in (float, int, bool, complex) and args and isinstance(args[0], NumpyArrayValue):
-        raise Unsupported(f"`{cls.__name__}()` of a numpy value reads its data into Python")
+        raise Unsupported(f"`{cls.__name__}()` of a numpy value reads its data into Python", kind=NUMPY)
     if not isinstance(cls, type) or not (issubclass(cls, np.generic) or cls in _FOLDED_CLASSES):
         return NotImplemented
     real_args = _constant_args(args, kwargs)

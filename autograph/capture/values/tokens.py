@@ -122,7 +122,7 @@ def from_real(tx, obj: Any) -> Value:
         out = hook(tx, obj)
         if out is not None:
             return out
-    raise Unsupported(f"a {type(obj).__qualname__} object made by library code during capture")
+    raise Unsupported(f"a {type(obj).__qualname__} object made by library code during capture", kind="unsupported-operation")
 
 
 # ``hook(tx, obj) -> Value | None`` for other real objects library code makes (itertools objects)
@@ -137,7 +137,7 @@ def run_real(tx, what: str, fn, *args, **kwargs) -> Any:
         raise
     except Exception as exc:  # noqa: BLE001 - the operation's own error, raised where Python raises it
         known = None if _mentions_token(exc) else exc
-        raise Unsupported(f"{what} raised {type(exc).__name__}: {exc}", generic=True, exc=known) from None
+        raise Unsupported(f"{what} raised {type(exc).__name__}: {exc}", generic=True, exc=known, kind="python-exception") from None
 
 
 def _mentions_token(exc: BaseException) -> bool:
@@ -208,7 +208,7 @@ class Token:
     def __hash__(self) -> int:
         if identity_hashed(self.value):
             return object.__hash__(self)
-        raise Unsupported(f"hashing {self.value.describe()} (a dict/set key or a Counter item)")
+        raise Unsupported(f"hashing {self.value.describe()} (a dict/set key or a Counter item)", kind="unsupported-operation")
 
     __eq__ = _compare("==")
     __ne__ = _compare("!=")
@@ -221,7 +221,7 @@ class Token:
         return self.value.truth(self.tx)
 
     def __index__(self) -> int:  # an int argument of library code: its value is not known now
-        raise Unsupported(f"{self.value.describe()} used where library code needs an int")
+        raise Unsupported(f"{self.value.describe()} used where library code needs an int", kind="unsupported-operation")
 
     __int__ = __float__ = __index__
 
@@ -257,7 +257,7 @@ def drain(tx, it: Value, what: Value):
         if item is None:
             return
         yield to_real(tx, item)
-    raise Unsupported(f"more than {limit} items drawn from {what.describe()}")
+    raise Unsupported(f"more than {limit} items drawn from {what.describe()}", kind="unsupported-operation")
 
 
 class CallableToken(Token):
