@@ -180,7 +180,8 @@ def _class_call(tx, cls, args, kwargs):
 
 
 def _callable_wrapper(tx, obj, source):
-    if obj is itertools.tee or (getattr(obj, "__self__", None) in ITERTOOLS_CLASSES and not isinstance(obj, type)):
+    owner = getattr(obj, "__self__", None)  # (a bound method's owner may be unhashable: a dict's .items)
+    if obj is itertools.tee or (isinstance(owner, type) and owner in ITERTOOLS_CLASSES and not isinstance(obj, type)):
         tx.guards.id_(source, obj)
         return ItertoolsCallable(obj)
     return None
