@@ -381,6 +381,9 @@ class TritonOps(OpsHandler):
     def mod(self, a, b):
         return self._binary(a, b, "%", MUL)
 
+    def fmod(self, a, b):
+        return self._binary(a, b, "%", MUL)  # triton's float % is C fmod (frem)
+
     def neg(self, x):
         return TritonExpr(f"-{_operand(x, UNARY)}", UNARY)
 

@@ -15,10 +15,7 @@ import torch
 from autograph.backends.triton.indexing import FloorDiv, is_static
 from autograph.backends.triton.ir import Pointwise, Value
 from autograph.backends.triton.lower import Unsupported, meta, promoted, register, scalar, shape_of
-from autograph.backends.triton.ops import compute_dtype
-
-if TYPE_CHECKING:
-    from autograph.backends.triton.lower import Lowering
+from autograph.backends.triton.ops import HALF_DTYPES, compute_dtype
 
 if TYPE_CHECKING:
     from autograph.backends.triton.lower import Lowering
@@ -58,11 +55,37 @@ def _rsub(L, node, a, b, alpha=1):
 def _div(L, node, a, b, rounding_mode=None):
     if not meta(node).dtype.is_floating_point:
         raise Unsupported("integer division")
+    dtype = meta(node).dtype
     if rounding_mode is None:
         return L.pointwise(node, [a, b], lambda ops, x, y: ops.truediv(x, y), "div")
     if rounding_mode == "floor":
-        return L.pointwise(node, [a, b], lambda ops, x, y: ops.floor(ops.truediv(x, y)), "div")
-    return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
+        return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, compute_dtype(dtype)), "div")
+
+    def trunc_divide(ops, x, y):
+        q = ops.truediv(x, y)
+        if dtype in HALF_DTYPES:  # aten divides in the half type: the quotient is rounded before trunc
+            q = ops.to_dtype(q, dtype, compute_dtype(dtype))
+        return ops.trunc(q)
+
+    return L.pointwise(node, [a, b], trunc_divide, "div")
+
+
+def floor_divide(ops, a, b, dtype: torch.dtype):
+    """Python's ``a // b`` of floats, exactly as aten computes it (``div_floor_floating``): from
+    the exact remainder ``fmod(a, b)``, not ``floor(a / b)``, whose rounding can cross an integer
+    (``3.0 // 0.3`` is 9, ``floor(3.0 / 0.3)`` is 10)."""
+    zero, one = ops.constant(0.0, dtype), ops.constant(1.0, dtype)
+    mod = ops.fmod(a, b)
+    div = ops.truediv(ops.sub(a, mod), b)
+    wrong_sign = ops.and_(ops.ne(mod, zero), ops.ne(ops.lt(b, zero), ops.lt(mod, zero)))
+    div = ops.where(wrong_sign, ops.sub(div, one), div)
+    floored = ops.floor(div)
+    floored = ops.where(ops.gt(ops.sub(div, floored), ops.constant(0.5, dtype)), ops.add(floored, one), floored)
+    quotient = ops.truediv(a, b)
+    signed_zero = ops.where(ops.lt(quotient, zero), ops.constant(-0.0, dtype),
+                            ops.where(ops.gt(quotient, zero), zero, quotient))  # copysign(0, a / b)
+    floored = ops.where(ops.eq(div, zero), signed_zero, floored)
+    return ops.where(ops.eq(b, zero), quotient, floored)  # division by zero: the IEEE quotient
 
 
 def _float_only(node):
