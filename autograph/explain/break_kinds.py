@@ -1,8 +1,9 @@
 """Graph-break kinds in words: the lookup the report and ``explain`` use, and the generated
 reference page (``docs/graph-breaks.md``, written by ``scripts/break_kinds_doc.py``).
 
-Kinds are registered where they are raised (``capture.breaks.break_kind``); importing
-``autograph.capture.api`` loads every capture module, so every kind is known.
+Kinds are registered where they are raised (``capture.breaks.break_kind``), some in modules
+capture imports only when it first needs them; ``all_kinds`` imports every capture module, so
+the list does not depend on what the process happened to import before.
 """
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ from autograph.capture.breaks import BREAK_KINDS, UNSUPPORTED, BreakKind
 
 def all_kinds() -> dict[str, BreakKind]:
     """Every registered kind, by name (loads the capture modules that register them)."""
-    import autograph.capture.api  # noqa: F401 - registers every kind
+    import importlib
+    import pkgutil
 
+    import autograph.capture as capture
+
+    for module in pkgutil.walk_packages(capture.__path__, capture.__name__ + "."):
+        importlib.import_module(module.name)
     return dict(sorted(BREAK_KINDS.items()))
 
 
