@@ -37,6 +37,7 @@ LOG_CHANNELS = (
     "bytecode",     # original and transformed bytecode
     "backend",      # backend compile times and kernels
     "perf",         # per-call timings of the shim
+    "verify",       # verify mode: each mismatch between a compiled call and the original
 )
 LOG_ALIASES = {"breaks": "graph_breaks", "graphs": "graph", "kernels": "backend"}  # the explain room's names
 CONFIG_FILE_NAME = "autograph.yaml"
@@ -368,6 +369,17 @@ class Settings(BaseModel):
         default=None,
         description="Directory where every new cache entry's guards, transformed code, graphs and kernels are "
         "written as files; null: no dumps.",
+    )
+    verify: Annotated[bool, EnvVar("AUTOGRAPH_VERIFY", parse=_switch, render=_switch_text)] = Field(
+        default=False, strict=True,
+        description="Check compiled calls against the original function: the first verify_calls calls of each "
+        "cache entry also run the original on copies of the arguments and compare; a mismatch is reported, "
+        "the entry disabled and the original's outcome used. Costs one eager call plus argument copies per "
+        "checked call.",
+    )
+    verify_calls: Annotated[int, EnvVar("AUTOGRAPH_VERIFY_CALLS", parse=_whole_number)] = Field(
+        default=3, ge=1, strict=True,
+        description="How many calls of each cache entry verify mode checks.",
     )
 
     @field_validator("backend")

@@ -50,6 +50,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--save-dir", type=pathlib.Path, default=ROOT / "tests" / "fuzz_regressions")
     parser.add_argument("--no-save", action="store_true", help="report failures without writing regression tests")
     parser.add_argument("--no-xfail", action="store_true", help="save regression tests without the xfail marker")
+    parser.add_argument("--issue", type=int, default=None,
+                        help="the issue tracking the bugs found: xfail reasons read 'issue N: <kind>: <detail>'")
     parser.add_argument("--minimize-seconds", type=float, default=90.0, help="time budget to minimise one failure")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds one call may take before it is a hang")
     parser.add_argument("--without", nargs="*", default=[], metavar="FEATURE",
@@ -101,7 +103,8 @@ def _save(args: argparse.Namespace, program: fuzz.Program, differences: list[fuz
                 + ("minimised" if minimised else "not minimised")
                 + ("; reproduces only after PREVIOUS ran in the same process" if previous else ""))
     first = differences[0]
-    reason = None if args.no_xfail else f"fuzz-found bug, not fixed yet: {first.kind}: {first.detail[:200]}"
+    prefix = f"issue {args.issue}" if args.issue is not None else "fuzz-found bug, not fixed yet"
+    reason = None if args.no_xfail else f"{prefix}: {first.kind}: {first.detail[:200]}"
     text = fuzz.regression_test_source(program, differences, found_by=found_by, backend=args.backend,
                                        xfail_reason=reason, previous=previous or ())
     text += f"\nSIGNATURE = {signature!r}\n"
@@ -208,6 +211,7 @@ def _work(args: argparse.Namespace) -> int:
                 print(f"\nFAILURE (program seed {seed}): {small_differences[0]}", flush=True)
                 print(fuzz.format_failure(small, small_differences), flush=True)
                 print(_shown(path), flush=True)
+                compiler.fallbacks.clear()  # minimisation's broken candidates are no coverage gaps of the run
         previous_program = program
         _write_state(args.state, state)
         if time.monotonic() - last_report > 30:
@@ -237,6 +241,8 @@ def _worker_command(args: argparse.Namespace, start: int, minutes: float, tmp: p
                "--state", str(tmp / "state.json"), "--progress", str(tmp / "progress"),
                "--crash-log", str(tmp / "crash.log")]
     command += ["--no-save"] * args.no_save + ["--no-xfail"] * args.no_xfail + ["--verbose"] * args.verbose
+    if args.issue is not None:
+        command += ["--issue", str(args.issue)]
     if args.without:
         command += ["--without", *args.without]
     return command
@@ -287,17 +293,32 @@ def _supervise(args: argparse.Namespace) -> int:
     state = _load_state(state_path)
     elapsed = time.monotonic() - started
     repeats = collections.Counter(state["repeats"])
+    fallbacks = collections.Counter(state["fallbacks"])
     print(f"\nfuzz: {state['checked']} programs in {elapsed / 60:.1f} min (seed {args.seed}, indices "
           f"{state['first']}..{state['last']}); {sum(repeats.values())} failing programs, "
           f"{len(repeats)} distinct differences, {len(state['new'])} new")
     for signature, count in repeats.most_common():
         print(f"  {count:4d} x {signature}{'' if signature in state['new'] else '  (already known)'}")
-    fallbacks = collections.Counter(state["fallbacks"])
-    if fallbacks:
-        print(f"autograph fell back to eager {sum(fallbacks.values())} times (not failures; coverage gaps):")
-        for reason, count in fallbacks.most_common(15):
-            print(f"  {count:4d} x {reason}")
+    print(f"autograph fell back to eager {sum(fallbacks.values())} times (not failures; coverage gaps)"
+          + (":" if fallbacks else "."))
+    for reason, count in fallbacks.most_common(15):
+        print(f"  {count:4d} x {reason}")
+    print(f"fuzz summary: seed {args.seed}, {args.minutes:g} min ({elapsed / 60:.1f} min run) on {_commit()}, "
+          f"backend {args.backend}, programs run {state['checked']}, failures {sum(repeats.values())} "
+          f"({len(repeats)} distinct, {len(state['new'])} new), eager fallbacks {sum(fallbacks.values())}")
     return 1 if repeats else 0
+
+
+def _commit() -> str:
+    """The checked-out commit (``+dirty`` with uncommitted changes), for the summary line."""
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True, timeout=30).stdout.strip()
+    try:
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown commit"
+    return f"{commit}{'+dirty' if dirty else ''}" if commit else "unknown commit"
 
 
 def main(argv: list[str] | None = None) -> int:

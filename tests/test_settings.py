@@ -334,7 +334,7 @@ NON_DEFAULT = {
     ("packages", "allow"): ("a", "b.c:F.forward"), ("packages", "deny"): ("a.x",), ("backend",): "eager",
     ("recompile_limit",): 3, ("compile_threshold",): 5, ("dynamic",): "always", ("fullgraph",): True, ("on_error",): "raise",
     ("mode",): "run-only", ("report",): Path("out/r.json"), ("log",): ("guards", "recompiles"),
-    ("cache_dir",): Path("/tmp/agcache"), ("dump",): Path("/tmp/agdumps"),
+    ("cache_dir",): Path("/tmp/agcache"), ("dump",): Path("/tmp/agdumps"), ("verify",): True, ("verify_calls",): 5,
 }
 
 

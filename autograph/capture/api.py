@@ -116,7 +116,10 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
 
     cg = Codegen(tx, fn, wrap_nested)
     if isinstance(outcome, Return):
-        body = [f"return {cg.reconstruct(outcome.value)}"]
+        # read before the replayed effects run: a value read from an object the capture then
+        # changed (an attribute store, a mutated outside container) is the one read then
+        cg.pre.append(f"__ret = {cg.reconstruct(outcome.value)}")
+        body = ["return __ret"]
     else:
         frame, inst = outcome.frame, outcome.inst
         body = _plan_break(cg, frame, inst, generic=generic)

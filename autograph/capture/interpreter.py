@@ -368,6 +368,9 @@ class Translator:
                 return out
         if a.is_constant():
             return vb.fold(self, vb.UNARY[op], [a], {}, f"unary {op}")
+        own = getattr(a, "unary_op", None)  # values with operators of their own (ndarrays)
+        if own is not None:
+            return own(self, op)
         raise Unsupported(f"unary {op} on {a.describe()}", kind="unsupported-operation")
 
     def getitem(self, obj: Value, key: Value) -> Value:

@@ -1,9 +1,9 @@
 """Graph-break kinds in words: the lookup the report and ``explain`` use, and the generated
 reference page (``docs/graph-breaks.md``, written by ``scripts/break_kinds_doc.py``).
 
-Kinds are registered where they are raised (``capture.breaks.break_kind``), at module level;
-:func:`all_kinds` imports every module of ``autograph.capture`` (some are otherwise imported
-lazily, on first use), so the list does not depend on what ran before.
+Kinds are registered where they are raised (``capture.breaks.break_kind``), some in modules
+capture imports only when it first needs them; ``all_kinds`` imports every capture module, so
+the list does not depend on what the process happened to import before.
 """
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ def all_kinds() -> dict[str, BreakKind]:
     import importlib
     import pkgutil
 
-    import autograph.capture
+    import autograph.capture as capture
 
-    for info in pkgutil.walk_packages(autograph.capture.__path__, "autograph.capture."):
-        importlib.import_module(info.name)
+    for module in pkgutil.walk_packages(capture.__path__, capture.__name__ + "."):
+        importlib.import_module(module.name)
     return dict(sorted(BREAK_KINDS.items()))
 
 

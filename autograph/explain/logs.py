@@ -12,6 +12,7 @@ graph, graph_code ``autograph.graphs``    each captured FX graph's code
 bytecode         ``autograph.bytecode``   the transformed code, decompiled
 backend          ``autograph.kernels``    kernel sources the backend generated
 hook, perf       ``autograph.hook`` / ``autograph.perf``
+verify           ``autograph.verify``     each mismatch verify mode finds, in full
 =============== ======================= ==============================================
 
 The issue's short names ``breaks``, ``graphs`` and ``kernels`` are accepted too.
@@ -35,6 +36,7 @@ CHANNEL_LOGGERS: dict[str, str] = {
     "backend": "autograph.kernels", "kernels": "autograph.kernels",
     "hook": "autograph.hook",
     "perf": "autograph.perf",
+    "verify": "autograph.verify",
 }
 ALL_LOGGERS = tuple(dict.fromkeys(CHANNEL_LOGGERS.values()))
 _HANDLER_MARK = "_autograph_channel_handler"

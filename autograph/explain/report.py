@@ -73,6 +73,9 @@ class FunctionReport:
     compile_threshold: int | None = None
     eager_reasons: list[tuple[str, int]] = field(default_factory=list)  # why calls ran the original
     backend: str | None = None                 # what compiled its graphs
+    verified_calls: int = 0                    # settings.verify: calls checked against the original
+    verify_mismatches: list[str] = field(default_factory=list)
+    verify_skipped: list[str] = field(default_factory=list)
 
     @property
     def torch_call_share(self) -> float | None:
@@ -112,6 +115,8 @@ class FunctionReport:
             "compile_threshold": self.compile_threshold, "not_compiled": self.not_compiled,
             "eager_reasons": [{"reason": r, "calls": n} for r, n in self.eager_reasons],
             "backend": self.backend,
+            "verified_calls": self.verified_calls,
+            "verify_mismatches": list(self.verify_mismatches), "verify_skipped": list(self.verify_skipped),
         }
 
     def rows(self, run_backend: str | None = None) -> list[tuple[str, str]]:
@@ -137,6 +142,10 @@ class FunctionReport:
         if self.eager_reason and self.eager_reason != self.not_compiled:
             rows.append(("runs eagerly", self.eager_reason))
         rows += [("capture error", e) for e in self.errors if f"capture failed: {e}" != self.eager_reason]
+        if self.verified_calls or self.verify_mismatches or self.verify_skipped:
+            rows.append(("verified calls", str(self.verified_calls)))
+        rows += [("VERIFY MISMATCH", m) for m in self.verify_mismatches]
+        rows += [("verify", m) for m in self.verify_skipped]
         return rows
 
     def table(self, run_backend: str | None = None) -> str:
@@ -157,6 +166,7 @@ class RunReport:
         return {"functions": len(f), "calls": sum(x.calls for x in f), "cache_hits": sum(x.hits for x in f),
                 "captures": sum(x.captures for x in f), "recompiles": sum(len(x.recompiles) for x in f),
                 "graph_breaks": sum(len(x.breaks) for x in f),
+                "verify_mismatches": sum(len(x.verify_mismatches) for x in f),
                 "capture_seconds": round(sum(x.capture_seconds for x in f), 6),
                 "compile_seconds": round(sum(x.compile_seconds for x in f), 6)}
 
@@ -213,6 +223,10 @@ class RunReport:
                 f"{t['calls']} calls, {t['captures']} captures, {t['recompiles']} recompiles, "
                 f"{t['graph_breaks']} graph breaks, capture {t['capture_seconds']:.3f} s, "
                 f"compile {t['compile_seconds']:.3f} s{backend}")
+        if t["verify_mismatches"]:
+            head += (f"\nVERIFY: {t['verify_mismatches']} cache entr{'y' if t['verify_mismatches'] == 1 else 'ies'} "
+                     "behaved differently from the original function (see the tables; those entries now run "
+                     "the original)")
         tail = [COUNTING_NOTE] if self.counted else []
         kinds = [self._kinds_text()] if self.breaks_by_kind() else []
         return "\n\n".join([head] + kinds + [x.table(self.backend) for x in self.functions] + tail)
@@ -285,7 +299,9 @@ def _function_report(st: Any, counted: bool = False) -> FunctionReport:
         errors=list(st.errors), ops_in_graphs=ops, capture_seconds=st.capture_seconds,
         compile_seconds=st.compile_seconds, eager_reason=st.eager_reason, resume_of=resume_of,
         torch_calls_in_graphs=in_graphs, torch_calls_total=total, cold_calls=st.cold_calls,
-        compile_threshold=st.compile_threshold, eager_reasons=st.eager_reasons(), backend=st.backend)
+        compile_threshold=st.compile_threshold, eager_reasons=st.eager_reasons(), backend=st.backend,
+        verified_calls=getattr(st, "verified_calls", 0), verify_mismatches=list(getattr(st, "verify_mismatches", ())),
+        verify_skipped=list(getattr(st, "verify_skipped", ())))
 
 
 def print_report(settings: Settings | None = None, *, stream: TextIO | None = None) -> RunReport:

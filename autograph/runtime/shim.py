@@ -447,6 +447,9 @@ class _ShimLogic:
             st.break_reasons.append(getattr(b, "reason", str(b)))
             st.break_kinds.append(getattr(b, "kind", "unsupported"))
         entry = CacheEntry.from_result(result)
+        if settings.verify:
+            from autograph.runtime.verify import attach  # the first calls also run the original on copies
+            attach(self, entry, settings.verify_calls)
         self._add(entry)
         state.captures += 1
         state.warmup_calls = 0
@@ -519,6 +522,16 @@ class _ShimLogic:
                 listener(self, entry)
             except Exception:  # noqa: BLE001 - explaining must never break a run
                 log.exception("autograph: entry listener %r failed", listener)
+
+    def _replace_entry_fn(self, entry: CacheEntry, fn: Callable[..., Any]) -> None:
+        """Run ``fn`` for calls ``entry`` matches (verify mode: the checked callable, or the
+        original after a mismatch)."""
+        with self.state.lock:
+            entry.fn = fn
+            entries, plans, fns = self._table
+            if entry in entries:
+                index = entries.index(entry)
+                self._table = (entries, plans, fns[:index] + (fn,) + fns[index + 1:])
 
     # -- housekeeping ---------------------------------------------------------
     def reset(self) -> None:

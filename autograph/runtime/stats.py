@@ -41,6 +41,9 @@ class FunctionStats:
     compile_threshold: int | None = None  # the threshold those calls were counted against
     eager_why: dict[str, int] = field(default_factory=dict)  # slow-path eager calls by reason
     backend: str | None = None  # the backend the captures used ("auto → eager", "triton", ...)
+    verified_calls: int = 0     # calls checked against the original (settings.verify)
+    verify_mismatches: list[str] = field(default_factory=list)  # what differed, per disabled entry
+    verify_skipped: list[str] = field(default_factory=list)     # why some calls could not be verified
     # CacheEntry objects, held weakly so a dead function's cache is freed; hits of dead ones are folded
     entry_refs: list[Any] = field(default_factory=list, repr=False)
     eager_entry_refs: list[Any] = field(default_factory=list, repr=False)  # guard-free entries (the original)
@@ -119,6 +122,8 @@ class FunctionStats:
             "cold_calls": self.cold_calls, "compile_threshold": self.compile_threshold,
             "eager_reasons": [{"reason": r, "calls": n} for r, n in self.eager_reasons()], "backend": self.backend,
             "cache_entries": len(self.entries), "torch_compile_calls": self.torch_compile_calls,
+            "verified_calls": self.verified_calls,
+            "verify_mismatches": list(self.verify_mismatches), "verify_skipped": list(self.verify_skipped),
         }
 
 

@@ -141,6 +141,9 @@ class EvalOps(OpsHandler):
     def mod(self, a, b):
         return torch.remainder(a, b)
 
+    def fmod(self, a, b):
+        return torch.fmod(a, b)
+
     def reciprocal(self, x):
         return 1 / x
 

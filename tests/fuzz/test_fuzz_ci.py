@@ -1,11 +1,30 @@
-"""Bounded differential fuzzing of ``autograph.compile(fn, backend="eager")`` (issue #9).
+"""Bounded differential fuzzing of ``autograph.compile(fn, backend="eager")`` (issues #9, #13).
 
-40 generated programs, fixed seed (hypothesis ``derandomize``), 5 calls each with
-fresh inputs, a second int value and a second batch size. Skips, saying why, while
-``autograph.compile`` cannot be imported. A failure prints the whole program;
-``scripts/fuzz.py`` finds, minimises and saves such programs as regression tests.
+Generated programs, fixed seeds, 5 calls each with fresh inputs, a second int value, a
+second batch size and a second string, objects and globals changed between calls. Skips,
+saying why, while ``autograph.compile`` cannot be imported. A failure prints the whole
+program; ``scripts/fuzz.py`` finds, minimises and saves such programs as regression tests.
+
+Cases, each well under a minute of CPU on this 2-core box:
+* the tensor-level families (40 programs), without objects the function makes itself
+  (``made_objects``: the exceptions of its ``raise``/``assert`` statements, ``object()``)
+  — must pass;
+* exceptions the function raises itself (``raise E(...)``, ``assert c, "..."``): one object
+  made at capture and re-raised on every call (issue 13) — a strict xfail that only a
+  reused exception object satisfies: any other difference fails the test;
+* every family including the Python-level exactness constructs of issue 13 (30 programs),
+  again without ``made_objects`` (so without ``raise_caught``, which raises only those) —
+  must pass.
+The generator can still write differences that are open on this commit (issue 13:
+``s in 'literal'``, ``l is items``, a set returned twice, an attribute the function sets
+and deletes); they have regression files in tests/fuzz_regressions, and the 30 programs
+here avoid them. When the function's own exceptions are fresh per call the xfail case
+passes (strict: the test then fails): drop the ``made_objects`` split. A longer run of the
+first case is marked slow.
 """
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -13,14 +32,75 @@ from hypothesis import HealthCheck, Phase, given, settings
 from autograph.testing import fuzz
 
 _COMPILE, _WHY_MISSING = fuzz.autograph_compile_or_reason()
+_SETTINGS = dict(derandomize=True, deadline=None, database=None,
+                 phases=[Phase.explicit, Phase.generate],  # no shrinking in CI: scripts/fuzz.py minimises
+                 suppress_health_check=list(HealthCheck))
+_needs_autograph = pytest.mark.skipif(_COMPILE is None, reason=f"cannot fuzz autograph.compile: {_WHY_MISSING}")
+
+TENSOR_FAMILIES = fuzz.DEFAULT_CONFIG.without(*fuzz.EXACTNESS_FEATURES, "made_objects")
+OWN_EXCEPTIONS = fuzz.DEFAULT_CONFIG.without(*fuzz.EXACTNESS_FEATURES)
+EXACTNESS_FAMILIES = fuzz.DEFAULT_CONFIG.without("made_objects")  # also leaves raise_caught out
+# the checker's words when a call raised the very object an earlier call raised (diff.Pairing)
+_REUSED = re.compile(r"^exception of call \d+: compiled has the same object as exception of call \d+, "
+                     r"eager has a different one$")
+
+
+def _check(program: fuzz.Program) -> list[fuzz.Difference]:
+    return fuzz.check_program(program, fuzz.autograph_compiler("eager"), timeout_s=60.0)
 
 
 @pytest.mark.fuzz
-@pytest.mark.skipif(_COMPILE is None, reason=f"cannot fuzz autograph.compile: {_WHY_MISSING}")
-@settings(max_examples=40, derandomize=True, deadline=None, database=None,
-          phases=[Phase.explicit, Phase.generate],  # no shrinking in CI: scripts/fuzz.py minimises
-          suppress_health_check=list(HealthCheck))
-@given(fuzz.programs())
+@_needs_autograph
+@settings(max_examples=40, **_SETTINGS)
+@given(fuzz.programs(TENSOR_FAMILIES))
 def test_compiled_programs_behave_like_eager(program):
-    differences = fuzz.check_program(program, fuzz.autograph_compiler("eager"), timeout_s=60.0)
+    differences = _check(program)
+    assert not differences, fuzz.format_failure(program, differences)
+
+
+@pytest.mark.fuzz
+@pytest.mark.slow
+@_needs_autograph
+@settings(max_examples=400, **_SETTINGS)
+@given(fuzz.programs(TENSOR_FAMILIES))
+def test_compiled_programs_behave_like_eager_long(program):
+    differences = _check(program)
+    assert not differences, fuzz.format_failure(program, differences)
+
+
+class ReusedExceptionObject(AssertionError):
+    """A compiled call raised the exception object an earlier call raised (issue 13)."""
+
+
+@pytest.mark.fuzz
+@_needs_autograph
+@pytest.mark.xfail(strict=True, raises=ReusedExceptionObject,
+                   reason="issue 13: an exception the function raises (raise E(...), assert c, '...') is one object "
+                          "made at capture and re-raised on every call (tests/fuzz_regressions/test_fuzz_exception_*)")
+def test_exceptions_the_function_raises_are_fresh_objects():
+    """Programs with ``raise``/``assert`` statements: each call must raise a new object.
+
+    Every difference other than a reused exception object fails this test outright.
+    """
+    reused = []
+    for seed in range(80):
+        program = fuzz.generate_program(13_000_000 + seed, OWN_EXCEPTIONS)
+        if not re.search(r"^\s+(raise \w+\(|assert )", program.source, re.MULTILINE):
+            continue
+        differences = _check(program)
+        other = [d for d in differences if not (d.kind == "exception" and _REUSED.match(d.detail))]
+        assert not other, fuzz.format_failure(program, other)
+        reused += [(program, differences)] if differences else []
+    if reused:
+        program, differences = reused[0]
+        raise ReusedExceptionObject(f"{len(reused)} programs raised a reused exception object; the first:\n"
+                                    + fuzz.format_failure(program, differences))
+
+
+@pytest.mark.fuzz
+@_needs_autograph
+@settings(max_examples=30, **_SETTINGS)
+@given(fuzz.programs(EXACTNESS_FAMILIES))
+def test_compiled_programs_with_exactness_constructs_behave_like_eager(program):
+    differences = _check(program)
     assert not differences, fuzz.format_failure(program, differences)

@@ -49,12 +49,16 @@ def _run(tmp_path: pathlib.Path, compiler: str, *extra: str) -> subprocess.Compl
 
 
 def test_script_saves_a_minimised_regression_once(tmp_path):
-    first = _run(tmp_path, "drops_appends", "--minutes", "0.05")
+    first = _run(tmp_path, "drops_appends", "--minutes", "0.05", "--issue", "13")
     assert first.returncode == 1, first.stdout + first.stderr
     saved = sorted((tmp_path / "saved").glob("test_fuzz_input_mutation_*.py"))
     assert len(saved) == 1, first.stdout
     text = saved[0].read_text()
-    assert "xfail(strict=True" in text and "SIGNATURE = " in text
+    assert "xfail(strict=True, reason=" in text and "issue 13: input_mutation: " in text and "SIGNATURE = " in text
+    summary = re.search(r"^fuzz summary: seed 0, 0\.05 min \(\d+\.\d min run\) on (?:\w+(?:\+dirty)?|unknown commit), "
+                        r"backend eager, programs run (\d+), failures (\d+) \((\d+) distinct, (\d+) new\), "
+                        r"eager fallbacks (\d+)$", first.stdout, re.MULTILINE)
+    assert summary and int(summary.group(1)) >= int(summary.group(2)) >= 1, first.stdout
     assert re.search(r"items\.(append|extend|insert)\(", text)
     assert "FAILURE (program seed" in first.stdout and "already known" not in first.stdout
     second = _run(tmp_path, "drops_appends", "--minutes", "0.05")

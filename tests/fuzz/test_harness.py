@@ -7,8 +7,13 @@ and also on the generated programs, which proves the generator exercises it.
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import importlib.util
+import inspect
 import io
+import re
+import textwrap
 import time
 import types
 
@@ -16,7 +21,7 @@ import pytest
 import torch
 
 from autograph.testing import fuzz
-from autograph.testing.fuzz import Param, Program, check_program, identity_compiler
+from autograph.testing.fuzz import Param, Program, check_program, fixtures, identity_compiler
 
 
 def _program(body: str, params: tuple[Param, ...] = (Param("x", "tensor", ("A", "B")),), header: str = "") -> Program:
@@ -215,6 +220,225 @@ def test_generated_programs_catch_each_broken_compiler(compiler, kind):
         if any(d.kind == kind for d in differences):
             return
     pytest.fail(f"none of 80 generated programs exposed {compiler.__name__} ({kind})")
+
+
+# -- the exactness classes (issue 13): each broken compiler keeps values but breaks one ------
+# -- thing Python guarantees; the checker must see it --------------------------------------
+
+def rewriting(pattern: str, replacement: str):
+    """A "compiler" that recompiles fn's source with one textual change (a wrong folding or a dropped call)."""
+    def compile_(fn):
+        changed = re.sub(pattern, replacement, textwrap.dedent(inspect.getsource(fn)))
+        namespace = {}
+        exec(compile(changed, fn.__code__.co_filename, "exec"), fn.__globals__, namespace)
+        return namespace[fn.__name__]
+    compile_.__name__ = f"rewriting({pattern!r})"
+    return compile_
+
+
+def freezes_string_args(fn):
+    """No guard on str arguments: the first call's string is used forever."""
+    first = {}
+
+    def run(*args):
+        return fn(*[first.setdefault(i, a) if isinstance(a, str) else a for i, a in enumerate(args)])
+    return run
+
+
+def freezes_object_args(fn):
+    """Reads attributes of the caller's object as they were on the first call (and writes to that copy)."""
+    frozen = {}
+
+    def run(*args):
+        return fn(*[frozen.setdefault(i, copy.copy(a)) if type(a).__name__ == "Obj" else a for i, a in enumerate(args)])
+    return run
+
+
+def copies_iterators(fn):
+    """Advances its own copy of an iterator passed in, not the caller's."""
+    def private(a):
+        if inspect.isgenerator(a):
+            return iter(list(a))
+        return copy.copy(a) if hasattr(a, "__next__") else a
+
+    return lambda *args: fn(*[private(a) for a in args])
+
+
+def new_result_objects(fn):
+    """Returns an equal but new tensor where the function returned an existing one (identity lost)."""
+    return lambda *args: _map_tensors(fn(*args), lambda t: t.view_as(t))
+
+
+def reuses_exceptions(fn):
+    """Raises the first exception object it saw again on later calls (same type and message)."""
+    seen = {}
+
+    def run(*args):
+        try:
+            return fn(*args)
+        except Exception as error:
+            raise seen.setdefault((type(error), str(error)), error) from None
+    return run
+
+
+def drops_exception_attributes(fn):
+    """Re-raises a new exception of the same type and message, without the attributes."""
+    def run(*args):
+        try:
+            return fn(*args)
+        except Exception as error:
+            raise type(error)(*error.args) from None
+    return run
+
+
+def shares_fresh_objects(fn):
+    """Hands out the first set/list/dict/object it returned again, refilled with this call's content."""
+    kept = {}
+
+    def refill(index, value):
+        old = kept.setdefault(index, value)
+        if old is value or type(old) is not type(value):
+            return value
+        if isinstance(value, (set, dict)):
+            old.clear(), old.update(value)
+        elif isinstance(value, list):
+            old[:] = value
+        else:
+            old.__dict__.clear(), old.__dict__.update(vars(value))
+        return old
+
+    def run(*args):
+        result = fn(*args)
+        if isinstance(result, tuple):
+            return tuple(refill(i, v) if isinstance(v, (set, list, dict)) or hasattr(v, "__dict__") and
+                         not isinstance(v, torch.Tensor) else v for i, v in enumerate(result))
+        return result
+    return run
+
+
+def unaliases_inputs(fn):
+    """Copies an argument passed twice, so writes through one name are not seen through the other."""
+    def run(*args):
+        seen, fixed = set(), []
+        for a in args:
+            fixed.append(a.clone() if isinstance(a, torch.Tensor) and id(a) in seen else a)
+            seen.add(id(a))
+        return fn(*fixed)
+    return run
+
+
+OBJ_HEADER = fixtures.FIXTURES["Obj"]
+ERR_HEADER = fixtures.FIXTURES["FuzzError"] + "\nCAUGHT = []\n"
+S, O, IT, G, D = (Param("s", "str"), Param("o", "obj"), Param("it", "iter", ("A", "B"), length=3),
+                  Param("g", "gen", length=3), Param("d", "dict", ("A", "B")))
+Y = Param("y", "tensor", ("A", "B"))
+
+
+def _between(*changes: tuple[int, str]) -> str:
+    body = "".join(f"    if call == {call}:\n        {change}\n" for call, change in changes)
+    return "\n\ndef between_calls(call):\n    global MODE\n" + body
+
+
+EXACTNESS_CASES = [
+    ("substring test on a str argument", freezes_string_args,
+     _program("if 'ab' in s:\n    return x * 2\nreturn x", (X, S)), "result"),
+    ("string folded by a wrong rule", rewriting(r"'ab' in s", "s == 'ab'"),
+     _program("if 'ab' in s:\n    return x * 2\nreturn x", (X, S)), "result"),
+    ("dict view kept across a mutation", rewriting(r"\.values\(\)", ".copy().values()"),
+     _program("v = d.values()\nd['n'] = x\nreturn x * len(v)", (X, D)), "result"),
+    ("getattr default while the attribute appears between calls", freezes_object_args,
+     _program("return x * getattr(o, 'z', 1)", (X, O), header=OBJ_HEADER + _between((1, "OBJ.z = 5"))), "result"),
+    ("hasattr while the attribute disappears between calls", freezes_object_args,
+     _program("if hasattr(o, 'z'):\n    return x + o.z\nreturn x", (X, O),
+              header=OBJ_HEADER + "OBJ.z = 2\n" + _between((2, "del OBJ.z"))), "result"),
+    ("setattr on the caller's object", freezes_object_args,
+     _program("o.count += 1\nreturn x", (X, O), header=OBJ_HEADER), "input_mutation"),
+    ("iterator passed in", copies_iterators, _program("return x + next(it)", (X, IT)), "input_mutation"),
+    ("generator passed in", copies_iterators, _program("return x * next(g)", (X, G),
+                                                      header=fixtures.FIXTURES["numbers"]), "input_mutation"),
+    ("in-place method returns self", new_result_objects, _program("y = x.add_(1)\nreturn y", (X,)), "result"),
+    ("out= call with unused result", rewriting(r", out=buf\)", ")"),
+     _program("buf = torch.zeros_like(x)\ntorch.add(x, 1, out=buf)\nreturn buf * 2"), "result"),
+    ("inplace=True call with unused result", rewriting(r", inplace=True\)", ")"),
+     _program("torch.nn.functional.relu(x, inplace=True)\nreturn x.sum()"), "input_mutation"),
+    ("global rebound between calls", isolates_globals,
+     _program("if MODE == 'fast':\n    return x\nreturn -x", header='MODE = "fast"\n' + _between((2, "MODE = 'slow'"))),
+     "result"),
+    ("exception object reused across calls", reuses_exceptions,
+     _program('raise FuzzError("bad", code=42)', header=ERR_HEADER), "exception"),
+    ("exception attributes", drops_exception_attributes,
+     _program('raise FuzzError("bad", code=42)', header=ERR_HEADER), "exception"),
+    ("caught exception made once", rewriting(r'raise FuzzError\("bad", code=42\)', "raise CAUGHT[0] if CAUGHT else "
+                                                                                   'FuzzError("bad", code=42)'),
+     _program('try:\n    raise FuzzError("bad", code=42)\nexcept FuzzError as e:\n    e.code += 1\n'
+              '    CAUGHT.append(e)\n    k = e.code\nreturn x * k', header=ERR_HEADER), "result"),
+    ("fresh set per call", shares_fresh_objects, _program("tags = set()\ntags.add(x.shape[0])\nreturn x, tags"), "result"),
+    ("fresh plain object per call", shares_fresh_objects,
+     _program("box = Box()\nbox.n = x.shape[0]\nreturn x, box", header=fixtures.FIXTURES["Box"]), "result"),
+    ("the same tensor passed twice", unaliases_inputs,
+     _program("x.add_(1)\nreturn y * 2", (X, Y)), "result"),
+]
+EXACTNESS_CASES[-1] = EXACTNESS_CASES[-1][:2] + (dataclasses.replace(EXACTNESS_CASES[-1][2], alias_inputs=True),
+                                                 EXACTNESS_CASES[-1][3])
+
+
+@pytest.mark.parametrize("name, compiler, program, kind", EXACTNESS_CASES, ids=[case[0] for case in EXACTNESS_CASES])
+def test_checker_catches_each_exactness_class(name, compiler, program, kind):
+    assert check_program(program, identity_compiler()) == [], "the program must be deterministic under eager"
+    differences = check_program(program, compiler)
+    assert differences, f"{name}: the checker missed the difference"
+    assert kind in {d.kind for d in differences}, differences
+
+
+EXACTNESS_PROGRAMS = {name: program for name, _, program, _ in EXACTNESS_CASES}
+
+
+def test_identity_is_paired_across_calls_and_named():
+    (difference,) = check_program(EXACTNESS_PROGRAMS["exception object reused across calls"], reuses_exceptions)
+    assert "compiled has the same object as exception of call 0" in difference.detail
+    (difference,) = [d for d in check_program(EXACTNESS_PROGRAMS["in-place method returns self"], new_result_objects)
+                     if d.kind == "result"]
+    assert "eager has the same object as argument 'x' of call 0" in difference.detail
+
+
+def test_returned_objects_are_touched_so_a_kept_object_shows_next_call():
+    kept = {}
+
+    def keeps_first_set(fn):
+        def run(*args):
+            value, tags = fn(*args)
+            return value, kept.setdefault("tags", tags)
+        return run
+
+    program = EXACTNESS_PROGRAMS["fresh set per call"]
+    differences = check_program(program, keeps_first_set)
+    assert differences and differences[0].call == 1
+
+
+EXACTNESS_GENERATED = [
+    (freezes_string_args, "result"),
+    (freezes_object_args, None),
+    (copies_iterators, "input_mutation"),
+    (reuses_exceptions, "exception"),
+    (shares_fresh_objects, "result"),
+    (unaliases_inputs, None),
+    (rewriting(r", out=(\w+)\)", ")"), None),
+    (rewriting(r"\.(values|keys|items)\(\)", r".copy().\1()"), None),
+]
+
+
+@pytest.fixture(scope="module")
+def exactness_programs():
+    return [fuzz.generate_program(seed) for seed in range(120)]
+
+
+@pytest.mark.parametrize("compiler, kind", EXACTNESS_GENERATED, ids=[c.__name__ for c, _ in EXACTNESS_GENERATED])
+def test_generated_programs_expose_each_exactness_class(exactness_programs, compiler, kind):
+    for program in exactness_programs:
+        differences = check_program(program, compiler)
+        if differences and (kind is None or any(d.kind == kind for d in differences)):
+            return
+    pytest.fail(f"none of {len(exactness_programs)} generated programs exposed {compiler.__name__}")
 
 
 # -- minimisation and regression files ---------------------------------------------

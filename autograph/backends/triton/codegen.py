@@ -381,6 +381,9 @@ class TritonOps(OpsHandler):
     def mod(self, a, b):
         return self._binary(a, b, "%", MUL)
 
+    def fmod(self, a, b):
+        return self._binary(a, b, "%", MUL)  # triton's float % is C fmod (frem)
+
     def neg(self, x):
         return TritonExpr(f"-{_operand(x, UNARY)}", UNARY)
 
@@ -441,7 +444,14 @@ class TritonOps(OpsHandler):
         return self._call("tl.math.exp2", x)
 
     def expm1(self, x):
-        return self.sub(self.exp(x), TritonExpr("1.0"))
+        # exp(x) - 1 loses every digit for tiny x; Kahan's correction (u - 1) * x / log(u) does not
+        x = self._name(x)
+        u = self._name(self.exp(x))
+        um1 = self._name(self.sub(u, TritonExpr("1.0")))
+        corrected = self.truediv(self.mul(um1, x), self.log(u))
+        exact = self.or_(self.eq(u, TritonExpr("1.0")), self.eq(u, TritonExpr('float("inf")')))
+        return self.where(exact, self.where(self.eq(u, TritonExpr("1.0")), x, u),
+                          self.where(self.eq(um1, TritonExpr("-1.0")), um1, corrected))
 
     def log(self, x):
         return self._call("tl.log", x)
@@ -453,7 +463,12 @@ class TritonOps(OpsHandler):
         return self.mul(self.log(x), TritonExpr("0.4342944819032518"))
 
     def log1p(self, x):
-        return self.log(self.add(TritonExpr("1.0"), x))
+        # log(1 + x) loses every digit for tiny x; Goldberg's correction log(u) * x / (u - 1) does not
+        x = self._name(x)
+        u = self._name(self.add(TritonExpr("1.0"), x))
+        corrected = self.truediv(self.mul(self.log(u), x), self.sub(u, TritonExpr("1.0")))
+        plain = self.or_(self.eq(u, TritonExpr('float("inf")')), self.le(u, TritonExpr("0.0")))
+        return self.where(self.eq(u, TritonExpr("1.0")), x, self.where(plain, self.log(u), corrected))
 
     def sqrt(self, x):
         return self._call("tl.sqrt", x)
@@ -468,8 +483,12 @@ class TritonOps(OpsHandler):
         return self._call("tl.cos", x)
 
     def tanh(self, x):
-        two = TritonExpr("2.0")
-        return self.sub(self.mul(two, self.sigmoid(self.mul(two, x))), TritonExpr("1.0"))
+        # tanh|x| = -t / (t + 2) with t = expm1(-2|x|): accurate near 0, where 2 sigmoid(2x) - 1 is not
+        x = self._name(x)
+        t = self._name(self.expm1(self.mul(TritonExpr("-2.0"), self.abs(x))))
+        magnitude = self._name(self.truediv(self.neg(t), self.add(t, TritonExpr("2.0"))))
+        signed = self.where(self.lt(x, TritonExpr("0.0")), self.neg(magnitude), magnitude)
+        return self.where(self.eq(x, TritonExpr("0.0")), x, signed)  # tanh(-0.0) is -0.0
 
     def sigmoid(self, x):
         return self._call("tl.sigmoid", x)

@@ -254,6 +254,7 @@ class Lowering:
                     value = self.realize(value, node)
                 return value
             except Unsupported as exc:  # the lowering declined this case: say why
+                kernel_log.info("triton lowering of %s declined; it runs as an aten call (%s)", node.target, exc)
                 return self.extern(node, reason=f"lowering declined: {exc}" if str(exc) else "lowering declined")
             except (TypeError, ValueError, NotImplementedError) as exc:
                 if not self.symbolic:

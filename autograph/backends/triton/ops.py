@@ -103,6 +103,10 @@ class OpsHandler:
         """Remainder of non-negative integers (the sign rule for negatives is the target's)."""
         raise NotImplementedError
 
+    def fmod(self, a: OpsValue, b: OpsValue) -> OpsValue:
+        """C's ``fmod`` of floats: the exact remainder of ``a / b`` truncated, with ``a``'s sign."""
+        raise NotImplementedError
+
     def neg(self, x: OpsValue) -> OpsValue:
         raise NotImplementedError
 

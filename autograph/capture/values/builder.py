@@ -183,6 +183,11 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if isinstance(obj, types.FunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
         g.id_(source, obj)  # a library Python function with a model of its own (collections.namedtuple)
         return BuiltinValue(obj)
+    if CALLABLE_WRAPPERS and callable(obj) and not isinstance(obj, type):
+        for hook in CALLABLE_WRAPPERS:  # library callables with a model (itertools, numpy, ...)
+            out = hook(tx, obj, source)
+            if out is not None:
+                return out
     if isinstance(obj, types.FunctionType):
         if source is not None and type(obj) is types.FunctionType and not _opaque_library(obj) \
                 and (obj.__closure__ or "<locals>" in obj.__code__.co_qualname):
@@ -257,6 +262,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
 # ``type -> wrapper(tx, obj, source) -> Value`` for objects modelled specially (``os.environ``…,
 # tensor subclasses with a model of their own: ``AsyncCollectiveTensor`` in values/distributed.py)
 TYPE_WRAPPERS: dict = {}
+# ``hook(tx, obj, source) -> Value | None`` for callables of libraries with a model of their own
+# (``itertools.chain.from_iterable``, ``dict.fromkeys``, numpy functions), asked before the
+# builtin-function and opaque-library rules; a hook guards what it relies on
+CALLABLE_WRAPPERS: list = []
 
 
 _ITERATOR_TYPES = (type(iter(())), type(iter([])), type(iter(range(1))))

@@ -408,6 +408,9 @@ class DictValue(Value):
                 other = args[0]
                 if isinstance(other, DictValue):
                     self.items.update(other.items)
+                elif hasattr(other, "mapping_items"):  # a mapping: its keys and m[k]
+                    for k, v in other.mapping_items(tx):
+                        self.items[self._key(k)] = v
                 else:
                     for pair in other.iter_items(tx):
                         k, v = pair.iter_items(tx)

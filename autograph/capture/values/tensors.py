@@ -36,6 +36,31 @@ _BREAK_METHODS = {
 }
 
 
+# ``name -> handler(tx, tensor, args, kwargs) -> Value | NotImplemented``: tensor methods with a
+# model of their own (``.numpy()``: values/numpy_values.py)
+TENSOR_METHOD_OVERRIDES: dict = {}
+# ``hook(tx, value) -> Value | None``: an index of ``t[...]`` that torch converts itself, as the
+# value to index with instead (a NumPy array: its tensor, as torch reads it)
+INDEX_CONVERSIONS: list = []
+
+
+def _converted_index(tx, key: Value) -> Value:
+    if not INDEX_CONVERSIONS:
+        return key
+    from autograph.capture.values.containers import TupleValue
+
+    def one(v):
+        for hook in INDEX_CONVERSIONS:
+            out = hook(tx, v)
+            if out is not None:
+                return out
+        return v
+    if type(key) is TupleValue:
+        items = [one(i) for i in key.items]
+        return key if all(a is b for a, b in zip(items, key.items)) else TupleValue(items)
+    return one(key)
+
+
 class TensorValue(Value):
     is_attr = False
     real_cls = None  # the class of the real tensor an input or parameter stands for (guarded)
@@ -122,10 +147,11 @@ class TensorValue(Value):
         raise Unsupported(f"setting `.{name}` on a tensor — a side effect", kind="side-effect")
 
     def getitem(self, tx, key: Value) -> Value:
-        return tx.graph.call("call_function", operator.getitem, (self, key), {})
+        return tx.graph.call("call_function", operator.getitem, (self, _converted_index(tx, key)), {})
 
     def setitem(self, tx, key, value):
-        tx.graph.call("call_function", operator.setitem, (self, key, value), {})
+        tx.graph.call("call_function", operator.setitem,
+                      (self, _converted_index(tx, key), value), {})  # (``t[i] = ndarray`` raises TypeError)
 
     def iter_items(self, tx):
         if self.fake.dim() == 0:
@@ -164,6 +190,11 @@ class TensorMethodValue(Value):
         return f"Tensor.{self.name}"
 
     def call(self, tx, args, kwargs):
+        override = TENSOR_METHOD_OVERRIDES.get(self.name)
+        if override is not None:
+            out = override(tx, self.tensor, args, kwargs)
+            if out is not NotImplemented:
+                return out
         if self.name in _BREAK_METHODS:
             raise Unsupported(_BREAK_METHODS[self.name],
                               kind="data-dependent-branch" if self.name in ("item", "tolist", "numpy", "__bool__")

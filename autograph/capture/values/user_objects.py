@@ -602,6 +602,11 @@ def install() -> None:
     from autograph.capture.values import (contexts, distributed, func_transforms, live_iterators,  # noqa: F401
                                           named_tuples, partials, private, reduce, sets, side_effects, stdlib,
                                           torch_objects)
+    from autograph.capture.values import collections_values, itertools_values  # noqa: F401
+    try:
+        from autograph.capture.values import numpy_values  # noqa: F401
+    except ImportError:  # NumPy is optional: without it no ndarray ever reaches capture
+        pass
     side_effects.install()
     interpreter.GENERATOR_FACTORY = make_generator
     from autograph.capture.values import builder

@@ -15,10 +15,7 @@ import torch
 from autograph.backends.triton.indexing import FloorDiv, is_static
 from autograph.backends.triton.ir import Pointwise, Value
 from autograph.backends.triton.lower import Unsupported, meta, promoted, register, scalar, shape_of
-from autograph.backends.triton.ops import compute_dtype
-
-if TYPE_CHECKING:
-    from autograph.backends.triton.lower import Lowering
+from autograph.backends.triton.ops import HALF_DTYPES, compute_dtype
 
 if TYPE_CHECKING:
     from autograph.backends.triton.lower import Lowering
@@ -27,11 +24,18 @@ aten = torch.ops.aten
 prims = torch.ops.prims
 
 
+BOOL_ARITHMETIC = {"add": "or_", "mul": "and_"}
+
+
 def _binary(op: str, name: str):
     """``a op b`` (``alpha`` scales ``b``, as in ``add(a, b, alpha=2)``)."""
 
     def lower(L: Lowering, node, a, b, **kw):
         alpha = kw.get("alpha", 1)
+        if meta(node).dtype == torch.bool:  # bool + bool is logical or, bool * bool logical and
+            if op not in BOOL_ARITHMETIC or alpha != 1:
+                raise Unsupported(f"{op} of bools")
+            return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, BOOL_ARITHMETIC[op])(x, y), name)
 
         def body(ops, x, y):
             if alpha != 1:
@@ -58,11 +62,34 @@ def _rsub(L, node, a, b, alpha=1):
 def _div(L, node, a, b, rounding_mode=None):
     if not meta(node).dtype.is_floating_point:
         raise Unsupported("integer division")
+    dtype = meta(node).dtype
     if rounding_mode is None:
         return L.pointwise(node, [a, b], lambda ops, x, y: ops.truediv(x, y), "div")
+    if dtype in HALF_DTYPES:
+        # aten rounds intermediate results of its rounding division to the half type (vectorized
+        # and scalar loops alike); the float32 registers of a kernel would give other integers
+        raise Unsupported(f"{rounding_mode} division of {dtype}")
     if rounding_mode == "floor":
-        return L.pointwise(node, [a, b], lambda ops, x, y: ops.floor(ops.truediv(x, y)), "div")
+        return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype), "div")
     return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
+
+
+def floor_divide(ops, a, b, dtype: torch.dtype):
+    """Python's ``a // b`` of floats, exactly as aten computes it (``div_floor_floating``): from
+    the exact remainder ``fmod(a, b)``, not ``floor(a / b)``, whose rounding can cross an integer
+    (``3.0 // 0.3`` is 9, ``floor(3.0 / 0.3)`` is 10)."""
+    zero, one = ops.constant(0.0, dtype), ops.constant(1.0, dtype)
+    mod = ops.fmod(a, b)
+    div = ops.truediv(ops.sub(a, mod), b)
+    wrong_sign = ops.and_(ops.ne(mod, zero), ops.ne(ops.lt(b, zero), ops.lt(mod, zero)))
+    div = ops.where(wrong_sign, ops.sub(div, one), div)
+    floored = ops.floor(div)
+    floored = ops.where(ops.gt(ops.sub(div, floored), ops.constant(0.5, dtype)), ops.add(floored, one), floored)
+    quotient = ops.truediv(a, b)
+    signed_zero = ops.where(ops.lt(quotient, zero), ops.constant(-0.0, dtype),
+                            ops.where(ops.gt(quotient, zero), zero, quotient))  # copysign(0, a / b)
+    floored = ops.where(ops.eq(div, zero), signed_zero, floored)
+    return ops.where(ops.eq(b, zero), quotient, floored)  # division by zero: the IEEE quotient
 
 
 def _float_only(node):
@@ -99,10 +126,11 @@ def nan_min(ops, x, bound):
 @register(aten.relu.default)
 def _relu(L, node, a):
     dtype = meta(node).dtype
-    if dtype.is_floating_point:  # relu(nan) is nan in torch
-        return L.pointwise(node, [a], lambda ops, x: ops.where(ops.or_(ops.gt(x, ops.constant(0, dtype)), ops.isnan(x)),
-                                                              x, ops.constant(0.0, dtype)), "relu")
-    return L.pointwise(node, [a], lambda ops, x: ops.maximum(x, ops.constant(0, dtype)), "relu")
+    if dtype == torch.bool:
+        raise Unsupported("relu of bools")
+    # only negatives become 0: relu(nan) is nan and relu(-0.0) is -0.0 in torch
+    return L.pointwise(node, [a], lambda ops, x: ops.where(ops.lt(x, ops.constant(0, dtype)), ops.constant(0, dtype), x),
+                       "relu")
 
 
 @register(aten.sign.default)
@@ -228,29 +256,43 @@ def _pow(L, node, a, e):
     if not isinstance(e, (int, float)) or isinstance(e, bool):
         raise Unsupported("pow exponent")
     dtype = meta(node).dtype
-    if float(e).is_integer() and 0 <= e <= 8:
+    if math.isnan(e) or dtype == torch.bool:
+        raise Unsupported("pow with a NaN exponent or of bools")
+    if e == 0:  # x ** 0 is 1 for every x, NaN and inf included
+        return L.pointwise(node, [], lambda ops: ops.constant(1, dtype), "pow")
+    if float(e).is_integer() and 0 < e <= 8:
         n = int(e)
-        if n == 0:
-            return L.pointwise(node, [a], lambda ops, x: ops.add(ops.mul(x, ops.constant(0, dtype)), ops.constant(1, dtype)),
-                               "pow")
         return L.pointwise(node, [a], lambda ops, x: _power(ops, x, n), "pow")
     if not dtype.is_floating_point:
         raise Unsupported("integer pow with a negative or fractional exponent")
-    if e == 0.5:
-        return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x), "pow")
-    if e == -0.5:
-        return L.pointwise(node, [a], lambda ops, x: ops.rsqrt(x), "pow")
+    if abs(e) == 0.5 and dtype not in HALF_DTYPES:  # aten's float/double kernels use sqrt here
+        return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x) if e > 0 else ops.rsqrt(x), "pow")
     if float(e).is_integer() and -8 <= e < 0:
         return L.pointwise(node, [a], lambda ops, x: ops.truediv(ops.constant(1.0, dtype), _power(ops, x, int(-e))), "pow")
-    return L.pointwise(node, [a], lambda ops, x: ops.exp(ops.mul(ops.constant(float(e), dtype), ops.log(x))), "pow")
+    if float(e).is_integer() or math.isinf(e):
+        raise Unsupported("pow with a large integer or infinite exponent")  # sign and overflow rules of C pow
+
+    def fractional(ops, x):
+        # C pow with a non-integer exponent: exp(e * log(x)), but (-inf) ** e is +inf (e > 0) or +0 (e < 0)
+        value = ops.exp(ops.mul(ops.constant(float(e), dtype), ops.log(x)))
+        return ops.where(ops.eq(x, ops.constant(-math.inf, dtype)), ops.constant(math.inf if e > 0 else 0.0, dtype), value)
+
+    return L.pointwise(node, [a], fractional, "pow")
 
 
 @register(aten.pow.Scalar)
 def _pow_scalar_base(L, node, base, e):
     dtype = meta(node).dtype
-    if not isinstance(base, (int, float)) or base <= 0 or not dtype.is_floating_point:
-        raise Unsupported("pow with a non-positive base")
-    return L.pointwise(node, [e], lambda ops, x: ops.exp(ops.mul(x, ops.constant(math.log(base), dtype))), "pow")
+    if not isinstance(base, (int, float)) or not 0 < base < math.inf or not dtype.is_floating_point:
+        raise Unsupported("pow with a non-positive, infinite or NaN base")
+    if base == 1:  # 1 ** x is 1 for every x, NaN included
+        return L.pointwise(node, [], lambda ops: ops.constant(1.0, dtype), "pow")
+
+    def power(ops, x):  # b ** 0 is 1 exactly (also where the exponent is -0.0)
+        value = ops.exp(ops.mul(x, ops.constant(math.log(base), dtype)))
+        return ops.where(ops.eq(x, ops.constant(0.0, dtype)), ops.constant(1.0, dtype), value)
+
+    return L.pointwise(node, [e], power, "pow")
 
 
 def _convert(L, node, a, dtype):

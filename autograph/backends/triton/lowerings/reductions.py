@@ -139,6 +139,8 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
 
 @register(prims.sum.default)
 def _prims_sum(L, node, a, dims, *, output_dtype=None):
+    if not meta(node).dtype.is_floating_point:
+        raise Unsupported("prims.sum of integers (its meta dtype is not the dtype eager returns)")
     return L.reduce(node, a, list(dims), False, "sum")
 
 
