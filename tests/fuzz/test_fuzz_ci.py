@@ -9,18 +9,13 @@ Cases, each well under a minute of CPU on this 2-core box:
 * the tensor-level families (40 programs), without objects the function makes itself
   (``made_objects``: the exceptions of its ``raise``/``assert`` statements, ``object()``)
   — must pass;
-* exceptions the function raises itself (``raise E(...)``, ``assert c, "..."``): one object
-  made at capture and re-raised on every call (issue 13) — a strict xfail that only a
-  reused exception object satisfies: any other difference fails the test;
-* every family including the Python-level exactness constructs of issue 13 (30 programs),
-  again without ``made_objects`` (so without ``raise_caught``, which raises only those) —
-  must pass.
-The generator can still write differences that are open on this commit (issue 13:
-``s in 'literal'``, ``l is items``, a set returned twice, an attribute the function sets
-and deletes); they have regression files in tests/fuzz_regressions, and the 30 programs
-here avoid them. When the function's own exceptions are fresh per call the xfail case
-passes (strict: the test then fails): drop the ``made_objects`` split. A longer run of the
-first case is marked slow.
+* exceptions the function raises itself (``raise E(...)``, ``assert c, "..."``): a new object
+  on every call (issue 13) — must pass (a reused object fails as ``ReusedExceptionObject``);
+* every family including the Python-level exactness constructs of issue 13 and objects the
+  function makes (30 programs) — must pass.
+The differences issue 13 fixed (``s in 'literal'``, ``l is items``, a set returned twice, an
+attribute the function sets and deletes, reused exceptions) have regression files in
+tests/fuzz_regressions. A longer run of the first case is marked slow.
 """
 from __future__ import annotations
 
@@ -39,7 +34,7 @@ _needs_autograph = pytest.mark.skipif(_COMPILE is None, reason=f"cannot fuzz aut
 
 TENSOR_FAMILIES = fuzz.DEFAULT_CONFIG.without(*fuzz.EXACTNESS_FEATURES, "made_objects")
 OWN_EXCEPTIONS = fuzz.DEFAULT_CONFIG.without(*fuzz.EXACTNESS_FEATURES)
-EXACTNESS_FAMILIES = fuzz.DEFAULT_CONFIG.without("made_objects")  # also leaves raise_caught out
+EXACTNESS_FAMILIES = fuzz.DEFAULT_CONFIG  # every family, objects the function makes included
 # the checker's words when a call raised the very object an earlier call raised (diff.Pairing)
 _REUSED = re.compile(r"^exception of call \d+: compiled has the same object as exception of call \d+, "
                      r"eager has a different one$")
@@ -74,9 +69,6 @@ class ReusedExceptionObject(AssertionError):
 
 @pytest.mark.fuzz
 @_needs_autograph
-@pytest.mark.xfail(strict=True, raises=ReusedExceptionObject,
-                   reason="issue 13: an exception the function raises (raise E(...), assert c, '...') is one object "
-                          "made at capture and re-raised on every call (tests/fuzz_regressions/test_fuzz_exception_*)")
 def test_exceptions_the_function_raises_are_fresh_objects():
     """Programs with ``raise``/``assert`` statements: each call must raise a new object.
 

@@ -15,8 +15,6 @@ BACKEND = 'eager'
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason="issue 13: an exception raised with constant arguments is one "
-                                       "object re-raised on every call (found by the identity pairing of the checker)")
 def test_compiled_matches_eager():
     differences = check_program(PROGRAM, autograph_compiler(BACKEND))
     assert not differences, format_failure(PROGRAM, differences)

@@ -17,7 +17,6 @@ PREVIOUS = []
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason='issue 13: the AssertionError of an assert with a constant message is one object re-raised on every call')
 def test_compiled_matches_eager():
     for earlier in PREVIOUS:
         check_program(earlier, autograph_compiler(BACKEND))

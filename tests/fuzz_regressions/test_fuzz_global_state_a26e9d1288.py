@@ -17,7 +17,6 @@ PREVIOUS = []
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason='issue 13: identity of a list alias (`l = items; l is items`) is False')
 def test_compiled_matches_eager():
     for earlier in PREVIOUS:
         check_program(earlier, autograph_compiler(BACKEND))

@@ -18,7 +18,6 @@ PREVIOUS = []
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason="issue 13: `if hasattr(o, 'tmp'): del o.tmp else: o.tmp = n` takes the else branch again on call 1 (the attribute the function set is not deleted)")
 def test_compiled_matches_eager():
     for earlier in PREVIOUS:
         check_program(earlier, autograph_compiler(BACKEND))

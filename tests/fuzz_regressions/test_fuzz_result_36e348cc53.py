@@ -17,8 +17,6 @@ PREVIOUS = []
 
 
 @pytest.mark.fuzz
-@pytest.mark.xfail(strict=True, reason="issue 13: a set made in the function and filled with an int argument that changed "
-                                       "between calls (a dynamic scalar) comes back empty: result['extra'] [4] vs []")
 def test_compiled_matches_eager():
     for earlier in PREVIOUS:
         check_program(earlier, autograph_compiler(BACKEND))
