@@ -51,7 +51,6 @@ KNOWN_BREAKS: dict[str, str] = {
     "GET_ANEXT": "`async for`",
     "GET_AWAITABLE": "`await`",
     "CLEANUP_THROW": "generator.throw() / close() inside `yield from` / `await`",
-    "END_SEND": "`yield from` / `await` delegation",
     # structural pattern matching
     "MATCH_CLASS": "`match` class pattern",
     "MATCH_KEYS": "`match` mapping pattern",
