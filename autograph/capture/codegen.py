@@ -69,6 +69,7 @@ class Codegen:
         # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
         # rebuilt from their sources are then read first, before the replay (cg.pre runs before it)
         self.read_sources_first = bool(getattr(tx, "side_effect_events", None))
+        self._read_before: dict[Any, str] = {}
 
     # --- expressions -----------------------------------------------------------
     def const(self, obj: Any) -> str:
@@ -126,6 +127,18 @@ class Codegen:
             self.pre.append(f"{name} = {text}")
             self._shared[key] = name
         return self._shared[key]
+
+    def read_before_replay(self, key: Any, text: str) -> str:
+        """``text`` reads live state (a source): bound in ``pre``, before the replayed side effects,
+        when the entry replays any (``o.n += 1`` twice replays ``o.n = n + 1`` then ``n + 2``, both
+        from the value ``o.n`` had before the call)."""
+        if not self.read_sources_first or _SIMPLE.fullmatch(text):
+            return text
+        if key not in self._read_before:
+            name = f"__r{next(self._n)}"
+            self.pre.append(f"{name} = {text}")
+            self._read_before[key] = name
+        return self._read_before[key]
 
     def _read_first(self, value: Value, text: str) -> str:
         """``text`` reads a source: bound in ``pre`` (before the replayed side effects) when needed."""

@@ -337,11 +337,11 @@ def reconstruct(cg: Any, value: Any) -> str:
     if env is None or not _expr(value).free_symbols:
         return repr(int(value))
 
-    def leaf(symbol):
+    def leaf(symbol):  # read before any replayed side effect changes where it lives
         source, _, dim = _symbol_origin(env, symbol)
         if dim is None:  # a Python int input
-            return cg.source_expr(source)
-        return f"{cg.source_expr(source)}.size({dim})"
+            return cg.read_before_replay(("symbol", str(symbol)), cg.source_expr(source))
+        return cg.read_before_replay(("symbol", str(symbol)), f"{cg.source_expr(source)}.size({dim})")
 
     infix = {"add": "+", "mul": "*", "floordiv": "//", "mod": "%", "pow": "**"}
     ops = {k: (lambda a, b, s=s: f"({a} {s} {b})") for k, s in infix.items()}

@@ -33,6 +33,11 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     except Exception as exc:
         raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc, kind="python-exception")
     real.check_unchanged(name)
+    if isinstance(result, (str, bytes)) and _has_symbolic(args, kwargs):
+        # text made from a symbolic size shows its symbol ('s9'), not the run's value (str.format,
+        # str.join, ...): what the text says is known only at run time
+        raise Unsupported(f"{name}() makes text from a dynamic size (its value is known only at run time)",
+                          kind="dynamic-shape")
     return real.wrap_result(tx, result, name)
 
 

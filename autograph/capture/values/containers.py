@@ -799,6 +799,12 @@ class SeqIteratorValue(ListIteratorValue):
             if self._keys() != self.keys0:  # a real iterator remembers the size it started with
                 raise Unsupported("an iterator over a dict or set that changed during iteration is live "
                                   "at a graph break", kind="cannot-rebuild")
+            if isinstance(self.target, DictValue) and any(
+                    entry[1] is self.target and entry[2] for entry in _outside_dicts(cg.tx)):
+                # the dict's changes are replayed after the graph, but the entry rebuilds iterators
+                # before that replay: this one would see the dict as it was (or raise) — run it in Python
+                raise Unsupported("an iterator over a dict from outside that this call changes is live "
+                                  "at a graph break", kind="cannot-rebuild")
             if not isinstance(self.target, DictValue) and list(frozenset(self.keys0)) != self.keys0:
                 # a set is rebuilt from its keys: only an iterator whose order that rebuild keeps
                 raise Unsupported("an iterator over a set is live at a graph break", kind="cannot-rebuild")
