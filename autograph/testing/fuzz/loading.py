@@ -1,10 +1,12 @@
 """Loading a program's source into a fresh module backed by a real file."""
 from __future__ import annotations
 
+import atexit
 import hashlib
 import itertools
 import linecache
 import os
+import shutil
 import sys
 import tempfile
 import types
@@ -21,6 +23,7 @@ def _program_file(source: str) -> str:
     global _source_dir
     if _source_dir is None:
         _source_dir = tempfile.mkdtemp(prefix="autograph_fuzz_")
+        atexit.register(shutil.rmtree, _source_dir, ignore_errors=True)
     digest = hashlib.sha1(source.encode()).hexdigest()[:12]
     path = os.path.join(_source_dir, f"fuzz_program_{digest}.py")
     if not os.path.exists(path):
