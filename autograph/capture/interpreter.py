@@ -27,9 +27,10 @@ from autograph.capture.breaks import CaptureBug, Unsupported, source_line
 from autograph.capture.graph import GraphBuilder
 from autograph.capture.guard_builder import GuardRecorder
 from autograph.capture.values import builtins as vb
-from autograph.capture.values import scalars
+from autograph.capture.values import registry, scalars
 from autograph.capture.values.base import NULL, Value
 from autograph.capture.values.builder import wrap_real
+from autograph.capture.values import families
 from autograph.capture.values.constants import ConstantValue
 from autograph.guards.sources import Source
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SliceValue,
@@ -43,8 +44,6 @@ _CO_GENERATOR_LIKE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_AS
 
 Handler = Callable[["Translator", "Frame", Instruction], Any]
 HANDLERS: dict[str, Handler] = {}
-# calling a generator function: ``(tx, fn_value, args, kwargs) -> Value`` (set by values/user_objects.py)
-GENERATOR_FACTORY: Callable[..., Value] | None = None
 
 # Debug mode: after each handler, compare the stack change with ``dis.stack_effect``.
 CHECK_STACK_EFFECTS = False
@@ -380,8 +379,9 @@ class Translator:
                         frame_only: bool = False) -> Value:
         code: types.CodeType = fv.code
         if code.co_flags & _CO_GENERATOR_LIKE and not frame_only:
-            if code.co_flags & inspect.CO_GENERATOR and GENERATOR_FACTORY is not None:
-                return GENERATOR_FACTORY(self, fv, args, kwargs)  # lazily run frame (values/user_objects.py)
+            make_generator = registry.generator_factory()
+            if code.co_flags & inspect.CO_GENERATOR and make_generator is not None:
+                return make_generator(self, fv, args, kwargs)  # lazily run frame (values/generators.py)
             raise Unsupported(f"call to generator/coroutine function {code.co_qualname}", kind="unsupported-bytecode")
         if self.depth >= MAX_INLINE_DEPTH:
             raise Unsupported(f"inlining deeper than {MAX_INLINE_DEPTH} calls ({code.co_qualname})", kind="call-depth")
@@ -692,7 +692,7 @@ def _load_super_attr(tx, frame, inst):
     obj = frame.pop()
     cls = frame.pop()
     frame.pop()  # the global `super`
-    value = vb._BUILTIN_HANDLERS[super](tx, cls, obj).getattr(tx, inst.argval)
+    value = registry.BUILTIN_HANDLERS[super](tx, cls, obj).getattr(tx, inst.argval)
     if "method" in inst.flags:
         frame.push(NULL)
     frame.push(value)
@@ -1139,5 +1139,5 @@ def _raise(tx, frame, inst):
     raise err
 
 
-# object protocol for user classes, super(), generators: registers into the tables above
-from autograph.capture.values import user_objects as _user_objects  # noqa: E402,F401
+# every value family registers its handlers (values/families.py): here, once the opcode table above exists
+families.install_all()

@@ -15,21 +15,21 @@ import torch
 
 from autograph.capture import shapes
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values import builtins as vb
 from autograph.capture.values.autograd_functions import FunctionApplyValue, is_function_apply
 from autograph.capture.values import scalars
 from autograph.capture.values.base import Value, mro_lookup
-from autograph.capture.values.builtins import (BuiltinValue, PyFunctionValue, TorchFunctionValue,
-                                               is_pure_builtin)
+from autograph.capture.values.builtins import BuiltinValue, PyFunctionValue, is_pure_builtin
 from autograph.capture.values.constants import ConstantValue, is_literal
 from autograph.capture.values.containers import DictValue, ListValue, SizeValue, TupleValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.values.modules import wrap_module
 from autograph.capture.values.objects import ClassValue, ObjectValue, PythonModuleValue
+from autograph.capture.values.registry import (BUILTIN_HANDLERS, CALLABLE_WRAPPERS, OPAQUE_CALL_HANDLERS,
+                                               OPAQUE_CALL_RULES, TYPE_WRAPPERS)
+from autograph.capture.values.torch_calls import _TRANSFORM_MODULES, TorchFunctionValue
 from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch_compiled
 
 _BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
-_TRANSFORM_MODULES = vb._TRANSFORM_MODULES
 
 
 def _made_at_run_time(obj: Any) -> bool:
@@ -180,7 +180,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if _is_torch_callable(obj):
         g.id_(source, obj)
         return TorchFunctionValue(obj)
-    if isinstance(obj, types.FunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
+    if isinstance(obj, types.FunctionType) and _hashable(obj) and obj in BUILTIN_HANDLERS:
         g.id_(source, obj)  # a library Python function with a model of its own (collections.namedtuple)
         return BuiltinValue(obj)
     if CALLABLE_WRAPPERS and callable(obj) and not isinstance(obj, type):
@@ -221,7 +221,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if isinstance(obj, types.BuiltinFunctionType) and getattr(obj, "__module__", "") in ("_operator", "math", "operator"):
         g.id_(source, obj)
         return BuiltinValue(obj)
-    if isinstance(obj, types.BuiltinFunctionType) and _hashable(obj) and obj in vb._BUILTIN_HANDLERS:
+    if isinstance(obj, types.BuiltinFunctionType) and _hashable(obj) and obj in BUILTIN_HANDLERS:
         g.id_(source, obj)  # a library builtin with a model of its own (functools.reduce)
         return BuiltinValue(obj)
     if isinstance(obj, types.ModuleType):
@@ -259,13 +259,9 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     return ObjectValue(obj, source)
 
 
-# ``type -> wrapper(tx, obj, source) -> Value`` for objects modelled specially (``os.environ``…,
-# tensor subclasses with a model of their own: ``AsyncCollectiveTensor`` in values/distributed.py)
-TYPE_WRAPPERS: dict = {}
-# ``hook(tx, obj, source) -> Value | None`` for callables of libraries with a model of their own
-# (``itertools.chain.from_iterable``, ``dict.fromkeys``, numpy functions), asked before the
-# builtin-function and opaque-library rules; a hook guards what it relies on
-CALLABLE_WRAPPERS: list = []
+# ``TYPE_WRAPPERS``: objects modelled specially (``os.environ``…, ``AsyncCollectiveTensor``);
+# ``CALLABLE_WRAPPERS``: library callables with a model of their own (itertools, numpy), asked
+# before the builtin-function and opaque-library rules; both filled by the families (values/registry.py)
 
 
 _ITERATOR_TYPES = (type(iter(())), type(iter([])), type(iter(range(1))))
@@ -293,11 +289,8 @@ def _iterator_remaining(it):
         return None
 
 
-# ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented`` for library calls answerable at
-# capture time (values/stdlib.py)
-OPAQUE_CALL_HANDLERS: dict = {}
-# ``rule(tx, fn, args, kwargs) -> Value | NotImplemented`` for whole families (logging: side_effects.py)
-OPAQUE_CALL_RULES: list = []
+# ``OPAQUE_CALL_HANDLERS`` (library calls answerable at capture time: values/stdlib.py) and
+# ``OPAQUE_CALL_RULES`` (whole families: logging in values/side_effects.py) live in values/registry.py
 
 
 class OpaqueCallableValue(Value):

@@ -1,4 +1,4 @@
-"""Builtins, ``operator``/``math`` on constants, torch functions into the graph."""
+"""Builtins, ``operator``/``math`` on constants (torch functions: values/torch_calls.py)."""
 from __future__ import annotations
 
 import operator
@@ -13,6 +13,7 @@ from autograph.capture.values import scalars
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
                                                  TupleValue)
+from autograph.capture.values.registry import BUILTIN_HANDLERS, CLASS_CALL_HOOKS, register_builtin
 
 
 def _all_constant(args, kwargs) -> bool:
@@ -385,7 +386,7 @@ class BuiltinValue(Value):
             out = scalars.call(tx, self.fn, args, kwargs)
             if out is not NotImplemented:
                 return out
-        handler = _BUILTIN_HANDLERS.get(self.fn)
+        handler = BUILTIN_HANDLERS.get(self.fn)
         if handler is not None:
             out = handler(tx, *args, **kwargs)
             if out is not NotImplemented:
@@ -705,7 +706,7 @@ def _float_int(kind):
     return handler
 
 
-_BUILTIN_HANDLERS: dict[Any, Callable] = {
+_CORE_HANDLERS: dict[Any, Callable] = {
     len: _len, isinstance: _isinstance, getattr: _getattr, hasattr: _hasattr, range: _range,
     enumerate: _enumerate, zip: _zip, reversed: _reversed, iter: _iter, next: _next,
     min: _minmax(min), max: _minmax(max), sum: _sum, all: _all_any(True), any: _all_any(False),
@@ -728,7 +729,7 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
         out = scalars.call(tx, cls, args, kwargs)
         if out is not NotImplemented:
             return out
-    handler = _BUILTIN_HANDLERS.get(cls)
+    handler = BUILTIN_HANDLERS.get(cls)
     if handler is not None:
         out = handler(tx, *args, **kwargs)
         if out is not NotImplemented:
@@ -769,71 +770,8 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
     raise Unsupported(f"unsupported: creating a {cls.__qualname__} object", kind="object-construction")
 
 
-# ``hook(tx, cls, args, kwargs) -> Value | NotImplemented`` for classes not handled above
-# (user-defined classes: autograph/capture/values/user_objects.py)
-CLASS_CALL_HOOKS: list[Callable] = []
 
-
-# ---------------------------------------------------------------------------
-# torch functions
-
-_TORCH_BREAKS = {
-    "manual_seed", "seed", "set_grad_enabled", "no_grad", "enable_grad", "inference_mode",
-    "set_default_dtype", "set_default_device", "save", "load", "synchronize", "set_printoptions",
-    "use_deterministic_algorithms", "compile", "set_num_threads", "get_rng_state", "set_rng_state",
-}
-
-
-# ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented``: torch functions answered at
-# capture time (``torch.compiler.is_compiling()``, ``torch.finfo``…: values/torch_objects.py)
-TORCH_CALL_OVERRIDES: dict[Any, Callable] = {}
-# torch.func transforms keep interpreter state in C (vmap/grad levels): not interpreted
-_TRANSFORM_MODULES = ("torch._functorch", "torch.func", "torch.autograd.forward_ad")
-
-
-class TorchFunctionValue(Value):
-    """A torch function, ``torch.nn.functional`` function or Tensor method descriptor."""
-
-    def __init__(self, fn: Callable):
-        self.fn = fn
-
-    def describe(self):
-        return f"{getattr(self.fn, '__module__', 'torch')}.{getattr(self.fn, '__name__', self.fn)}"
-
-    def real_value(self):
-        return self.fn
-
-    def call(self, tx, args, kwargs):
-        name = getattr(self.fn, "__name__", "")
-        if name in _TORCH_BREAKS:
-            raise Unsupported(f"unsupported: torch.{name}() changes global state", kind="side-effect")
-        if self.fn is torch.is_grad_enabled:
-            return ConstantValue(torch.is_grad_enabled())
-        override = TORCH_CALL_OVERRIDES.get(self.fn)
-        if override is not None:
-            out = override(tx, args, kwargs)
-            if out is not NotImplemented:
-                return out
-        if self.fn in (torch.is_tensor,) and len(args) == 1:
-            return ConstantValue(args[0].is_tensor())
-        try:
-            return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
-        except Unsupported as exc:
-            # a query without tensor arguments (torch.cuda.is_available(), is_scripting(), ...)
-            if _all_constant(args, kwargs) and isinstance(self.fn, types.FunctionType):
-                result = fold(tx, self.fn, args, kwargs, self.describe())
-                if not result.is_tensor():
-                    return result
-            if exc.reason.endswith("passed to a torch operation") and type(self.fn) is types.FunctionType \
-                    and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):
-                # a Python function of torch taking a value that is no graph argument (a class,
-                # a function, a Python object): interpreted like user code instead
-                from autograph.capture.values.functions import UserFunctionValue
-                try:
-                    return UserFunctionValue(self.fn).call(tx, list(args), dict(kwargs))
-                except Unsupported:
-                    pass
-            raise
-
-    def reconstruct(self, cg):
-        return cg.const(self.fn)
+def install() -> None:
+    """Register the core builtins (``len``, ``zip``, ``super``, ``operator.*``, ...)."""
+    for fn, handler in _CORE_HANDLERS.items():
+        register_builtin(fn, handler)

@@ -23,13 +23,14 @@ from typing import Any
 import torch
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values import builder, side_effects
+from autograph.capture.values import registry
+from autograph.capture.values import side_effects
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import BaseSequenceValue, DictValue
 from autograph.capture.values.itertools_values import RealIteratorValue
-from autograph.capture.values.tokens import (FROM_REAL_HOOKS, Token, from_real, register_made, register_token,
+from autograph.capture.values.tokens import (Token, from_real, register_made, register_token,
                                              run_real, to_real)
 
 KINDS = (collections.deque, collections.defaultdict, collections.Counter, collections.OrderedDict)
@@ -473,14 +474,8 @@ def _from_real(tx, obj):
 
 
 def install() -> None:
-    if _class_call not in vb.CLASS_CALL_HOOKS:
-        vb.CLASS_CALL_HOOKS.insert(0, _class_call)
-    if _callable_wrapper not in builder.CALLABLE_WRAPPERS:
-        builder.CALLABLE_WRAPPERS.append(_callable_wrapper)
-    if _from_real not in FROM_REAL_HOOKS:
-        FROM_REAL_HOOKS.append(_from_real)
+    registry.add_class_call_hook(_class_call)
+    registry.add_callable_wrapper(_callable_wrapper)
+    registry.add_from_real_hook(_from_real)
     for kind in KINDS:
-        builder.TYPE_WRAPPERS[kind] = _wrap_container
-
-
-install()
+        registry.register_type_wrapper(kind, _wrap_container)

@@ -26,6 +26,7 @@ import torch
 
 from autograph.capture import interpreter
 from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
@@ -535,19 +536,14 @@ def _before_with(tx, frame, inst):
 
 
 def install() -> None:
-    if _construct not in vb.CLASS_CALL_HOOKS:
-        vb.CLASS_CALL_HOOKS.insert(0, _construct)
-    vb.TORCH_CALL_OVERRIDES[torch._C._set_grad_enabled] = _set_grad_enabled_call
-    from autograph.capture.values import builder
+    registry.add_class_call_hook(_construct)
+    registry.register_torch_call(torch._C._set_grad_enabled, _set_grad_enabled_call)
     for cls in (torch.no_grad, torch.enable_grad):
-        builder.TYPE_WRAPPERS[cls] = _wrap_grad_mode
-    builder.TYPE_WRAPPERS[torch.inference_mode] = _wrap_inference_mode
-    builder.TYPE_WRAPPERS[torch.amp.autocast] = _wrap_autocast
-    vb._TORCH_BREAKS.update({
+        registry.register_type_wrapper(cls, _wrap_grad_mode)
+    registry.register_type_wrapper(torch.inference_mode, _wrap_inference_mode)
+    registry.register_type_wrapper(torch.amp.autocast, _wrap_autocast)
+    registry.add_torch_breaks({
         "set_autocast_enabled", "set_autocast_dtype", "set_autocast_cache_enabled", "autocast_increment_nesting",
         "autocast_decrement_nesting", "clear_autocast_cache", "set_autocast_cpu_enabled", "set_autocast_cpu_dtype",
         "set_autocast_gpu_dtype", "set_autocast_ipu_enabled", "set_autocast_xla_enabled", "_enter_autocast",
         "_exit_autocast", "_enter_inference_mode", "_exit_inference_mode"})
-
-
-install()

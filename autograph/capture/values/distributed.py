@@ -31,6 +31,7 @@ from typing import Any, Callable
 import torch
 
 from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.values import registry
 from autograph.capture.values import builder
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
@@ -597,10 +598,10 @@ def _install_functional() -> None:
     import torch.distributed._functional_collectives as funcol
     for obj in vars(funcol).values():
         if isinstance(obj, types.FunctionType) and obj.__module__ == funcol.__name__:
-            vb.TORCH_CALL_OVERRIDES[obj] = _inline(obj)
-    vb.TORCH_CALL_OVERRIDES[funcol._are_we_tracing] = lambda tx, args, kwargs: ConstantValue(True)
-    vb.TORCH_CALL_OVERRIDES[funcol._maybe_wrap_tensor] = _wrap_result
-    builder.TYPE_WRAPPERS[funcol.AsyncCollectiveTensor] = _wrap_async_tensor
+            registry.register_torch_call(obj, _inline(obj))
+    registry.register_torch_call(funcol._are_we_tracing, lambda tx, args, kwargs: ConstantValue(True))
+    registry.register_torch_call(funcol._maybe_wrap_tensor, _wrap_result)
+    registry.register_type_wrapper(funcol.AsyncCollectiveTensor, _wrap_async_tensor)
     ops = _functional_ops()
     for full in torch._C._dispatch_get_all_op_names():
         namespace, _, name = full.partition("::")
@@ -609,10 +610,10 @@ def _install_functional() -> None:
         packet = getattr(ops, name.split(".")[0], None)
         if packet is None:
             continue
-        vb.TORCH_CALL_OVERRIDES[packet] = _kept_op(packet)
+        registry.register_torch_call(packet, _kept_op(packet))
         for overload in packet.overloads():
             op = getattr(packet, overload)
-            vb.TORCH_CALL_OVERRIDES[op] = _kept_op(op)
+            registry.register_torch_call(op, _kept_op(op))
 
 
 def install() -> None:
@@ -620,30 +621,25 @@ def install() -> None:
     if not dist.is_available():
         return
     import torch.distributed.distributed_c10d as c10d
-    builder.TYPE_WRAPPERS[c10d.ProcessGroup] = _wrap_process_group
-    builder.TYPE_WRAPPERS[type(c10d.ReduceOp.SUM)] = _wrap_reduce_op
-    builder.TYPE_WRAPPERS[c10d.ReduceOp] = _wrap_reduce_op
+    registry.register_type_wrapper(c10d.ProcessGroup, _wrap_process_group)
+    registry.register_type_wrapper(type(c10d.ReduceOp.SUM), _wrap_reduce_op)
+    registry.register_type_wrapper(c10d.ReduceOp, _wrap_reduce_op)
     handled = set()
     for name, make in _IN_PLACE.items():
         fn = getattr(c10d, name, None)
         if fn is not None:
-            vb.TORCH_CALL_OVERRIDES[fn] = make(fn)
+            registry.register_torch_call(fn, make(fn))
             handled.add(fn)
-    vb.TORCH_CALL_OVERRIDES[c10d.barrier] = _barrier
+    registry.register_torch_call(c10d.barrier, _barrier)
     handled.add(c10d.barrier)
     for name in _QUERIES:
         fn = getattr(dist, name, None) or getattr(c10d, name, None)
         if fn is not None:
-            vb.TORCH_CALL_OVERRIDES[fn] = _query(fn, name)
+            registry.register_torch_call(fn, _query(fn, name))
             handled.add(fn)
     for name in getattr(c10d, "__all__", ()):  # every other public function: in Python
         fn = getattr(c10d, name, None)
         if callable(fn) and not isinstance(fn, type) and fn not in handled:
-            vb.TORCH_CALL_OVERRIDES.setdefault(fn, _in_python(name))
+            registry.register_torch_call(fn, _in_python(name), replace=False)
     _install_functional()
-    from autograph.capture.values import modules
-    if _ddp_in_python not in modules.CALLED_IN_PYTHON:
-        modules.CALLED_IN_PYTHON.append(_ddp_in_python)
-
-
-install()
+    registry.add_called_in_python(_ddp_in_python)

@@ -22,15 +22,13 @@ from typing import Any
 
 from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values.base import Value, mro_lookup
+from autograph.capture.values.registry import IMMUTABLE_VALUE_TYPES
 
 FRESH_OBJECT = break_kind(
     "fresh-object",
     "an operation makes a new object of a type capture cannot rebuild on every call",
     "the operation runs in Python; move it out of the compiled function if it is hot")
 
-# types whose objects are immutable values (no attribute can be set): one made at capture
-# time is indistinguishable from a new one but for ``is``; other modules add theirs
-IMMUTABLE_VALUE_TYPES: set[type] = set()
 # live exception state Python sets when raising: a sample made at capture time has none of it
 _EXCEPTION_STATE = frozenset({"__traceback__", "__context__", "__cause__", "__suppress_context__"})
 

@@ -21,8 +21,10 @@ from typing import Any, Callable
 import torch
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
+from autograph.capture.values.torch_calls import TorchFunctionValue
 
 _VMAPS = {torch.vmap, torch.func.vmap}
 
@@ -63,7 +65,7 @@ def _closure_function(tx, value: Value) -> tuple[Callable, list[Value]] | None:
 def _call_independent_function(value: Value) -> Callable | None:
     """The real function ``value`` stands for, when calling it cannot depend on this call."""
     from autograph.capture.values.functions import NestedFunctionValue, UserFunctionValue
-    if isinstance(value, vb.TorchFunctionValue):
+    if isinstance(value, TorchFunctionValue):
         return value.fn
     if type(value) is UserFunctionValue and value.source is not None and value.fn.__closure__ is None:
         return value.real_value()  # a module-level function read through a source (identity guarded)
@@ -179,7 +181,4 @@ def _vmap(tx, args: list[Value], kwargs: dict[str, Value]) -> Any:
 
 def install() -> None:
     for fn in _VMAPS:
-        vb.TORCH_CALL_OVERRIDES[fn] = _vmap
-
-
-install()
+        registry.register_torch_call(fn, _vmap)

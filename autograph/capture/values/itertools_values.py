@@ -12,16 +12,16 @@ code from the same arguments (a fresh object per call); one already advanced can
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Any, Callable
 
 from autograph.capture.breaks import CaptureBug, Unsupported, break_kind
-from autograph.capture.values import builder
-from autograph.capture.values import builtins as vb
+from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 from autograph.capture.values.containers import ListIteratorValue
 from autograph.capture.values import tokens
-from autograph.capture.values.tokens import FROM_REAL_HOOKS, from_real, register_made, run_real, to_real
+from autograph.capture.values.tokens import from_real, register_made, run_real, to_real
 
 LIVE_ITERATOR = break_kind(
     "live-iterator", "an itertools/collections iterator that already produced items is still in use where "
@@ -209,16 +209,8 @@ def _lazy_over_real_iterators(builtin: type, eager: Callable) -> Callable:
 
 
 def install() -> None:
-    for builtin in (zip, map, filter, enumerate):
-        eager = vb._BUILTIN_HANDLERS[builtin]
-        if not getattr(eager, "lazy_over_real_iterators", False):
-            vb._BUILTIN_HANDLERS[builtin] = _lazy_over_real_iterators(builtin, eager)
-    if _class_call not in vb.CLASS_CALL_HOOKS:
-        vb.CLASS_CALL_HOOKS.insert(0, _class_call)
-    if _callable_wrapper not in builder.CALLABLE_WRAPPERS:
-        builder.CALLABLE_WRAPPERS.append(_callable_wrapper)
-    if _from_real not in FROM_REAL_HOOKS:
-        FROM_REAL_HOOKS.append(_from_real)
-
-
-install()
+    for builtin in (zip, map, filter, enumerate):  # wraps the core handlers (values/builtins.py)
+        registry.wrap_builtin(builtin, functools.partial(_lazy_over_real_iterators, builtin))
+    registry.add_class_call_hook(_class_call)
+    registry.add_callable_wrapper(_callable_wrapper)
+    registry.add_from_real_hook(_from_real)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from autograph.capture.values import registry
 from autograph.capture.values import builder
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value
@@ -158,7 +159,4 @@ def _wrap_iterator(tx, it, source) -> Value:
 
 def install() -> None:
     for it in (iter(()), iter([])):
-        builder.TYPE_WRAPPERS.setdefault(type(it), _wrap_iterator)
-
-
-install()
+        registry.register_type_wrapper(type(it), _wrap_iterator, replace=False)

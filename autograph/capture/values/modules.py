@@ -13,9 +13,11 @@ import types
 import torch
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values import registry
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.registry import CALLED_IN_PYTHON
 from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
 # The per-instance hook dictionaries ``nn.Module.__call__`` consults, and the global ones.
@@ -245,9 +247,6 @@ class ModuleValue(Value):
         return cg.const(self.module)
 
 
-# ``rule(module) -> (reason, break kind) | None``: modules whose call runs in Python as it is, never
-# inlined nor through their forward's shim (DistributedDataParallel: values/distributed.py)
-CALLED_IN_PYTHON: list = []
 
 
 def called_in_python(module: torch.nn.Module) -> tuple[str, str] | None:
@@ -305,9 +304,4 @@ def construct_torch_module(tx, cls, args, kwargs):
 
 
 def install() -> None:
-    from autograph.capture.values import builtins as vb
-    if construct_torch_module not in vb.CLASS_CALL_HOOKS:
-        vb.CLASS_CALL_HOOKS.insert(0, construct_torch_module)
-
-
-install()
+    registry.add_class_call_hook(construct_torch_module)

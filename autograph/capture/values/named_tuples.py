@@ -16,7 +16,7 @@ import inspect
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values import builtins as vb
+from autograph.capture.values import registry
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import TupleValue
@@ -209,9 +209,5 @@ def _namedtuple_factory(tx, *args, **kwargs):
 
 
 def install() -> None:
-    if _construct not in vb.CLASS_CALL_HOOKS:
-        vb.CLASS_CALL_HOOKS.insert(0, _construct)
-    vb._BUILTIN_HANDLERS[collections.namedtuple] = _namedtuple_factory
-
-
-install()
+    registry.add_class_call_hook(_construct)
+    registry.register_builtin(collections.namedtuple, _namedtuple_factory)

@@ -18,6 +18,7 @@ results can differ from NumPy's in the last bits (summation order), as under Tor
 """
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ import numpy as np
 import torch
 
 from autograph.capture.breaks import Unsupported, break_kind
-from autograph.capture.values import builder, tensors
+from autograph.capture.values import registry
+from autograph.capture.values import builder
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
@@ -1029,27 +1031,24 @@ def _class_call(tx, cls, args, kwargs):
 
 
 def install() -> None:
-    builder.TYPE_WRAPPERS[np.ndarray] = _wrap_ndarray
-    builder.TYPE_WRAPPERS[np.finfo] = builder.TYPE_WRAPPERS[np.iinfo] = _wrap_limits
+    registry.register_type_wrapper(np.ndarray, _wrap_ndarray)
+    registry.register_type_wrapper(np.finfo, _wrap_limits)
+    registry.register_type_wrapper(np.iinfo, _wrap_limits)
     for scalar in set(np.sctypeDict.values()):
         if issubclass(scalar, np.generic) and scalar not in (np.object_, np.str_, np.bytes_, np.void):
-            builder.TYPE_WRAPPERS.setdefault(scalar, _wrap_numpy_scalar)
+            registry.register_type_wrapper(scalar, _wrap_numpy_scalar, replace=False)
             try:
-                builder.TYPE_WRAPPERS.setdefault(type(np.dtype(scalar)), _wrap_numpy_scalar)
+                registry.register_type_wrapper(type(np.dtype(scalar)), _wrap_numpy_scalar, replace=False)
             except TypeError:
                 pass
-    if _callable_wrapper not in builder.CALLABLE_WRAPPERS:
-        builder.CALLABLE_WRAPPERS.append(_callable_wrapper)
-    if _class_call not in vb.CLASS_CALL_HOOKS:
-        vb.CLASS_CALL_HOOKS.insert(0, _class_call)
-    tensors.TENSOR_METHOD_OVERRIDES["numpy"] = _tensor_numpy
-    if _index_with_array not in tensors.INDEX_CONVERSIONS:
-        tensors.INDEX_CONVERSIONS.append(_index_with_array)
-    if not getattr(vb._BUILTIN_HANDLERS[abs], "numpy_aware", False):
-        vb._BUILTIN_HANDLERS[abs] = _abs(vb._BUILTIN_HANDLERS[abs])
+    registry.add_callable_wrapper(_callable_wrapper)
+    registry.add_class_call_hook(_class_call)
+    registry.register_tensor_method("numpy", _tensor_numpy)
+    registry.add_index_conversion(_index_with_array)
+    registry.wrap_builtin(abs, _abs)  # wraps the core handler (values/builtins.py)
     for fn, handler in ((torch.from_numpy, _from_numpy), (torch.as_tensor, _as_tensor(copy=False)),
                         (torch.asarray, _as_tensor(copy=False)), (torch.tensor, _as_tensor(copy=True))):
-        vb.TORCH_CALL_OVERRIDES[fn] = _chained(handler, vb.TORCH_CALL_OVERRIDES.get(fn))
+        registry.wrap_torch_call(fn, functools.partial(_chained, handler))
 
 
 def _index_with_array(tx, v: Value) -> Value | None:
@@ -1079,6 +1078,3 @@ def _chained(handler, previous):
         return previous(tx, args, kwargs) if out is NotImplemented else out
     both._numpy_handler = handler
     return both
-
-
-install()

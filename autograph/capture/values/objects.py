@@ -243,7 +243,7 @@ class ObjectValue(Value):
         if isinstance(call, types.FunctionType):
             from autograph.capture.values.functions import UserFunctionValue
             return UserFunctionValue(call).call(tx, [self, *args], kwargs)
-        from autograph.capture.values.builder import OPAQUE_CALL_RULES
+        from autograph.capture.values.registry import OPAQUE_CALL_RULES
         for rule in OPAQUE_CALL_RULES:  # e.g. reorderable logging calls (values/side_effects.py)
             out = rule(tx, self.obj, args, kwargs)
             if out is not NotImplemented:

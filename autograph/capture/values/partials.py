@@ -14,6 +14,7 @@ import functools
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
@@ -104,8 +105,4 @@ def _construct(tx, cls: Any, args: list[Value], kwargs: dict[str, Value]) -> Val
 
 
 def install() -> None:
-    if _construct not in vb.CLASS_CALL_HOOKS:
-        vb.CLASS_CALL_HOOKS.insert(0, _construct)
-
-
-install()
+    registry.add_class_call_hook(_construct)

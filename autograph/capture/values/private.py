@@ -22,7 +22,7 @@ from typing import Any
 import torch
 
 from autograph.capture.breaks import Unsupported, break_kind
-from autograph.capture.values import builder
+from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import ListIteratorValue
@@ -305,7 +305,4 @@ def _deepcopy(tx, args, kwargs):
 
 
 def install() -> None:
-    builder.OPAQUE_CALL_HANDLERS[copy.deepcopy] = _deepcopy
-
-
-install()
+    registry.register_opaque_call(copy.deepcopy, _deepcopy)

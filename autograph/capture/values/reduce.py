@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values import builtins as vb
+from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 
 
@@ -28,7 +28,4 @@ def _reduce(tx, *args: Value, **kwargs: Value) -> Value:
 
 
 def install() -> None:
-    vb._BUILTIN_HANDLERS[functools.reduce] = _reduce
-
-
-install()
+    registry.register_builtin(functools.reduce, _reduce)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
@@ -254,8 +255,5 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
 
 
 def install() -> None:
-    vb._BUILTIN_HANDLERS[set] = _construct(set)
-    vb._BUILTIN_HANDLERS[frozenset] = _construct(frozenset)
-
-
-install()
+    registry.register_builtin(set, _construct(set))
+    registry.register_builtin(frozenset, _construct(frozenset))

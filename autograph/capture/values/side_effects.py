@@ -20,6 +20,7 @@ import types
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -129,9 +130,7 @@ def _wrap_logger(tx, obj, source):
 
 
 def install() -> None:
-    """Register the logging rules (called by user_objects.install: this module is imported early)."""
-    from autograph.capture.values import builder
-    if _logging_call not in builder.OPAQUE_CALL_RULES:
-        builder.OPAQUE_CALL_RULES.append(_logging_call)
+    """Register the logging rules."""
+    registry.add_opaque_call_rule(_logging_call)
     for cls in (logging.Logger, logging.RootLogger):
-        builder.TYPE_WRAPPERS.setdefault(cls, _wrap_logger)
+        registry.register_type_wrapper(cls, _wrap_logger, replace=False)

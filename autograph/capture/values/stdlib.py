@@ -11,7 +11,7 @@ import inspect
 import os
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values import builder
+from autograph.capture.values import registry
 from autograph.capture.values.containers import DictValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.values.objects import ObjectValue
@@ -105,9 +105,7 @@ CALL_HANDLERS = {inspect.signature: _signature}
 
 
 def install() -> None:
-    builder.OPAQUE_CALL_HANDLERS.update(CALL_HANDLERS)
-    builder.TYPE_WRAPPERS[type(os.environ)] = _wrap_environ
-    builder.TYPE_WRAPPERS[functools.partial] = _wrap_partial
-
-
-install()
+    for fn, handler in CALL_HANDLERS.items():
+        registry.register_opaque_call(fn, handler)
+    registry.register_type_wrapper(type(os.environ), _wrap_environ)
+    registry.register_type_wrapper(functools.partial, _wrap_partial)

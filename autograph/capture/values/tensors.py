@@ -14,6 +14,7 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.registry import INDEX_CONVERSIONS, TENSOR_METHOD_OVERRIDES
 
 # attributes answered from the fake tensor's metadata
 _META_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_sparse",
@@ -36,12 +37,6 @@ _BREAK_METHODS = {
 }
 
 
-# ``name -> handler(tx, tensor, args, kwargs) -> Value | NotImplemented``: tensor methods with a
-# model of their own (``.numpy()``: values/numpy_values.py)
-TENSOR_METHOD_OVERRIDES: dict = {}
-# ``hook(tx, value) -> Value | None``: an index of ``t[...]`` that torch converts itself, as the
-# value to index with instead (a NumPy array: its tensor, as torch reads it)
-INDEX_CONVERSIONS: list = []
 
 
 def _converted_index(tx, key: Value) -> Value:

@@ -25,6 +25,7 @@ import torch
 from autograph.capture.breaks import CaptureBug, Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue, is_literal
+from autograph.capture.values.registry import FROM_REAL_HOOKS
 
 # at most this many items are drawn from an iterator in one go (``list(itertools.count())``)
 MAX_ITEMS = 100_000
@@ -125,8 +126,6 @@ def from_real(tx, obj: Any) -> Value:
     raise Unsupported(f"a {type(obj).__qualname__} object made by library code during capture", kind="unsupported-operation")
 
 
-# ``hook(tx, obj) -> Value | None`` for other real objects library code makes (itertools objects)
-FROM_REAL_HOOKS: list = []
 
 
 def run_real(tx, what: str, fn, *args, **kwargs) -> Any:

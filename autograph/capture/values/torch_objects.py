@@ -12,6 +12,7 @@ from typing import Any
 
 import torch
 
+from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.constants import ConstantValue
 
@@ -50,14 +51,9 @@ def _dtype_info(cls):
 
 def install() -> None:
     for fn in _compiling_functions():
-        vb.TORCH_CALL_OVERRIDES[fn] = _const(True)
+        registry.register_torch_call(fn, _const(True))
     for fn in (torch.jit.is_tracing, torch.jit.is_scripting, torch._C._get_tracing_state):
-        vb.TORCH_CALL_OVERRIDES.setdefault(fn, _const(False))
-    from autograph.capture.values.fresh import IMMUTABLE_VALUE_TYPES
+        registry.register_torch_call(fn, _const(False), replace=False)
     for cls in (torch.finfo, torch.iinfo):
-        IMMUTABLE_VALUE_TYPES.add(cls)  # read-only attributes: a folded one may be shared
-        hook = _dtype_info(cls)
-        vb.CLASS_CALL_HOOKS.insert(0, hook)
-
-
-install()
+        registry.mark_immutable_type(cls)  # read-only attributes: a folded one may be shared
+        registry.add_class_call_hook(_dtype_info(cls))

@@ -1,0 +1,40 @@
+"""Every value family's ``install()``, called once, in one order: capture's wiring in one place.
+
+A family is a module of ``values/`` that models some kind of Python or library object and
+registers its handlers into the tables of ``values/registry.py`` (builtin handlers, class-call
+hooks, torch-call overrides, type wrappers, ...). Nothing registers at import time: the
+interpreter calls :func:`install_all` once, at the end of its own import.
+
+The order is part of the behaviour. Class-call hooks are tried newest first, so a family later
+in the list is asked before an earlier one (numpy before collections before itertools ...);
+``user_objects`` appends its hook last of all (any other class); ``itertools_values`` and
+``numpy_values`` wrap handlers ``builtins`` registered (``zip``, ``abs``), so come after it;
+``register_*(..., replace=False)`` keeps the first family's entry.
+"""
+from __future__ import annotations
+
+_installed = False
+
+
+def install_all() -> None:
+    """Register every value family into the capture tables (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    # lazy: the families import the interpreter, whose import ends by calling this function
+    from autograph.capture.values import (builtins, collections_values, contexts, distributed, func_transforms,
+                                          generators, itertools_values, live_iterators, modules, named_tuples,
+                                          partials, private, reduce, sets, side_effects, stdlib, torch_calls,
+                                          torch_objects, user_objects)
+    families = [builtins, torch_calls, modules, contexts, distributed, func_transforms, live_iterators,
+                named_tuples, partials, private, reduce, sets, stdlib, torch_objects, itertools_values,
+                collections_values]
+    try:
+        from autograph.capture.values import numpy_values
+        families.append(numpy_values)
+    except ImportError:  # NumPy is optional: without it no ndarray ever reaches capture
+        pass
+    families += [side_effects, generators, user_objects]
+    for family in families:
+        family.install()

@@ -1,0 +1,133 @@
+"""Capture's extension tables, and the small API value families register through.
+
+The interpreter and the core value modules consult these tables; a value family (numpy,
+itertools, user classes, ...) adds entries to them in its ``install()``. Families never write
+another module's private table: they call the functions below, and ``values/families.py``
+calls every family's ``install()`` once, in one documented order. This module imports
+nothing from autograph, so every other capture module may import it.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+# ``fn -> handler(tx, *args, **kwargs) -> Value | NotImplemented``: builtins and library
+# functions modelled at capture time (``len``, ``super``, ``functools.reduce``, ...)
+BUILTIN_HANDLERS: dict[Any, Callable] = {}
+# ``hook(tx, cls, args, kwargs) -> Value | NotImplemented`` for calling a class the builtins do
+# not handle; the first hook that answers wins
+CLASS_CALL_HOOKS: list[Callable] = []
+# ``fn -> handler(tx, args, kwargs) -> Value | NotImplemented``: torch functions answered at
+# capture time (``torch.compiler.is_compiling()``, collectives, ``torch.vmap``, ...)
+TORCH_CALL_OVERRIDES: dict[Any, Callable] = {}
+# names of torch functions that change global state: calling one is a graph break
+TORCH_BREAKS: set[str] = set()
+# ``type -> wrapper(tx, obj, source) -> Value``: how a real object of that exact type is wrapped
+TYPE_WRAPPERS: dict[Any, Callable] = {}
+# ``hook(tx, obj, source) -> Value | None``: library callables with a model (itertools, numpy)
+CALLABLE_WRAPPERS: list[Callable] = []
+# ``fn -> handler``: opaque callables (``copy.deepcopy``, ``inspect.signature``) handled when called
+OPAQUE_CALL_HANDLERS: dict[Any, Callable] = {}
+# ``rule(tx, fn, args, kwargs) -> Value | NotImplemented`` tried for other opaque calls (logging)
+OPAQUE_CALL_RULES: list[Callable] = []
+# ``hook(tx, real) -> Value | None``: wrap a real object a folded call returned
+FROM_REAL_HOOKS: list[Callable] = []
+# ``tensor method name -> handler``: tensor methods with a model of their own (``Tensor.numpy``)
+TENSOR_METHOD_OVERRIDES: dict[str, Callable] = {}
+# ``hook(tx, index) -> Value | None``: turns an index value into one torch reads (an ndarray)
+INDEX_CONVERSIONS: list[Callable] = []
+# ``rule(module) -> bool``: modules whose ``forward`` is run by Python, not interpreted (DDP)
+CALLED_IN_PYTHON: list[Callable] = []
+# classes whose instances have read-only attributes: a folded one may be shared
+IMMUTABLE_VALUE_TYPES: set[type] = set()
+# ``factory(tx, fn_value, args, kwargs) -> Value``: calling a generator function
+_GENERATOR_FACTORY: list[Callable] = []
+
+
+def register_builtin(fn: Any, handler: Callable) -> None:
+    """``fn(...)`` in user code is answered by ``handler(tx, *args, **kwargs)``."""
+    BUILTIN_HANDLERS[fn] = handler
+
+
+def wrap_builtin(fn: Any, wrapper: Callable[[Callable], Callable]) -> None:
+    """Put ``wrapper(previous_handler)`` in front of ``fn``'s registered handler."""
+    BUILTIN_HANDLERS[fn] = wrapper(BUILTIN_HANDLERS[fn])
+
+
+def builtin_handler(fn: Any) -> Callable | None:
+    return BUILTIN_HANDLERS.get(fn)
+
+
+def add_class_call_hook(hook: Callable, *, first: bool = True) -> None:
+    """Try ``hook`` when a class is called: before the hooks registered so far, or after them."""
+    if hook not in CLASS_CALL_HOOKS:
+        CLASS_CALL_HOOKS.insert(0 if first else len(CLASS_CALL_HOOKS), hook)
+
+
+def register_torch_call(fn: Any, handler: Callable, *, replace: bool = True) -> None:
+    """A torch function answered by ``handler(tx, args, kwargs)``; ``replace=False`` keeps an earlier one."""
+    if replace:
+        TORCH_CALL_OVERRIDES[fn] = handler
+    else:
+        TORCH_CALL_OVERRIDES.setdefault(fn, handler)
+
+
+def wrap_torch_call(fn: Any, wrapper: Callable[[Callable | None], Callable]) -> None:
+    """Put ``wrapper(previous_handler_or_None)`` in front of ``fn``'s torch-call handler."""
+    TORCH_CALL_OVERRIDES[fn] = wrapper(TORCH_CALL_OVERRIDES.get(fn))
+
+
+def add_torch_breaks(names: Iterable[str]) -> None:
+    TORCH_BREAKS.update(names)
+
+
+def register_type_wrapper(cls: Any, wrapper: Callable, *, replace: bool = True) -> None:
+    """Real objects of exactly ``cls`` are wrapped by ``wrapper``; ``replace=False`` keeps an earlier one."""
+    if replace:
+        TYPE_WRAPPERS[cls] = wrapper
+    else:
+        TYPE_WRAPPERS.setdefault(cls, wrapper)
+
+
+def _append_once(table: list, hook: Callable) -> None:
+    if hook not in table:
+        table.append(hook)
+
+
+def add_callable_wrapper(hook: Callable) -> None:
+    _append_once(CALLABLE_WRAPPERS, hook)
+
+
+def register_opaque_call(fn: Any, handler: Callable) -> None:
+    OPAQUE_CALL_HANDLERS[fn] = handler
+
+
+def add_opaque_call_rule(rule: Callable) -> None:
+    _append_once(OPAQUE_CALL_RULES, rule)
+
+
+def add_from_real_hook(hook: Callable) -> None:
+    _append_once(FROM_REAL_HOOKS, hook)
+
+
+def register_tensor_method(name: str, handler: Callable) -> None:
+    TENSOR_METHOD_OVERRIDES[name] = handler
+
+
+def add_index_conversion(hook: Callable) -> None:
+    _append_once(INDEX_CONVERSIONS, hook)
+
+
+def add_called_in_python(rule: Callable) -> None:
+    _append_once(CALLED_IN_PYTHON, rule)
+
+
+def mark_immutable_type(cls: type) -> None:
+    IMMUTABLE_VALUE_TYPES.add(cls)
+
+
+def set_generator_factory(factory: Callable) -> None:
+    _GENERATOR_FACTORY[:] = [factory]
+
+
+def generator_factory() -> Callable | None:
+    return _GENERATOR_FACTORY[0] if _GENERATOR_FACTORY else None
