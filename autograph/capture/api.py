@@ -23,6 +23,8 @@ from autograph.capture.values import side_effects
 from autograph.capture.values.base import NULL
 from autograph.errors import CaptureError
 from autograph.settings import Settings
+from autograph.guards.check import GuardSet
+from autograph.guards.model import alias_pattern
 
 _graph_counter = itertools.count()
 
@@ -162,7 +164,6 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     if writes:  # what one input's write does to another depends on whether they share memory
         tx.guards.aliasing([(src, real) for src, real, _ in tx.graph.inputs], held)
     tx.graph.release_fake_values()
-    from autograph.guards.check import GuardSet
     return CaptureResult(
         fn=entry, guards=GuardSet(fn, tx.guards.guards), transformed_code=entry.__code__,
         graphs=graphs, resumes=list(cg.resumes), breaks=breaks, no_tensor_work=False,
@@ -187,12 +188,10 @@ def _held_tensors(gm) -> list:
 
 
 def _share_memory(tensors: list) -> bool:
-    from autograph.guards.model import alias_pattern
     return any(first != i for i, (first, _) in enumerate(alias_pattern(tensors)))
 
 
 def _eager_result(fn, tx, breaks, seconds, *, no_tensor_work: bool) -> CaptureResult:
-    from autograph.guards.check import GuardSet
     return CaptureResult(fn=fn, guards=GuardSet(fn, tx.guards.guards), transformed_code=None,
                          breaks=breaks, no_tensor_work=no_tensor_work, capture_seconds=seconds)
 

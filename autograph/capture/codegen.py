@@ -21,6 +21,7 @@ from autograph.bytecode.liveness import live_locals_at
 from autograph.bytecode.resume import make_resume_code, preamble_length
 from autograph.capture.breaks import CaptureBug, Unsupported, break_kind
 from autograph.capture.values.base import NULL, Value
+from autograph.guards.check import signature_source
 
 NO_RESUME = break_kind(
     "no-resume", "the code after the graph break cannot be continued in a resume function (inside an "
@@ -355,7 +356,6 @@ _UNBOUND = object()
 def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_name: str | None,
                 input_exprs: list[str]) -> types.FunctionType:
     """Compile the entry function: same signature as the original."""
-    from autograph.guards.check import signature_source
     params, _ = signature_source(cg.fn, cg.ns)
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"

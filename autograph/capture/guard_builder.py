@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from autograph.guards import model
+from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
 
 
 class GuardRecorder:
@@ -47,7 +48,6 @@ class GuardRecorder:
         (``module.forward = wrapper``, as hook libraries do) replaced it."""
         import types
 
-        from autograph.guards.sources import AttrSource
         if obj_source is not None and type(func) is types.FunctionType:
             self.id_(AttrSource(AttrSource(obj_source, name), "__func__"), func)
             return
@@ -63,7 +63,6 @@ class GuardRecorder:
         the same object, and no class before that one in the MRO gains the name: a method,
         property or descriptor patched on the class (or shadowed in a subclass) recaptures."""
         from autograph.capture.values.base import mro_lookup
-        from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
         klass, raw = mro_lookup(cls, name)
         if klass is None:
             return

@@ -32,7 +32,7 @@ from autograph.capture.values.base import NULL, Value
 from autograph.capture.values.builder import wrap_real
 from autograph.capture.values import families
 from autograph.capture.values.constants import ConstantValue
-from autograph.guards.sources import Source
+from autograph.guards.sources import AttrSource, GlobalSource, ItemSource, LocalSource, MemberSource, ObjectSource, Source
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SliceValue,
                                                  TupleValue)
 from autograph.capture.values.functions import (CellValue, NestedFunctionValue,
@@ -196,7 +196,6 @@ class Translator:
 
     # --- entry -----------------------------------------------------------------
     def run(self) -> Return | Stopped:
-        from autograph.guards.sources import LocalSource
         fn = self.root_fn
         frame = Frame(fn.__code__, fn.__globals__, UserFunctionValue(fn), None)
         self.root = frame
@@ -240,7 +239,6 @@ class Translator:
         """A resume function that received cells themselves (shared with functions rebuilt at the
         previous break): each is a real cell, read through its parameter."""
         from autograph.bytecode.resume import cells_passed_by_reference
-        from autograph.guards.sources import AttrSource, LocalSource
         for name in cells_passed_by_reference(frame.code):
             real = arguments.get(name)
             if not isinstance(real, types.CellType):
@@ -253,7 +251,6 @@ class Translator:
     def _guard_defaults(self, fn: types.FunctionType) -> None:
         """The entry and its guards bind the call with the defaults ``fn`` has now: replacing
         ``fn.__defaults__``/``__kwdefaults__`` (not only their items) recaptures."""
-        from autograph.guards.sources import AttrSource, ObjectSource
         for name in ("__defaults__", "__kwdefaults__"):
             if getattr(fn, name) is not None:
                 self.guards.id_(AttrSource(ObjectSource(fn, fn.__qualname__), name), getattr(fn, name))
@@ -425,7 +422,6 @@ class Translator:
     def _default(self, fv: Value, name: str, param: inspect.Parameter) -> Value:
         if isinstance(fv, NestedFunctionValue):
             return fv.default_value(self, name, None, None)
-        from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
         fn = fv.fn
         code = fn.__code__
         positional = code.co_varnames[:code.co_argcount]
@@ -439,7 +435,6 @@ class Translator:
                          pin=ItemSource(AttrSource(ObjectSource(fn, fn.__qualname__), "__kwdefaults__"), name))
 
     def load_global(self, frame: Frame, name: str) -> Value:
-        from autograph.guards.sources import AttrSource, GlobalSource, ItemSource
         g = frame.fn_globals
         if name in g:
             real = g[name]
@@ -516,7 +511,6 @@ def _check_stack_effect(inst: Instruction, actual: int) -> None:
 
 def _globals_dict_source(g: dict) -> Source:
     """The globals dict ``g`` itself, as a guard source (``vars(module)``)."""
-    from autograph.guards.sources import AttrSource, ObjectSource
     module_name = g.get("__name__")
     module = sys.modules.get(module_name) if isinstance(module_name, str) else None
     if module is not None and getattr(module, "__dict__", None) is g:
@@ -526,7 +520,6 @@ def _globals_dict_source(g: dict) -> Source:
 
 def _global_of(g: dict, name: str) -> Any:
     """Source of global ``name`` of another module, shown as ``module.name``."""
-    from autograph.guards.sources import ItemSource, MemberSource, ObjectSource
     module_name = g.get("__name__")
     module = sys.modules.get(module_name) if isinstance(module_name, str) else None
     if module is not None and getattr(module, "__dict__", None) is g:

@@ -31,6 +31,8 @@ from typing import Any, Iterator
 import torch
 
 from autograph.capture.breaks import Unsupported
+from autograph.guards import model
+from autograph.guards.sources import is_module_state
 
 
 class NeedsStaticSizes(Exception):
@@ -94,7 +96,6 @@ def make_fake_mode():
 def dynamic_dims_for(source: Any, real: torch.Tensor, plan: Plan) -> set[int]:
     """The dimensions of input ``real`` (reached through ``source``) made symbolic under ``plan``;
     a module's parameters and buffers only when marked with ``mark_dynamic``."""
-    from autograph.guards.sources import is_module_state
     if is_module_state(source):
         dims = set()
     elif plan.mode == "always":
@@ -368,7 +369,6 @@ def finish_guards(tx: Any) -> None:
         return
     from torch._dynamo.source import LocalSource as TorchLocalSource
 
-    from autograph.guards import model
 
     inputs = env._autograph_inputs
     by_source = {}
@@ -396,7 +396,6 @@ def finish_guards(tx: Any) -> None:
 
 def _relation(text: str, sources: list) -> Any:
     """One ShapeEnv guard (``L['___in0'].size()[0] == L['___in1'].size()[1]``) as SHAPE_RELATION."""
-    from autograph.guards import model
 
     code = _NAME.sub(r"___in\1", text)
     code = _PROP.sub(lambda m: f"{m.group(1)}.{m.group(2)}({m.group(3)})", code)  # x.size(0): no tuple
@@ -421,7 +420,6 @@ def _relation(text: str, sources: list) -> Any:
 
 def _dynamic_tensor_match(source: Any, real: torch.Tensor, fake: torch.Tensor) -> Any:
     """TENSOR_MATCH with ``None`` wherever the fake's size or stride is symbolic."""
-    from autograph.guards import model
 
     def concrete(values):
         return tuple(int(v) if not isinstance(v, torch.SymInt) or not _expr(v).free_symbols else None

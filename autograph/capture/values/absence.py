@@ -14,6 +14,7 @@ import types
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
+from autograph.guards import model
 from autograph.guards.sources import AttrSource, ObjectSource, Source
 
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: builtin and C types; attributes cannot be added
@@ -49,7 +50,6 @@ def guard_attribute_absent(tx, value, obj: Any, name: str) -> None:
             raise Unsupported(f"attribute `.{name}` of {cls.__qualname__} raised AttributeError from a descriptor",
                 kind="unsupported-operation")
         src = object_source(value, obj)
-        from autograph.guards import model
         tx.guards.class_attr(cls, name)
         tx.guards._add(("slot-unset", src, name), lambda: model.python_guard(
             f"not hasattr({src.expr}, {name!r})", lambda o: not hasattr(o, name), [src]))
@@ -62,7 +62,6 @@ def guard_attribute_absent(tx, value, obj: Any, name: str) -> None:
 def guard_lookup_fails(tx, value, obj: Any, name: str) -> None:
     """A PYTHON guard ``not hasattr(obj, name)``: for objects whose own ``__getattribute__``
     decides (its answer cannot be read off dicts)."""
-    from autograph.guards import model
     src = object_source(value, obj)
     tx.guards._add(("lookup-fails", src, name), lambda: model.python_guard(
         f"not hasattr({src.expr}, {name!r})", lambda o: not hasattr(o, name), [src]))

@@ -28,6 +28,8 @@ from autograph.capture.values.registry import (BUILTIN_HANDLERS, CALLABLE_WRAPPE
                                                OPAQUE_CALL_RULES, TYPE_WRAPPERS)
 from autograph.capture.values.torch_calls import _TRANSFORM_MODULES, TorchFunctionValue
 from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch_compiled
+from autograph.guards import model
+from autograph.guards.sources import AttrSource, ItemSource
 
 _BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
 
@@ -85,7 +87,6 @@ def _value_guard(g, source, obj: Any) -> None:
         return
     g.type_(source, obj)
     if source is not None:
-        from autograph.guards import model
         g._add(("eq", source), lambda: model.python_guard(
             f"{source.expr} == {obj!r}", lambda v: v == obj, [source]))
 
@@ -105,7 +106,6 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.tensor(source, obj)
         for other_source, other, _ in tx.graph.inputs:
             if other is obj and other_source != source:  # one placeholder serves both: keep them aliased
-                from autograph.guards import model
                 g._add(("alias", other_source, source), lambda a=other_source, b=source: model.python_guard(
                     f"{a.expr} is {b.expr}", lambda x, y: x is y, [a, b]))
                 break
@@ -129,7 +129,6 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         return wrap_outside_set(tx, obj, source) if source is not None else SetValue(obj)
     if type(obj) is slice:
         from autograph.capture.values.containers import SliceValue
-        from autograph.guards.sources import AttrSource
         g.type_(source, obj)
         return SliceValue(*(wrap_real(tx, p, AttrSource(source, n) if source is not None else None)
                             for n, p in (("start", obj.start), ("stop", obj.stop), ("step", obj.step))))
@@ -139,13 +138,11 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if isinstance(obj, tuple) and type(obj) is not tuple:
         from autograph.capture.values.named_tuples import NamedTupleValue, is_named_tuple_class
         if is_named_tuple_class(type(obj)):
-            from autograph.guards.sources import ItemSource
             g.type_(source, obj)
             g.length(source, obj)
             return NamedTupleValue(type(obj), [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
                                                for i, x in enumerate(obj)], source)
     if type(obj) in (tuple, list):
-        from autograph.guards.sources import ItemSource
         g.type_(source, obj)
         g.length(source, obj)
         items = [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
@@ -154,7 +151,6 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         value.identity = obj  # for `is` between containers from outside
         return value
     if type(obj) is dict and all(_plain_key(k) for k in obj):
-        from autograph.guards.sources import ItemSource
         from autograph.capture.values.containers import outside_dict, register_outside_dict
         seen = outside_dict(tx, obj, source)
         if seen is not None:  # one dict, one value: a store through one read is seen by the others
@@ -171,7 +167,6 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if isinstance(obj, torch.nn.Module):
         return wrap_module(tx, obj, source, path or (source.expr if source is not None else type(obj).__name__))
     if is_function_apply(obj):  # MyFunction.apply held in a variable
-        from autograph.guards.sources import AttrSource
         g.id_(AttrSource(source, "__self__") if source is not None else None, obj.__self__)
         return FunctionApplyValue(obj.__self__)
     if _made_at_run_time(obj) and (getattr(obj, "__module__", None) or "").startswith(_TRANSFORM_MODULES):
@@ -202,12 +197,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             getter, what = g.pin
             g.pin = None
             func, self_obj = obj.__func__, obj.__self__
-            from autograph.guards import model as guard_model
-            g._add(("pin-method", what, id(func), id(self_obj)), lambda: guard_model.python_guard(
+            g._add(("pin-method", what, id(func), id(self_obj)), lambda: model.python_guard(
                 f"{what} is {func.__qualname__} bound to <{type(self_obj).__name__} at {id(self_obj):#x}>",
                 lambda: (lambda m: getattr(m, "__func__", None) is func and getattr(m, "__self__", None) is self_obj)(
                     getter()), []))
-        from autograph.guards.sources import AttrSource
         self_src = AttrSource(source, "__self__") if source is not None else None
         func_src = AttrSource(source, "__func__") if source is not None else None
         if func_src is not None:
@@ -241,7 +234,6 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         remaining = _iterator_remaining(obj)
         if remaining is not None and all(type(v) in (int, float, str, bool, type(None)) for v in remaining):
             from autograph.capture.values.iterators import ForeignIteratorValue
-            from autograph.guards import model
             expected = tuple(remaining)
             g._add(("iter", source), lambda: model.python_guard(
                 f"remaining({source.expr}) == {expected!r}",

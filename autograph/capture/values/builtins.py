@@ -14,6 +14,7 @@ from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
                                                  TupleValue)
 from autograph.capture.values.registry import BUILTIN_HANDLERS, CLASS_CALL_HOOKS, register_builtin
+from autograph.guards import model
 
 
 def _all_constant(args, kwargs) -> bool:
@@ -318,7 +319,6 @@ def _identity_of(v: Value) -> Any:
 
 def _guard_identity(tx, a: Value, b: Value, oa: Any, ob: Any, same: bool) -> None:
     """Keep an identity decided on objects from outside true on later calls."""
-    from autograph.guards import model
     sa, sb = a.source, b.source
     if sa is None and sb is None:
         return  # fixed objects (pinned or trusted): their identity cannot change
@@ -443,7 +443,6 @@ def _tensor_isinstance(tx, obj, classes, by_class: bool) -> bool:
     if obj.source is None:
         raise Unsupported("isinstance of a tensor whose class test reads flags on it, reached without "
                           "a guardable source", generic=True, kind="unsupported-torch-value")
-    from autograph.guards import model
     answer, source = not by_class, obj.source
     tx.guards._add(("isinstance", source, classes), lambda: model.python_guard(
         f"isinstance({source.expr}, {classes!r}) == {answer}",

@@ -32,6 +32,8 @@ from autograph.capture.values.containers import BaseSequenceValue, DictValue
 from autograph.capture.values.itertools_values import RealIteratorValue
 from autograph.capture.values.tokens import (Token, from_real, register_made, register_token,
                                              run_real, to_real)
+from autograph.guards import model
+from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
 
 KINDS = (collections.deque, collections.defaultdict, collections.Counter, collections.OrderedDict)
 _MAPPINGS = (collections.defaultdict, collections.Counter, collections.OrderedDict)
@@ -351,7 +353,6 @@ def _stand_in_key(tx, key: Any, what: str) -> Any:
         return key
     if not _identity_hashed_real(key):
         raise Unsupported(f"a {type(key).__qualname__} key of {what} (compared by value, not identity)", kind="unsupported-operation")
-    from autograph.guards.sources import ObjectSource
     existing = tx_tokens(tx).get(("real", id(key)))
     if existing is not None:
         return existing
@@ -366,7 +367,6 @@ def tx_tokens(tx) -> dict:
 
 
 def _keys_guard(source, keys: tuple):
-    from autograph.guards import model
     constant = [not _identity_hashed_real(k) for k in keys]
 
     def check(v):
@@ -383,7 +383,6 @@ def _keys_guard(source, keys: tuple):
 
 def _wrap_container(tx, obj, source):
     """A deque/defaultdict/Counter/OrderedDict reached through ``source``: its mirror."""
-    from autograph.guards.sources import AttrSource, ItemSource
     mirrors = getattr(tx, "container_mirrors", None)
     if mirrors is None:
         mirrors = tx.container_mirrors = {}
@@ -392,7 +391,6 @@ def _wrap_container(tx, obj, source):
         raise Unsupported(f"a {type(obj).__qualname__} reached without a guardable source", kind="unsupported-operation")
     hit = mirrors.get(id(obj))
     if hit is not None and hit.real_obj is obj:  # one object reached two ways: one mirror
-        from autograph.guards import model
         a, b = hit.source, source
         tx.guards._add(("alias", a, b), lambda: model.python_guard(f"{a.expr} is {b.expr}", lambda x, y: x is y,
                                                                    [a, b]))

@@ -14,6 +14,8 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value, equal_or_identical
 from autograph.capture.values.constants import ConstantValue
+from autograph.guards import model
+from autograph.guards.sources import AttrSource
 
 
 class BaseSequenceValue(Value):
@@ -279,7 +281,6 @@ def _identity_key(key: Any) -> bool:
 def _namespace_source(source) -> bool:
     """A dict read as an object's ``__dict__`` or a function's globals: stores into it change
     attributes capture reads another way; those stay a break."""
-    from autograph.guards.sources import AttrSource
     while source is not None:
         if isinstance(source, AttrSource) and source.attr in ("__dict__", "__globals__"):
             return True
@@ -473,7 +474,6 @@ def _outside_dicts(tx) -> list:
 
 
 def _distinct_guard(tx, a: Value, b: Value) -> None:
-    from autograph.guards import model
     sa, sb = a.source, b.source
     tx.guards._add(("distinct", sa, sb), lambda: model.python_guard(
         f"{sa.expr} is not {sb.expr}", lambda x, y: x is not y, [sa, sb]))
@@ -487,7 +487,6 @@ def outside_dict(tx, obj: dict, source) -> "DictValue | None":
     for real, value, _ in _outside_dicts(tx):
         if real is obj:
             if value.source != source:
-                from autograph.guards import model
                 a, b = value.source, source
                 tx.guards._add(("alias", a, b), lambda a=a, b=b: model.python_guard(
                     f"{a.expr} is {b.expr}", lambda x, y: x is y, [a, b]))

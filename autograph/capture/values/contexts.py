@@ -30,6 +30,8 @@ from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.guards import model
+from autograph.guards.sources import AttrSource
 
 STATE_CONTEXT = break_kind(
     "state-context", "a torch state context (grad mode, inference mode, autocast) is used in a way "
@@ -451,7 +453,6 @@ def _construct(tx, cls, args, kwargs):
 
 def _guard_autocast_dtype(tx, device: str, dtype) -> None:
     """``autocast(device)`` without a dtype takes the device's current autocast dtype."""
-    from autograph.guards import model
     tx.guards._add(("autocast-dtype", device), lambda: model.python_guard(
         f"torch.get_autocast_dtype({device!r}) == {dtype}", lambda: torch.get_autocast_dtype(device) == dtype, []))
 
@@ -470,7 +471,6 @@ def _wrap_grad_mode(tx, obj, source):
 
 
 def _wrap_inference_mode(tx, obj, source):
-    from autograph.guards.sources import AttrSource
     tx.guards.type_(source, obj)
     mode = tx.wrap(obj.mode, AttrSource(source, "mode") if source is not None else None,
                    pin=lambda o=obj: o.mode, what="inference_mode.mode")
@@ -480,7 +480,6 @@ def _wrap_inference_mode(tx, obj, source):
 
 
 def _wrap_autocast(tx, obj, source):
-    from autograph.guards.sources import AttrSource
     tx.guards.type_(source, obj)
     for name in ("device", "fast_dtype", "_enabled", "_cache_enabled"):
         tx.wrap(getattr(obj, name), AttrSource(source, name) if source is not None else None,

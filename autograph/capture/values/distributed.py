@@ -38,6 +38,7 @@ from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.tensors import TensorValue
 from autograph.guards import model
+from autograph.guards.sources import AttrSource
 
 BARRIER = break_kind(
     "distributed-barrier",
@@ -582,7 +583,6 @@ def _wait(tx, tensor: Value) -> TensorValue:
 def _wrap_async_tensor(tx, act, source) -> Value:
     """A real ``AsyncCollectiveTensor`` reaching the capture (made in Python before a break, or
     passed in): its ``elem`` is the graph input, waited first (as its first use waits in eager)."""
-    from autograph.guards.sources import AttrSource
     if source is None:
         raise Unsupported("an AsyncCollectiveTensor reached without a guardable source", kind=DISTRIBUTED_CALL)
     tx.guards.type_(source, act)

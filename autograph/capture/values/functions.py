@@ -7,6 +7,7 @@ from typing import Any
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.guards.sources import AttrSource, ClosureSource, ItemSource, MemberSource, ObjectSource
 
 
 class UserFunctionValue(Value):
@@ -32,7 +33,6 @@ class UserFunctionValue(Value):
         """Function attributes (``__name__``, ``__wrapped__``, ones the user set) are read live and
         guarded; a missing one (``hasattr(f, "__wrapped__")``) is guarded to stay missing."""
         from autograph.capture.values import side_effects
-        from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
         stored = side_effects.pending(tx, self.fn, name)
         if stored is not None:  # set earlier in this capture (replayed after the graph)
             return stored
@@ -72,7 +72,6 @@ class UserFunctionValue(Value):
         return self.fn
 
     def closure_cells(self, tx) -> list[Value]:
-        from autograph.guards.sources import AttrSource, ClosureSource, ItemSource
         cells = []
         for i, (name, cell) in enumerate(zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ())):
             cell_source = None
@@ -118,7 +117,6 @@ class ClosureFunctionValue(UserFunctionValue):
 
 def wrap_closure(tx, fn: types.FunctionType, source) -> ClosureFunctionValue:
     """The value of a closure read through ``source``, with the guards inlining it needs."""
-    from autograph.guards.sources import AttrSource
     g = tx.guards
     g.type_(source, fn)
     g.id_(AttrSource(source, "__code__"), fn.__code__)
@@ -327,7 +325,6 @@ class RealCellValue(Value):
         except ValueError:
             raise Unsupported(f"NameError: free variable {name!r} referenced before assignment", generic=True,
                               kind="python-exception")
-        from autograph.guards.sources import AttrSource, ObjectSource
         return tx.wrap(contents, self.source, pin=AttrSource(ObjectSource(self.cell, f"cell({name})"), "cell_contents"))
 
     def store(self, tx, value: Value) -> None:

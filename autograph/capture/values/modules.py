@@ -148,7 +148,6 @@ class ModuleValue(Value):
             if store == "__dict__":
                 tx.guards.key_absent(AttrSource(owner, "__dict__"), name)
             else:
-                from autograph.guards.sources import MemberSource
                 tx.guards.key_absent(MemberSource(owner, "__dict__", store), name)
         guard_absent_in_classes(tx, type(self.module), name)
 

@@ -34,6 +34,7 @@ from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import BaseSequenceValue, ListValue, SliceValue, TupleValue
+from autograph.guards import model
 from autograph.guards.sources import Source
 
 NUMPY = break_kind(
@@ -861,7 +862,6 @@ class FromNumpySource(Source):
 
 def _wrap_ndarray(tx, arr: np.ndarray, source):
     from autograph.capture.values.objects import ObjectValue
-    from autograph.guards import model
     tx.guards.type_(source, arr)
     supported = (source is not None and arr.flags.writeable and arr.flags.aligned and arr.dtype.isnative
                  and arr.dtype.kind in "biufc" and all(s >= 0 and s % arr.dtype.itemsize == 0 for s in arr.strides))
@@ -893,7 +893,6 @@ def _wrap_numpy_scalar(tx, obj, source):
 
 def _wrap_limits(tx, obj, source):
     """``np.finfo``/``np.iinfo`` objects (what they hold follows from their dtype): read for real."""
-    from autograph.guards import model
     cls, dtype = type(obj), obj.dtype
     if source is None:
         tx.guards.id_(source, obj)

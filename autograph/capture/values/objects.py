@@ -8,6 +8,7 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value, generic_getattribute, mro_lookup
+from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
 # modules whose attributes are trusted not to change: reads are not guarded
 TRUSTED_MODULES = ("torch", "math", "operator", "builtins", "functools", "itertools", "collections",
@@ -33,7 +34,6 @@ class PythonModuleValue(Value):
         return self.module
 
     def getattr(self, tx, name):
-        from autograph.guards.sources import AttrSource, ObjectSource
         try:
             real = getattr(self.module, name)
         except AttributeError as exc:
@@ -72,7 +72,6 @@ class ClassValue(Value):
         return self.cls
 
     def getattr(self, tx, name):
-        from autograph.guards.sources import AttrSource, ObjectSource
         if name == "apply" and issubclass(self.cls, torch.autograd.Function):
             from autograph.capture.values.autograd_functions import FunctionApplyValue
             return FunctionApplyValue(self.cls)
@@ -145,7 +144,6 @@ class ObjectValue(Value):
     def getattr(self, tx, name):
         """Python's lookup order: data descriptors of the class, the instance ``__dict__``, other
         class attributes, then a Python ``__getattr__``; what was absent is guarded to stay so."""
-        from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
         obj = self.obj
         stored = side_effects.pending(tx, obj, name)
         if stored is not None:  # written earlier in this capture (replayed after the graph)

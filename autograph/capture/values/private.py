@@ -27,6 +27,7 @@ from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import ListIteratorValue
 from autograph.capture.values.objects import ObjectValue
+from autograph.guards import model
 
 LIVE_COPY = break_kind(
     "live-copy", "an object deep-copied during capture is still in use where the graph breaks or returns",
@@ -295,7 +296,6 @@ def _deepcopy(tx, args, kwargs):
     if source is None or isinstance(real, _ATOMS) or not _copyable(real, set(), [_MAX_OBJECTS]):
         return NotImplemented
     pristine = copy.deepcopy(real)
-    from autograph.guards import model
     tx.guards._add(("deepcopy-state", source), lambda: model.python_guard(
         f"___same_state({source.expr}, <state when compiled>)", lambda v: same_state(v, pristine), [source],
         words=f"{source.expr}: same state as when compiled (deep-copied by the code)"))

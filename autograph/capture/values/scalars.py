@@ -22,6 +22,7 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.guards import model
 
 _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.lt: "<",
@@ -159,7 +160,6 @@ class ScalarValue(Value):
             except Exception:  # noqa: BLE001 - raising now: not what the entry was compiled for
                 return False
 
-        from autograph.guards import model
         text = self._text(lambda leaf: leaf.source.expr)
         sources = [leaf.source for leaf in leaves]
         self.tx.guards._add(("scalar", key, text, repr(self.hint)), lambda: model.python_guard(

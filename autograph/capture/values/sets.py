@@ -17,6 +17,7 @@ from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.guards import model
 
 SET_ORDER = break_kind(
     "set-order", "the order of a set of tensors or objects depends on their addresses, known only at run time",
@@ -245,7 +246,6 @@ def _construct(kind: type):
 
 def wrap_outside_set(tx, obj: set, source) -> Value:
     """A set of constants read from outside: guarded by type and contents (a copy)."""
-    from autograph.guards import model
     frozen = frozenset(obj)
     tx.guards.type_(source, obj)
     if source is not None:

@@ -15,6 +15,7 @@ from autograph.capture.values import registry
 from autograph.capture.values.containers import DictValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.values.objects import ObjectValue
+from autograph.guards.sources import AttrSource, ItemSource
 
 
 class SignatureValue(ObjectValue):
@@ -88,7 +89,6 @@ class PartialValue(ObjectValue):
 
 
 def _wrap_partial(tx, obj, source):
-    from autograph.guards.sources import AttrSource, ItemSource
 
     tx.guards.type_(source, obj)
     if source is None:

@@ -15,6 +15,7 @@ from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.registry import INDEX_CONVERSIONS, TENSOR_METHOD_OVERRIDES
+from autograph.guards.sources import AttrSource
 
 # attributes answered from the fake tensor's metadata
 _META_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_sparse",
@@ -94,7 +95,6 @@ class TensorValue(Value):
     def _instance_attribute(self, tx, name: str) -> Value:
         """An attribute torch.Tensor lacks: the tensor's own ``__dict__`` (``x.tag = ...``) decides,
         guarded either way (TENSOR_MATCH does not look at it)."""
-        from autograph.guards.sources import AttrSource
         real = self._real(tx)
         if real is not None and name in real.__dict__:
             if self.source is None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values.base import Value
+from autograph.guards.sources import AttrSource
 
 TORCH_COMPILE_CALL = break_kind(
     "torch-compile-call", "a call of a function or module compiled with torch.compile: torch.compile runs it",
@@ -59,7 +60,6 @@ class TorchCompiledValue(Value):
         except AttributeError as exc:
             raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc,
                               kind="python-exception")
-        from autograph.guards.sources import AttrSource
         return tx.wrap(attr, AttrSource(self.source, name) if self.source is not None else None,
                        trusted=self.source is None)
 
