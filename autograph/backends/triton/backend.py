@@ -31,7 +31,7 @@ from autograph.backends.functionalize import run_as_captured
 from autograph.backends.triton.codegen import CannotFuse, kernel_source, launch_config
 from autograph.backends.triton.fuse import KernelGroup, fuse
 from autograph.backends.triton.ir import ExternItem
-from autograph.backends.triton.lower import LOWERING_ERROR, GraphUnsupported, Lowering
+from autograph.backends.triton.lower import LOWERING_ERROR, GraphNotLowerable, Lowering
 from autograph.backends.triton.runtime import KernelCache, ensure_strides, graph_key, restride
 from autograph.backends.triton.wrapper import generate_wrapper
 
@@ -141,7 +141,7 @@ class TritonBackend:
             result = self._compile(gm, info)
         except Exception as exc:  # never fail the user's program because of this backend
             info.fallback_reason = f"{type(exc).__name__}: {exc}"
-            if not isinstance(exc, (GraphUnsupported, NotImplementedError, CannotFuse)):
+            if not isinstance(exc, (GraphNotLowerable, NotImplementedError, CannotFuse)):
                 log.debug("triton backend internal error", exc_info=True)
             log.warning("triton backend: %s graph runs with aten instead of Triton kernels: %s",
                         kind, info.fallback_reason)
@@ -155,7 +155,7 @@ class TritonBackend:
         gpu = devices == {"cuda"}
         if not gpu:
             if any(isinstance(m, torch.Tensor) and m.dtype == torch.bfloat16 for m in metas):
-                raise GraphUnsupported("bf16 arithmetic is not supported by the triton interpreter on CPU")
+                raise GraphNotLowerable("bf16 arithmetic is not supported by the triton interpreter on CPU")
         key = graph_key(gm, metas, gpu)
         record = self.cache.get_graph(key) if key else None
         if record is not None:

@@ -4,7 +4,7 @@ Each supported aten op has a lowering that returns a lazily evaluated value
 (pointwise ops, views) or realizes a reduction. Everything else becomes an
 :class:`~autograph.backends.triton.ir.ExternItem`: the wrapper calls the aten
 op on real tensors. A lowering that meets a case it does not handle raises
-:class:`Unsupported`, and the op becomes an extern call too — an unsupported
+:class:`LoweringDeclined`, and the op becomes an extern call too — an unsupported
 op never fails the graph.
 """
 from __future__ import annotations
@@ -35,11 +35,11 @@ INLINE_MULTI_USE_OPS = 8  # a pointwise value read by several nodes is recompute
 MAX_INLINE_OPS = 64
 
 
-class Unsupported(Exception):
+class LoweringDeclined(Exception):
     """This op (with these arguments) has no Triton lowering; call aten instead."""
 
 
-class GraphUnsupported(Exception):
+class GraphNotLowerable(Exception):
     """The whole graph cannot go through this backend (the caller runs it with aten)."""
 
 
@@ -70,9 +70,9 @@ def size_expr(val) -> Any:
             return int(expr)
         for f in expr.free_symbols:
             if not f.name.startswith("s"):
-                raise GraphUnsupported(f"data-dependent (unbacked) size {f}")
+                raise GraphNotLowerable(f"data-dependent (unbacked) size {f}")
         return expr
-    raise GraphUnsupported(f"size of type {type(val).__name__}")
+    raise GraphNotLowerable(f"size of type {type(val).__name__}")
 
 
 def _size_hint_of(val) -> int:
@@ -200,7 +200,7 @@ class Lowering:
                     self.env[node] = size.expr
                     continue
                 if not isinstance(val, torch.Tensor):
-                    raise GraphUnsupported(f"input {node.name} is not a tensor ({type(val).__name__})")
+                    raise GraphNotLowerable(f"input {node.name} is not a tensor ({type(val).__name__})")
                 buf = self.tensor_buffer(node.name, val)
                 inputs.append(buf)
                 self.env[node] = buf
@@ -222,7 +222,7 @@ class Lowering:
                         self.needed.add(value.name)
                     outputs.append(value)
             else:
-                raise GraphUnsupported(f"node kind {node.op} ({node.target})")
+                raise GraphNotLowerable(f"node kind {node.op} ({node.target})")
         return LoweredGraph(inputs, self.items, outputs, self.constants, self.needed, graph_context(self.gm))
 
     def tensor_buffer(self, name: str, val: torch.Tensor) -> Buffer:
@@ -232,7 +232,7 @@ class Lowering:
         if self.device is None:
             self.device = val.device
         elif val.device != self.device and val.numel() > 1 and val.dim() > 0:
-            raise GraphUnsupported(f"tensors on several devices ({self.device}, {val.device})")
+            raise GraphNotLowerable(f"tensors on several devices ({self.device}, {val.device})")
         return Buffer(name, shape, stride, val.dtype, val.device)
 
     def call_function(self, node: torch.fx.Node):
@@ -253,7 +253,7 @@ class Lowering:
                 ):
                     value = self.realize(value, node)
                 return value
-            except Unsupported as exc:  # the lowering declined this case: say why
+            except LoweringDeclined as exc:  # the lowering declined this case: say why
                 kernel_log.info("triton lowering of %s declined; it runs as an aten call (%s)", node.target, exc)
                 return self.extern(node, reason=f"lowering declined: {exc}" if str(exc) else "lowering declined")
             except (TypeError, ValueError, NotImplementedError) as exc:
@@ -363,9 +363,9 @@ class Lowering:
         shape, dtype = shape_of(out), out.dtype
         for a in args:
             if isinstance(a, WrapperVar) or (isinstance(a, (list, tuple))):
-                raise Unsupported("runtime scalar argument")
+                raise LoweringDeclined("runtime scalar argument")
             if isinstance(a, Value) and a.dtype in (torch.complex64, torch.complex128):
-                raise Unsupported("complex")
+                raise LoweringDeclined("complex")
         if compute is None:
             compute = compute_dtype(dtype)
         check_dtype(compute)
@@ -404,10 +404,10 @@ class Lowering:
 
     def reduce(self, node, x: Value, dims, keepdim: bool, kind: str, out_dtype=None) -> Value:
         if not isinstance(x, Value):
-            raise Unsupported("reduction of a non-tensor")
+            raise LoweringDeclined("reduction of a non-tensor")
         ndim = len(x.shape)
         if ndim == 0:
-            raise Unsupported("reduction of a 0-d tensor")
+            raise LoweringDeclined("reduction of a 0-d tensor")
         if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
             dims = list(range(ndim))
         if isinstance(dims, int):
@@ -415,14 +415,14 @@ class Lowering:
         rdims = tuple(sorted({d % ndim for d in dims}))
         rnumel = math.prod(x.shape[d] for d in rdims)
         if rnumel == 0 or x.numel == 0:
-            raise Unsupported("empty reduction")
+            raise LoweringDeclined("empty reduction")
         if kind in ("argmax", "argmin") and (len(rdims) != 1 or not is_static(rnumel) or rnumel > PERSISTENT_MAX):
             # a looped arg-reduction is not written yet; a symbolic range may exceed one block
-            raise Unsupported("arg-reduction over a large, symbolic (needs a concrete size) or multi-dim range")
+            raise LoweringDeclined("arg-reduction over a large, symbolic (needs a concrete size) or multi-dim range")
         out = meta(node)
         dtype = out_dtype or out.dtype
         if x.dtype == torch.bool and kind in ("max", "min"):
-            raise Unsupported("bool max/min")
+            raise LoweringDeclined("bool max/min")
         buf = new_buffer(self.fresh(), shape_of(out), dtype, self.device)
         item = ReductionItem(buf, x, rdims, kind, keepdim, (kind,) + x.op_names)
         buf.producer = item

@@ -15,7 +15,7 @@ import torch
 from autograph.backends.triton.codegen import texpr
 from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import Buffer, ExternItem
-from autograph.backends.triton.lower import GraphUnsupported, SizeInput, WrapperVar
+from autograph.backends.triton.lower import GraphNotLowerable, SizeInput, WrapperVar
 
 
 def pyexpr(v: Any) -> str:
@@ -47,7 +47,7 @@ def size_bindings(inputs: list, needed: set[str]) -> list[str]:
                         where.setdefault(v.name, f"{inp.name}.{'size' if attr == 'shape' else 'stride'}({d})")
     missing = sorted(needed - set(where))
     if missing:
-        raise GraphUnsupported(f"size symbols {missing} are not a size of any input")
+        raise GraphNotLowerable(f"size symbols {missing} are not a size of any input")
     return [f"{n} = {where[n]}" for n in sorted(needed, key=lambda n: (len(n), n))]
 
 

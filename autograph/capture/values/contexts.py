@@ -24,7 +24,6 @@ from typing import Any
 
 import torch
 
-from autograph.capture import interpreter
 from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
@@ -521,7 +520,6 @@ def _python_manager(mgr: Value) -> bool:
     return all(isinstance(getattr(cls, name, None), types.FunctionType) for name in ("__enter__", "__exit__"))
 
 
-@interpreter.handler("BEFORE_WITH")
 def _before_with(tx, frame, inst):
     mgr = frame.stack[-1]
     if not _python_manager(mgr):
@@ -535,6 +533,9 @@ def _before_with(tx, frame, inst):
 
 
 def install() -> None:
+    # lazy: the interpreter's import ends by installing the families, this one included
+    from autograph.capture import interpreter
+    interpreter.handler("BEFORE_WITH")(_before_with)
     registry.add_class_call_hook(_construct)
     registry.register_torch_call(torch._C._set_grad_enabled, _set_grad_enabled_call)
     for cls in (torch.no_grad, torch.enable_grad):

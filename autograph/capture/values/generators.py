@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import types
 
-from autograph.capture import interpreter
 from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value
@@ -45,7 +44,8 @@ class GeneratorValue(ListIteratorValue):
         if self.started:
             self.frame.push(ConstantValue(None))  # the value of the `yield` expression (next() sends None)
         self.started = True
-        if tx.depth >= interpreter.MAX_INLINE_DEPTH:
+        from autograph.capture.interpreter import MAX_INLINE_DEPTH  # lazy: the interpreter installs this module
+        if tx.depth >= MAX_INLINE_DEPTH:
             raise Unsupported("generator nested too deeply", kind="call-depth")
         tx.depth += 1
         try:
@@ -107,10 +107,12 @@ def make_generator(tx, fv: Value, args, kwargs) -> Value:
     return gen
 
 
-@interpreter.handler("YIELD_VALUE")
 def _yield_value(tx, frame, inst):
     return Yielded(frame.pop())
 
 
 def install() -> None:
+    # lazy: the interpreter's import ends by installing the families, this one included
+    from autograph.capture import interpreter
+    interpreter.handler("YIELD_VALUE")(_yield_value)
     registry.set_generator_factory(make_generator)

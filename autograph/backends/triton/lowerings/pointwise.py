@@ -14,7 +14,7 @@ import torch
 
 from autograph.backends.triton.indexing import FloorDiv, is_static
 from autograph.backends.triton.ir import Pointwise, Value
-from autograph.backends.triton.lower import Unsupported, meta, promoted, register, scalar, shape_of
+from autograph.backends.triton.lower import LoweringDeclined, meta, promoted, register, scalar, shape_of
 from autograph.backends.triton.ops import HALF_DTYPES, compute_dtype
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def _binary(op: str, name: str):
         alpha = kw.get("alpha", 1)
         if meta(node).dtype == torch.bool:  # bool + bool is logical or, bool * bool logical and
             if op not in BOOL_ARITHMETIC or alpha != 1:
-                raise Unsupported(f"{op} of bools")
+                raise LoweringDeclined(f"{op} of bools")
             return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, BOOL_ARITHMETIC[op])(x, y), name)
 
         def body(ops, x, y):
@@ -61,14 +61,14 @@ def _rsub(L, node, a, b, alpha=1):
 @register(aten.div.Tensor, aten.div.Scalar, aten.div.Tensor_mode, aten.div.Scalar_mode)
 def _div(L, node, a, b, rounding_mode=None):
     if not meta(node).dtype.is_floating_point:
-        raise Unsupported("integer division")
+        raise LoweringDeclined("integer division")
     dtype = meta(node).dtype
     if rounding_mode is None:
         return L.pointwise(node, [a, b], lambda ops, x, y: ops.truediv(x, y), "div")
     if dtype in HALF_DTYPES:
         # aten rounds intermediate results of its rounding division to the half type (vectorized
         # and scalar loops alike); the float32 registers of a kernel would give other integers
-        raise Unsupported(f"{rounding_mode} division of {dtype}")
+        raise LoweringDeclined(f"{rounding_mode} division of {dtype}")
     if rounding_mode == "floor":
         return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype), "div")
     return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
@@ -94,7 +94,7 @@ def floor_divide(ops, a, b, dtype: torch.dtype):
 
 def _float_only(node):
     if not meta(node).dtype.is_floating_point:
-        raise Unsupported("float-only op on integers")
+        raise LoweringDeclined("float-only op on integers")
 
 
 def _unary(op: str, float_only: bool = True):
@@ -127,7 +127,7 @@ def nan_min(ops, x, bound):
 def _relu(L, node, a):
     dtype = meta(node).dtype
     if dtype == torch.bool:
-        raise Unsupported("relu of bools")
+        raise LoweringDeclined("relu of bools")
     # only negatives become 0: relu(nan) is nan and relu(-0.0) is -0.0 in torch
     return L.pointwise(node, [a], lambda ops, x: ops.where(ops.lt(x, ops.constant(0, dtype)), ops.constant(0, dtype), x),
                        "relu")
@@ -136,7 +136,7 @@ def _relu(L, node, a):
 @register(aten.sign.default)
 def _sign(L, node, a):
     if a.dtype == torch.bool:
-        raise Unsupported("sign of bool")
+        raise LoweringDeclined("sign of bool")
 
     def body(ops, x):
         zero = ops.constant(0, a.dtype)
@@ -158,7 +158,7 @@ def _lnot(L, node, a):
 @register(aten.bitwise_not.default)
 def _bnot(L, node, a):
     if a.dtype != torch.bool:
-        raise Unsupported("bitwise_not of integers")
+        raise LoweringDeclined("bitwise_not of integers")
     return L.pointwise(node, [a], lambda ops, x: ops.logical_not(x), "bitwise_not", compute=torch.bool)
 
 
@@ -196,7 +196,7 @@ register(aten.logical_xor.default)(_logical("xor", "logical_xor"))
 def _bitwise(op: str, name: str):
     def lower(L, node, a, b):
         if meta(node).dtype.is_floating_point:
-            raise Unsupported("bitwise op on floats")
+            raise LoweringDeclined("bitwise op on floats")
         return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, op)(x, y), name)
 
     return lower
@@ -254,23 +254,23 @@ def _power(ops, x, n: int):
 @register(aten.pow.Tensor_Scalar)
 def _pow(L, node, a, e):
     if not isinstance(e, (int, float)) or isinstance(e, bool):
-        raise Unsupported("pow exponent")
+        raise LoweringDeclined("pow exponent")
     dtype = meta(node).dtype
     if math.isnan(e) or dtype == torch.bool:
-        raise Unsupported("pow with a NaN exponent or of bools")
+        raise LoweringDeclined("pow with a NaN exponent or of bools")
     if e == 0:  # x ** 0 is 1 for every x, NaN and inf included
         return L.pointwise(node, [], lambda ops: ops.constant(1, dtype), "pow")
     if float(e).is_integer() and 0 < e <= 8:
         n = int(e)
         return L.pointwise(node, [a], lambda ops, x: _power(ops, x, n), "pow")
     if not dtype.is_floating_point:
-        raise Unsupported("integer pow with a negative or fractional exponent")
+        raise LoweringDeclined("integer pow with a negative or fractional exponent")
     if abs(e) == 0.5 and dtype not in HALF_DTYPES:  # aten's float/double kernels use sqrt here
         return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x) if e > 0 else ops.rsqrt(x), "pow")
     if float(e).is_integer() and -8 <= e < 0:
         return L.pointwise(node, [a], lambda ops, x: ops.truediv(ops.constant(1.0, dtype), _power(ops, x, int(-e))), "pow")
     if float(e).is_integer() or math.isinf(e):
-        raise Unsupported("pow with a large integer or infinite exponent")  # sign and overflow rules of C pow
+        raise LoweringDeclined("pow with a large integer or infinite exponent")  # sign and overflow rules of C pow
 
     def fractional(ops, x):
         # C pow with a non-integer exponent: exp(e * log(x)), but (-inf) ** e is +inf (e > 0) or +0 (e < 0)
@@ -284,7 +284,7 @@ def _pow(L, node, a, e):
 def _pow_scalar_base(L, node, base, e):
     dtype = meta(node).dtype
     if not isinstance(base, (int, float)) or not 0 < base < math.inf or not dtype.is_floating_point:
-        raise Unsupported("pow with a non-positive, infinite or NaN base")
+        raise LoweringDeclined("pow with a non-positive, infinite or NaN base")
     if base == 1:  # 1 ** x is 1 for every x, NaN included
         return L.pointwise(node, [], lambda ops: ops.constant(1.0, dtype), "pow")
 
@@ -297,7 +297,7 @@ def _pow_scalar_base(L, node, base, e):
 
 def _convert(L, node, a, dtype):
     if not isinstance(a, Value):
-        raise Unsupported("convert a scalar")
+        raise LoweringDeclined("convert a scalar")
     out = meta(node).dtype
     compute = compute_dtype(a.dtype) if out == torch.bool else None
     return L.pointwise(node, [a], lambda ops, x: ops.to_dtype(x, out, a.dtype), "to_copy", compute=compute, cast=(False,))
@@ -306,7 +306,7 @@ def _convert(L, node, a, dtype):
 @register(aten._to_copy.default)
 def _to_copy(L, node, a, **kw):
     if not isinstance(a, Value) or meta(node).device != getattr(meta(node.args[0]), "device", None):
-        raise Unsupported("copy to another device")  # runs as aten._to_copy in the wrapper
+        raise LoweringDeclined("copy to another device")  # runs as aten._to_copy in the wrapper
     return _convert(L, node, a, kw.get("dtype"))
 
 
@@ -318,7 +318,7 @@ def _convert_element_type(L, node, a, dtype):
 @register(aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default)
 def _identity(L, node, a, **kw):
     if not isinstance(a, Value):
-        raise Unsupported("clone of a non-tensor")
+        raise LoweringDeclined("clone of a non-tensor")
     return L.pointwise(node, [a], lambda ops, x: x, "clone")
 
 
@@ -331,14 +331,14 @@ def _copy(L, node, dst, src, non_blocking=False):
 def _full(L, node, size_or_value, value=None, **kw):
     value = size_or_value if node.target is aten.scalar_tensor.default else value
     if not isinstance(value, (int, float, bool)):
-        raise Unsupported("fill value")
+        raise LoweringDeclined("fill value")
     return L.pointwise(node, [], lambda ops: ops.constant(value, meta(node).dtype), "full")
 
 
 @register(aten.full_like.default)
 def _full_like(L, node, a, value, **kw):
     if not isinstance(value, (int, float, bool)):
-        raise Unsupported("fill value")
+        raise LoweringDeclined("fill value")
     return L.pointwise(node, [], lambda ops: ops.constant(value, meta(node).dtype), "full")
 
 
@@ -376,9 +376,9 @@ def _cat(L, node, tensors, dim=0):
     shape, dtype = shape_of(out), out.dtype
     parts = [t for t in tensors if isinstance(t, Value) and not (len(t.shape) == 1 and t.shape[0] == 0)]
     if len(parts) != len([t for t in tensors if isinstance(t, Value)]) and any(not isinstance(t, Value) for t in tensors):
-        raise Unsupported("cat of non-tensors")
+        raise LoweringDeclined("cat of non-tensors")
     if not parts or len(parts) > 8:
-        raise Unsupported("cat of many tensors")
+        raise LoweringDeclined("cat of many tensors")
     dim = dim % len(shape)
     compute = compute_dtype(dtype)
     offsets, start = [], 0
@@ -407,7 +407,7 @@ def _cat(L, node, tensors, dim=0):
 def _pad(L, node, a, pad, value=0):
     """Elements outside the input read ``value``; the input is loaded under a bounds mask."""
     if not isinstance(a, Value) or any(p < 0 for p in pad):
-        raise Unsupported("negative padding")
+        raise LoweringDeclined("negative padding")
     out = meta(node)
     n = len(a.shape)
     before = [0] * n
@@ -433,17 +433,17 @@ def _pad(L, node, a, pad, value=0):
 def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
     """``base`` with ``src`` written into ``base[start:end:step]`` along ``dim`` (masked loads)."""
     if not isinstance(base, Value) or not isinstance(src, Value):
-        raise Unsupported("slice_scatter of non-tensors")
+        raise LoweringDeclined("slice_scatter of non-tensors")
     out = meta(node)
     dim = dim % len(out.shape)
     size = shape_of(out)[dim]
     start = 0 if start is None else start
     if not isinstance(start, int) or not isinstance(step, int):
-        raise Unsupported("slice_scatter bounds known only at run time")
+        raise LoweringDeclined("slice_scatter bounds known only at run time")
     if is_static(size):
         start = max(0, min(size, start + size if start < 0 else start))
     elif start < 0:
-        raise Unsupported("negative slice_scatter start on a symbolic size")
+        raise LoweringDeclined("negative slice_scatter start on a symbolic size")
     stop = start + step * src.shape[dim]  # a size expression when the slice length is symbolic
     compute = compute_dtype(out.dtype)
 
@@ -478,6 +478,6 @@ def _arange(L, node, *args, **kw):
         start = args[0]
         step = args[2] if len(args) > 2 else kw.get("step", 1)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (start, step)):
-        raise Unsupported("arange with runtime bounds")
+        raise LoweringDeclined("arange with runtime bounds")
     return Pointwise(shape_of(out), out.dtype, _start_plus_step_times_index(start, step, out.dtype), 1,
                      ("arange",))

@@ -7,7 +7,7 @@ import torch
 
 from autograph.backends.triton.indexing import delinearize, is_static
 from autograph.backends.triton.ir import Pointwise, Value, View
-from autograph.backends.triton.lower import Unsupported, meta, register
+from autograph.backends.triton.lower import LoweringDeclined, meta, register
 from autograph.backends.triton.ops import compute_dtype
 
 aten = torch.ops.aten
@@ -57,7 +57,7 @@ def _min_all(L, node, a):
 def _arg(kind):
     def lower(L, node, a, dim=None, keepdim=False):
         if not isinstance(a, Value):
-            raise Unsupported("argmax of a non-tensor")
+            raise LoweringDeclined("argmax of a non-tensor")
         if dim is None:
             flat = (a.numel,)
             shape = tuple(a.shape)
@@ -90,7 +90,7 @@ def _divided(name: str, value, count, dtype: torch.dtype, shape: tuple, index_of
 @register(aten.mean.dim, aten.mean.default)
 def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
     if not meta(node).dtype.is_floating_point or not isinstance(a, Value):
-        raise Unsupported("mean of integers")
+        raise LoweringDeclined("mean of integers")
     ndim = len(a.shape)
     all_dims = range(ndim) if not dims else [d % ndim for d in dims]
     count = math.prod(a.shape[d] for d in all_dims)
@@ -104,19 +104,19 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     out = meta(node)
     var_meta = out[0] if isinstance(out, (tuple, list)) else out
     if not var_meta.dtype.is_floating_point or not isinstance(a, Value):
-        raise Unsupported("var of integers")
+        raise LoweringDeclined("var of integers")
     ndim = len(a.shape)
     rdims = tuple(range(ndim)) if not dims else tuple(sorted({d % ndim for d in dims}))
     count = math.prod(a.shape[d] for d in rdims)
     correction = 1 if correction is None else correction
     if not is_static(count) and not (isinstance(correction, (int, float)) and 0 <= correction <= 2):
-        raise Unsupported("var of a symbolic size with this correction")
+        raise LoweringDeclined("var of a symbolic size with this correction")
     if is_static(count):
         denom = max(0, count - correction)
     elif correction == int(correction):
         denom = count - int(correction)
     else:
-        raise Unsupported("fractional correction with a symbolic size")
+        raise LoweringDeclined("fractional correction with a symbolic size")
     acc = compute_dtype(var_meta.dtype)
     xshape = tuple(s for d, s in enumerate(a.shape) if d not in rdims)
     keep = tuple(1 if d in rdims else s for d, s in enumerate(a.shape))
@@ -140,7 +140,7 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
 @register(prims.sum.default)
 def _prims_sum(L, node, a, dims, *, output_dtype=None):
     if not meta(node).dtype.is_floating_point:
-        raise Unsupported("prims.sum of integers (its meta dtype is not the dtype eager returns)")
+        raise LoweringDeclined("prims.sum of integers (its meta dtype is not the dtype eager returns)")
     return L.reduce(node, a, list(dims), False, "sum")
 
 
@@ -164,7 +164,7 @@ def _bool_reduce(kind: str):
 
     def lower(L, node, a, dim=None, keepdim=False):
         if not isinstance(a, Value):
-            raise Unsupported("any/all of a non-tensor")
+            raise LoweringDeclined("any/all of a non-tensor")
         as_int = Pointwise(tuple(a.shape), torch.int32,
                            lambda ops, idx: ops.to_dtype(ops.ne(a.load(ops, idx), ops.constant(0, a.dtype)), torch.int32, torch.bool),
                            1 + a.ops, ("ne",) + a.op_names, counted=False)

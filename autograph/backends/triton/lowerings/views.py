@@ -8,7 +8,7 @@ import torch
 
 from autograph.backends.triton.indexing import contiguous_strides, delinearize, is_static, linearize
 from autograph.backends.triton.ir import Value, View
-from autograph.backends.triton.lower import Unsupported, broadcast_index, meta, register, shape_of
+from autograph.backends.triton.lower import LoweringDeclined, broadcast_index, meta, register, shape_of
 
 aten = torch.ops.aten
 prims = torch.ops.prims
@@ -16,7 +16,7 @@ prims = torch.ops.prims
 
 def _view_of(L, node, base, reindex):
     if not isinstance(base, Value):
-        raise Unsupported("view of a non-tensor")
+        raise LoweringDeclined("view of a non-tensor")
     return View(base, shape_of(meta(node)), reindex, fx_node=node)
 
 
@@ -93,11 +93,11 @@ def _slice(L, node, a, dim=0, start=None, end=None, step=1):
     dim = dim % len(a.shape)
     start = 0 if start is None else start
     if not isinstance(start, int):
-        raise Unsupported("slice start known only at run time")
+        raise LoweringDeclined("slice start known only at run time")
     if is_static(size):
         start = max(0, min(size, start + size if start < 0 else start))
     elif start < 0:
-        raise Unsupported("negative slice start on a symbolic size")
+        raise LoweringDeclined("negative slice start on a symbolic size")
     # a symbolic size with 0 <= start: elements start, start+step, ... (the output is not empty)
 
     def reindex(idx):
@@ -133,4 +133,4 @@ def _broadcast_in_dim(L, node, a, shape, broadcast_dimensions):
 def _getitem(L, node, seq, i):
     if isinstance(seq, (list, tuple)):
         return seq[i]
-    raise Unsupported("getitem of a runtime value")
+    raise LoweringDeclined("getitem of a runtime value")
