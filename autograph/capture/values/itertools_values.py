@@ -204,7 +204,6 @@ def _lazy_over_real_iterators(builtin: type, eager: Callable) -> Callable:
         if any(isinstance(a, RealIteratorValue) for a in [*args, *kwargs.values()]):
             return make_iterator(tx, builtin, list(args), kwargs)
         return eager(tx, *args, **kwargs)
-    handler.lazy_over_real_iterators = True
     return handler
 
 

@@ -1063,17 +1063,15 @@ def _abs(previous):
         if isinstance(x, NumpyArrayValue):
             return numpy_operation(tx, _OperatorOp(operator.abs), [x], {})
         return previous(tx, x)
-    handler.numpy_aware = True
     return handler
 
 
 def _chained(handler, previous):
     """``handler`` first; another module's override of the same function after it."""
-    if previous is None or getattr(previous, "_numpy_handler", None) is handler:
+    if previous is None:
         return handler
 
     def both(tx, args, kwargs):
         out = handler(tx, args, kwargs)
         return previous(tx, args, kwargs) if out is NotImplemented else out
-    both._numpy_handler = handler
     return both
