@@ -3,7 +3,8 @@
 A family is a module of ``values/`` that models some kind of Python or library object and
 registers its handlers into the tables of ``values/registry.py`` (builtin handlers, class-call
 hooks, torch-call overrides, type wrappers, ...). Nothing registers at import time: the
-interpreter calls :func:`install_all` once, at the end of its own import.
+interpreter calls :func:`install_all` once, at the end of its own import (no family
+imports the interpreter at module level: ``tests/capture/test_import_cycles.py``).
 
 The order is part of the behaviour. Class-call hooks are tried newest first, so a family later
 in the list is asked before an earlier one (numpy before collections before itertools ...);
@@ -12,6 +13,21 @@ in the list is asked before an earlier one (numpy before collections before iter
 ``register_*(..., replace=False)`` keeps the first family's entry.
 """
 from __future__ import annotations
+
+from autograph.capture.values import (builtins, collections_values, contexts, distributed, func_transforms,
+                                      generators, itertools_values, live_iterators, modules, named_tuples,
+                                      partials, private, reduce, sets, side_effects, stdlib, torch_calls,
+                                      torch_objects, user_objects)
+
+try:
+    from autograph.capture.values import numpy_values
+except ImportError:  # NumPy is optional: without it no ndarray ever reaches capture
+    numpy_values = None  # type: ignore[assignment]
+
+# the order is part of the behaviour (see the module docstring)
+FAMILIES = [builtins, torch_calls, modules, contexts, distributed, func_transforms, live_iterators, named_tuples,
+            partials, private, reduce, sets, stdlib, torch_objects, itertools_values, collections_values,
+            *([numpy_values] if numpy_values is not None else []), side_effects, generators, user_objects]
 
 _installed = False
 
@@ -22,19 +38,5 @@ def install_all() -> None:
     if _installed:
         return
     _installed = True
-    # lazy: the families import the interpreter, whose import ends by calling this function
-    from autograph.capture.values import (builtins, collections_values, contexts, distributed, func_transforms,
-                                          generators, itertools_values, live_iterators, modules, named_tuples,
-                                          partials, private, reduce, sets, side_effects, stdlib, torch_calls,
-                                          torch_objects, user_objects)
-    families = [builtins, torch_calls, modules, contexts, distributed, func_transforms, live_iterators,
-                named_tuples, partials, private, reduce, sets, stdlib, torch_objects, itertools_values,
-                collections_values]
-    try:
-        from autograph.capture.values import numpy_values
-        families.append(numpy_values)
-    except ImportError:  # NumPy is optional: without it no ndarray ever reaches capture
-        pass
-    families += [side_effects, generators, user_objects]
-    for family in families:
+    for family in FAMILIES:
         family.install()
