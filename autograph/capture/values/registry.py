@@ -29,13 +29,14 @@ CALLABLE_WRAPPERS: list[Callable] = []
 OPAQUE_CALL_HANDLERS: dict[Any, Callable] = {}
 # ``rule(tx, fn, args, kwargs) -> Value | NotImplemented`` tried for other opaque calls (logging)
 OPAQUE_CALL_RULES: list[Callable] = []
-# ``hook(tx, real) -> Value | None``: wrap a real object a folded call returned
+# ``hook(tx, obj) -> Value | None``: other real objects library code makes (itertools objects)
 FROM_REAL_HOOKS: list[Callable] = []
-# ``tensor method name -> handler``: tensor methods with a model of their own (``Tensor.numpy``)
+# ``name -> handler(tx, tensor, args, kwargs) -> Value | NotImplemented``: tensor methods with a model
+# of their own (``Tensor.numpy``)
 TENSOR_METHOD_OVERRIDES: dict[str, Callable] = {}
-# ``hook(tx, index) -> Value | None``: turns an index value into one torch reads (an ndarray)
+# ``hook(tx, value) -> Value | None``: an index of ``t[...]`` torch converts itself (an ndarray: its tensor)
 INDEX_CONVERSIONS: list[Callable] = []
-# ``rule(module) -> bool``: modules whose ``forward`` is run by Python, not interpreted (DDP)
+# ``rule(module) -> (reason, break kind) | None``: modules whose call runs in Python as it is (DDP)
 CALLED_IN_PYTHON: list[Callable] = []
 # classes whose instances have read-only attributes: a folded one may be shared
 IMMUTABLE_VALUE_TYPES: set[type] = set()
