@@ -7,7 +7,7 @@
  * clean hit goes to the Python method ``_slow(args, kwargs)``: misses, mode "off", captures
  * in progress (thread-local check in Python), and calls whose arguments do not bind (Python
  * then raises its own TypeError). Off the C path (autograph/guards/extension.py
- * use_c_path(False)) every call goes to ``_python_hit(args, kwargs)``, the Python hit path.
+ * use_c_path(False)) every call goes to ``self._python_hit(*args, **kwargs)``, the Python hit path.
  */
 #include "autograph_native.h"
 #include <structmember.h>
@@ -28,17 +28,12 @@ typedef struct {
     char fast;
 } HitPath;
 
-/* self.<method>(args, kwargs) with a dict for kwargs */
-static PyObject *call_python_side(PyObject *self, PyObject *method, PyObject *args, PyObject *kwargs) {
+static PyObject *hitpath_slow(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *kw = kwargs ? kwargs : PyDict_New();
     if (!kw) return NULL;
-    PyObject *r = PyObject_CallMethodObjArgs(self, method, args, kw, NULL);
+    PyObject *r = PyObject_CallMethodObjArgs(self, s_slow, args, kw, NULL);
     if (!kwargs) Py_DECREF(kw);
     return r;
-}
-
-static PyObject *hitpath_slow(PyObject *self, PyObject *args, PyObject *kwargs) {
-    return call_python_side(self, s_slow, args, kwargs);
 }
 
 /* Another frame evaluator is installed (TorchDynamo while a thread is in a torch.compile region):
@@ -49,7 +44,13 @@ static inline int foreign_eval_frame(void) {
 
 static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     HitPath *self = (HitPath *)op;
-    if (g_python) return call_python_side(op, s_python_hit, args, kwargs);
+    if (g_python) {  /* self._python_hit(*args, **kwargs): the Python hit path */
+        PyObject *python_hit = PyObject_GetAttr(op, s_python_hit);
+        if (!python_hit) return NULL;
+        PyObject *result = PyObject_Call(python_hit, args, kwargs);
+        Py_DECREF(python_hit);
+        return result;
+    }
     PyObject *table = self->table;
     if (!self->fast || g_off || g_captures || t_nesting >= g_max_nesting || !table || !PyTuple_Check(table) ||
         PyTuple_GET_SIZE(table) != 3 || foreign_eval_frame())

@@ -131,7 +131,7 @@ def plan_for(gs: GuardSet) -> Any:
             tuple(b.positional), tuple(b.kwonly), b.nposonly, b.varkw is not None)
 
 
-# ------------------------------------------------------------ the Python twin of guards.c
+# ------------------------------------------------------------ the Python twin of guard_eval.c
 
 class _Fail(Exception):
     pass
@@ -183,7 +183,7 @@ def _guard_ok(plan: tuple, values: list, g: tuple, args: tuple, kwargs: dict) ->
 
 
 def _kwargs_bind(plan: tuple, nargs: int, kwargs: dict) -> bool:
-    """Twin of ``kwargs_bind`` in guards.c."""
+    """Twin of ``kwargs_bind`` in guard_eval.c."""
     positional, kwonly, nposonly, varkw = plan[7], plan[8], plan[9], plan[10]
     nrequired, supplied = plan[1], 0
     for key in kwargs:

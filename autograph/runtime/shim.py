@@ -248,9 +248,8 @@ class _ShimLogic:
         if self.state.eager:
             self._install_eager_entry()
 
-    def _python_hit(self, args: tuple, kwargs: dict) -> Any:
-        """The C hit path hands calls here when the C path is switched off (``extension.use_c_path``)."""
-        return _PyHitPath.__call__(self, *args, **kwargs)  # type: ignore[arg-type]  # a Shim is both
+    # the C hit path hands calls to this when the C path is switched off (``extension.use_c_path``)
+    _python_hit = _PyHitPath.__call__
 
     def __getattr__(self, name: str) -> Any:
         """Attributes the shim lacks are the wrapped function's, read live (``compiled.tag``)."""

@@ -361,7 +361,7 @@ def test_keyword_calls_bind_like_python_on_every_path():
 
 
 def test_c_plan_constants_equal_the_python_ones():
-    """native/guards.c exports its plan constants; an extension built from other sources is refused."""
+    """native/guard_eval.c exports its plan constants; an extension built from other sources is refused."""
     import types as _types
 
     from autograph.guards import extension as nat
