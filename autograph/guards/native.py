@@ -24,7 +24,6 @@ from autograph.guards.model import Guard
 from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
                                       ItemSource, LocalSource, ObjectSource, Source)
 
-_Unsupported = Inexpressible  # the plan cannot express this guard set; the entry uses its Python check
 
 
 def _global_state_call(source: GlobalStateSource) -> tuple[Callable[..., Any], tuple]:
@@ -59,7 +58,7 @@ class _PlanBuilder:
         self.kwonly = names[self.npos:self.npos + nkw]
         kwdefaults = fn.__kwdefaults__ or {}
         if any(n not in kwdefaults for n in self.kwonly):
-            raise _Unsupported("required keyword-only parameter")
+            raise Inexpressible("required keyword-only parameter")
         self.kwdefaults = kwdefaults
         idx = self.npos + nkw
         self.varargs = self.varkw = None
@@ -75,7 +74,7 @@ class _PlanBuilder:
 
     def node(self, source: Source | None) -> int:
         if source is None:
-            raise _Unsupported("a guard without a source")
+            raise Inexpressible("a guard without a source")
         if source in self.index:
             return self.index[source]
         node: tuple
@@ -91,7 +90,7 @@ class _PlanBuilder:
             elif name == self.varkw:
                 node = (N_VARKW, None, None)
             else:
-                raise _Unsupported(f"{name} is not a parameter")
+                raise Inexpressible(f"{name} is not a parameter")
         elif isinstance(source, GlobalSource):
             g = self.fn.__globals__
             if source.name in g:
@@ -109,7 +108,7 @@ class _PlanBuilder:
         elif isinstance(source, ObjectSource):
             node = (N_CONST, source.obj, None)
         else:
-            raise _Unsupported(f"source {type(source).__name__}")
+            raise Inexpressible(f"source {type(source).__name__}")
         self.nodes.append(node)
         self.index[source] = len(self.nodes) - 1
         return self.index[source]
@@ -123,7 +122,7 @@ def plan_for(gs: GuardSet) -> Any:
     try:
         b = _PlanBuilder(gs)
         guards = tuple(b.guard(g) for g in gs.guards)
-    except _Unsupported:
+    except Inexpressible:
         return gs.index_fn
     if len(b.nodes) > MAX_NODES:
         return gs.index_fn
