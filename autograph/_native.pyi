@@ -1,8 +1,9 @@
-"""Type stub of the C extension built from native/guards.c (the guard fast path and the C hit
-path); autograph/guards/native.py loads it and is its only direct user besides runtime/shim.py."""
+"""Type stub of the C extension built from native/ (guard_eval.c: the guard evaluator; hit_path.c:
+the C hit path); autograph/guards/extension.py loads it; guards/native.py, guards/tensor_layout.py
+and runtime/shim.py use it."""
 from typing import Any, Callable
 
-# plan node kinds, guard ops and size limit (checked against guards/native.py at load)
+# plan node kinds, guard ops and size limit (checked against guards/extension.py and kinds.Op at load)
 N_POS: int
 N_VARARGS: int
 N_CONST: int
@@ -26,7 +27,8 @@ G_NO_HOOKS: int
 MAX_NODES: int
 
 class HitPath:
-    """Base of runtime.shim.Shim: the hit path in C (dispatch over ``_table``, else ``self._slow``)."""
+    """Base of runtime.shim.Shim: the hit path in C (dispatch over ``_table``, else ``self._slow``;
+    every call goes to ``self._python_hit`` while the C path is switched off)."""
 
     _table: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Callable[..., Any], ...]]
     _fast: bool
@@ -41,4 +43,4 @@ def set_tensor_layout(cdata_offset: int, keys_offset: int, /) -> None: ...
 def tensor_keys(tensor: Any, /) -> int | None: ...
 def nesting(delta: int = 0, limit: int | None = None, /) -> int: ...
 def in_guards() -> bool: ...
-def set_flags(off: bool, captures: int, /) -> None: ...
+def set_flags(off: bool, captures: int, python: bool = False, /) -> None: ...

@@ -105,7 +105,7 @@ def llama_layer_side_by_side(opts, pick) -> None:
         return
     import autograph
     from autograph.capture.values import modules
-    from autograph.guards import native
+    from autograph.guards import extension, native
 
     model.eval()
     layer = model.model.layers[0]
@@ -133,7 +133,7 @@ def llama_layer_side_by_side(opts, pick) -> None:
             for mode, (view, entry) in views.items():
                 times.setdefault(mode, []).extend(per_call_us(view, (x,), number, 1, kwargs))
                 if native.available() and isinstance(entry.native_plan, tuple):
-                    check = native.load().check
+                    check = extension.load().check
                     args = (view, x)
                     assert check(entry.native_plan, args, kwargs) == -1
                     checks.setdefault(mode, []).extend(
@@ -174,12 +174,12 @@ def main() -> None:
         torch.set_num_threads(1)
 
     import autograph
-    from autograph.guards import native
+    from autograph.guards import extension, native
     from autograph.runtime import shim as shim_mod
 
     if opts.runtime_only:
         shim_mod.configure(capture=stand_in_capture())
-    shim_mod.use_native(not opts.python_guards and native.load() is not None)
+    extension.use_c_path(not opts.python_guards and extension.load() is not None)
     torch._dynamo.config.cache_size_limit = 64
 
     mlp = MLP()

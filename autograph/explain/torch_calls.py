@@ -46,8 +46,8 @@ def from_guards(frame: types.FrameType) -> bool:
     name = frame.f_code.co_filename
     if name.startswith("<autograph guards") or name.endswith(_GUARDS_CHECK):
         return True
-    from autograph.guards.native import load
-    native = load()  # the C path evaluates guards without a Python frame of its own
+    from autograph.guards.extension import c_path
+    native = c_path()  # the C path evaluates guards without a Python frame of its own
     return native is not None and hasattr(native, "in_guards") and native.in_guards()
 
 

@@ -16,70 +16,13 @@ import re
 import types
 from typing import Any, Callable, Sequence
 
-from autograph.guards.model import (EQUALS_MATCH, GLOBAL_STATE, ID_MATCH, KEY_ABSENT, LENGTH_MATCH, NO_HOOKS,
-                                    PYTHON, SHAPE_RELATION, TENSOR_MATCH, TYPE_MATCH, Guard, TensorFacts,
-                                    no_hooks_hold)
+from autograph.guards.kinds import check_const, check_namespace, device_implied_by_keys, make_tensor_check, spec_of
+from autograph.guards.model import Guard
 from autograph.guards.sources import AttrSource, ItemSource, Source
 
+__all__ = ["GuardSet", "check_const", "device_implied_by_keys", "make_tensor_check", "signature_source"]
+
 _counter = itertools.count()
-
-
-def check_const(value: Any, expected: Any) -> bool:
-    """Same type and equal, element by element for tuples (``(1,)`` is not ``(True,)``)."""
-    if type(value) is not type(expected):
-        return False
-    if type(expected) is tuple:
-        if len(value) != len(expected):
-            return False
-        return all(check_const(v, e) for v, e in zip(value, expected))
-    return value == expected
-
-
-def device_implied_by_keys(device: Any) -> bool:
-    """A CPU device has no index: the backend bit of the dispatch keys already pins it."""
-    return getattr(device, "type", None) == "cpu" and getattr(device, "index", None) is None
-
-
-def make_tensor_check(facts: TensorFacts) -> Callable[[Any], bool]:
-    """One closure comparing every TENSOR_MATCH fact, cheapest facts first."""
-    import torch
-
-    keys = torch._C._dispatch_keys
-    cls, dtype, device, rg, dk = facts.cls, facts.dtype, facts.device, facts.requires_grad, facts.dispatch_keys
-    sizes, strides = facts.sizes, facts.strides
-    if device_implied_by_keys(device):
-        if None not in sizes and None not in strides:
-            def check_cpu_tensor(t):
-                return (type(t) is cls and t.dtype is dtype and t.requires_grad is rg
-                        and t.size() == sizes and t.stride() == strides and keys(t) == dk)
-            return check_cpu_tensor
-        device = None
-    elif None not in sizes and None not in strides:
-        def check_tensor(t):
-            return (type(t) is cls and t.dtype is dtype and t.requires_grad is rg
-                    and t.size() == sizes and t.stride() == strides
-                    and t.device == device and keys(t) == dk)
-        return check_tensor
-
-    ndim = len(sizes)
-    static_sizes = tuple((i, s) for i, s in enumerate(sizes) if s is not None)
-    static_strides = tuple((i, s) for i, s in enumerate(strides) if s is not None)
-
-    def check_tensor_dynamic(t):
-        if not (type(t) is cls and t.dtype is dtype and t.requires_grad is rg):
-            return False
-        size = t.size()
-        if len(size) != ndim:
-            return False
-        for i, s in static_sizes:
-            if size[i] != s:
-                return False
-        stride = t.stride()
-        for i, s in static_strides:
-            if stride[i] != s:
-                return False
-        return (device is None or t.device == device) and keys(t) == dk
-    return check_tensor_dynamic
 
 
 def _dispatch_tls_reader():
@@ -168,33 +111,7 @@ class _Codegen:
         return _global_state_code(kind)
 
     def guard(self, guard: Guard) -> str:
-        k = guard.kind
-        if k is TENSOR_MATCH:
-            return f"{self.bind('tensor', make_tensor_check(guard.expected))}({self.expr(guard.source)})"
-        if k is TYPE_MATCH:
-            return f"type({self.expr(guard.source)}) is {self.bind('type', guard.expected)}"
-        if k is ID_MATCH:
-            return f"{self.expr(guard.source)} is {self.bind('obj', guard.expected)}"
-        if k is EQUALS_MATCH:
-            value = guard.expected
-            x = self.expr(guard.source)
-            if value is None or value is True or value is False:
-                return f"{x} is {value!r}"
-            if type(value) is tuple:
-                return f"___check_const({x}, {self.bind('const', value)})"
-            return f"type({x}) is {self.bind('type', type(value))} and {x} == {self.bind('const', value)}"
-        if k is LENGTH_MATCH:
-            return f"len({self.expr(guard.source)}) == {guard.expected}"
-        if k is KEY_ABSENT:
-            return f"{self.bind('key', guard.expected)} not in {self.expr(guard.source)}"
-        if k is NO_HOOKS:
-            return f"___no_hooks({self.expr(guard.source)}, {self.bind('names', guard.expected)})"
-        if k is GLOBAL_STATE:
-            return f"{self.expr(guard.source)} == {self.bind('state', guard.expected)}"
-        if k in (SHAPE_RELATION, PYTHON):
-            args = ", ".join(self.expr(s) for s in guard.sources)
-            return f"{self.bind('fn', guard.check_fn)}({args})"
-        raise TypeError(f"unknown guard kind {k!r}")
+        return spec_of(guard.kind).python(self, guard)
 
 
 def _sources_read(guard: Guard) -> list[Source]:
@@ -225,9 +142,8 @@ class GuardSet:
             "___G": g,
             "___B": b.__dict__ if isinstance(b, types.ModuleType) else b,
             "___torch": torch,
-            "___check_const": check_const,
-            "___no_hooks": no_hooks_hold,
             "___dispatch_tls": _dispatch_tls_reader(),
+            **check_namespace(),
         }
         params, self.param_names = signature_source(fn, ns)
         gen = _Codegen(fn, ns)

@@ -1,36 +1,22 @@
-"""Guard kinds, their expected facts, and the readable text users see.
+"""Guards as data, and the constructors capture uses to make them.
 
 A ``Guard`` is data: what to check (``kind``), on which value (``source``),
 against which facts (``expected``).  ``src`` is one line of Python a user can
 paste to reproduce the check; ``describe()`` says it in plain words for
-``autograph.inspect``.  Evaluation lives in ``check.py`` (generated Python) and
-``native.py`` (C fast path); both read these same facts.
+``autograph.inspect``.  Everything a kind means (its text, its Python check, its
+native plan node) is defined once, in ``kinds.py``; ``check.py`` (generated
+Python) and ``native.py`` (C fast path) read it there.
 """
 from __future__ import annotations
 
-import enum
-import types
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from autograph.guards.kinds import GuardKind, no_hooks_hold, spec_of
 from autograph.guards.sources import GLOBAL_STATE_KINDS, GlobalStateSource, Source
+from autograph.guards.text import identity_words
 
-
-class GuardKind(str, enum.Enum):
-    TENSOR_MATCH = "TENSOR_MATCH"
-    TYPE_MATCH = "TYPE_MATCH"
-    ID_MATCH = "ID_MATCH"
-    EQUALS_MATCH = "EQUALS_MATCH"
-    LENGTH_MATCH = "LENGTH_MATCH"
-    KEY_ABSENT = "KEY_ABSENT"
-    NO_HOOKS = "NO_HOOKS"
-    GLOBAL_STATE = "GLOBAL_STATE"
-    SHAPE_RELATION = "SHAPE_RELATION"
-    PYTHON = "PYTHON"
-
-    def __str__(self) -> str:
-        return self.value
-
+__all__ = ["GuardKind", "Guard", "TensorFacts", "identity_words", "no_hooks_hold"]
 
 TENSOR_MATCH = GuardKind.TENSOR_MATCH
 TYPE_MATCH = GuardKind.TYPE_MATCH
@@ -74,7 +60,7 @@ class Guard:
     kind: GuardKind
     source: Source | None
     expected: Any
-    src: str
+    src: str = ""  # empty: the kind's readable text for ``expected`` (kinds.py)
     sources: tuple = ()
     check_fn: Callable[..., Any] | None = None
     reason: str = ""  # optional: why capture installed it (e.g. "branch on x.size(0)")
@@ -83,76 +69,16 @@ class Guard:
     def __post_init__(self):
         if not self.sources and self.source is not None:
             self.sources = (self.source,)
+        if not self.src and self.source is not None:
+            self.src = spec_of(self.kind).src(self.source.expr, self.expected)
 
     def describe(self) -> str:
         """Plain words, e.g. ``a: Tensor float32 cpu size (10,) stride (1,) requires_grad=False``."""
-        k = self.kind
         where = self.source.expr if self.source is not None else ""
-        if k is TENSOR_MATCH:
-            f: TensorFacts = self.expected
-            cls = "Tensor" if f.cls.__name__ == "Tensor" else f.cls.__name__
-            return (f"{where}: {cls} {_dtype_name(f.dtype)} {f.device} size {_dims(f.sizes)} "
-                    f"stride {_dims(f.strides)} requires_grad={f.requires_grad}")
-        if k is TYPE_MATCH:
-            return f"{where}: type is {_type_name(self.expected)}"
-        if k is ID_MATCH:
-            return f"{where}: {identity_words(self.expected)} (same object as when compiled)"
-        if k is EQUALS_MATCH:
-            return f"{where}: equals {self.expected!r} (type {type(self.expected).__name__})"
-        if k is LENGTH_MATCH:
-            return f"{where}: has length {self.expected}"
-        if k is KEY_ABSENT:
-            return f"{where}: has no key {self.expected!r}"
-        if k is NO_HOOKS:
-            return f"{where}: no hooks registered ({', '.join(self.expected)} empty)"
-        if k is GLOBAL_STATE:
-            return f"global state: {self.src}"
-        return self.words or self.src  # SHAPE_RELATION / PYTHON: the source text is the description
+        return spec_of(self.kind).words(where, self)
 
     def __repr__(self) -> str:
         return f"Guard({self.kind.value}, {self.src})"
-
-
-def _dims(values: Sequence, unknown: str = "?") -> str:
-    inner = ", ".join(unknown if v is None else str(v) for v in values)
-    return f"({inner},)" if len(values) == 1 else f"({inner})"
-
-
-def _dtype_name(dtype: Any) -> str:
-    return str(dtype).replace("torch.", "")
-
-
-def _type_name(cls: type) -> str:
-    mod = getattr(cls, "__module__", "builtins")
-    return cls.__qualname__ if mod == "builtins" else f"{mod}.{cls.__qualname__}"
-
-
-def _short_repr(obj: Any) -> str:
-    if isinstance(obj, types.ModuleType):
-        return f"module {obj.__name__}"
-    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, type)):
-        return f"{type(obj).__name__} {getattr(obj, '__qualname__', obj)}"
-    return f"{type(obj).__name__} object"
-
-
-def identity_words(obj: Any) -> str:
-    """What an identity guard pins, in words: ``the module torch.nn.functional``."""
-    if isinstance(obj, types.ModuleType):
-        return f"the module {obj.__name__}"
-    if isinstance(obj, type):
-        return f"the class {_type_name(obj)}"
-    if isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
-        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", "?")
-        mod = getattr(obj, "__module__", None)
-        kind = "function" if isinstance(obj, types.FunctionType) else (
-            "method" if isinstance(obj, types.MethodType) else "builtin function")
-        return f"the {kind} {mod}.{name}" if mod and mod != "builtins" else f"the {kind} {name}"
-    return f"the {type(obj).__name__} object"
-
-
-def _value_repr(value: Any) -> str:
-    """repr that pastes back: torch dtypes print as ``torch.float32`` already."""
-    return repr(value)
 
 
 # ---------------------------------------------------------------- constructors
@@ -170,16 +96,13 @@ def tensor_match(source: Source, tensor: Any, dynamic_dims: Iterable[int] = ()) 
     strides = tuple(None if i in dyn else int(s) for i, s in enumerate(tensor.stride()))
     facts = TensorFacts(type(tensor), tensor.dtype, tensor.device, bool(tensor.requires_grad),
                         sizes, strides, _tensor_keys(tensor))
-    device = str(facts.device)
-    src = (f"___check_tensor({source.expr}, {facts.dtype}, {device!r}, {_dims(sizes, 'None')}, "
-           f"{_dims(strides, 'None')}, requires_grad={facts.requires_grad})")
-    return Guard(TENSOR_MATCH, source, facts, src)
+    return Guard(TENSOR_MATCH, source, facts)
 
 
 def type_match(source: Source, value_or_type: Any, *, is_type: bool = False) -> Guard:
     """``type(x) is T`` (exact class, as the capture specialised on it)."""
     cls = value_or_type if is_type else type(value_or_type)
-    return Guard(TYPE_MATCH, source, cls, f"type({source.expr}) is {_type_name(cls)}")
+    return Guard(TYPE_MATCH, source, cls)
 
 
 def id_match(source: Source, obj: Any) -> Guard:
@@ -189,7 +112,7 @@ def id_match(source: Source, obj: Any) -> Guard:
     by another object while the cache entry lives (entries are bounded by the
     recompile limit; ``autograph.reset()`` releases them).
     """
-    return Guard(ID_MATCH, source, obj, f"___check_obj_id({source.expr}, {id(obj)})  # {_short_repr(obj)}")
+    return Guard(ID_MATCH, source, obj)
 
 
 _CONSTANT_TYPES = (int, float, str, bool, type(None), bytes, complex)
@@ -213,22 +136,16 @@ def equals_match(source: Source, value: Any) -> Guard:
     """Same type and equal: ``1``, ``1.0`` and ``True`` are different constants here."""
     if not _is_constant(value):
         raise TypeError(f"equals_match needs a constant (int/float/str/bool/None/tuple), got {type(value).__name__}")
-    if type(value) is tuple:
-        src = f"___check_const({source.expr}, {value!r})"
-    elif value is None or value is True or value is False:
-        src = f"{source.expr} is {value!r}"
-    else:
-        src = f"type({source.expr}) is {type(value).__name__} and {source.expr} == {value!r}"
-    return Guard(EQUALS_MATCH, source, value, src)
+    return Guard(EQUALS_MATCH, source, value)
 
 
 def length_match(source: Source, length: int) -> Guard:
-    return Guard(LENGTH_MATCH, source, int(length), f"len({source.expr}) == {int(length)}")
+    return Guard(LENGTH_MATCH, source, int(length))
 
 
 def key_absent(source: Source, key: Any) -> Guard:
     """``key not in x`` (an instance ``__dict__`` that must not shadow a class attribute, say)."""
-    return Guard(KEY_ABSENT, source, key, f"{key!r} not in {source.expr}")
+    return Guard(KEY_ABSENT, source, key)
 
 
 def no_hooks(source: Source, names: Sequence[str]) -> Guard:
@@ -236,24 +153,14 @@ def no_hooks(source: Source, names: Sequence[str]) -> Guard:
     ``_forward_hooks``, ``_forward_pre_hooks``... dictionaries) or globally (the ``_global_*``
     dictionaries of ``torch.nn.modules.module``).  One check for all the dictionaries of one
     object, read from its instance ``__dict__`` without running Python code."""
-    names = tuple(names)
-    return Guard(NO_HOOKS, source, names, f"___no_hooks({source.expr}, {names!r})")
-
-
-def no_hooks_hold(obj: Any, names: Sequence[str]) -> bool:
-    """What a NO_HOOKS guard checks (a missing dictionary fails: the object changed)."""
-    d = obj.__dict__
-    for name in names:
-        if len(d[name]):
-            return False
-    return True
+    return Guard(NO_HOOKS, source, tuple(names))
 
 
 def global_state_guard(kind: str, value: Any | None = None) -> Guard:
     source = GlobalStateSource(kind)
     if value is None:
         value = source.reader()
-    return Guard(GLOBAL_STATE, source, value, f"{source.expr} == {_value_repr(value)}")
+    return Guard(GLOBAL_STATE, source, value)
 
 
 _ALWAYS = ("grad_enabled", "default_dtype", "deterministic", "inference_mode",

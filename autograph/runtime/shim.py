@@ -17,6 +17,7 @@ import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
+from autograph.guards import extension as _extension
 from autograph.guards import native as _native
 from autograph.runtime import dynamo as _dynamo
 from autograph.runtime import stats as _stats
@@ -44,18 +45,6 @@ def _default_capture() -> Callable[..., Any] | None:
 
 _settings_provider: Callable[[], Settings] = current_settings
 _dispatch: Callable[[tuple, tuple, dict], int] = _native.runtime_dispatch()
-
-
-def use_native(flag: bool) -> None:
-    """Switch the hit path between the C dispatcher and the generated Python checks (tests, benchmarks).
-
-    Affects entries created afterwards; existing shims should be reset.
-    """
-    global _dispatch
-    _native.force_python(not flag)
-    if flag and not _native.available():
-        raise RuntimeError("autograph._native is not built")
-    _dispatch = _native.runtime_dispatch()
 _capture_provider: Callable[[], Callable[..., Any] | None] = _default_capture
 
 
@@ -113,10 +102,19 @@ class capturing:
 
 
 def _sync_flags() -> None:
-    """Mirror the switches into the C hit path."""
-    native = _native.load()
+    """Mirror the switches into the C hit path (which hands calls to ``_PyHitPath`` off the C path)."""
+    native = _extension.load()
     if native is not None:
-        native.set_flags(_off, _active_captures)
+        native.set_flags(_off, _active_captures, _extension.c_path() is None)
+
+
+def _on_c_path_switch() -> None:
+    """``extension.use_c_path`` flipped: new dispatcher, flags, and every shim's plans rebuilt."""
+    global _dispatch
+    _dispatch = _native.runtime_dispatch()
+    _sync_flags()
+    for shim in list(_all_shims):
+        shim._rebuild_plans()
 
 
 _counter_lock = threading.Lock()
@@ -130,6 +128,7 @@ def refresh() -> None:
 
 
 on_settings_change(refresh)
+_extension.on_switch(_on_c_path_switch)
 
 
 # ------------------------------------------------------------ the shim
@@ -248,6 +247,9 @@ class _ShimLogic:
         _all_shims.add(self)  # type: ignore[arg-type]  # every _ShimLogic is a Shim
         if self.state.eager:
             self._install_eager_entry()
+
+    # the C hit path hands calls to this when the C path is switched off (``extension.use_c_path``)
+    _python_hit = _PyHitPath.__call__
 
     def __getattr__(self, name: str) -> Any:
         """Attributes the shim lacks are the wrapped function's, read live (``compiled.tag``)."""
@@ -533,6 +535,14 @@ class _ShimLogic:
                 index = entries.index(entry)
                 self._table = (entries, plans, fns[:index] + (fn,) + fns[index + 1:])
 
+    def _rebuild_plans(self) -> None:
+        """Plans for the path now in use (``extension.use_c_path`` flipped)."""
+        with self.state.lock:
+            entries, _, fns = self._table
+            for entry in entries:
+                entry.native_plan = _native.runtime_plan(entry.guards)
+            self._table = (entries, tuple(e.native_plan for e in entries), fns)
+
     # -- housekeeping ---------------------------------------------------------
     def reset(self) -> None:
         self._table = ((), (), ())
@@ -543,7 +553,7 @@ class _ShimLogic:
         return f"<autograph compiled function {self.fn.__qualname__}, {n} cache entr{'y' if n == 1 else 'ies'}>"
 
 
-_native_module = _native.load()
+_native_module = _extension.load()
 _native_nesting = getattr(_native_module, "nesting", None)
 if _native_nesting is not None:
     _native_nesting(0, MAX_NESTING)  # the C hit path's limit is this one

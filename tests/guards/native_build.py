@@ -35,6 +35,6 @@ def load_or_build():
     sys.modules["autograph._native"] = module
     import autograph
     autograph._native = module
-    from autograph.guards import native
-    native.load.cache_clear()
+    from autograph.guards import extension
+    extension.load.cache_clear()
     return module

@@ -4,7 +4,7 @@ import collections
 import pytest
 import torch
 
-from autograph.guards import native
+from autograph.guards import extension, native, tensor_layout
 from autograph.guards.check import GuardSet
 from autograph.guards.model import (equals_match, global_state, global_state_guard, id_match, key_absent, length_match,
                                     no_hooks, python_guard, shape_relation, tensor_match, type_match)
@@ -218,10 +218,10 @@ def test_missing_extension_logs_one_line_and_uses_generated_checks(monkeypatch, 
 
     monkeypatch.delitem(sys.modules, "autograph._native", raising=False)
     monkeypatch.setattr(builtins, "__import__", blocked)
-    native.load.cache_clear()
+    extension.load.cache_clear()
     try:
         with caplog.at_level(logging.INFO, logger="autograph.runtime"):
-            assert native.load() is None and native.load() is None
+            assert extension.load() is None and extension.load() is None
             fn, _ = make_fn()
             gs = GuardSet(fn, [equals_match(LocalSource("b"), 3)])
             assert native.runtime_plan(gs) is gs.index_fn
@@ -230,7 +230,7 @@ def test_missing_extension_logs_one_line_and_uses_generated_checks(monkeypatch, 
         assert len(lines) == 1
     finally:
         monkeypatch.undo()
-        native.load.cache_clear()
+        extension.load.cache_clear()
 
 
 @needs_native
@@ -238,7 +238,7 @@ def test_fast_key_and_stride_comparisons_decide_like_the_generated_check():
     """The C path compares dispatch keys as 64-bit values and strides by contiguity; both
     must reject exactly what the generated check rejects (conj bit, requires_grad, meta,
     a transposed or expanded view with equal sizes, size-1 dimensions with odd strides)."""
-    assert native._raw_keys_verified(), "pybind layout check failed: the == fallback is in use"
+    assert tensor_layout.raw_keys_verified(), "pybind layout check failed: the == fallback is in use"
 
     def fn(a):
         return a
@@ -287,7 +287,7 @@ def _keys_probes():
 def test_direct_key_reads_equal_dispatch_keys_on_unseen_tensors():
     """The C path reads key_set_ from the TensorImpl at offsets found by probing; on tensors
     made in other ways it must read exactly what torch._C._dispatch_keys returns."""
-    assert native.direct_keys_enabled(), "layout probe failed: TENSOR_MATCH calls _dispatch_keys"
+    assert tensor_layout.direct_keys_enabled(), "layout probe failed: TENSOR_MATCH calls _dispatch_keys"
     for t in _keys_probes():
         assert _native.tensor_keys(t) == torch._C._dispatch_keys(t).raw_repr(), t
 
@@ -296,7 +296,7 @@ def test_direct_key_reads_equal_dispatch_keys_on_unseen_tensors():
 def test_direct_key_reads_decide_like_the_call_and_can_be_switched_off():
     """Decisions are the same with the direct read enabled and disabled; the plan marks
     the direct read only for torch tensor classes."""
-    assert native.direct_keys_enabled()
+    assert tensor_layout.direct_keys_enabled()
 
     def fn(a):
         return a
@@ -314,8 +314,8 @@ def test_direct_key_reads_decide_like_the_call_and_can_be_switched_off():
             assert _native.tensor_keys(example) is None
             assert [decisions(gs, plan, (p,), {}) for p in probes + [example]] == direct
         finally:
-            native.direct_keys_enabled.cache_clear()  # probes again and re-enables
-            assert native.direct_keys_enabled()
+            tensor_layout.direct_keys_enabled.cache_clear()  # probes again and re-enables
+            assert tensor_layout.direct_keys_enabled()
 
 
 def _outcome(check, *args, **kwargs):
@@ -361,10 +361,10 @@ def test_keyword_calls_bind_like_python_on_every_path():
 
 
 def test_c_plan_constants_equal_the_python_ones():
-    """native/guards.c exports its plan constants; an extension built from other sources is refused."""
+    """native/guard_eval.c exports its plan constants; an extension built from other sources is refused."""
     import types as _types
 
-    from autograph.guards import native as nat
+    from autograph.guards import extension as nat
 
     module = nat.load()
     if module is None:

@@ -9,7 +9,7 @@ from autograph.errors import CaptureError
 from autograph.runtime import shim as shim_mod
 from autograph.runtime.shim import RecompileLimitWarning, Shim, is_capturing, shim_for  # noqa: F401
 
-from autograph.guards import native
+from autograph.guards import extension
 from tests.runtime.fakes import FakeCapture, runtime_settings
 
 
@@ -18,14 +18,14 @@ def runtime(request):
     """Install a fake capture + settings (hit path: generated Python checks or the C dispatcher)."""
     global Shim
     if request.param == "native":
-        if native.load() is None:
+        if extension.load() is None:
             pytest.skip("autograph._native not built (python setup.py build_ext --inplace)")
-        shim_mod.use_native(True)
+        extension.use_c_path(True)
         Shim = shim_mod.Shim
     else:
-        shim_mod.use_native(False)
+        extension.use_c_path(False)
         Shim = shim_mod.PyShim
-    request.addfinalizer(lambda: shim_mod.use_native(native.load() is not None))
+    request.addfinalizer(lambda: extension.use_c_path(extension.load() is not None))
     state = {"settings": runtime_settings(), "capture": FakeCapture()}
 
     def setup(**kw):
@@ -478,3 +478,44 @@ def test_function_attributes_do_not_clobber_the_shim():
     assert c.entries_note == "note"  # the function's attributes still read through the shim
     f.tag = 3
     assert c.tag == 3
+
+
+def test_one_switch_moves_guards_and_dispatch_of_existing_shims_between_c_and_python(monkeypatch):
+    """``extension.use_c_path`` is the only C-or-Python decision: flipping it rebuilds the plans
+    of shims that already have entries and sends their calls through the other hit path."""
+    from autograph.guards import native
+
+    if extension.load() is None:
+        pytest.skip("autograph._native not built")
+    cap = FakeCapture()
+    previous = shim_mod.configure(settings_provider=runtime_settings, capture=cap)
+    dispatched = []
+
+    def spy_dispatch():  # counts the calls the hit path dispatches in Python
+        real = shim_mod._dispatch
+        monkeypatch.setattr(shim_mod, "_dispatch", lambda *a: dispatched.append(a) or real(*a))
+
+    try:
+        s = shim_mod.Shim(make_fn())
+        x = torch.ones(3)
+        s(x, x)
+        (entry,) = s.entries
+        assert isinstance(entry.native_plan, tuple) and s._table[1] == (entry.native_plan,)
+
+        extension.use_c_path(False)
+        assert extension.c_path() is None and not native.available()
+        assert entry.native_plan is entry.guards.index_fn and s._table[1] == (entry.guards.index_fn,)
+        spy_dispatch()
+        assert torch.equal(s(x, x), x * 3) and len(dispatched) == 1 and entry.hits == 1
+        assert torch.equal(s(torch.ones(4), torch.ones(4)), torch.full((4,), 3.0)) and cap.calls == 2
+        seen = len(dispatched)  # the hit, then the miss of the new shape
+
+        extension.use_c_path(True)
+        assert all(isinstance(e.native_plan, tuple) for e in s.entries)
+        assert shim_mod._dispatch == extension.load().dispatch
+        spy_dispatch()
+        assert torch.equal(s(x, x), x * 3) and entry.hits == 2
+        assert len(dispatched) == seen  # the C hit path ran the entry without the Python dispatcher
+    finally:
+        extension.use_c_path(True)
+        shim_mod.restore(previous)

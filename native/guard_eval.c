@@ -1,5 +1,5 @@
 /*
- * autograph._native: the guard fast path (Python C API only, no torch headers).
+ * The guard evaluator of autograph._native: one plan, one call.
  *
  * A "plan" (built by autograph/guards/native.py from a GuardSet) is a tuple
  *   (npos, nrequired, has_varargs, None, nodes, guards, fallback,
@@ -15,10 +15,9 @@
  * generated Python check in autograph/guards/check.py; a guard whose
  * evaluation raises fails.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <structmember.h>
+#include "autograph_native.h"
 
+/* node kinds (autograph/guards/extension.py N_*) and guard opcodes (autograph/guards/kinds.py Op) */
 enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
        N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10 };
 enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6, G_NO_KEY = 7,
@@ -412,7 +411,7 @@ static _Thread_local int t_in_guards = 0;
 static Py_ssize_t plan_check_inner(PyObject *plan, PyObject *args, PyObject *kwargs);
 
 /* Index of the first failing guard, -1 all pass; -2 error (exception set). */
-static Py_ssize_t plan_check(PyObject *plan, PyObject *args, PyObject *kwargs) {
+Py_ssize_t plan_check(PyObject *plan, PyObject *args, PyObject *kwargs) {
     t_in_guards++;
     Py_ssize_t r = plan_check_inner(plan, args, kwargs);
     t_in_guards--;
@@ -488,153 +487,12 @@ static PyObject *native_dispatch(PyObject *self, PyObject *const *argv, Py_ssize
 }
 
 
-/* ------------------------------------------------------------------ HitPath
- * Base type of autograph.runtime.shim.Shim: the whole cache-hit path in C.
- *   _table: (entries, plans, fns) replaced as a whole by Python when an entry is added
- *   _fast:  False when the code object is marked eager (the Python side decides)
- * Anything but a clean hit goes to the Python method ``_slow(args, kwargs)``:
- * misses, mode "off", captures in progress (thread-local check in Python), and
- * calls whose arguments do not bind (Python then raises its own TypeError).
- */
-
-static int g_off = 0;         /* settings mode "off" */
-/* Compiled code running inside compiled code in this thread (a chain of resume functions
- * is one level per break): past the limit, the shim runs the original function, so a
- * long chain can never exhaust the interpreter's recursion limit. */
-static _Thread_local long t_nesting = 0;
-static long g_max_nesting = 32;
-static long g_captures = 0;   /* captures in progress in any thread */
-static PyObject *s_slow, *s_hits, *s_one;
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *table;
-    char fast;
-} HitPath;
-
-static PyObject *hitpath_slow(PyObject *self, PyObject *args, PyObject *kwargs) {
-    PyObject *kw = kwargs ? kwargs : PyDict_New();
-    if (!kw) return NULL;
-    PyObject *r = PyObject_CallMethodObjArgs(self, s_slow, args, kw, NULL);
-    if (!kwargs) Py_DECREF(kw);
-    return r;
-}
-
-/* Another frame evaluator is installed (TorchDynamo while a thread is in a torch.compile region):
- * Python decides whether this call belongs to torch.compile (autograph/runtime/dynamo.py). */
-static inline int foreign_eval_frame(void) {
-    return _PyInterpreterState_GetEvalFrameFunc(PyThreadState_GET()->interp) != _PyEval_EvalFrameDefault;
-}
-
-static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
-    HitPath *self = (HitPath *)op;
-    PyObject *table = self->table;
-    if (!self->fast || g_off || g_captures || t_nesting >= g_max_nesting || !table || !PyTuple_Check(table) ||
-        PyTuple_GET_SIZE(table) != 3 || foreign_eval_frame())
-        return hitpath_slow(op, args, kwargs);
-    PyObject *entries = PyTuple_GET_ITEM(table, 0), *plans = PyTuple_GET_ITEM(table, 1),
-             *fns = PyTuple_GET_ITEM(table, 2);
-    Py_ssize_t n = PyTuple_GET_SIZE(plans), hit = -1;
-    Py_INCREF(table);  /* keep this table alive even if another thread swaps it */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t r = plan_check(PyTuple_GET_ITEM(plans, i), args, kwargs);
-        if (r == -2) { PyErr_Clear(); break; }   /* does not bind: Python reports it */
-        if (r == -1) { hit = i; break; }
-    }
-    if (hit < 0) {
-        Py_DECREF(table);
-        return hitpath_slow(op, args, kwargs);
-    }
-    PyObject *entry = PyTuple_GET_ITEM(entries, hit);
-    PyObject *hits = PyObject_GetAttr(entry, s_hits);
-    if (hits) {
-        PyObject *more = PyNumber_Add(hits, s_one);
-        Py_DECREF(hits);
-        if (more) { PyObject_SetAttr(entry, s_hits, more); Py_DECREF(more); }
-    }
-    PyErr_Clear();  /* statistics never fail a call */
-    PyObject *fn = PyTuple_GET_ITEM(fns, hit);
-    Py_INCREF(fn);
-    Py_DECREF(table);
-    t_nesting++;
-    PyObject *result = PyObject_Call(fn, args, kwargs);
-    t_nesting--;
-    Py_DECREF(fn);
-    return result;
-}
-
-static int hitpath_traverse(PyObject *op, visitproc visit, void *arg) {
-    Py_VISIT(((HitPath *)op)->table);
-    return 0;
-}
-
-static int hitpath_clear(PyObject *op) {
-    Py_CLEAR(((HitPath *)op)->table);
-    return 0;
-}
-
-/* Python subclasses (Shim) are deallocated by subtype_dealloc, which calls this
-   and drops the reference to the heap type itself. */
-static void hitpath_dealloc(PyObject *op) {
-    PyObject_GC_UnTrack(op);
-    hitpath_clear(op);
-    Py_TYPE(op)->tp_free(op);
-}
-
-static PyMemberDef hitpath_members[] = {
-    {"_table", T_OBJECT, offsetof(HitPath, table), 0, "(entries, plans, fns) of the cache"},
-    {"_fast", T_BOOL, offsetof(HitPath, fast), 0, "whether the C hit path may run entries"},
-    {NULL, 0, 0, 0, NULL},
-};
-
-static PyTypeObject HitPathType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "autograph._native.HitPath",
-    .tp_basicsize = sizeof(HitPath),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "C cache-hit path; subclassed by autograph.runtime.shim.Shim",
-    .tp_call = hitpath_call,
-    .tp_traverse = hitpath_traverse,
-    .tp_clear = hitpath_clear,
-    .tp_dealloc = hitpath_dealloc,
-    .tp_members = hitpath_members,
-    .tp_new = PyType_GenericNew,
-};
-
-/* nesting(delta=0, limit=None) -> this thread's nesting after adding delta; sets the limit when given */
-static PyObject *native_nesting(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
-    if (argc > 2) { PyErr_SetString(PyExc_TypeError, "nesting(delta=0, limit=None)"); return NULL; }
-    if (argc >= 1) {
-        long delta = PyLong_AsLong(argv[0]);
-        if (delta == -1 && PyErr_Occurred()) return NULL;
-        t_nesting += delta;
-    }
-    if (argc == 2 && argv[1] != Py_None) {
-        long limit = PyLong_AsLong(argv[1]);
-        if (limit == -1 && PyErr_Occurred()) return NULL;
-        g_max_nesting = limit;
-    }
-    return PyLong_FromLong(t_nesting);
-}
-
 static PyObject *native_in_guards(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(t_in_guards > 0);
 }
 
-static PyObject *native_set_flags(PyObject *self, PyObject *const *argv, Py_ssize_t argc) {
-    if (argc != 2) {
-        PyErr_SetString(PyExc_TypeError, "set_flags(off: bool, captures: int)");
-        return NULL;
-    }
-    int off = PyObject_IsTrue(argv[0]);
-    long captures = PyLong_AsLong(argv[1]);
-    if (off < 0 || (captures == -1 && PyErr_Occurred())) return NULL;
-    g_off = off;
-    g_captures = captures;
-    Py_RETURN_NONE;
-}
 
-static PyMethodDef methods[] = {
+static PyMethodDef guard_eval_methods[] = {
     {"check", (PyCFunction)(void (*)(void))native_check, METH_FASTCALL,
      "check(plan, args, kwargs) -> index of the first failing guard, or -1"},
     {"dispatch", (PyCFunction)(void (*)(void))native_dispatch, METH_FASTCALL,
@@ -649,42 +507,22 @@ static PyMethodDef methods[] = {
      "set_tensor_layout(cdata_offset, keys_offset): enable direct key reads (-1, -1 disables)"},
     {"tensor_keys", native_tensor_keys, METH_O,
      "tensor_keys(tensor) -> raw dispatch key set read directly, or None when disabled"},
-    {"nesting", (PyCFunction)(void (*)(void))native_nesting, METH_FASTCALL,
-     "nesting(delta=0, limit=None) -> compiled-code nesting of this thread (after adding delta)"},
     {"in_guards", native_in_guards, METH_NOARGS,
      "in_guards() -> whether this thread is evaluating guards (their tensor reads are not user calls)"},
-    {"set_flags", (PyCFunction)(void (*)(void))native_set_flags, METH_FASTCALL,
-     "set_flags(off, captures): switches read by HitPath (settings mode off, captures in progress)"},
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "autograph._native",
-    "Guard fast path of autograph (see autograph/guards/native.py).", -1, methods,
-    NULL, NULL, NULL, NULL};
-
-PyMODINIT_FUNC PyInit__native(void) {
+int guard_eval_init(PyObject *m) {
     s_dtype = PyUnicode_InternFromString("dtype");
     s_device = PyUnicode_InternFromString("device");
     s_requires_grad = PyUnicode_InternFromString("requires_grad");
     s_size = PyUnicode_InternFromString("size");
     s_stride = PyUnicode_InternFromString("stride");
     s_is_contiguous = PyUnicode_InternFromString("is_contiguous");
-    s_slow = PyUnicode_InternFromString("_slow");
-    s_hits = PyUnicode_InternFromString("hits");
-    s_one = PyLong_FromLong(1);
-    if (!s_is_contiguous || !s_dtype || !s_device || !s_requires_grad || !s_size || !s_stride || !s_slow || !s_hits || !s_one) return NULL;
-    if (PyType_Ready(&HitPathType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (!m) return NULL;
-    Py_INCREF(&HitPathType);
-    if (PyModule_AddObject(m, "HitPath", (PyObject *)&HitPathType) < 0) {
-        Py_DECREF(&HitPathType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    /* the plan's node kinds and guard ops, and its size limit: autograph/guards/native.py
-       checks its own values against these when it loads the module */
-    static const struct { const char *name; long value; } constants[] = {
+    if (!s_is_contiguous || !s_dtype || !s_device || !s_requires_grad || !s_size || !s_stride) return -1;
+    if (PyModule_AddFunctions(m, guard_eval_methods) < 0) return -1;
+    /* the plan's node kinds, guard opcodes and size limit, checked against Python's at load */
+    static const NativeConstant constants[] = {
         {"N_POS", N_POS}, {"N_VARARGS", N_VARARGS}, {"N_CONST", N_CONST}, {"N_GLOBAL", N_GLOBAL},
         {"N_GLOBAL_OR_BUILTIN", N_GLOBAL_OR_BUILTIN}, {"N_CELL", N_CELL}, {"N_ATTR", N_ATTR},
         {"N_ITEM", N_ITEM}, {"N_CALL", N_CALL}, {"N_KWONLY", N_KWONLY}, {"N_VARKW", N_VARKW},
@@ -692,11 +530,5 @@ PyMODINIT_FUNC PyInit__native(void) {
         {"G_LEN", G_LEN}, {"G_EQ", G_EQ}, {"G_CALL", G_CALL}, {"G_NO_KEY", G_NO_KEY},
         {"G_NO_HOOKS", G_NO_HOOKS}, {"MAX_NODES", MAX_NODES},
     };
-    for (size_t i = 0; i < sizeof(constants) / sizeof(constants[0]); i++) {
-        if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) < 0) {
-            Py_DECREF(m);
-            return NULL;
-        }
-    }
-    return m;
+    return add_constants(m, constants, sizeof(constants) / sizeof(constants[0]));
 }
