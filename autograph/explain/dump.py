@@ -64,12 +64,9 @@ def _call_args(fn: types.FunctionType) -> str:
 
 
 def _params(fn: types.FunctionType) -> str:
-    try:
-        from autograph.guards.check import signature_source
+    from autograph.guards.check import signature_source
 
-        return signature_source(fn, {})[0]
-    except Exception:  # noqa: BLE001
-        return _call_args(fn).replace("=", "_=")  # pragma: no cover - last resort, still valid syntax
+    return signature_source(fn, {})[0]
 
 
 def _rename_def(source: str, new_name: str) -> str:
