@@ -170,9 +170,7 @@ class _Writer:
                 self.parts.append(f"# ({r.name} is written above)\n")
         for g in getattr(result, "graphs", ()) or ():
             self.graph(g)
-        source = getattr(result, "transformed_source", "") or ""
-        if not source.strip():
-            source, _ = render.decompile(result.transformed_code)
+        source, _ = render.transformed_text(result)
         fn_obj = getattr(result, "fn", None)
         text = _rename_def(source, body_name)
         fn_ns = getattr(fn_obj, "__globals__", {}) or {}
