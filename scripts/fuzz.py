@@ -132,11 +132,9 @@ class _CollectingCompiler:
         return self.inner(fn)
 
     def reset(self) -> None:
-        try:
-            from autograph.runtime.stats import all_stats
-            self.fallbacks += [error for stats in all_stats() for error in stats.errors]
-        except ImportError:
-            pass
+        from autograph.runtime.stats import all_stats
+
+        self.fallbacks += [error for stats in all_stats() for error in stats.errors]
         self.inner.reset()
 
     def __repr__(self) -> str:

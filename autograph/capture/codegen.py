@@ -14,7 +14,7 @@ import itertools
 import re
 import types
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 from autograph.bytecode.instructions import Instruction, normalize
 from autograph.bytecode.liveness import live_locals_at
@@ -61,7 +61,7 @@ class Codegen:
         # statements before the graph call: snapshots of what side effects replayed after the
         # graph will change (values/live_iterators.py)
         self.prologue: list[str] = []
-        self._shared: dict[int, str] = {}
+        self._shared: dict[Hashable, str] = {}  # what is read (id of a value, or a key) -> its name in pre
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
         self.resumes: list = []
@@ -70,7 +70,6 @@ class Codegen:
         # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
         # rebuilt from their sources are then read first, before the replay (cg.pre runs before it)
         self.read_sources_first = bool(getattr(tx, "side_effect_events", None))
-        self._read_before: dict[Any, str] = {}
 
     # --- expressions -----------------------------------------------------------
     def const(self, obj: Any) -> str:
@@ -111,7 +110,7 @@ class Codegen:
         if node.op == "placeholder":
             for src, _real, n in self.tx.graph.inputs:
                 if n is node:
-                    return self._read_first(tv, self.source_expr(tv.source or src))
+                    return self.read_before_replay(tv, self.source_expr(tv.source or src))
         if node.op == "get_attr":
             if tv.source is not None:
                 return self.source_expr(tv.source)
@@ -122,30 +121,24 @@ class Codegen:
         return f"__out[{self._out_index[node]}]"
 
     def shared(self, value: Value, text: str) -> str:
-        key = id(value)
+        """``text`` evaluated once per entry, in ``pre``: every use of ``value`` reads one name."""
+        return self._bound_once(id(value), text)
+
+    def read_before_replay(self, key: Value | Hashable, text: str) -> str:
+        """``text`` reads live state (a source): bound in ``pre``, before the replayed side effects,
+        when the entry replays any (``o.n += 1`` twice replays ``o.n = n + 1`` then ``n + 2``, both
+        from the value ``o.n`` had before the call). ``key`` names what is read: a value (then the
+        name is the one ``shared`` gives it) or a hashable key (``("symbol", "s0")``)."""
+        if not self.read_sources_first or _SIMPLE.fullmatch(text):
+            return text
+        return self._bound_once(id(key) if isinstance(key, Value) else key, text)
+
+    def _bound_once(self, key: Hashable, text: str) -> str:
         if key not in self._shared:
             name = f"__t{next(self._n)}"
             self.pre.append(f"{name} = {text}")
             self._shared[key] = name
         return self._shared[key]
-
-    def read_before_replay(self, key: Any, text: str) -> str:
-        """``text`` reads live state (a source): bound in ``pre``, before the replayed side effects,
-        when the entry replays any (``o.n += 1`` twice replays ``o.n = n + 1`` then ``n + 2``, both
-        from the value ``o.n`` had before the call)."""
-        if not self.read_sources_first or _SIMPLE.fullmatch(text):
-            return text
-        if key not in self._read_before:
-            name = f"__r{next(self._n)}"
-            self.pre.append(f"{name} = {text}")
-            self._read_before[key] = name
-        return self._read_before[key]
-
-    def _read_first(self, value: Value, text: str) -> str:
-        """``text`` reads a source: bound in ``pre`` (before the replayed side effects) when needed."""
-        if not self.read_sources_first or _SIMPLE.fullmatch(text):
-            return text
-        return self.shared(value, text)
 
     def reconstruct(self, value: Value) -> str:
         if value is NULL:
@@ -153,7 +146,7 @@ class Codegen:
         try:
             text = value.reconstruct(self)
             if value.source is not None and text == self.source_expr(value.source):
-                text = self._read_first(value, text)
+                text = self.read_before_replay(value, text)
             return text
         except Unsupported as exc:
             made = getattr(value, "created_step", None)

@@ -213,8 +213,6 @@ class Translator:
                 frame.locals[name].__dict__.pop("identity", None)
         self._cells_by_reference(frame, bound.arguments)
         self._setup_cells(frame, UserFunctionValue(fn).closure_cells(self))
-        with self.graph.fake_mode:
-            pass
         from autograph.capture.values import contexts
         self.initial_state = contexts.state_snapshot()
         grad_mode = torch.is_grad_enabled()  # `with torch.no_grad()` in captured code switches it

@@ -64,12 +64,9 @@ def _call_args(fn: types.FunctionType) -> str:
 
 
 def _params(fn: types.FunctionType) -> str:
-    try:
-        from autograph.guards.check import signature_source
+    from autograph.guards.check import signature_source
 
-        return signature_source(fn, {})[0]
-    except Exception:  # noqa: BLE001
-        return _call_args(fn).replace("=", "_=")  # pragma: no cover - last resort, still valid syntax
+    return signature_source(fn, {})[0]
 
 
 def _rename_def(source: str, new_name: str) -> str:
@@ -173,9 +170,7 @@ class _Writer:
                 self.parts.append(f"# ({r.name} is written above)\n")
         for g in getattr(result, "graphs", ()) or ():
             self.graph(g)
-        source = getattr(result, "transformed_source", "") or ""
-        if not source.strip():
-            source, _ = render.decompile(result.transformed_code)
+        source, _ = render.transformed_text(result)
         fn_obj = getattr(result, "fn", None)
         text = _rename_def(source, body_name)
         fn_ns = getattr(fn_obj, "__globals__", {}) or {}

@@ -8,6 +8,7 @@ is captured in turn, so the counts cover the whole call, like
 """
 from __future__ import annotations
 
+import sys
 import time
 import types
 from dataclasses import dataclass, field
@@ -146,13 +147,9 @@ def _target(fn: Any, args: tuple) -> tuple[types.FunctionType, tuple]:
         if orig_mod is not None:
             self_obj = orig_mod
         else:
-            try:
-                import torch
-
-                if isinstance(fn, torch.nn.Module):
-                    self_obj = fn
-            except ImportError:  # pragma: no cover
-                pass
+            torch = sys.modules.get("torch")  # no module exists before torch is imported: never import it here
+            if torch is not None and isinstance(fn, torch.nn.Module):
+                self_obj = fn
         bound = getattr(fn, "_self_instance", None)  # import-hook wrapper bound to an instance
         if self_obj is None and bound is not None and not isinstance(bound, type):
             self_obj = bound

@@ -62,14 +62,9 @@ def original_function(obj: Any) -> types.FunctionType | None:
             obj = obj.__func__
             continue
         nxt = getattr(obj, "__wrapped__", None)
-        if nxt is None:
-            try:
-                import torch
-
-                if isinstance(obj, torch.nn.Module):
-                    nxt = type(obj).forward
-            except ImportError:  # pragma: no cover
-                pass
+        torch = sys.modules.get("torch")  # no module exists before torch is imported: never import it here
+        if nxt is None and torch is not None and isinstance(obj, torch.nn.Module):
+            nxt = type(obj).forward
         if nxt is None:
             return None
         obj = nxt

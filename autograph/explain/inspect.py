@@ -1,7 +1,7 @@
 """``autograph.inspect(f)``: describe the live cache of a compiled function in plain words.
 
 For each cache entry: its guards (plain words and the pasteable check code),
-the transformed code (decompiled with ``depyf``), each subgraph's FX code with
+the transformed code (``render.transformed_text``, the same text dumps show), each subgraph's FX code with
 source-line comments (plus kernel sources when the backend exposes them), and
 each resume function as the original source with ``<== resumes here`` on the
 line where it continues, followed by the resume function's own cache entries.
@@ -54,8 +54,8 @@ class EntryView:
     hits: int
     guards: list[str]            # plain words
     guard_source: str            # the GuardSet's generated check function
-    transformed: str             # decompiled transformed code ('' when none)
-    transformed_how: str         # "decompiled" or why it is bytecode
+    transformed: str             # the transformed code's Python ('' when none)
+    transformed_how: str         # "generated Python", "decompiled", or why it is bytecode
     subgraphs: list[SubgraphView] = field(default_factory=list)
     resumes: list[ResumeView] = field(default_factory=list)
     breaks: list[Any] = field(default_factory=list)  # capture's BreakRecords

@@ -9,7 +9,7 @@ graph_breaks     ``autograph.breaks``     each graph break: reason, file:line, s
 recompiles       ``autograph.recompiles`` why a new entry was needed (the failing guard)
 guards           ``autograph.guards``     the guards of each new cache entry, in words
 graph, graph_code ``autograph.graphs``    each captured FX graph's code
-bytecode         ``autograph.bytecode``   the transformed code, decompiled
+bytecode         ``autograph.bytecode``   the transformed code (generated Python)
 backend          ``autograph.kernels``    kernel sources the backend generated
 hook, perf       ``autograph.hook`` / ``autograph.perf``
 verify           ``autograph.verify``     each mismatch verify mode finds, in full

@@ -79,11 +79,16 @@ def decompile(code: types.CodeType) -> tuple[str, str]:
 
 
 def transformed_text(result: Any) -> tuple[str, str]:
-    """Readable transformed code of a capture: decompiled bytecode (capture binds resume
-    functions and subgraphs under their real names, so nothing needs renaming)."""
+    """``(text, how)``: the transformed code of a capture as ``inspect``, dumps and the
+    ``bytecode`` log all show it -- the Python source capture generated and compiled (exact;
+    resume functions and subgraphs under their real names), decompiled only when a result
+    carries no source."""
     code = getattr(result, "transformed_code", None)
     if code is None:
         return "", "none"
+    source = getattr(result, "transformed_source", "") or ""
+    if source.strip():
+        return source.rstrip() + "\n", "generated Python"
     return decompile(code)
 
 

@@ -9,6 +9,7 @@ Python) and ``native.py`` (C fast path) read it there.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -123,13 +124,8 @@ def _is_constant(value: Any) -> bool:
         return True
     if type(value) is tuple:
         return all(_is_constant(v) for v in value)
-    try:
-        import torch
-        if isinstance(value, (torch.dtype, torch.device)):
-            return True
-    except ImportError:  # pragma: no cover
-        pass
-    return False
+    torch = sys.modules.get("torch")  # no dtype or device exists before torch is imported
+    return torch is not None and isinstance(value, (torch.dtype, torch.device))
 
 
 def equals_match(source: Source, value: Any) -> Guard:

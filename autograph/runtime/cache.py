@@ -142,10 +142,9 @@ def code_state(code: types.CodeType) -> CodeState:
 
 
 def reset_code_states() -> None:
-    if True:
-        for st in _states.values():
-            st.eager = False
-            st.eager_reason = None
-            st.limit_reached = False
-            st.captures = 0
-            st.warmup_calls = 0
+    for st in _states.values():
+        st.eager = False
+        st.eager_reason = None
+        st.limit_reached = False
+        st.captures = 0
+        st.warmup_calls = 0

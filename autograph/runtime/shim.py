@@ -29,23 +29,26 @@ breaks_log = logging.getLogger("autograph.breaks")
 recompiles_log = logging.getLogger("autograph.recompiles")
 
 
+_IMPORT_HINT = (" (autograph's capture could not import a module it needs: the installation is broken or "
+                "incomplete; reinstall autograph and its dependencies, or set AUTOGRAPH=0 to run without it)")
+
+
 class RecompileLimitWarning(UserWarning):
     """A function hit ``recompile_limit`` and now runs eagerly on cache misses."""
 
 
 # ------------------------------------------------------------ injectable parts
 
-def _default_capture() -> Callable[..., Any] | None:
-    try:
-        from autograph.capture.api import capture
-    except ImportError:
-        return None
+def _default_capture() -> Callable[..., Any]:
+    """capture's entry point, imported on the first miss (an ImportError there is a capture failure)."""
+    from autograph.capture.api import capture
+
     return capture
 
 
 _settings_provider: Callable[[], Settings] = current_settings
 _dispatch: Callable[[tuple, tuple, dict], int] = _native.runtime_dispatch()
-_capture_provider: Callable[[], Callable[..., Any] | None] = _default_capture
+_capture_provider: Callable[[], Callable[..., Any]] = _default_capture
 
 
 def configure(*, settings_provider: Callable[[], Settings] | None = None,
@@ -419,11 +422,9 @@ class _ShimLogic:
             self._warn_recompile_limit(failed, settings, args, kwargs)
             st.ran_eagerly(st.eager_reason)
             return self.fn
-        capture = _capture_provider()
-        if capture is None:
-            return self._stub_entry("capture engine not available (autograph.capture.api missing)")
         t0 = time.perf_counter()
         try:
+            capture = _capture_provider()
             from autograph.explain.progress import progress  # stdlib only; a no-op off a TTY
             with capturing(), progress(f"capturing {self.fn.__qualname__}"):
                 from autograph.runtime.dynamic import capture_with_plan  # dynamic shapes decision
@@ -486,13 +487,6 @@ class _ShimLogic:
         self.stats.add_entry(entry)
         self._table = ((entry,), (entry.native_plan,), (self.fn,))
 
-    def _stub_entry(self, reason: str) -> Callable[..., Any]:
-        self._install_eager_entry()
-        self.stats.eager_reason = reason
-        self.stats.ran_eagerly(reason)
-        log.info("%s (%s): %s; running eagerly", self.fn.__qualname__, _where(self.fn), reason)
-        return self.fn
-
     def _capture_failed(self, exc: Exception, settings: Settings, seconds: float) -> Callable[..., Any]:
         from autograph.errors import CaptureError
 
@@ -500,8 +494,9 @@ class _ShimLogic:
         st.capture_seconds += seconds
         if not isinstance(exc, CaptureError):
             code = self.fn.__code__
+            hint = _IMPORT_HINT if isinstance(exc, ImportError) else ""
             wrapped = CaptureError(f"internal error while capturing {self.fn.__qualname__}: "
-                                   f"{type(exc).__name__}: {exc}", code.co_filename, code.co_firstlineno)
+                                   f"{type(exc).__name__}: {exc}{hint}", code.co_filename, code.co_firstlineno)
             wrapped.__cause__ = exc
             exc = wrapped
         if settings.on_error == "raise":

@@ -117,7 +117,7 @@ def f_functional(x): return F.softmax(F.gelu(x), dim=-1)
 def f_getitem_int(x): return x[0] + x[-1]
 def f_getitem_slice(x): return x[1:, ::2]
 def f_getitem_none(x): return x[None, ..., 0]
-def f_getitem_tensor(x): return x[x > 0].sum() if False else x[torch.arange(2)]
+def f_getitem_tensor(x): return x[torch.arange(2)]
 def f_setitem(x):
     y = x.clone()
     y[0] = 0.0
@@ -181,7 +181,7 @@ def f_dict_ops(x):
     return x * total + len(d) + d.get("z", 7)
 def f_dict_iteration(x):
     d = {"s": x, "c": x * 2}
-    return sum(d[k] for k in d) if False else d["s"] + d["c"]
+    return d["s"] + d["c"]
 def f_dict_keys_values(x):
     d = {"a": 1, "b": 2}
     return x * sum(d.values()) + len(list(d.keys()))
@@ -212,7 +212,7 @@ def f_list_comprehension(x): return sum([x * i for i in range(4)])
 def f_dict_comprehension(x):
     d = {i: x * i for i in range(3)}
     return d[2]
-def f_generator_sum(x): return sum(x * i for i in range(3)) if False else sum([x * i for i in range(3)])
+def f_generator_sum(x): return sum([x * i for i in range(3)])
 def f_sorted_reversed(x):
     vals = sorted([3, 1, 2])
     return x * vals[0] + x * list(reversed(vals))[0]

@@ -55,3 +55,11 @@ def helper(x):
 def outer(x):
     y = torch.sin(x)
     return helper(y) + 1
+
+
+def break_inside_with(a, b):
+    x = a.sin()
+    with torch.no_grad():
+        if x.sum() > 0:  # graph break inside a `with` block: the entry re-enters it
+            x = x * 2
+    return x + b

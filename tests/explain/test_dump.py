@@ -136,3 +136,14 @@ def test_autograph_dump_and_log_from_the_environment(tmp_path):
     text = (tmp_path / "dump" / "model.toy_example.py").read_text()
     compile(text, "dump", "exec")
     assert "    if guard_1(a, b):\n        return transformed_1(a, b)" in text
+
+
+def test_dump_and_inspect_show_the_same_transformed_code():
+    """One text for one entry (a break inside `with`, where a decompiler writes `as __temp_N`)."""
+    f = autograph.compile(seeds.break_inside_with, backend="eager")
+    f(torch.ones(3), torch.ones(3))
+    entry = autograph.inspect(f).entries[0]
+    assert entry.breaks and "with " in entry.transformed
+    text = dump_source(f)
+    body = entry.transformed.replace("def break_inside_with(", "def transformed_0(", 1)
+    assert body in text

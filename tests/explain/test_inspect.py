@@ -6,6 +6,7 @@ import torch
 
 import autograph
 from autograph.explain import render
+from autograph.explain.find import find_shim
 from tests.explain import seeds
 
 MARK = "<== resumes here"
@@ -50,16 +51,16 @@ def test_guards_in_plain_words_and_pasteable_source(toy):
     assert entry.hits == 2  # three calls: one capture, two hits
 
 
-def test_transformed_code_is_decompiled_with_names_resolved(toy):
+def test_transformed_code_is_the_generated_python_with_names_resolved(toy):
     insp = autograph.inspect(toy)
     entry = insp.entries[0]
-    assert entry.transformed_how == "decompiled"
+    assert entry.transformed_how == "generated Python"
     assert entry.transformed.startswith("def toy_example(a, b):")
     assert re.search(r"__compiled_fn_\d+\(a, b\)", entry.transformed)
     resumes = re.findall(r"return (__resume_at_\d+_\d+)\(", entry.transformed)
     assert sorted(resumes) == sorted(r.name for r in entry.resumes)
     assert len(resumes) == 2
-    assert "Transformed code (decompiled):" in str(insp)
+    assert "Transformed code (generated Python):" in str(insp)
 
 
 def test_subgraph_code_has_source_line_comments(toy):
@@ -143,6 +144,7 @@ def test_depyf_failure_falls_back_to_dis_and_says_so(toy, monkeypatch):
         raise RuntimeError("unsupported opcode")
 
     monkeypatch.setattr(depyf, "decompile", broken)
+    monkeypatch.setattr(find_shim(toy).entries[0].result, "transformed_source", "")  # a result without source
     entry = autograph.inspect(toy).entries[0]
     assert entry.transformed_how.startswith("bytecode; depyf could not decompile it (RuntimeError: unsupported opcode")
     assert "CALL" in entry.transformed and "__compiled_fn_" in entry.transformed

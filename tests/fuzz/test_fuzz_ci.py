@@ -26,11 +26,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from autograph.testing import fuzz
 
-_COMPILE, _WHY_MISSING = fuzz.autograph_compile_or_reason()
 _SETTINGS = dict(derandomize=True, deadline=None, database=None,
                  phases=[Phase.explicit, Phase.generate],  # no shrinking in CI: scripts/fuzz.py minimises
                  suppress_health_check=list(HealthCheck))
-_needs_autograph = pytest.mark.skipif(_COMPILE is None, reason=f"cannot fuzz autograph.compile: {_WHY_MISSING}")
 
 TENSOR_FAMILIES = fuzz.DEFAULT_CONFIG.without(*fuzz.EXACTNESS_FEATURES, "made_objects")
 OWN_EXCEPTIONS = fuzz.DEFAULT_CONFIG.without(*fuzz.EXACTNESS_FEATURES)
@@ -45,7 +43,6 @@ def _check(program: fuzz.Program) -> list[fuzz.Difference]:
 
 
 @pytest.mark.fuzz
-@_needs_autograph
 @settings(max_examples=40, **_SETTINGS)
 @given(fuzz.programs(TENSOR_FAMILIES))
 def test_compiled_programs_behave_like_eager(program):
@@ -55,7 +52,6 @@ def test_compiled_programs_behave_like_eager(program):
 
 @pytest.mark.fuzz
 @pytest.mark.slow
-@_needs_autograph
 @settings(max_examples=400, **_SETTINGS)
 @given(fuzz.programs(TENSOR_FAMILIES))
 def test_compiled_programs_behave_like_eager_long(program):
@@ -68,7 +64,6 @@ class ReusedExceptionObject(AssertionError):
 
 
 @pytest.mark.fuzz
-@_needs_autograph
 def test_exceptions_the_function_raises_are_fresh_objects():
     """Programs with ``raise``/``assert`` statements: each call must raise a new object.
 
@@ -90,7 +85,6 @@ def test_exceptions_the_function_raises_are_fresh_objects():
 
 
 @pytest.mark.fuzz
-@_needs_autograph
 @settings(max_examples=30, **_SETTINGS)
 @given(fuzz.programs(EXACTNESS_FAMILIES))
 def test_compiled_programs_with_exactness_constructs_behave_like_eager(program):

@@ -331,77 +331,67 @@ def _broadcast(fn):
     return handler
 
 
-def _all_gather_into(fn):
-    def handler(tx, args, kwargs):
-        a = _bind(fn, args, kwargs)
-        out = _tensor(a["output_tensor"], "the output tensor")
-        inp = _tensor(a["input_tensor"], "the input tensor")
-        pg = _group(tx, a["group"])
-        async_op = bool(_constant(a["async_op"], "async_op"))
-        size = _group_size(pg)
-        if out.fake.dtype != inp.fake.dtype or out.fake.numel() != size * inp.fake.numel():
-            raise Unsupported("all_gather_into_tensor with mismatched sizes or dtypes (eager raises)",
-                              generic=True, kind="python-exception")
-        _not_differentiated(out, inp)
-        _check_group_member(tx, pg)
-        out, inp = _as_real(tx, out), _as_real(tx, inp)
-        _write_back(tx, out, _functional(tx, "all_gather_into_tensor", inp, ConstantValue(size),
-                                         ConstantValue(pg.group_name)))
-        return _returned(tx, async_op)
-    return handler
+def _output_input_collective(op_name: str, out_param: str, in_param: str,
+                             arguments: Callable[[dict, Any, Any, int], tuple]) -> Callable:
+    """Handler factory of the collectives that write an output tensor from an input tensor:
+    ``_c10d_functional.<op_name>(input, *arguments(...), group_name)``, waited and copied into the
+    output. ``arguments(bound, out_fake, in_fake, group_size)`` gives the op's arguments between
+    the input and the group name, raising ``Unsupported`` where eager raises."""
+    def factory(fn):
+        def handler(tx, args, kwargs):
+            a = _bind(fn, args, kwargs)
+            out = _tensor(a[out_param], "the output tensor")
+            inp = _tensor(a[in_param], "the input tensor")
+            pg = _group(tx, a["group"])
+            async_op = bool(_constant(a["async_op"], "async_op"))
+            extra = arguments(a, out.fake, inp.fake, _group_size(pg))
+            _not_differentiated(out, inp)
+            _check_group_member(tx, pg)
+            out, inp = _as_real(tx, out), _as_real(tx, inp)
+            _write_back(tx, out, _functional(tx, op_name, inp, *(ConstantValue(x) for x in extra),
+                                             ConstantValue(pg.group_name)))
+            return _returned(tx, async_op)
+        return handler
+    return factory
 
 
-def _reduce_scatter(fn):
-    def handler(tx, args, kwargs):
-        a = _bind(fn, args, kwargs)
-        out = _tensor(a["output"], "the output tensor")
-        inp = _tensor(a["input"], "the input tensor")
-        op = _reduce_op(a["op"])
-        pg = _group(tx, a["group"])
-        async_op = bool(_constant(a["async_op"], "async_op"))
-        size = _group_size(pg)
-        if out.fake.dtype != inp.fake.dtype or inp.fake.numel() != size * out.fake.numel() \
-                or inp.fake.dim() == 0 or inp.fake.shape[0] % size:
-            raise Unsupported("reduce_scatter_tensor with mismatched sizes or dtypes (eager raises)",
-                              generic=True, kind="python-exception")
-        _not_differentiated(out, inp)
-        _check_group_member(tx, pg)
-        out, inp = _as_real(tx, out), _as_real(tx, inp)
-        _write_back(tx, out, _functional(tx, "reduce_scatter_tensor", inp, ConstantValue(op),
-                                         ConstantValue(size), ConstantValue(pg.group_name)))
-        return _returned(tx, async_op)
-    return handler
+def _gather_arguments(a: dict, out, inp, size: int) -> tuple:
+    if out.dtype != inp.dtype or out.numel() != size * inp.numel():
+        raise Unsupported("all_gather_into_tensor with mismatched sizes or dtypes (eager raises)",
+                          generic=True, kind="python-exception")
+    return (size,)
 
 
-def _all_to_all_single(fn):
-    def handler(tx, args, kwargs):
-        a = _bind(fn, args, kwargs)
-        out = _tensor(a["output"], "the output tensor")
-        inp = _tensor(a["input"], "the input tensor")
-        pg = _group(tx, a["group"])
-        async_op = bool(_constant(a["async_op"], "async_op"))
-        size = _group_size(pg)
-        out_splits = _constant(a["output_split_sizes"], "output_split_sizes")
-        in_splits = _constant(a["input_split_sizes"], "input_split_sizes")
-        if out.fake.dtype != inp.fake.dtype or inp.fake.dim() == 0 or out.fake.dim() == 0:
-            raise Unsupported("all_to_all_single with mismatched dtypes (eager raises)", generic=True, kind="python-exception")
-        if in_splits is None:
-            if inp.fake.shape[0] % size:
-                raise Unsupported("all_to_all_single: input not divisible by the group size", generic=True, kind="python-exception")
-            in_splits = [inp.fake.shape[0] // size] * size
-        if out_splits is None:
-            if out.fake.shape[0] % size:
-                raise Unsupported("all_to_all_single: output not divisible by the group size", generic=True, kind="python-exception")
-            out_splits = [out.fake.shape[0] // size] * size
-        if sum(out_splits) != out.fake.shape[0] or sum(in_splits) != inp.fake.shape[0]:
-            raise Unsupported("all_to_all_single: split sizes do not add up (eager raises)", generic=True, kind="python-exception")
-        _not_differentiated(out, inp)
-        _check_group_member(tx, pg)
-        out, inp = _as_real(tx, out), _as_real(tx, inp)
-        _write_back(tx, out, _functional(tx, "all_to_all_single", inp, ConstantValue(list(out_splits)),
-                                         ConstantValue(list(in_splits)), ConstantValue(pg.group_name)))
-        return _returned(tx, async_op)
-    return handler
+def _scatter_arguments(a: dict, out, inp, size: int) -> tuple:
+    op = _reduce_op(a["op"])
+    if out.dtype != inp.dtype or inp.numel() != size * out.numel() or inp.dim() == 0 or inp.shape[0] % size:
+        raise Unsupported("reduce_scatter_tensor with mismatched sizes or dtypes (eager raises)",
+                          generic=True, kind="python-exception")
+    return (op, size)
+
+
+def _all_to_all_arguments(a: dict, out, inp, size: int) -> tuple:
+    out_splits = _constant(a["output_split_sizes"], "output_split_sizes")
+    in_splits = _constant(a["input_split_sizes"], "input_split_sizes")
+    if out.dtype != inp.dtype or inp.dim() == 0 or out.dim() == 0:
+        raise Unsupported("all_to_all_single with mismatched dtypes (eager raises)", generic=True, kind="python-exception")
+    if in_splits is None:
+        if inp.shape[0] % size:
+            raise Unsupported("all_to_all_single: input not divisible by the group size", generic=True, kind="python-exception")
+        in_splits = [inp.shape[0] // size] * size
+    if out_splits is None:
+        if out.shape[0] % size:
+            raise Unsupported("all_to_all_single: output not divisible by the group size", generic=True, kind="python-exception")
+        out_splits = [out.shape[0] // size] * size
+    if sum(out_splits) != out.shape[0] or sum(in_splits) != inp.shape[0]:
+        raise Unsupported("all_to_all_single: split sizes do not add up (eager raises)", generic=True, kind="python-exception")
+    return (list(out_splits), list(in_splits))
+
+
+_all_gather_into = _output_input_collective("all_gather_into_tensor", "output_tensor", "input_tensor",
+                                            _gather_arguments)
+_reduce_scatter = _output_input_collective("reduce_scatter_tensor", "output", "input", _scatter_arguments)
+_all_to_all_single = _output_input_collective("all_to_all_single", "output", "input", _all_to_all_arguments)
 
 
 DDP_FORWARD = break_kind(

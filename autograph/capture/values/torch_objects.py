@@ -27,17 +27,11 @@ def _const(value: bool):
 
 def _compiling_functions() -> list[Any]:
     fns = [getattr(torch.compiler, "is_compiling", None), getattr(torch.compiler, "is_dynamo_compiling", None)]
-    try:
-        import torch._dynamo as dynamo
-        fns += [getattr(dynamo, "is_compiling", None)]
-        fns += [getattr(dynamo.external_utils, "is_compiling", None)]
-    except Exception:  # noqa: BLE001 - optional aliases
-        pass
-    try:
-        from torch._utils import is_compiling
-        fns.append(is_compiling)
-    except ImportError:
-        pass
+    import torch._dynamo.external_utils as external_utils
+    from torch._utils import is_compiling
+
+    # aliases torch versions add or drop: a missing one is simply not answered
+    fns += [getattr(torch._dynamo, "is_compiling", None), getattr(external_utils, "is_compiling", None), is_compiling]
     return [f for f in fns if f is not None]
 
 

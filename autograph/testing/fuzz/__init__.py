@@ -35,7 +35,7 @@ Public pieces:
 from __future__ import annotations
 
 from autograph.testing.fuzz.choosers import DrawChooser, RandomChooser
-from autograph.testing.fuzz.compilers import (autograph_compile_or_reason, autograph_compiler, dynamo_compiler,
+from autograph.testing.fuzz.compilers import (autograph_compiler, dynamo_compiler,
                                               identity_compiler)
 from autograph.testing.fuzz.diff import Pairing, Tolerance, diff_values
 from autograph.testing.fuzz.generator import ProgramBuilder, generate_program, programs
@@ -53,7 +53,7 @@ __all__ = [
     "ALIAS_CALL", "ALT_INT_CALL", "ALT_SHAPE_CALL", "ALT_STR_CALL", "BETWEEN_CALLS", "CALLS", "DEFAULT_CONFIG",
     "ENTRY", "EXACTNESS_FEATURES", "FEATURES", "Compiler", "Difference", "DrawChooser", "FuzzConfig", "Outcome",
     "Pairing", "Param", "Program", "ProgramBuilder", "ProgramTimeout", "RandomChooser", "Tolerance",
-    "autograph_compile_or_reason", "autograph_compiler", "call_dims", "check_program", "check_program_isolated",
+    "autograph_compiler", "call_dims", "check_program", "check_program_isolated",
     "compare_call", "describe_exit", "diff_values", "dynamo_compiler", "eager_outcomes", "format_failure",
     "generate_program", "identity_compiler", "load_program", "make_inputs", "minimize", "programs",
     "regression_file_name", "regression_test_source", "run_call", "touch", "unload_program",

@@ -1,20 +1,8 @@
 """The compilers the harness checks: autograph, torch.compile (reference), identity."""
 from __future__ import annotations
 
-import importlib.util
 import types
 from typing import Any, Callable
-
-
-def autograph_compile_or_reason() -> tuple[Callable[..., Any] | None, str]:
-    """``autograph.compile`` when importable, else None and why not."""
-    if importlib.util.find_spec("autograph.api") is None:
-        return None, "autograph/api.py does not exist yet (autograph.compile is not implemented)"
-    try:
-        from autograph.api import compile as autograph_compile
-    except Exception as error:  # noqa: BLE001
-        return None, f"autograph.api does not import: {type(error).__name__}: {error}"
-    return autograph_compile, ""
 
 
 class _Compiler:
@@ -33,19 +21,11 @@ class _Compiler:
 
 
 def autograph_compiler(backend: str = "eager") -> _Compiler:
-    """``autograph.compile(fn, backend=backend)``; raises ImportError while it is missing."""
-    compile_fn, reason = autograph_compile_or_reason()
-    if compile_fn is None:
-        raise ImportError(reason)
+    """``autograph.compile(fn, backend=backend)``, reset with ``autograph.reset``."""
+    from autograph.api import compile as autograph_compile, reset as autograph_reset
 
-    def reset() -> None:
-        try:
-            from autograph.api import reset as autograph_reset
-        except ImportError:
-            return
-        autograph_reset()
-
-    return _Compiler(lambda fn: compile_fn(fn, backend=backend), reset, f"autograph.compile(backend={backend!r})")
+    return _Compiler(lambda fn: autograph_compile(fn, backend=backend), autograph_reset,
+                     f"autograph.compile(backend={backend!r})")
 
 
 def dynamo_compiler(backend: str = "eager") -> _Compiler:

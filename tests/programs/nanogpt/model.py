@@ -4,6 +4,8 @@ Fixture of ``tests/programs/test_gpt_program.py``: what a user's whole program l
 under the import hook (``AUTOGRAPH_PACKAGES=model``): a constructor that initialises weights
 through ``self.apply(self._init_weights)``, an optimizer set-up, an MFU estimate called with
 a new float every step, and ``generate`` with a varying number of new tokens.
+``tests/runtime/gptlike/model.py`` runs this same source as its own module: keep it
+self-contained (no import of the repository's packages).
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ def main() -> None:
     steps = int(os.environ.get("STEPS", "10"))
     backend = os.environ.get("TC", "")
     torch.manual_seed(0)
-    model = GPT(GPTConfig())
+    model = GPT(GPTConfig(block_size=32))
     model.train()
     optimizer = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), "cpu")
     run = torch.compile(model, backend=backend) if backend else model

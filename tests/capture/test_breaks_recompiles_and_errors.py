@@ -1,4 +1,6 @@
-"""Issue #3 "Done when" items 1-5 and 7, compared with eager on fresh random inputs."""
+"""End to end on small programs, compared with eager on fresh random inputs: a data-dependent
+branch as a graph break with resume functions, no real kernel during capture, one graph with
+module guards, one recompile per changed guard property, the recompile limit, `on_error`."""
 from __future__ import annotations
 
 import operator
@@ -211,7 +213,7 @@ def _f(x):
     lambda a: (torch.randn(5, 4),),                      # shape
     lambda a: (torch.randn(4, 3).t(),),                  # stride (non-contiguous)
     lambda a: (torch.randn(3, 4, requires_grad=True),),  # requires_grad
-    lambda a: (torch.randn(3, 4, device="meta"),) if False else (a[0].to(torch.float16),),
+    lambda a: (a[0].to(torch.float16),),               
 ], ids=["dtype", "shape", "stride", "requires_grad", "half"])
 def test_each_guard_property_recompiles_once(change):
     n, reasons = _guarded(_f, lambda: (torch.randn(3, 4),), change)
@@ -282,7 +284,7 @@ def test_on_error_fallback_keeps_eager_result(monkeypatch):
     from autograph.capture.api import capture
     with pytest.raises(CaptureError) as info:
         capture(_f, (torch.randn(3),), {}, h.settings, wrap_nested=h.wrap)
-    assert "test_done_when.py" in str(info.value) and info.value.lineno
+    assert "test_breaks_recompiles_and_errors.py" in str(info.value) and info.value.lineno
     autograph.reset()
     compiled = autograph.compile(_f, backend="eager")
     x = torch.randn(3)
@@ -302,7 +304,7 @@ def test_on_error_raise_names_file_line(monkeypatch):
     compiled.explicit = True  # as autograph.compile makes it: captured on the first call
     with pytest.raises(autograph.CaptureError) as info:
         compiled(torch.randn(3))
-    assert "test_done_when.py:" in str(info.value)
+    assert "test_breaks_recompiles_and_errors.py:" in str(info.value)
 
 
 def test_device_change_recompiles_once():
