@@ -108,9 +108,13 @@ def test_compiled_ddp_with_the_inductor_backend(tmp_path):
 def test_fsdp2_hooks_run_around_compiled_block_forwards(tmp_path):
     for r in _launch(tmp_path, "fsdp"):
         assert r["losses_equal"] and r["weights_equal"], r
+        assert r["states_equal"], r  # sharded/unsharded parameters after each forward as in eager
         assert r["block_ops"] > 0 and r["block_captures"] == 1, r  # one for every block (modules guarded by structure)
         assert r["root_ops"] >= 2, r  # input and output layers
         assert all("with hooks registered" in reason for reason in r["root_break_reasons"]), r
+        assert r["root_break_kinds"] == ["module-hooks"], r
+        for name, v in r["variants"].items():  # mixed precision, no reshard, two forwards per step
+            assert v["losses_equal"] and v["weights_equal"] and v["states_equal"] and v["block_ops"] > 0, (name, v)
 
 
 def test_torchrun_with_the_launcher_and_packages_compiles_the_model(tmp_path):
@@ -124,5 +128,5 @@ def test_torchrun_with_the_launcher_and_packages_compiles_the_model(tmp_path):
 def test_fsdp2_with_the_inductor_backend(tmp_path):
     """Inductor fuses LayerNorm its own way: weights agree to rounding, not bit for bit."""
     for r in _launch(tmp_path, "fsdp", "inductor"):
-        assert r["weights_close"], r
+        assert r["weights_close"] and r["states_equal"], r
         assert r["block_ops"] > 0 and r["block_captures"] == 1, r

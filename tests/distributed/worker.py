@@ -289,43 +289,78 @@ def case_ddp(backend: str) -> dict:
 
 # --- FSDP2 ------------------------------------------------------------------------------------
 
-def _fsdp_train(compiled: bool, steps: int = 10, backend: str = "eager"):
+def _fsdp_train(compiled: bool, steps: int = 10, backend: str = "eager", options: dict | None = None,
+                forwards: int = 1):
+    """``steps`` training steps of a ``Stack`` sharded per block and at the root with ``options``
+    (``fully_shard`` keywords); ``forwards`` forward passes (different inputs) before each backward.
+    Also returns FSDP's visible state after each forward (which parameters are sharded DTensors,
+    which unsharded tensors): the hooks' effects, not only their numbers (FSDP recovers the right
+    gradients even when a post-forward hook does not run)."""
     from torch.distributed.fsdp import fully_shard
     torch.manual_seed(0)
     model = distmodels.Stack()
     for block in model.blocks:
-        fully_shard(block)
-    fully_shard(model)
+        fully_shard(block, **(options or {}))
+    fully_shard(model, **(options or {}))
     run = autograph.compile(model, backend=backend) if compiled else model
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    losses = []
+    losses, states = [], []
     for step in range(steps):
         g = torch.Generator().manual_seed(1000 * dist.get_rank() + step)
         x, y = torch.randn(4, 8, generator=g), torch.randn(4, generator=g)
-        loss = distmodels.loss_fn(run(x), y)
+        loss = 0
+        for i in range(forwards):
+            loss = loss + distmodels.loss_fn(run(x * (i + 1)), y)
+            states.append([(name, type(p).__name__, tuple(p.shape)) for name, p in model.named_parameters()])
         loss.backward()
         opt.step()
         opt.zero_grad()
         losses.append(loss.item())
-    return losses, [p.to_local().detach().clone() for p in model.parameters()]
+    return losses, [p.to_local().detach().clone() for p in model.parameters()], states
+
+
+def _fsdp_variants(backend: str) -> dict:
+    """FSDP2 options whose hooks do more (or less) around the compiled forwards: still exact."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy
+    variants = {
+        "no_reshard_after_forward": ({"reshard_after_forward": False}, 1),
+        "bf16_params": ({"mp_policy": MixedPrecisionPolicy(param_dtype=torch.bfloat16,
+                                                           reduce_dtype=torch.float32)}, 1),
+        "two_forwards_per_backward": ({}, 2),
+    }
+    out = {}
+    for name, (options, forwards) in variants.items():
+        autograph.reset()
+        eager_losses, eager_weights, eager_states = _fsdp_train(False, 5, options=options, forwards=forwards)
+        losses, weights, states = _fsdp_train(True, 5, backend=backend, options=options, forwards=forwards)
+        block = {s.qualname: s for s in autograph.report().functions}.get("Block.forward")
+        out[name] = {"losses_equal": losses == eager_losses, "states_equal": states == eager_states,
+                     "weights_equal": all(torch.equal(a, b) for a, b in zip(weights, eager_weights)),
+                     "block_ops": block.ops_in_graphs if block else 0}
+    return out
 
 
 def case_fsdp(backend: str) -> dict:
-    eager_losses, eager_weights = _fsdp_train(False)
+    eager_losses, eager_weights, eager_states = _fsdp_train(False)
     autograph.reset()
-    losses, weights = _fsdp_train(True, backend=backend)
+    losses, weights, states = _fsdp_train(True, backend=backend)
     stats = {s.qualname: s for s in autograph.report().functions}
     block = stats.get("Block.forward")
     root = [s for name, s in stats.items() if name.startswith("Stack.forward")]
-    return {
+    record = {
         "losses_equal": losses == eager_losses,
+        "states_equal": states == eager_states,
         "weights_equal": all(torch.equal(a, b) for a, b in zip(weights, eager_weights)),
         "weights_close": all(torch.allclose(a, b, rtol=1e-5, atol=1e-6) for a, b in zip(weights, eager_weights)),
         "block_captures": block.captures if block else 0,
         "block_ops": block.ops_in_graphs if block else 0,
         "root_break_reasons": sorted({b.reason for s in root for b in s.breaks}),
+        "root_break_kinds": sorted({b.kind for s in root for b in s.breaks}),
         "root_ops": sum(s.ops_in_graphs for s in root),
     }
+    if backend == "eager":
+        record["variants"] = _fsdp_variants(backend)
+    return record
 
 
 # --- under the import hook (torchrun ... -m autograph run ...) --------------------------------
