@@ -20,7 +20,7 @@ def _run_with_recompile():
 
 
 def test_function_report_counts():
-    _run_with_recompile()
+    f = _run_with_recompile()  # kept alive: a collected function's cache entries are freed
     rep = report()
     top = next(r for r in rep.functions if r.qualname == "toy_example")
     assert (top.calls, top.hits, top.captures, top.cache_entries) == (4, 2, 2, 2)
@@ -35,6 +35,7 @@ def test_function_report_counts():
     assert top.capture_seconds > 0
     resumes = [r for r in rep.functions if r.resume_of == "toy_example"]
     assert resumes and all(r.qualname.startswith("toy_example.__resume_at_") for r in resumes)
+    del f
 
 
 def test_text_table_per_function():

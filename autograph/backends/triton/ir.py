@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 Index = list  # list[sympy.Expr]
 
 
-class Value:
+class IRNode:
+    """A tensor-valued node of the Triton IR (not capture's symbolic ``Value``)."""
+
     shape: tuple[int, ...]
     dtype: torch.dtype
     ops: int = 0  # number of ops inlined when this value is loaded (fusion bound)
@@ -53,7 +55,7 @@ class Value:
 
 
 @dataclass(eq=False)
-class Buffer(Value):
+class Buffer(IRNode):
     """A tensor in memory; ``name`` is its variable in the wrapper."""
 
     name: str
@@ -77,7 +79,7 @@ def new_buffer(name: str, shape, dtype, device) -> Buffer:
 
 
 @dataclass(eq=False)
-class Pointwise(Value):
+class Pointwise(IRNode):
     """An element computed by ``fn(ops, index)`` from other values' elements.
 
     ``op_names[0]`` names the op it counts as in a kernel (the kernel's name, its op total)
@@ -95,8 +97,8 @@ class Pointwise(Value):
 
 
 @dataclass(eq=False)
-class View(Value):
-    base: Value
+class View(IRNode):
+    base: IRNode
     shape: tuple[int, ...]
     reindex: Callable[[Index], Index]
     fx_node: Any = None
@@ -130,7 +132,7 @@ class PointwiseItem:
     """Compute ``value`` over ``buffer.shape`` and store it into ``buffer``."""
 
     buffer: Buffer
-    value: Value
+    value: IRNode
     op_names: tuple[str, ...] = ()
 
     @property
@@ -146,7 +148,7 @@ class ReductionItem:
     compute dtype (``input``'s for arg-reductions)."""
 
     buffer: Buffer
-    input: Value
+    input: IRNode
     rdims: tuple[int, ...]
     kind: str
     keepdim: bool

@@ -21,7 +21,7 @@ import torch.fx
 from autograph.backends.triton.context import CompileContext
 from autograph.backends.triton.indexing import contiguous_strides, is_static
 from autograph.backends.triton.ir import (PERSISTENT_MAX, Buffer, ExternItem, Pointwise, PointwiseItem,
-                                          ReductionItem, Value, View, new_buffer)
+                                          ReductionItem, IRNode, View, new_buffer)
 from autograph.backends.triton.ops import OpsHandler, OpsValue, check_dtype, compute_dtype
 
 aten = torch.ops.aten
@@ -217,7 +217,7 @@ class Lowering:
                     flat = (flat,)
                 for out in flat:
                     value = self.env[out] if isinstance(out, torch.fx.Node) else out
-                    if isinstance(value, Value):
+                    if isinstance(value, IRNode):
                         value = self.realize(value, out)
                         self.needed.add(value.name)
                     outputs.append(value)
@@ -306,17 +306,17 @@ class Lowering:
         order = {n: i for i, n in enumerate(self.gm.graph.nodes)}
         here = order[mutation]
         for n, value in list(self.env.items()):
-            if isinstance(value, Value) and not isinstance(value, Buffer) and any(order[u] > here for u in n.users):
+            if isinstance(value, IRNode) and not isinstance(value, Buffer) and any(order[u] > here for u in n.users):
                 self.env[n] = self.realize(value, n)
             elif isinstance(value, (tuple, list)):
                 if any(order[u] > here for u in n.users):
-                    self.env[n] = type(value)(self.realize(v) if isinstance(v, Value) else v for v in value)
+                    self.env[n] = type(value)(self.realize(v) if isinstance(v, IRNode) else v for v in value)
 
     def materialize_node_arg(self, arg):
         """An extern's argument as wrapper values, tensors realized in eager's layout."""
         if isinstance(arg, torch.fx.Node):
             value = self.env[arg]
-            if isinstance(value, Value):
+            if isinstance(value, IRNode):
                 buf = self.realize(value, arg)
                 self.needed.add(buf.name)
                 return buf
@@ -326,7 +326,7 @@ class Lowering:
         return arg
 
     def materialize_arg(self, arg):
-        if isinstance(arg, Value):
+        if isinstance(arg, IRNode):
             buf = self.realize(arg)
             self.needed.add(buf.name)
             return buf
@@ -364,7 +364,7 @@ class Lowering:
         for a in args:
             if isinstance(a, WrapperVar) or (isinstance(a, (list, tuple))):
                 raise LoweringDeclined("runtime scalar argument")
-            if isinstance(a, Value) and a.dtype in (torch.complex64, torch.complex128):
+            if isinstance(a, IRNode) and a.dtype in (torch.complex64, torch.complex128):
                 raise LoweringDeclined("complex")
         if compute is None:
             compute = compute_dtype(dtype)
@@ -374,7 +374,7 @@ class Lowering:
         def fn(ops: OpsHandler, index) -> OpsValue:
             elements = []
             for a, do_cast in zip(args, casts):
-                if isinstance(a, Value):
+                if isinstance(a, IRNode):
                     e = a.load(ops, broadcast_index(index, shape, a.shape))
                     if do_cast and compute_dtype(a.dtype) != compute:
                         e = ops.to_dtype(e, compute, a.dtype)
@@ -383,11 +383,11 @@ class Lowering:
                 elements.append(e)
             return body(ops, *elements)
 
-        inner = [a for a in args if isinstance(a, Value)]
+        inner = [a for a in args if isinstance(a, IRNode)]
         names = tuple(dict.fromkeys((name,) + tuple(n for a in inner for n in a.op_names)))
         return Pointwise(shape, dtype, fn, 1 + sum(a.ops for a in inner), names)
 
-    def reduce_to(self, x: Value, rdims: tuple, kind: str, shape: tuple, dtype: torch.dtype) -> Buffer:
+    def reduce_to(self, x: IRNode, rdims: tuple, kind: str, shape: tuple, dtype: torch.dtype) -> Buffer:
         buf = new_buffer(self.fresh(), shape, dtype, self.device)
         item = ReductionItem(buf, x, rdims, kind, False, (kind,) + x.op_names)
         buf.producer = item
@@ -402,8 +402,8 @@ class Lowering:
 
         return Pointwise(tuple(shape), dtype, fn, 1 + sum(a.ops for a in args), (name,))
 
-    def reduce(self, node, x: Value, dims, keepdim: bool, kind: str, out_dtype=None) -> Value:
-        if not isinstance(x, Value):
+    def reduce(self, node, x: IRNode, dims, keepdim: bool, kind: str, out_dtype=None) -> IRNode:
+        if not isinstance(x, IRNode):
             raise LoweringDeclined("reduction of a non-tensor")
         ndim = len(x.shape)
         if ndim == 0:
@@ -438,7 +438,7 @@ def scalar(ops: OpsHandler, value, dtype: torch.dtype) -> OpsValue:
 
 
 def _dtype_of(x) -> torch.dtype:
-    if isinstance(x, Value):
+    if isinstance(x, IRNode):
         return x.dtype
     if isinstance(x, bool):
         return torch.bool
@@ -449,9 +449,9 @@ def _dtype_of(x) -> torch.dtype:
 
 def promoted(*args) -> torch.dtype:
     """torch's type promotion over tensors and Python scalars (for comparisons)."""
-    tensors = [a for a in args if isinstance(a, Value)]
+    tensors = [a for a in args if isinstance(a, IRNode)]
     dims = [torch.empty((1,) * max(1, len(a.shape)) if len(a.shape) else (), dtype=a.dtype, device="meta") for a in tensors]
-    scalars = [a for a in args if not isinstance(a, Value)]
+    scalars = [a for a in args if not isinstance(a, IRNode)]
     return compute_dtype(torch.result_type(*(dims + scalars))) if len(dims + scalars) > 1 else compute_dtype(_dtype_of(args[0]))
 
 

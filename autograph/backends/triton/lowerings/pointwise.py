@@ -13,7 +13,7 @@ import sympy
 import torch
 
 from autograph.backends.triton.indexing import FloorDiv, is_static
-from autograph.backends.triton.ir import Pointwise, Value
+from autograph.backends.triton.ir import Pointwise, IRNode
 from autograph.backends.triton.lower import LoweringDeclined, meta, promoted, register, scalar, shape_of
 from autograph.backends.triton.ops import HALF_DTYPES, compute_dtype
 
@@ -296,7 +296,7 @@ def _pow_scalar_base(L, node, base, e):
 
 
 def _convert(L, node, a, dtype):
-    if not isinstance(a, Value):
+    if not isinstance(a, IRNode):
         raise LoweringDeclined("convert a scalar")
     out = meta(node).dtype
     compute = compute_dtype(a.dtype) if out == torch.bool else None
@@ -305,7 +305,7 @@ def _convert(L, node, a, dtype):
 
 @register(aten._to_copy.default)
 def _to_copy(L, node, a, **kw):
-    if not isinstance(a, Value) or meta(node).device != getattr(meta(node.args[0]), "device", None):
+    if not isinstance(a, IRNode) or meta(node).device != getattr(meta(node.args[0]), "device", None):
         raise LoweringDeclined("copy to another device")  # runs as aten._to_copy in the wrapper
     return _convert(L, node, a, kw.get("dtype"))
 
@@ -317,7 +317,7 @@ def _convert_element_type(L, node, a, dtype):
 
 @register(aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default)
 def _identity(L, node, a, **kw):
-    if not isinstance(a, Value):
+    if not isinstance(a, IRNode):
         raise LoweringDeclined("clone of a non-tensor")
     return L.pointwise(node, [a], lambda ops, x: x, "clone")
 
@@ -374,8 +374,8 @@ def _cat(L, node, tensors, dim=0):
     """Each element comes from the input whose range along ``dim`` holds it (masked loads)."""
     out = meta(node)
     shape, dtype = shape_of(out), out.dtype
-    parts = [t for t in tensors if isinstance(t, Value) and not (len(t.shape) == 1 and t.shape[0] == 0)]
-    if len(parts) != len([t for t in tensors if isinstance(t, Value)]) and any(not isinstance(t, Value) for t in tensors):
+    parts = [t for t in tensors if isinstance(t, IRNode) and not (len(t.shape) == 1 and t.shape[0] == 0)]
+    if len(parts) != len([t for t in tensors if isinstance(t, IRNode)]) and any(not isinstance(t, IRNode) for t in tensors):
         raise LoweringDeclined("cat of non-tensors")
     if not parts or len(parts) > 8:
         raise LoweringDeclined("cat of many tensors")
@@ -406,7 +406,7 @@ def _cat(L, node, tensors, dim=0):
 @register(aten.constant_pad_nd.default)
 def _pad(L, node, a, pad, value=0):
     """Elements outside the input read ``value``; the input is loaded under a bounds mask."""
-    if not isinstance(a, Value) or any(p < 0 for p in pad):
+    if not isinstance(a, IRNode) or any(p < 0 for p in pad):
         raise LoweringDeclined("negative padding")
     out = meta(node)
     n = len(a.shape)
@@ -432,7 +432,7 @@ def _pad(L, node, a, pad, value=0):
 @register(aten.slice_scatter.default)
 def _slice_scatter(L, node, base, src, dim=0, start=None, end=None, step=1):
     """``base`` with ``src`` written into ``base[start:end:step]`` along ``dim`` (masked loads)."""
-    if not isinstance(base, Value) or not isinstance(src, Value):
+    if not isinstance(base, IRNode) or not isinstance(src, IRNode):
         raise LoweringDeclined("slice_scatter of non-tensors")
     out = meta(node)
     dim = dim % len(out.shape)

@@ -6,7 +6,7 @@ import math
 import torch
 
 from autograph.backends.triton.indexing import delinearize, is_static
-from autograph.backends.triton.ir import Pointwise, Value, View
+from autograph.backends.triton.ir import Pointwise, IRNode, View
 from autograph.backends.triton.lower import LoweringDeclined, meta, register
 from autograph.backends.triton.ops import compute_dtype
 
@@ -56,7 +56,7 @@ def _min_all(L, node, a):
 
 def _arg(kind):
     def lower(L, node, a, dim=None, keepdim=False):
-        if not isinstance(a, Value):
+        if not isinstance(a, IRNode):
             raise LoweringDeclined("argmax of a non-tensor")
         if dim is None:
             flat = (a.numel,)
@@ -89,7 +89,7 @@ def _divided(name: str, value, count, dtype: torch.dtype, shape: tuple, index_of
 
 @register(aten.mean.dim, aten.mean.default)
 def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
-    if not meta(node).dtype.is_floating_point or not isinstance(a, Value):
+    if not meta(node).dtype.is_floating_point or not isinstance(a, IRNode):
         raise LoweringDeclined("mean of integers")
     ndim = len(a.shape)
     all_dims = range(ndim) if not dims else [d % ndim for d in dims]
@@ -103,7 +103,7 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     """Two reductions of one row in one kernel: the mean, then the squared deviations."""
     out = meta(node)
     var_meta = out[0] if isinstance(out, (tuple, list)) else out
-    if not var_meta.dtype.is_floating_point or not isinstance(a, Value):
+    if not var_meta.dtype.is_floating_point or not isinstance(a, IRNode):
         raise LoweringDeclined("var of integers")
     ndim = len(a.shape)
     rdims = tuple(range(ndim)) if not dims else tuple(sorted({d % ndim for d in dims}))
@@ -163,7 +163,7 @@ def _bool_reduce(kind: str):
     """any/all: max/min of ``x != 0`` as int32, compared back to a bool."""
 
     def lower(L, node, a, dim=None, keepdim=False):
-        if not isinstance(a, Value):
+        if not isinstance(a, IRNode):
             raise LoweringDeclined("any/all of a non-tensor")
         as_int = Pointwise(tuple(a.shape), torch.int32,
                            lambda ops, idx: ops.to_dtype(ops.ne(a.load(ops, idx), ops.constant(0, a.dtype)), torch.int32, torch.bool),

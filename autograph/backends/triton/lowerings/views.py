@@ -7,7 +7,7 @@ import sympy
 import torch
 
 from autograph.backends.triton.indexing import contiguous_strides, delinearize, is_static, linearize
-from autograph.backends.triton.ir import Value, View
+from autograph.backends.triton.ir import IRNode, View
 from autograph.backends.triton.lower import LoweringDeclined, broadcast_index, meta, register, shape_of
 
 aten = torch.ops.aten
@@ -15,7 +15,7 @@ prims = torch.ops.prims
 
 
 def _view_of(L, node, base, reindex):
-    if not isinstance(base, Value):
+    if not isinstance(base, IRNode):
         raise LoweringDeclined("view of a non-tensor")
     return View(base, shape_of(meta(node)), reindex, fx_node=node)
 
