@@ -12,10 +12,13 @@ import sys
 import time
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from autograph.explain import render
 from autograph.explain.find import find_shim, is_shim
+
+if TYPE_CHECKING:
+    from autograph.settings import Settings
 
 _MAX_DEPTH = 64  # nested resume/callee captures followed in one explained call
 
@@ -174,7 +177,7 @@ def _target(fn: Any, args: tuple) -> tuple[types.FunctionType, tuple]:
 
 
 class _Explainer:
-    def __init__(self, out: ExplainOutput, settings: Any):
+    def __init__(self, out: ExplainOutput, settings: Settings):
         self.out = out
         self.settings = settings
 
