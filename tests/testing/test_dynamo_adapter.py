@@ -106,8 +106,14 @@ def test_totals_count_in_scope_tests(outcomes):
     assert da.clusters(list(outcomes.values()))  # the non-strict ones have a cause
 
 
-def test_vendored_file_is_unchanged():
-    """The README records the sha256 of the upstream file; the file must still match it."""
+VENDORED_ROW = re.compile(r"^\| `(test_\w+\.py)` \| `([0-9a-f]{40})` \| `([0-9a-f]{64})` \|$", re.MULTILINE)
+
+
+def test_vendored_files_are_unchanged():
+    """The README records the commit and sha256 of every upstream file; each must still match,
+    and every vendored test file has its row."""
     folder = ROOT / "tests" / "upstream" / "dynamo"
-    recorded = re.search(r"sha256 `([0-9a-f]{64})`", (folder / "README.md").read_text()).group(1)
-    assert hashlib.sha256((folder / "test_functions.py").read_bytes()).hexdigest() == recorded
+    rows = {name: digest for name, _, digest in VENDORED_ROW.findall((folder / "README.md").read_text())}
+    assert set(rows) == {p.name for p in folder.glob("test_*.py")}
+    for name, digest in rows.items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name

@@ -90,7 +90,7 @@ class ExactnessConstructs:
                 self._with_nest(depth + 1, headers[1:])
                 return
             if "print" in self.config.features and self.c.chance(0.6):
-                self.emit(f'print("in", TRACE[-1])')
+                self.emit('print("in", TRACE[-1])')
             self.statement(depth + 1)
 
     # -- small helpers ------------------------------------------------------------
