@@ -1,6 +1,7 @@
 """PyTorch's own Dynamo unit tests, run against autograph: one line per test, then totals.
 
-    python scripts/dynamo_suite.py                     # tests/upstream/dynamo/test_functions.py
+    python scripts/dynamo_suite.py                     # every file of tests/upstream/dynamo/
+    python scripts/dynamo_suite.py FILE [FILE...]      # these vendored files
     python scripts/dynamo_suite.py -k partial          # tests whose id matches a regex
     python scripts/dynamo_suite.py --json suite.json   # also write every outcome as JSON
     python scripts/dynamo_suite.py --reference         # the same tests under torch.compile itself
@@ -10,7 +11,7 @@ counts), values (values right, a count differs), fallback (right only because a 
 failed and the function ran eagerly), wrong (a value or exception differs from eager),
 out-of-scope (tests Dynamo's own machinery), skipped (needs CUDA).
 
-Exit status: 1 when any test is ``wrong`` (CI runs this), else 0.
+Exit status: 1 when any test of any file is ``wrong`` (CI runs this), else 0.
 """
 from __future__ import annotations
 
@@ -29,7 +30,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 UPSTREAM = ROOT / "tests" / "upstream" / "dynamo"
-DEFAULT_FILE = UPSTREAM / "test_functions.py"
 
 
 def _git_commit() -> str:
@@ -41,15 +41,17 @@ def _git_commit() -> str:
 
 
 def _upstream_commit(path: Path) -> str:
-    """The upstream commit the README next to the vendored file names."""
+    """The upstream commit the README next to the vendored file names for it (its table row)."""
     readme = path.parent / "README.md"
-    found = re.search(r"commit `([0-9a-f]{7,40})`", readme.read_text()) if readme.exists() else None
+    found = re.search(rf"`{re.escape(path.name)}`[^\n]*?`([0-9a-f]{{40}})`", readme.read_text()) \
+        if readme.exists() else None
     return found.group(1)[:12] if found else "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("file", nargs="?", default=str(DEFAULT_FILE), help="vendored Dynamo test file")
+    parser.add_argument("files", nargs="*", help="vendored Dynamo test files (default: every test_*.py "
+                                                 "of tests/upstream/dynamo)")
     parser.add_argument("-k", dest="pattern", help="only tests whose Class.test_name matches this regex")
     parser.add_argument("--json", dest="json_path", help="write the outcomes and totals here")
     parser.add_argument("--reference", action="store_true",
@@ -62,10 +64,24 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    paths = [Path(f).resolve() for f in args.files] or sorted(UPSTREAM.glob("test_*.py"))
+    reports = [_run_file(path, args) for path in paths]
+    if args.markdown:
+        Path(args.markdown).write_text("\n".join(_markdown(*r, torch.__version__) for r in reports))
+    if args.json_path:
+        data = [_json(*r, args.reference, torch.__version__) for r in reports]
+        text = json.dumps(data[0] if len(data) == 1 else {"files": data}, indent=1)
+        Path(args.json_path).write_text(text.replace(str(ROOT) + "/", "") + "\n")  # repository-relative
+    return 1 if any(counts["wrong"] for _, counts, _, _, _ in reports) else 0
+
+
+def _run_file(path: Path, args) -> tuple:
+    """Classify every test of one vendored file, print one line per test and the totals."""
+    import torch
+
     from autograph.testing import dynamo_adapter as da
 
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    path = Path(args.file).resolve()
     module = da.load_module(path)
     tests = da.collect(module, args.pattern)
     t0 = time.perf_counter()
@@ -86,24 +102,25 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  strict pass {counts['strict']} ({100 * counts['strict'] / n:.1f}%), values correct "
           f"{correct + counts['fallback']} (of which fell back {counts['fallback']}, "
           f"{100 * counts['fallback'] / n:.1f}%), values but counts differ {counts['values']}, "
-          f"wrong {counts['wrong']}")
+          f"wrong {counts['wrong']}\n", flush=True)
     groups = da.clusters(outcomes)
     if groups:
         print("  not strict, by cause:")
         for name, names in groups.items():
             print(f"    {len(names):4d}  {name}")
-    if args.markdown:
-        Path(args.markdown).write_text(_markdown(outcomes, counts, groups, path, seconds, torch.__version__))
-    if args.json_path:
-        data = {"file": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
-                "upstream_commit": _upstream_commit(path), "torch": torch.__version__,
-                "autograph_commit": _git_commit(), "date": datetime.date.today().isoformat(),
-                "reference": args.reference, "seconds": round(seconds, 1), "totals": counts,
-                "scope_rules": [{"name": r.name, "pattern": r.pattern, "why": r.why} for r in da.SCOPE_RULES],
-                "clusters": groups, "tests": [o.as_dict() for o in outcomes]}
-        text = json.dumps(data, indent=1).replace(str(ROOT) + "/", "")  # repository-relative paths
-        Path(args.json_path).write_text(text + "\n")
-    return 1 if counts["wrong"] else 0
+        print()
+    return outcomes, counts, groups, path, seconds
+
+
+def _json(outcomes, counts, groups, path: Path, seconds: float, reference: bool, torch_version: str) -> dict:
+    from autograph.testing import dynamo_adapter as da
+
+    return {"file": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
+            "upstream_commit": _upstream_commit(path), "torch": torch_version,
+            "autograph_commit": _git_commit(), "date": datetime.date.today().isoformat(),
+            "reference": reference, "seconds": round(seconds, 1), "totals": counts,
+            "scope_rules": [{"name": r.name, "pattern": r.pattern, "why": r.why} for r in da.SCOPE_RULES],
+            "clusters": groups, "tests": [o.as_dict() for o in outcomes]}
 
 
 def _markdown(outcomes, counts, groups, path: Path, seconds: float, torch_version: str) -> str:

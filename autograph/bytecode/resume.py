@@ -66,7 +66,8 @@ from bytecode.instr import InstrLocation, SetLineno
 from .assemble import CO_GENERATOR_LIKE, abstract_with_offsets, assemble, prefix_instrs
 from .stackdepth import frame_facts
 
-__all__ = ["make_resume_code", "resume_param_names", "resume_stack_depth", "cells_passed_by_reference",
+__all__ = ["make_resume_code", "resume_param_names", "super_first_local", "resume_stack_depth",
+           "cells_passed_by_reference",
            "preamble_length", "Slot"]
 
 PY = sys.version_info[:2]
@@ -93,10 +94,24 @@ def _is_null(slot: Slot) -> bool:
 
 
 def resume_param_names(stack_slots: Sequence[Slot], live_locals: Sequence[str], *,
-                       raise_exc: bool = False) -> list[str]:
-    """The resume function's parameter names, in call order."""
-    names = [f"___stack{i}" for i, s in enumerate(stack_slots) if not _is_null(s)] + list(live_locals)
+                       raise_exc: bool = False, first_local: str | None = None) -> list[str]:
+    """The resume function's parameter names, in call order. ``first_local`` (see
+    :func:`super_first_local`) comes first of all."""
+    live = list(live_locals)
+    head = [first_local] if first_local is not None and first_local in live else []
+    names = head + [f"___stack{i}" for i, s in enumerate(stack_slots) if not _is_null(s)] \
+        + [n for n in live if n not in head]
     return names + [EXC_PARAM] if raise_exc else names
+
+
+def super_first_local(code: CodeType, live_locals: Sequence[str]) -> str | None:
+    """The local a zero-argument ``super()`` in ``code`` reads, when the resume receives it: a
+    method using ``super()`` has the ``__class__`` cell, and ``super()`` takes the *first* local of
+    the running frame as its instance, so that parameter must stay first in the resume function."""
+    if "__class__" not in code.co_freevars or not code.co_argcount:
+        return None
+    first = code.co_varnames[0]
+    return first if first in live_locals else None
 
 
 def cells_passed_by_reference(code: CodeType) -> frozenset:
@@ -290,7 +305,7 @@ def _build(code: CodeType, offset: int, kinds: tuple, live: tuple, name: str,
         items.insert(at, Instr("RAISE_VARARGS", 1, location=target_instr.location))
     body = items[start:]
 
-    params = resume_param_names(kinds, live, raise_exc=raise_exc)
+    params = resume_param_names(kinds, live, raise_exc=raise_exc, first_local=super_first_local(code, live))
     if PY >= (3, 12):
         body = _checked_loads(body, set(params) | (set(code.co_cellvars) if cells_in_closure else set()))
     cellvars, freevars = list(code.co_cellvars), list(code.co_freevars)

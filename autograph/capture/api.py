@@ -268,8 +268,10 @@ def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list
             [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     if op == "BEFORE_WITH":  # enter for real; the resume continues inside the block with the live exit
         from autograph.capture.values.contexts import before_with
-        run = [f"__x, __r = {cg.const(before_with)}({cg.reconstruct(stack[-1])})"]
-        rest = stack[:-1] + [_Expr("__x"), _Expr("__r")]
+        # (not ``__x``: when the enter runs under a try that hands its exception on, that name
+        # holds the exception, and the exit would be lost on the way to the resume)
+        run = [f"__with_exit, __r = {cg.const(before_with)}({cg.reconstruct(stack[-1])})"]
+        rest = stack[:-1] + [_Expr("__with_exit"), _Expr("__r")]
         return run, [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     if op in _NATIVE_STORES:
         if op == "STORE_ATTR":

@@ -18,7 +18,7 @@ from typing import Any, Callable, Hashable
 
 from autograph.bytecode.instructions import Instruction, normalize
 from autograph.bytecode.liveness import live_locals_at
-from autograph.bytecode.resume import make_resume_code, preamble_length
+from autograph.bytecode.resume import make_resume_code, preamble_length, super_first_local
 from autograph.capture.breaks import CaptureBug, Unsupported, break_kind
 from autograph.capture.values.base import NULL, Value
 from autograph.guards.check import signature_source
@@ -229,8 +229,9 @@ class Codegen:
             elif name in code.co_cellvars and frame.cells.get(name) is not None:
                 self.cells_by_value.add(id(frame.cells[name]))
         refs = tuple(n for n in live if n in refs)
-        local_args = [local_args[name] for name in live]
-        args += local_args
+        first = super_first_local(code, live)  # zero-argument super() reads the first parameter
+        args = ([local_args[first]] if first is not None else []) + args
+        args += [local_args[name] for name in live if name != first]
         if raise_exc is not None:
             args.append(raise_exc)
         fn = self._resume_function(code, offset, tuple(slots), tuple(live), wrap, raise_exc is not None, refs)
@@ -337,7 +338,9 @@ def _make_resume_code(code, offset, slots, live, name, raise_exc=False, handler_
 
 
 def _live_locals(code, offset, defined: dict) -> list[str]:
-    live = live_locals_at(code, offset)
+    live = set(live_locals_at(code, offset))
+    if "__class__" in code.co_freevars and code.co_argcount:
+        live.add(code.co_varnames[0])  # read by a zero-argument super(), with no LOAD_FAST
     ordered = list(code.co_varnames) + [n for n in code.co_cellvars if n not in code.co_varnames]
     names = [n for n in ordered if n in live and n in defined]
     return names

@@ -67,3 +67,21 @@ def decorated_live_at_break(x):
 def test_decorated_function_rebuilt_at_break():
     h = check(decorated_live_at_break, lambda: (torch.randn(3, requires_grad=True),))
     assert h.breaks and all("print" in b.reason for b in h.breaks)
+
+
+def grad_classes_called_on_functions(x):
+    def inner(t):
+        return t.sin() * 2, torch.is_grad_enabled()
+
+    with torch.enable_grad():
+        quiet = torch.no_grad(inner)  # no_grad.__new__(cls, fn) returns no_grad()(fn)
+        loud = torch.enable_grad(inner)
+        still = torch.is_grad_enabled()
+    with torch.no_grad():
+        a = loud(x)
+    return quiet(x), a, still, torch.is_grad_enabled()
+
+
+def test_grad_classes_called_on_a_function_decorate_it():
+    h = check(grad_classes_called_on_functions, lambda: (torch.randn(3, requires_grad=True),))
+    assert h.breaks == []

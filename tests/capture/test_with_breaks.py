@@ -197,6 +197,26 @@ def test_user_context_manager_exit_runs_once_after_the_break():
     assert_before_and_after_in_graphs(h)
 
 
+def w_nested_user_cms(x):
+    with Tracked("outer"):
+        y = x + 1
+        with Tracked("inner"):
+            z = probe(y * 3)
+            z = z + 1
+    return z
+
+
+def test_nested_user_context_managers_with_a_break_in_the_inner_block():
+    """The inner ``__exit__`` entered by a resume function reaches the next resume (it was lost
+    to a clashing temporary name, and the compiled call raised TypeError)."""
+    x = torch.randn(3)
+    (ref, ref_log), (out, out_log), h = run_both(w_nested_user_cms, x)
+    assert_same(ref, out)
+    assert out_log == ref_log
+    assert [e for e in out_log if e[0] != "probe"] == [
+        ("enter", "outer"), ("enter", "inner"), ("exit", "inner", None), ("exit", "outer", None)]
+
+
 def test_user_context_manager_inside_no_grad():
     x, w = torch.randn(3), torch.randn(3, requires_grad=True)
     (ref, ref_log), (out, out_log), h = run_both(w_user_cm_in_no_grad, x, w)

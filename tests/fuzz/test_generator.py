@@ -183,6 +183,12 @@ EXACTNESS_PATTERNS = {
     "fresh plain object": r"box\d+ = Box\(\)|marker\d+ = object\(\)",
     "fresh exception": r"err\d+ = (ValueError|KeyError)\(",
     "fresh object returned": r"return .*\b(tags|acc|info|box|marker|err)\d+",
+    # with blocks of Python context managers: nested, a graph break inside the innermost
+    "with block": r"^ +with Tracked\('(a|b|outer)'\)",
+    "nested with blocks": r"^ +with Tracked\('outer'\).*:\n(.*\n)*? +with Tracked\('inner'\)",
+    "break inside a with block": r"^ +print\(\"in\", TRACE\[-1\]\)",
+    # a subclass calling super().forward after a graph break
+    "super() after a break": r"print\(\"calls\", self\.calls\)\n +return super\(\)\.forward\(x\)",
 }
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -17,7 +18,8 @@ SYNTHETIC = textwrap.dedent('''
     import torch
     import torch._dynamo.test_case
     import torch._dynamo.testing
-    from torch._dynamo.testing import CompileCounter
+    from torch._dynamo.testing import CompileCounter, EagerAndRecordGraphs
+    from torch.testing._internal.common_utils import make_dynamo_test
 
 
     def wrong_backend(gm, example_inputs):
@@ -66,6 +68,22 @@ SYNTHETIC = textwrap.dedent('''
         @unittest.expectedFailure
         def test_expected_failure(self):
             raise AssertionError
+
+        def test_graphs_recorded(self):
+            eager = EagerAndRecordGraphs()
+            f = torch.compile(lambda x: x.cos() * 2, backend=eager)
+            x = torch.randn(3)
+            self.assertEqual(f(x), x.cos() * 2)
+            self.assertEqual(len(eager.graphs), 7)
+
+        def test_expects_dynamo_error(self):
+            f = torch.compile(lambda x: x + 1, backend="eager")
+            with self.assertRaises(KeyError):  # an error only Dynamo would raise
+                f(torch.randn(2))
+
+        @make_dynamo_test
+        def test_whole_body_compiled(self):
+            self.assertTrue([1, 2].count(1) == 1)
 ''')
 
 
@@ -80,10 +98,29 @@ def outcomes(tmp_path_factory):
 @pytest.mark.parametrize("test, klass", [
     ("test_strict", "strict"), ("test_count_differs", "values"), ("test_capture_fails", "fallback"),
     ("test_wrong", "wrong"), ("test_dynamo_config", "out-of-scope"), ("test_skipped", "skipped"),
-    ("test_expected_failure", "out-of-scope"),
+    ("test_expected_failure", "out-of-scope"), ("test_graphs_recorded", "values"),
+    ("test_expects_dynamo_error", "out-of-scope"), ("test_whole_body_compiled", "strict"),
 ])
 def test_each_test_lands_in_its_class(outcomes, test, klass):
     assert outcomes[test].klass == klass, outcomes[test]
+
+
+def test_failing_with_no_compiler_is_out_of_scope(outcomes):
+    assert outcomes["test_expects_dynamo_error"].reason.startswith("fails-uncompiled")
+
+
+def test_make_dynamo_test_bodies_reach_autograph(outcomes):
+    """``make_dynamo_test`` binds ``optimize_assert`` at class definition: still routed."""
+    calls = []
+    real = da._compile
+    da._compile = lambda *a, **k: calls.append(a) or real(*a, **k)
+    try:
+        module = sys.modules["autograph_synthetic_dynamo_tests"]
+        test = [t for t in da.collect(module, "whole_body")][0]
+        assert da.classify(test).klass == "strict"
+    finally:
+        da._compile = real
+    assert calls
 
 
 def test_a_fallback_names_the_capture_error(outcomes):
@@ -102,12 +139,18 @@ def test_routing_is_undone_after_a_run():
 
 def test_totals_count_in_scope_tests(outcomes):
     counts = da.totals(list(outcomes.values()))
-    assert counts["total"] == 7 and counts["in_scope"] == 4
+    assert counts["total"] == 10 and counts["in_scope"] == 6
     assert da.clusters(list(outcomes.values()))  # the non-strict ones have a cause
 
 
-def test_vendored_file_is_unchanged():
-    """The README records the sha256 of the upstream file; the file must still match it."""
+VENDORED_ROW = re.compile(r"^\| `(test_\w+\.py)` \| `([0-9a-f]{40})` \| `([0-9a-f]{64})` \|$", re.MULTILINE)
+
+
+def test_vendored_files_are_unchanged():
+    """The README records the commit and sha256 of every upstream file; each must still match,
+    and every vendored test file has its row."""
     folder = ROOT / "tests" / "upstream" / "dynamo"
-    recorded = re.search(r"sha256 `([0-9a-f]{64})`", (folder / "README.md").read_text()).group(1)
-    assert hashlib.sha256((folder / "test_functions.py").read_bytes()).hexdigest() == recorded
+    rows = {name: digest for name, _, digest in VENDORED_ROW.findall((folder / "README.md").read_text())}
+    assert set(rows) == {p.name for p in folder.glob("test_*.py")}
+    for name, digest in rows.items():
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, name

@@ -114,6 +114,14 @@ class BuiltinMethodValue(Value):
     def describe(self):
         return f"method .{self.name}() of {self.obj.describe()}"
 
+    def getattr(self, tx, name):
+        if name in ("__name__", "__qualname__"):
+            # what the class's own method says (a bound builtin method answers the same)
+            descriptor = getattr(self.obj.python_type(), self.name, None)
+            if descriptor is not None and hasattr(descriptor, name):
+                return ConstantValue(getattr(descriptor, name))
+        return super().getattr(tx, name)
+
     def call(self, tx, args, kwargs):
         from autograph.capture.values.containers import BaseSequenceValue, DictValue
         if isinstance(self.obj, (BaseSequenceValue, DictValue)) and type(self.obj).call_method is not Value.call_method:
@@ -433,6 +441,18 @@ def _isinstance(tx, obj, cls):
     return ConstantValue(issubclass(t, classes))
 
 
+def _issubclass(tx, cls, classinfo):
+    """``issubclass`` of classes capture knows (their identity is guarded where they were read):
+    the real call on the real classes."""
+    try:
+        sub, info = _class_info(cls), _class_info(classinfo)
+    except Unsupported:
+        return NotImplemented
+    if not isinstance(sub, type):
+        return NotImplemented
+    return ConstantValue(issubclass(sub, info))
+
+
 def _tensor_isinstance(tx, obj, classes, by_class: bool) -> bool:
     """A class whose ``__instancecheck__`` reads the instance (``nn.Buffer``, ``nn.Parameter``:
     a flag set on the tensor) answers for the caller's tensor or the module's buffer as for the
@@ -706,7 +726,8 @@ def _float_int(kind):
 
 
 _CORE_HANDLERS: dict[Any, Callable] = {
-    len: _len, isinstance: _isinstance, getattr: _getattr, hasattr: _hasattr, range: _range,
+    len: _len, isinstance: _isinstance, issubclass: _issubclass, getattr: _getattr, hasattr: _hasattr,
+    range: _range,
     enumerate: _enumerate, zip: _zip, reversed: _reversed, iter: _iter, next: _next,
     min: _minmax(min), max: _minmax(max), sum: _sum, all: _all_any(True), any: _all_any(False),
     abs: _abs, bool: _bool, repr: _repr, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,

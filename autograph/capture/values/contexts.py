@@ -427,6 +427,8 @@ def _construct(tx, cls, args, kwargs):
             if not flag.is_constant():
                 return NotImplemented
             return GradModeContextValue(bool(flag.as_python_constant()), immediate=True).switch_now(tx)
+        if len(args) == 1 and not kwargs:  # no_grad(fn): its __new__ returns no_grad()(fn)
+            return GradModeContextValue(cls is torch.enable_grad).call(tx, list(args), {})
         if args or kwargs:
             return NotImplemented
         return GradModeContextValue(cls is torch.enable_grad)

@@ -151,6 +151,19 @@ def make_function(code: types.CodeType, fn_globals: dict, defaults: tuple | None
     return fn
 
 
+def _in_namespace(name: str) -> bool:
+    """Whether ``f.name = v`` goes to the function's ``__dict__`` (not one of its own slots)."""
+    return not isinstance(getattr(types.FunctionType, name, None),
+                          (types.GetSetDescriptorType, types.MemberDescriptorType))
+
+
+def _is_dict(value: Value) -> bool:
+    try:
+        return value.python_type() is dict
+    except Unsupported:
+        return False
+
+
 class NestedFunctionValue(Value):
     """A function object created by MAKE_FUNCTION during capture.
 
@@ -180,6 +193,11 @@ class NestedFunctionValue(Value):
     def getattr(self, tx, name):
         if name in self.attrs:
             return self.attrs[name]
+        ns = self.attrs.get("__dict__")
+        if ns is not None and _in_namespace(name) and name in ns.items:
+            return ns.items[name]
+        if name == "__dict__":  # the attributes set on it, as one dict that later stores go to
+            return self._namespace()
         if name in ("__name__", "__qualname__"):
             return ConstantValue(self.code.co_name if name == "__name__" else self.code.co_qualname)
         if name == "__module__":
@@ -191,18 +209,46 @@ class NestedFunctionValue(Value):
         if name in ("__defaults__", "__kwdefaults__"):
             value = self.defaults if name == "__defaults__" else self.kwdefaults
             return value if value is not None else ConstantValue(None)
+        if name == "__annotations__":  # made on first read (empty without annotations), then kept
+            self.attrs[name] = self._annotations_dict()
+            return self.attrs[name]
         if not _special_name(name):  # a fresh function has no other attributes
             exc = AttributeError(f"'function' object has no attribute {name!r}")
             raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         return super().getattr(tx, name)
 
+    def _namespace(self) -> Value:
+        """``f.__dict__``: made on first read from the attributes stored so far; from then on it
+        holds every attribute that lives there (``attrs`` keeps the function's own slots)."""
+        from autograph.capture.values.containers import DictValue
+        ns = self.attrs.get("__dict__")
+        if ns is None:
+            plain = {k: v for k, v in self.attrs.items() if _in_namespace(k)}
+            ns = DictValue(plain)
+            self.attrs = {k: v for k, v in self.attrs.items() if not _in_namespace(k)}
+            self.attrs["__dict__"] = ns
+        return ns
+
+    def _annotations_dict(self) -> Value:
+        from autograph.capture.values.containers import DictValue
+        flat = list(getattr(self.annotations, "items", None) or []) if self.annotations is not None else []
+        if len(flat) % 2 or not all(k.is_constant() for k in flat[::2]):
+            raise Unsupported("annotations of a function made during capture", kind="unsupported-operation")
+        return DictValue({k.as_python_constant(): v for k, v in zip(flat[::2], flat[1::2])})
+
     def setattr(self, tx, name, value):
         if _special_name(name) and name not in ("__doc__", "__wrapped__", "__name__", "__qualname__",
-                                                "__module__"):
+                                                "__module__", "__annotations__"):
+            return super().setattr(tx, name, value)
+        if name == "__annotations__" and not _is_dict(value):  # Python: a dict, or TypeError
             return super().setattr(tx, name, value)
         if name in ("__name__", "__qualname__") and not (value.is_constant()
                                                          and isinstance(value.as_python_constant(), str)):
             return super().setattr(tx, name, value)
+        ns = self.attrs.get("__dict__")
+        if ns is not None and _in_namespace(name):
+            ns.setitem(tx, ConstantValue(name), value)
+            return
         self.attrs[name] = value  # the function is the capture's own: the store is local state
 
     def signature_fn(self) -> types.FunctionType:

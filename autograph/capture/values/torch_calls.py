@@ -48,13 +48,17 @@ class TorchFunctionValue(Value):
                 return out
         if self.fn in (torch.is_tensor,) and len(args) == 1:
             return ConstantValue(args[0].is_tensor())
+        from autograph.capture.values.state_queries import guard_answer
         try:
-            return tx.graph.call("call_function", self.fn, tuple(args), kwargs)
+            out = tx.graph.call("call_function", self.fn, tuple(args), kwargs)
+            guard_answer(tx, self.fn, args, kwargs, out, self.describe())  # reads global state
+            return out
         except Unsupported as exc:
             # a query without tensor arguments (torch.cuda.is_available(), is_scripting(), ...)
             if _all_constant(args, kwargs) and isinstance(self.fn, types.FunctionType):
                 result = fold(tx, self.fn, args, kwargs, self.describe())
                 if not result.is_tensor():
+                    guard_answer(tx, self.fn, args, kwargs, result, self.describe())
                     return result
             if exc.reason.endswith("passed to a torch operation") and type(self.fn) is types.FunctionType \
                     and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):

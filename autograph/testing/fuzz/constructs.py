@@ -68,7 +68,30 @@ class ExactnessConstructs:
             kinds.append(("raise_caught", 2))
         if "fresh_objects" in f:
             kinds.append(("fresh_object", 2))
+        if depth < 2 and "with_blocks" in f:
+            kinds.append(("with_block", 2))
         return kinds
+
+    # -- with blocks of Python context managers, nested, with a graph break inside --
+    def stmt_with_block(self, depth: int) -> None:
+        """``with Tracked(...):`` (its ``__enter__``/``__exit__`` log to ``TRACE``), maybe nested
+        and maybe with a ``print`` (a graph break) in the innermost block: each exit runs once, in
+        order, and the exit of a block entered after a break reaches the code after it."""
+        self.fixtures.add("Tracked")
+        names = ["outer", "inner"] if depth == 0 and self.c.chance(0.5) else [self.pick(("a", "b"))]
+        headers = [f"with Tracked({n!r}){' as cm' + str(i) if self.c.chance(0.3) else ''}:"
+                   for i, n in enumerate(names)]
+        self._with_nest(depth, headers)
+
+    def _with_nest(self, depth: int, headers: list[str]) -> None:
+        with self.block(headers[0]):
+            self.statement(depth + 1)
+            if len(headers) > 1:
+                self._with_nest(depth + 1, headers[1:])
+                return
+            if "print" in self.config.features and self.c.chance(0.6):
+                self.emit('print("in", TRACE[-1])')
+            self.statement(depth + 1)
 
     # -- small helpers ------------------------------------------------------------
     def ab_tensors(self) -> list[str]:

@@ -37,6 +37,23 @@ OBJ = Obj()
     for i in range(n):
         yield i * 0.5
 ''',
+    "Tracked": '''class Tracked:
+    """A context manager in Python: the order of its entries and exits goes to TRACE."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        TRACE.append("enter " + self.name)
+        return self
+
+    def __exit__(self, typ, exc, tb):
+        TRACE.append("exit " + self.name)
+        return False
+
+
+TRACE = []
+''',
     "CAUGHT": "CAUGHT = []\n",
     "MODE": 'MODE = "fast"\n',
     "WEIGHT": "WEIGHT = torch.linspace(0.5, 1.5, {B})\n",

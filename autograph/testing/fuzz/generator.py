@@ -615,8 +615,12 @@ class ProgramBuilder(ExactnessConstructs):
         b = self.dim("B")
         for index in range(self.c.integer(0, 2) if "modules" in self.config.features else 0):
             name = f"Block{index}"
-            kind = self.pick(("linear", "layers", "training", "counter"))
+            kind = self.pick(("linear", "layers", "training", "counter", "derived"))
             lines = [f"class {name}(torch.nn.Module):", "    def __init__(self):", "        super().__init__()"]
+            if kind == "derived":  # a subclass whose forward calls super().forward, maybe after a break
+                lines = [f"class {name}Base(torch.nn.Module):", "    def forward(self, x):",
+                         "        return self.lin(x) * self.scale", "", "",
+                         f"class {name}({name}Base):", "    def __init__(self):", "        super().__init__()"]
             if kind == "layers":
                 lines += [f"        self.layers = torch.nn.ModuleList([torch.nn.Linear({b}, {b}) for _ in range(2)])"]
                 weights = ["self.layers[0]", "self.layers[1]"]
@@ -635,6 +639,11 @@ class ProgramBuilder(ExactnessConstructs):
                 lines += ["        if self.training:", "            x = x * self.scale", "        return self.lin(x) - self.offset"]
             elif kind == "counter":
                 lines += ["        self.calls += 1", "        return torch.tanh(self.lin(x)) * self.calls"]
+            elif kind == "derived":
+                lines += ["        x = x + self.offset"]
+                if "print" in self.config.features and self.c.chance(0.7):
+                    lines += ['        print("calls", self.calls)']  # a graph break before super()
+                lines += ["        return super().forward(x) - self.offset"]
             else:
                 lines += [f"        return {self.pick(('torch.relu', 'torch.sigmoid', 'F.gelu'))}(self.lin(x) * self.scale + self.offset)"]
             instance = f"block{index}"

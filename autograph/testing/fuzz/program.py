@@ -19,7 +19,7 @@ BETWEEN_CALLS = "between_calls"
 # Python-level constructs whose exact behaviour compilers get wrong silently (issue 13).
 EXACTNESS_FEATURES = frozenset({
     "strings", "dict_views", "attributes", "iterators", "identity", "out_args",
-    "rebind_globals", "raise_caught", "fresh_objects", "aliased_inputs",
+    "rebind_globals", "raise_caught", "fresh_objects", "aliased_inputs", "with_blocks",
 })
 
 # Every feature family the generator knows; a FuzzConfig may switch some off.
