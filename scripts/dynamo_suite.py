@@ -1,6 +1,7 @@
 """PyTorch's own Dynamo unit tests, run against autograph: one line per test, then totals.
 
     python scripts/dynamo_suite.py                     # tests/upstream/dynamo/test_functions.py
+    python scripts/dynamo_suite.py tests/upstream/dynamo/test_generator.py   # another vendored file
     python scripts/dynamo_suite.py -k partial          # tests whose id matches a regex
     python scripts/dynamo_suite.py --json suite.json   # also write every outcome as JSON
     python scripts/dynamo_suite.py --reference         # the same tests under torch.compile itself
@@ -41,9 +42,11 @@ def _git_commit() -> str:
 
 
 def _upstream_commit(path: Path) -> str:
-    """The upstream commit the README next to the vendored file names."""
+    """The upstream commit the README next to the vendored file names for it (its table row)."""
     readme = path.parent / "README.md"
-    found = re.search(r"commit `([0-9a-f]{7,40})`", readme.read_text()) if readme.exists() else None
+    text = readme.read_text() if readme.exists() else ""
+    row = next((line for line in text.splitlines() if f"`{path.name}`" in line and "commit `" in line), text)
+    found = re.search(r"commit `([0-9a-f]{7,40})`", row)
     return found.group(1)[:12] if found else "unknown"
 
 

@@ -53,8 +53,9 @@ SCOPE_RULES: tuple[ScopeRule, ...] = (
     ScopeRule("dynamo-exceptions", r"torch\._dynamo\.exc\b",
               "expects Dynamo's own exception types (torch._dynamo.exc)"),
     ScopeRule("dynamo-internals",
-              r"\b(RangeVariable|ConstantVariable|counters)\b|torch\._C\._dynamo\b|torch\._dynamo\.guards\b",
-              "uses Dynamo's internal classes, counters or C guard objects"),
+              r"\b(RangeVariable|ConstantVariable|counters)\b|torch\._C\._dynamo\b|torch\._dynamo\.guards\b|"
+              r"compilation_metrics\b|\bSpeculationLog\b",
+              "uses Dynamo's internal classes, counters, compilation metrics or C guard objects"),
     ScopeRule("export-inductor", r"torch\.export\b|torch\._export\b|torch\._inductor\b|\bexport=True",
               "tests torch.export or Inductor rather than capture"),
 )
@@ -156,10 +157,27 @@ def out_of_scope(test: unittest.TestCase) -> str | None:
     if getattr(method, "__unittest_expecting_failure__", False):
         return "expected-failure: marked @unittest.expectedFailure (fails under Dynamo itself)"
     source = test_source(test)
+    source += "\n" + "\n".join(_imported_names_used(test, source))
     for rule in SCOPE_RULES:
         if re.search(rule.pattern, source):
             return f"{rule.name}: {rule.why}"
     return None
+
+
+def _imported_names_used(test: unittest.TestCase, source: str) -> list[str]:
+    """The qualified origin (``torch._dynamo.exc.Unsupported``) of each module-level name the
+    test's source uses that its file imported from torch: ``from torch._dynamo.exc import
+    Unsupported`` then ``assertRaises(Unsupported)`` tests Dynamo as much as spelling it out."""
+    module_globals = vars(sys.modules.get(type(test).__module__, types.ModuleType("_")))
+    found = []
+    for name in sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", source))):
+        value = module_globals.get(name)
+        origin = getattr(value, "__module__", None) if value is not None else None
+        if isinstance(value, types.ModuleType):
+            origin, name = value.__name__.rpartition(".")[0], value.__name__.rpartition(".")[2]
+        if isinstance(origin, str) and origin.startswith("torch._"):
+            found.append(f"{origin}.{name}")
+    return found
 
 
 # ------------------------------------------------------------------ routing torch -> autograph
@@ -201,9 +219,28 @@ def _backend(spec: Any) -> Any:
     return spec
 
 
+# set by :func:`uncompiled`: the entry points return the function unchanged (plain Python)
+_PLAIN_PYTHON = False
+
+
 def _compile(target: Any, backend: Any, fullgraph: bool, dynamic: Any) -> Any:
+    if _PLAIN_PYTHON:
+        return target
     import autograph
     return autograph.compile(target, backend=_backend(backend), fullgraph=fullgraph, dynamic=dynamic)
+
+
+@contextlib.contextmanager
+def uncompiled() -> Iterator[None]:
+    """Inside :func:`routed`: compile nothing, so the test runs as plain Python. A test that fails
+    so (with counts ignored) expects what this Python does not do (``gen.close()`` returning a
+    value before 3.13) or Dynamo's own errors: it measures nothing about autograph."""
+    global _PLAIN_PYTHON
+    _PLAIN_PYTHON = True
+    try:
+        yield
+    finally:
+        _PLAIN_PYTHON = False
 
 
 def _torch_compile(model: Any = None, *, fullgraph: bool = False, dynamic: Any = None,
@@ -228,9 +265,31 @@ def _optimize_assert(backend: Any, *, hooks: Any = None, export: bool = False,
     return lambda fn: _compile(fn, backend, True, dynamic)
 
 
+def _closure_cells(fn: Any) -> Iterator[Any]:
+    """Every closure cell of ``fn`` and of the functions its cells hold, transitively: the test
+    helpers that bound torch's entry points when the file was imported (``make_dynamo_test``
+    imports ``optimize_assert`` and ``reset`` at decoration time) keep them in such cells."""
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen or not isinstance(f, types.FunctionType):
+            continue
+        seen.add(id(f))
+        if hasattr(f, "__wrapped__"):
+            todo.append(f.__wrapped__)
+        for cell in f.__closure__ or ():
+            yield cell
+            try:
+                todo.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+
+
 @contextlib.contextmanager
-def routed(recorder: Recorder) -> Iterator[None]:
-    """Point torch's compile entry points at autograph (restored on exit)."""
+def routed(recorder: Recorder, test: unittest.TestCase | None = None) -> Iterator[None]:
+    """Point torch's compile entry points at autograph (restored on exit), including the copies
+    ``test``'s helpers bound in closure cells at import time."""
     import torch
     import torch._dynamo
     import torch._dynamo.test_case
@@ -253,14 +312,28 @@ def routed(recorder: Recorder) -> Iterator[None]:
         torch._dynamo.test_case: {"reset": reset},
     }
     saved = [(obj, name, getattr(obj, name)) for obj, names in targets.items() for name in names]
+    replacement = {id(value): targets[obj][name] for obj, name, value in saved}
+    cells = []
+    if test is not None:
+        for cell in _closure_cells(getattr(type(test), test._testMethodName)):
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if id(value) in replacement:
+                cells.append((cell, value))
     try:
         for obj, names in targets.items():
             for name, value in names.items():
                 setattr(obj, name, value)
+        for cell, value in cells:
+            cell.cell_contents = replacement[id(value)]
         yield
     finally:
         for obj, name, value in saved:
             setattr(obj, name, value)
+        for cell, value in cells:
+            cell.cell_contents = value
 
 
 class _AnyCount(int):
@@ -291,6 +364,7 @@ def counts_ignored() -> Iterator[None]:
     which ``TestCase.assertEqual`` and ``assertExpectedInline`` skip), made total by counts that
     also satisfy plain ``assert``/``assertGreater`` comparisons."""
     import torch._dynamo.config
+    import torch._dynamo.test_case
     import torch._dynamo.testing
 
     testing = torch._dynamo.testing
@@ -306,6 +380,10 @@ def counts_ignored() -> Iterator[None]:
     testing.CompileCounterInt = _AnyCount
     for c in counters:
         c.clear = any_counts(c.clear)
+    test_case = torch._dynamo.test_case.TestCase
+    saved_asserts = {name: getattr(test_case, name) for name in _GRAPH_COUNT_ASSERTS}
+    for name, method in saved_asserts.items():
+        setattr(test_case, name, _skipping_graph_counts(method))
     try:
         with torch._dynamo.config.patch(debug_disable_compile_counter=True):
             yield
@@ -313,6 +391,26 @@ def counts_ignored() -> Iterator[None]:
         testing.CompileCounterInt = saved[0]
         for c, clear in zip(counters, saved[1]):
             c.clear = clear
+        for name, method in saved_asserts.items():
+            setattr(test_case, name, method)
+
+
+# Comparisons a test makes on the number of graphs a recording backend received
+# (``EagerAndRecordGraphs``: ``self.assertGreater(len(eager.graphs), 0)``): counts, like
+# ``CompileCounter``'s, skipped when counts are ignored (torch skips ``counters`` lines the same way).
+_GRAPH_COUNT_ASSERTS = ("assertEqual", "assertNotEqual", "assertGreater", "assertGreaterEqual",
+                        "assertLess", "assertLessEqual")
+_GRAPH_COUNT_LINE = re.compile(r"\blen\(\s*[\w.]+\.graphs\s*\)")
+
+
+def _skipping_graph_counts(method: Callable[..., Any]) -> Callable[..., Any]:
+    def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        caller = inspect.currentframe().f_back  # type: ignore[union-attr]
+        context = inspect.getframeinfo(caller).code_context if caller is not None else None
+        if context and _GRAPH_COUNT_LINE.search(context[0]):
+            return None
+        return method(self, *args, **kwargs)
+    return checked
 
 
 # ------------------------------------------------------------------ running and classifying
@@ -403,7 +501,7 @@ def classify(test: unittest.TestCase, *, reference: bool = False, timeout: float
     if scope is not None:
         return Outcome(name, "out-of-scope", scope)
     recorder = Recorder()
-    route = contextlib.nullcontext() if reference else routed(recorder)
+    route = contextlib.nullcontext() if reference else routed(recorder, test)
     with route:
         first = _run(test, recorder, timeout, quiet)
         if first.skipped and _passed(first):
@@ -413,6 +511,13 @@ def classify(test: unittest.TestCase, *, reference: bool = False, timeout: float
             with counts_ignored():
                 recorder.clear()  # the second run decides, with its own statistics
                 decided_by = _run(test, recorder, timeout, quiet)
+        if not _passed(decided_by) and not reference:
+            with counts_ignored(), uncompiled():
+                plain = _run(test, None, timeout, quiet)
+            if not _passed(plain):
+                reason = "; ".join(_unique(plain.problems)) or "unexpected success"
+                return Outcome(name, "out-of-scope", f"fails-eagerly: fails with nothing compiled ({reason})",
+                               seconds=time.perf_counter() - t0)
     outcome = Outcome(name, "strict", breaks=_unique(recorder.breaks),
                       capture_errors=_unique(recorder.errors))
     if not _passed(decided_by):
@@ -456,6 +561,12 @@ class Cluster:
 
 # First match wins; the reason text is autograph's break / capture-error message.
 CLUSTERS: tuple[Cluster, ...] = (
+    Cluster("tensor operations inside try blocks (run in Python: their errors must reach the handler)",
+            r"inside a try/except"),
+    Cluster("exception chaining (__context__, __traceback__)", r"`\.__(context|cause|traceback)__`|`\.__context__ ="),
+    Cluster("unittest / torch.testing assertion helpers", r"re\.compile|NonePair|iterating over dict object"),
+    Cluster("generators live at a break, passed in or returned started",
+            r"next\(\) on a non-iterator|live-generator|that has started running"),
     Cluster("functools.partial constructed in compiled code", r"creating a partial object"),
     Cluster("functools.reduce, lru_cache, function attributes",
             r"functools\.reduce|lru_cache|attribute `\.\w+` of function"),

@@ -17,7 +17,9 @@ SYNTHETIC = textwrap.dedent('''
     import torch
     import torch._dynamo.test_case
     import torch._dynamo.testing
-    from torch._dynamo.testing import CompileCounter
+    from torch._dynamo.exc import Unsupported
+    from torch._dynamo.testing import CompileCounter, EagerAndRecordGraphs
+    from torch.testing._internal.common_utils import make_dynamo_test
 
 
     def wrong_backend(gm, example_inputs):
@@ -66,6 +68,33 @@ SYNTHETIC = textwrap.dedent('''
         @unittest.expectedFailure
         def test_expected_failure(self):
             raise AssertionError
+
+        def test_dynamo_error_imported_by_name(self):
+            f = torch.compile(lambda x: x + 1, backend="eager", fullgraph=True)
+            with self.assertRaises(Unsupported):
+                f(torch.randn(2))
+
+        def test_fails_eagerly(self):
+            def gen():
+                try:
+                    yield 1
+                except GeneratorExit:
+                    return 2
+            f = torch.compile(lambda g: g.close(), backend="eager")
+            g = gen()
+            next(g)
+            self.assertEqual(f(g), 2)  # Python 3.13's close(); None before
+
+        def test_graph_list_count_differs(self):
+            eager = EagerAndRecordGraphs()
+            f = torch.compile(lambda x: x.sin() + 1, backend=eager)
+            x = torch.randn(2)
+            self.assertEqual(f(x), x.sin() + 1)
+            self.assertEqual(len(eager.graphs), 2)
+
+        @make_dynamo_test
+        def test_bound_at_import(self):
+            assert len([1, 2]) == 2
 ''')
 
 
@@ -80,7 +109,9 @@ def outcomes(tmp_path_factory):
 @pytest.mark.parametrize("test, klass", [
     ("test_strict", "strict"), ("test_count_differs", "values"), ("test_capture_fails", "fallback"),
     ("test_wrong", "wrong"), ("test_dynamo_config", "out-of-scope"), ("test_skipped", "skipped"),
-    ("test_expected_failure", "out-of-scope"),
+    ("test_expected_failure", "out-of-scope"), ("test_dynamo_error_imported_by_name", "out-of-scope"),
+    ("test_fails_eagerly", "out-of-scope"), ("test_graph_list_count_differs", "values"),
+    ("test_bound_at_import", "strict"),
 ])
 def test_each_test_lands_in_its_class(outcomes, test, klass):
     assert outcomes[test].klass == klass, outcomes[test]
@@ -88,6 +119,32 @@ def test_each_test_lands_in_its_class(outcomes, test, klass):
 
 def test_a_fallback_names_the_capture_error(outcomes):
     assert "graph break" in outcomes["test_capture_fails"].reason
+
+
+def test_scope_reasons_name_the_rule(outcomes):
+    assert outcomes["test_dynamo_error_imported_by_name"].reason.startswith("dynamo-exceptions")
+    assert outcomes["test_fails_eagerly"].reason.startswith("fails-eagerly")
+
+
+def test_entry_points_bound_in_closure_cells_are_routed_and_restored():
+    """``make_dynamo_test`` imports ``optimize_assert`` when the file is imported: the test's
+    closure cells are pointed at autograph for the run, then restored."""
+    import torch._dynamo.testing
+    from torch.testing._internal.common_utils import make_dynamo_test
+    import unittest
+
+    class Case(unittest.TestCase):
+        @make_dynamo_test
+        def test_it(self):
+            pass
+
+    case = Case("test_it")
+    cells = [c for c in da._closure_cells(Case.test_it)
+             if c.cell_contents is torch._dynamo.testing.optimize_assert]
+    assert cells
+    with da.routed(da.Recorder(), case):
+        assert all(c.cell_contents is da._optimize_assert for c in cells)
+    assert all(c.cell_contents is torch._dynamo.testing.optimize_assert for c in cells)
 
 
 def test_routing_is_undone_after_a_run():
@@ -102,12 +159,14 @@ def test_routing_is_undone_after_a_run():
 
 def test_totals_count_in_scope_tests(outcomes):
     counts = da.totals(list(outcomes.values()))
-    assert counts["total"] == 7 and counts["in_scope"] == 4
+    assert counts["total"] == 11 and counts["in_scope"] == 6
     assert da.clusters(list(outcomes.values()))  # the non-strict ones have a cause
 
 
-def test_vendored_file_is_unchanged():
-    """The README records the sha256 of the upstream file; the file must still match it."""
+def test_vendored_files_are_unchanged():
+    """The README records the sha256 of each upstream file; every file must still match it."""
     folder = ROOT / "tests" / "upstream" / "dynamo"
-    recorded = re.search(r"sha256 `([0-9a-f]{64})`", (folder / "README.md").read_text()).group(1)
-    assert hashlib.sha256((folder / "test_functions.py").read_bytes()).hexdigest() == recorded
+    rows = re.findall(r"`(test_\w+\.py)`.*sha256 `([0-9a-f]{64})`", (folder / "README.md").read_text())
+    assert {name for name, _ in rows} == {p.name for p in folder.glob("test_*.py")}
+    for name, recorded in rows:
+        assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == recorded, name

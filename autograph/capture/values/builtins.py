@@ -360,6 +360,13 @@ class BuiltinValue(Value):
     def describe(self):
         return f"builtin {getattr(self.fn, '__name__', self.fn)}"
 
+    def getattr(self, tx, name):
+        """A builtin function's names (``next.__name__``: what ``assertRaises(E, next, g)`` reads)
+        are fixed strings; other attributes as any value."""
+        if name in ("__name__", "__qualname__") and isinstance(self.fn, types.BuiltinFunctionType):
+            return ConstantValue(getattr(self.fn, name))
+        return super().getattr(tx, name)
+
     def real_value(self):
         return self.fn
 
@@ -431,6 +438,19 @@ def _isinstance(tx, obj, cls):
     if obj.is_tensor():
         return ConstantValue(_tensor_isinstance(tx, obj, classes, issubclass(t, classes)))
     return ConstantValue(issubclass(t, classes))
+
+
+def _issubclass(tx, cls, classinfo):
+    """``issubclass`` between classes with the plain ``type`` metaclass: the real test, run on
+    the real classes (a metaclass could define ``__subclasscheck__``: left to Python)."""
+    try:
+        sub, info = _class_info(cls), _class_info(classinfo)
+    except Unsupported:
+        return NotImplemented
+    flat = info if isinstance(info, tuple) else (info,)
+    if not isinstance(sub, type) or not all(type(c) is type for c in (sub, *flat)):
+        return NotImplemented
+    return ConstantValue(issubclass(sub, info))
 
 
 def _tensor_isinstance(tx, obj, classes, by_class: bool) -> bool:
@@ -706,7 +726,7 @@ def _float_int(kind):
 
 
 _CORE_HANDLERS: dict[Any, Callable] = {
-    len: _len, isinstance: _isinstance, getattr: _getattr, hasattr: _hasattr, range: _range,
+    len: _len, isinstance: _isinstance, issubclass: _issubclass, getattr: _getattr, hasattr: _hasattr, range: _range,
     enumerate: _enumerate, zip: _zip, reversed: _reversed, iter: _iter, next: _next,
     min: _minmax(min), max: _minmax(max), sum: _sum, all: _all_any(True), any: _all_any(False),
     abs: _abs, bool: _bool, repr: _repr, tuple: _tuple, list: _list, dict: _dict, type: _type, callable: _callable,
