@@ -19,7 +19,7 @@ from autograph.capture.codegen import Codegen, _Expr, build_entry
 from autograph.capture.interpreter import BreakAt, Return, Stopped, Translator, _resolve_callable
 from autograph.capture.result import CaptureResult, GraphRecord
 from autograph.capture.shapes import NeedsStaticSizes
-from autograph.capture.values import side_effects
+from autograph.capture.values import registry, side_effects
 from autograph.capture.values.base import NULL
 from autograph.errors import CaptureError
 from autograph.settings import Settings
@@ -110,6 +110,9 @@ def _moved(fn, original: BreakRecord | None, inst, cause: Unsupported) -> BreakR
 
 
 def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> CaptureResult:
+    if isinstance(outcome, Return):
+        for check in registry.ROOT_RETURN_CHECKS:
+            check(tx)
     tx.guards.global_state()
     capture_seconds = time.perf_counter() - t0
 

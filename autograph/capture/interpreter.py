@@ -191,6 +191,8 @@ class Translator:
         self.frames: list[Frame] = []
         # torch state contexts entered and not yet left (values/contexts.py), innermost last
         self.open_contexts: list = []
+        # generators made by calls during capture (values/user_objects.py), in order
+        self.generators_made: list = []
         self.initial_state: tuple = ()
         self.final_grad: bool | None = None
 
@@ -301,7 +303,7 @@ class Translator:
                     # the exception is known exactly (raised here or by an inlined callee, whose
                     # effects so far are eager's too): run the user's handler symbolically
                     exc.user_stack.clear()
-                    _enter_handler(frame, inst, exc.exc, getattr(exc, "exc_value", None))
+                    _enter_handler(frame, inst, exc.exc, getattr(exc, "exc_value", None), self.step)
                     if is_root:  # where to break instead if the handler cannot be resumed in
                         frame.handler_steps.append(self.step)
                     continue
@@ -467,18 +469,33 @@ class ExceptionValue(Value):
     def real_value(self):
         return self.exc
 
+    def getattr(self, tx, name):
+        """``e.args`` when every argument is a plain constant: Python builds the same tuple on
+        every call (a tensor or object argument would be capture's sample)."""
+        if name == "args" and all(type(a) in (str, int, float, bool, bytes, type(None)) for a in self.exc.args):
+            return ConstantValue(self.exc.args)
+        return super().getattr(tx, name)
+
     def reconstruct(self, cg):
         # the exception object Python raised here exists only in that call: capture's copy must
         # not be handed to every later call
         raise Unsupported(f"a caught {type(self.exc).__name__} is live at a graph break", kind="cannot-rebuild")
 
 
-def _enter_handler(frame: "Frame", inst: Instruction, exc: BaseException, value: Value | None = None) -> None:
+def _enter_handler(frame: "Frame", inst: Instruction, exc: BaseException, value: Value | None = None,
+                   step: int | None = None) -> None:
+    """Jump to ``inst``'s handler with the exception on the stack. An exception Python raised
+    (``ExceptionValue``) remembers the root ``step`` that raised it: live at a break, it cannot be
+    rebuilt, and the break moves there (the raising operation and its handler run in Python)."""
     entry = inst.exn
     del frame.stack[entry.depth:]
     if entry.lasti:
         frame.push(ConstantValue(inst.offset))
-    frame.push(value if value is not None else ExceptionValue(exc))
+    if value is None:
+        value = ExceptionValue(exc)
+        if step is not None:
+            value.created_step = step
+    frame.push(value)
     frame.jump(entry.target)
 
 
@@ -944,9 +961,13 @@ def _send(tx, frame, inst):
     replaces it (3.11) or goes on top of it for ``END_SEND`` (3.12+), at the target."""
     sent = frame.pop()
     receiver = frame.stack[-1]
-    if not (sent.is_constant() and sent.as_python_constant() is None) or not isinstance(receiver, ListIteratorValue):
+    sends_none = sent.is_constant() and sent.as_python_constant() is None
+    if sends_none and isinstance(receiver, ListIteratorValue):
+        item = receiver.next(tx)
+    elif hasattr(receiver, "send_value"):  # a generator of the capture: the value is sent on to it
+        item = receiver.send_value(tx, sent)
+    else:
         raise Unsupported(f"send() of {sent.describe()} into {receiver.describe()}", kind="unsupported-operation")
-    item = receiver.next(tx)
     if item is not None:
         frame.push(item)
         return
@@ -1111,8 +1132,8 @@ def _reraise(tx, frame, inst):
 @handler("RAISE_VARARGS")
 def _raise(tx, frame, inst):
     exc, value = None, None
-    if inst.arg == 1:  # `raise X(...)` of a known exception: callers' handlers can run symbolically
-        value = frame.stack[-1]
+    if inst.arg in (1, 2):  # `raise X(...)` of a known exception: callers' handlers can run symbolically
+        value = frame.stack[-inst.arg]
         try:
             exc = value.real_value()
         except Unsupported:
@@ -1124,10 +1145,40 @@ def _raise(tx, frame, inst):
             exc = value.real_value() if value is not None else None
         if not isinstance(exc, BaseException):
             exc, value = None, None
+        if inst.arg == 2 and exc is not None and not _set_cause(tx, value, frame.stack[-1]):
+            exc, value = None, None
     err = Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc,
                       kind="python-exception")
     err.exc_value = value
     raise err
+
+
+def _set_cause(tx, value: Value, cause: Value) -> bool:
+    """``raise value from cause``: Python sets ``__cause__`` (an exception class made into an
+    instance, None allowed) and ``__suppress_context__``. Modelled on an exception the call made
+    (rebuilt with them); False when either side is not known exactly (Python raises it)."""
+    from autograph.capture.values import fresh
+    if not isinstance(value, fresh.FreshObjectValue):
+        return False
+    if cause.is_constant() and cause.as_python_constant() is None:
+        real_cause = None
+    else:
+        try:
+            real = cause.real_value()
+        except Unsupported:
+            return False
+        if isinstance(real, type) and issubclass(real, BaseException):
+            if not fresh.constructs_in_c(real):
+                return False
+            cause = fresh.construct(tx, real, [], {})
+            real = cause.real_value()
+        if not isinstance(real, BaseException) or not isinstance(cause, fresh.FreshObjectValue):
+            return False  # (an exception Python raised is live only in that call: not rebuilt)
+        real_cause = real
+    value.attrs["__cause__"] = cause
+    value.attrs["__suppress_context__"] = ConstantValue(True)
+    value.sample.__cause__ = real_cause
+    return True
 
 
 # every value family registers its handlers (values/families.py): here, once the opcode table above exists

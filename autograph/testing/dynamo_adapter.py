@@ -24,7 +24,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import enum
-import functools
 import importlib.util
 import inspect
 import io
@@ -57,8 +56,8 @@ SCOPE_RULES: tuple[ScopeRule, ...] = (
               "expects Dynamo's own exception types (torch._dynamo.exc)"),
     ScopeRule("dynamo-internals",
               r"\b(RangeVariable|ConstantVariable|counters)\b|torch\._C\._dynamo\b|torch\._dynamo\.guards\b"
-              r"|torch\._dynamo\.side_effects\b",
-              "uses Dynamo's internal classes, counters or C guard objects"),
+              r"|torch\._dynamo\.side_effects\b|compilation_metrics\b|\bSpeculationLog\b",
+              "uses Dynamo's internal classes, counters, compilation metrics or C guard objects"),
     ScopeRule("export-inductor",
               r"torch\.export\b|torch\._export\b|torch\._dynamo\.export\b|torch\._inductor\b|\bexport=True",
               "tests torch.export or Inductor rather than capture"),
@@ -96,60 +95,13 @@ MISSING_TORCH_NAMES: dict[tuple[str, str], Callable[[], Any]] = {
 }
 
 
-def _make_dynamo_test(fn: Any = None) -> Any:
-    """torch's ``make_dynamo_test`` (run the test body eagerly, then compiled whole with
-    ``optimize_assert``), resolving ``optimize_assert`` and ``reset`` when the test runs rather
-    than when the class is defined, so that :func:`routed` reaches them."""
-    if fn is None:
-        return _make_dynamo_test
-
-    @functools.wraps(fn)
-    def test_fn(self: Any, **kwargs: Any) -> None:
-        from torch._dynamo import testing
-
-        def body() -> None:
-            fn(self, **kwargs)
-
-        body()
-        testing.reset()
-        testing.optimize_assert(testing.CompileCounter())(body)()
-        testing.reset()
-
-    return test_fn
-
-
-# Test helpers that bind torch's compile entry points when a test class is *defined* (before
-# any routing): while a vendored file loads, its imports get an equivalent that looks them up
-# when the test runs.
-LATE_BOUND_HELPERS: dict[tuple[str, str], Callable[..., Any]] = {
-    ("torch.testing._internal.common_utils", "make_dynamo_test"): _make_dynamo_test,
-}
-
-
 def load_module(path: Path, name: str | None = None) -> types.ModuleType:
-    """Import a vendored test file (unchanged) under ``name``, supplying :data:`MISSING_TORCH_NAMES`
-    and :data:`LATE_BOUND_HELPERS`."""
+    """Import a vendored test file (unchanged) under ``name``, supplying :data:`MISSING_TORCH_NAMES`."""
     for (module_name, attr), make in MISSING_TORCH_NAMES.items():
         module = importlib.import_module(module_name)
         if not hasattr(module, attr):
             setattr(module, attr, make())
-    with _late_bound_helpers():
-        return _exec_file(path, name)
-
-
-@contextlib.contextmanager
-def _late_bound_helpers() -> Iterator[None]:
-    saved = []
-    for (module_name, attr), helper in LATE_BOUND_HELPERS.items():
-        module = importlib.import_module(module_name)
-        if hasattr(module, attr):
-            saved.append((module, attr, getattr(module, attr)))
-            setattr(module, attr, helper)
-    try:
-        yield
-    finally:
-        for module, attr, value in saved:
-            setattr(module, attr, value)
+    return _exec_file(path, name)
 
 
 def _exec_file(path: Path, name: str | None) -> types.ModuleType:
@@ -224,10 +176,27 @@ def out_of_scope(test: unittest.TestCase) -> str | None:
     if getattr(method, "__unittest_expecting_failure__", False):
         return "expected-failure: marked @unittest.expectedFailure (fails under Dynamo itself)"
     source = test_source(test)
+    source += "\n" + "\n".join(_imported_names_used(test, source))
     for rule in SCOPE_RULES:
         if re.search(rule.pattern, source):
             return f"{rule.name}: {rule.why}"
     return None
+
+
+def _imported_names_used(test: unittest.TestCase, source: str) -> list[str]:
+    """The qualified origin (``torch._dynamo.exc.Unsupported``) of each module-level name the
+    test's source uses that its file imported from torch: ``from torch._dynamo.exc import
+    Unsupported`` then ``assertRaises(Unsupported)`` tests Dynamo as much as spelling it out."""
+    module_globals = vars(sys.modules.get(type(test).__module__, types.ModuleType("_")))
+    found = []
+    for name in sorted(set(re.findall(r"\b[A-Za-z_]\w*\b", source))):
+        value = module_globals.get(name)
+        origin = getattr(value, "__module__", None) if value is not None else None
+        if isinstance(value, types.ModuleType):
+            origin, name = value.__name__.rpartition(".")[0], value.__name__.rpartition(".")[2]
+        if isinstance(origin, str) and origin.startswith("torch._"):
+            found.append(f"{origin}.{name}")
+    return found
 
 
 # ------------------------------------------------------------------ routing torch -> autograph
@@ -269,9 +238,28 @@ def _backend(spec: Any) -> Any:
     return spec
 
 
+# set by :func:`uncompiled`: the entry points return the function unchanged (plain Python)
+_PLAIN_PYTHON = False
+
+
 def _compile(target: Any, backend: Any, fullgraph: bool, dynamic: Any) -> Any:
+    if _PLAIN_PYTHON:
+        return target
     import autograph
     return autograph.compile(target, backend=_backend(backend), fullgraph=fullgraph, dynamic=dynamic)
+
+
+@contextlib.contextmanager
+def uncompiled() -> Iterator[None]:
+    """Inside :func:`routed`: compile nothing, so the test runs as plain Python. A test that fails
+    so (with counts ignored) expects what this Python does not do (``gen.close()`` returning a
+    value before 3.13) or Dynamo's own errors: it measures nothing about autograph."""
+    global _PLAIN_PYTHON
+    _PLAIN_PYTHON = True
+    try:
+        yield
+    finally:
+        _PLAIN_PYTHON = False
 
 
 def _torch_compile(model: Any = None, *, fullgraph: bool = False, dynamic: Any = None,
@@ -296,9 +284,31 @@ def _optimize_assert(backend: Any, *, hooks: Any = None, export: bool = False,
     return lambda fn: _compile(fn, backend, True, dynamic)
 
 
+def _closure_cells(fn: Any) -> Iterator[Any]:
+    """Every closure cell of ``fn`` and of the functions its cells hold, transitively: the test
+    helpers that bound torch's entry points when the file was imported (``make_dynamo_test``
+    imports ``optimize_assert`` and ``reset`` at decoration time) keep them in such cells."""
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen or not isinstance(f, types.FunctionType):
+            continue
+        seen.add(id(f))
+        if hasattr(f, "__wrapped__"):
+            todo.append(f.__wrapped__)
+        for cell in f.__closure__ or ():
+            yield cell
+            try:
+                todo.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+
+
 @contextlib.contextmanager
-def routed(recorder: Recorder) -> Iterator[None]:
-    """Point torch's compile entry points at autograph (restored on exit)."""
+def routed(recorder: Recorder, test: unittest.TestCase | None = None) -> Iterator[None]:
+    """Point torch's compile entry points at autograph (restored on exit), including the copies
+    ``test``'s helpers bound in closure cells at import time."""
     import torch
     import torch._dynamo
     import torch._dynamo.test_case
@@ -321,14 +331,28 @@ def routed(recorder: Recorder) -> Iterator[None]:
         torch._dynamo.test_case: {"reset": reset},
     }
     saved = [(obj, name, getattr(obj, name)) for obj, names in targets.items() for name in names]
+    replacement = {id(value): targets[obj][name] for obj, name, value in saved}
+    cells = []
+    if test is not None:
+        for cell in _closure_cells(getattr(type(test), test._testMethodName)):
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if id(value) in replacement:
+                cells.append((cell, value))
     try:
         for obj, names in targets.items():
             for name, value in names.items():
                 setattr(obj, name, value)
+        for cell, value in cells:
+            cell.cell_contents = replacement[id(value)]
         yield
     finally:
         for obj, name, value in saved:
             setattr(obj, name, value)
+        for cell, value in cells:
+            cell.cell_contents = value
 
 
 class _AnyCount(int):
@@ -359,6 +383,7 @@ def counts_ignored() -> Iterator[None]:
     which ``TestCase.assertEqual`` and ``assertExpectedInline`` skip), made total by counts that
     also satisfy plain ``assert``/``assertGreater`` comparisons."""
     import torch._dynamo.config
+    import torch._dynamo.test_case
     import torch._dynamo.testing
 
     testing = torch._dynamo.testing
@@ -402,37 +427,6 @@ def _graph_count(graphs: Any) -> int:
     from torch._dynamo.utils import CompileCounterInt
 
     return CompileCounterInt(len(graphs))
-
-
-@contextlib.contextmanager
-def uncompiled() -> Iterator[None]:
-    """Point torch's compile entry points at the identity: the test's functions run as plain
-    Python. A test that fails so, the same way as through autograph, depends on something no
-    compiler-independent run can give (a newer neighbour file, Dynamo's own errors or graphs)."""
-    import torch
-    import torch._dynamo
-    import torch._dynamo.testing
-
-    def identity_decorator(*args: Any, **kwargs: Any) -> Any:
-        if args and callable(args[0]) and not kwargs.get("backend") and len(args) == 1 \
-                and not isinstance(args[0], str):
-            return args[0]
-        return lambda fn: fn
-
-    targets = {
-        torch: {"compile": lambda model=None, **kw: (lambda fn: fn) if model is None else model},
-        torch._dynamo: {"optimize": identity_decorator, "optimize_assert": identity_decorator},
-        torch._dynamo.testing: {"optimize_assert": identity_decorator},
-    }
-    saved = [(obj, name, getattr(obj, name)) for obj, names in targets.items() for name in names]
-    try:
-        for obj, names in targets.items():
-            for name, value in names.items():
-                setattr(obj, name, value)
-        yield
-    finally:
-        for obj, name, value in saved:
-            setattr(obj, name, value)
 
 
 # ------------------------------------------------------------------ running and classifying
@@ -523,7 +517,7 @@ def classify(test: unittest.TestCase, *, reference: bool = False, timeout: float
     if scope is not None:
         return Outcome(name, "out-of-scope", scope)
     recorder = Recorder()
-    route = contextlib.nullcontext() if reference else routed(recorder)
+    route = contextlib.nullcontext() if reference else routed(recorder, test)
     with route:
         first = _run(test, recorder, timeout, quiet)
         if first.skipped and _passed(first):
@@ -533,11 +527,13 @@ def classify(test: unittest.TestCase, *, reference: bool = False, timeout: float
             with counts_ignored():
                 recorder.clear()  # the second run decides, with its own statistics
                 decided_by = _run(test, recorder, timeout, quiet)
+        plain = None
+        if not _passed(decided_by) and not reference:
+            with uncompiled(), counts_ignored():  # nothing compiles: the test's own Python decides
+                plain = _run(test, None, timeout, quiet)
     outcome = Outcome(name, "strict", breaks=_unique(recorder.breaks),
                       capture_errors=_unique(recorder.errors))
-    if not _passed(decided_by):
-        with uncompiled(), counts_ignored():
-            plain = _run(test, None, timeout, quiet)
+    if plain is not None:
         if not _passed(plain) and _unique(plain.problems) == _unique(decided_by.problems):
             return Outcome(name, "out-of-scope", "fails-uncompiled: fails the same way with no compiler at "
                            f"all ({'; '.join(_unique(plain.problems))})", seconds=time.perf_counter() - t0)
@@ -582,6 +578,12 @@ class Cluster:
 
 # First match wins; the reason text is autograph's break / capture-error message.
 CLUSTERS: tuple[Cluster, ...] = (
+    Cluster("tensor operations inside try blocks (run in Python: their errors must reach the handler)",
+            r"inside a try/except"),
+    Cluster("exception chaining (__context__, __traceback__)", r"`\.__(context|cause|traceback)__`|`\.__context__ ="),
+    Cluster("unittest / torch.testing assertion helpers", r"re\.compile|NonePair|iterating over dict object"),
+    Cluster("generators live at a break, passed in or returned started",
+            r"next\(\) on a non-iterator|live-generator|that has started running"),
     Cluster("functools.partial constructed in compiled code", r"creating a partial object"),
     Cluster("functools.reduce, lru_cache, function attributes",
             r"functools\.reduce|lru_cache|attribute `\.\w+` of function"),

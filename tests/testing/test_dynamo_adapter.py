@@ -18,6 +18,7 @@ SYNTHETIC = textwrap.dedent('''
     import torch
     import torch._dynamo.test_case
     import torch._dynamo.testing
+    from torch._dynamo.exc import Unsupported
     from torch._dynamo.testing import CompileCounter, EagerAndRecordGraphs
     from torch.testing._internal.common_utils import make_dynamo_test
 
@@ -84,6 +85,22 @@ SYNTHETIC = textwrap.dedent('''
         @make_dynamo_test
         def test_whole_body_compiled(self):
             self.assertTrue([1, 2].count(1) == 1)
+
+        def test_dynamo_error_imported_by_name(self):
+            f = torch.compile(lambda x: x + 1, backend="eager", fullgraph=True)
+            with self.assertRaises(Unsupported):
+                f(torch.randn(2))
+
+        def test_fails_eagerly(self):
+            def gen():
+                try:
+                    yield 1
+                except GeneratorExit:
+                    return 2
+            f = torch.compile(lambda g: g.close(), backend="eager")
+            g = gen()
+            next(g)
+            self.assertEqual(f(g), 2)  # Python 3.13's close(); None before
 ''')
 
 
@@ -100,6 +117,7 @@ def outcomes(tmp_path_factory):
     ("test_wrong", "wrong"), ("test_dynamo_config", "out-of-scope"), ("test_skipped", "skipped"),
     ("test_expected_failure", "out-of-scope"), ("test_graphs_recorded", "values"),
     ("test_expects_dynamo_error", "out-of-scope"), ("test_whole_body_compiled", "strict"),
+    ("test_dynamo_error_imported_by_name", "out-of-scope"), ("test_fails_eagerly", "out-of-scope"),
 ])
 def test_each_test_lands_in_its_class(outcomes, test, klass):
     assert outcomes[test].klass == klass, outcomes[test]
@@ -127,6 +145,32 @@ def test_a_fallback_names_the_capture_error(outcomes):
     assert "graph break" in outcomes["test_capture_fails"].reason
 
 
+def test_scope_reasons_name_the_rule(outcomes):
+    assert outcomes["test_dynamo_error_imported_by_name"].reason.startswith("dynamo-exceptions")
+    assert outcomes["test_fails_eagerly"].reason.startswith("fails-uncompiled")
+
+
+def test_entry_points_bound_in_closure_cells_are_routed_and_restored():
+    """``make_dynamo_test`` imports ``optimize_assert`` when the file is imported: the test's
+    closure cells are pointed at autograph for the run, then restored."""
+    import torch._dynamo.testing
+    from torch.testing._internal.common_utils import make_dynamo_test
+    import unittest
+
+    class Case(unittest.TestCase):
+        @make_dynamo_test
+        def test_it(self):
+            pass
+
+    case = Case("test_it")
+    cells = [c for c in da._closure_cells(Case.test_it)
+             if c.cell_contents is torch._dynamo.testing.optimize_assert]
+    assert cells
+    with da.routed(da.Recorder(), case):
+        assert all(c.cell_contents is da._optimize_assert for c in cells)
+    assert all(c.cell_contents is torch._dynamo.testing.optimize_assert for c in cells)
+
+
 def test_routing_is_undone_after_a_run():
     import torch._dynamo
     import torch._dynamo.testing
@@ -139,7 +183,7 @@ def test_routing_is_undone_after_a_run():
 
 def test_totals_count_in_scope_tests(outcomes):
     counts = da.totals(list(outcomes.values()))
-    assert counts["total"] == 10 and counts["in_scope"] == 6
+    assert counts["total"] == 12 and counts["in_scope"] == 6
     assert da.clusters(list(outcomes.values()))  # the non-strict ones have a cause
 
 

@@ -61,7 +61,8 @@ def _is_torch_callable(obj: Any) -> bool:
     mod = mod if isinstance(mod, str) else ""
     if isinstance(obj, (types.BuiltinFunctionType, types.FunctionType)) and (
             mod.startswith("torch") or mod == "torch._C._nn" or mod == "torch._C._VariableFunctions"):
-        return not mod.startswith("torch.nn.modules")
+        # (torch.testing's helpers are Python on Python values, never graph operations: user code)
+        return not mod.startswith(("torch.nn.modules", "torch.testing"))
     objclass = peek(obj, "__objclass__", None)
     if objclass is not None and isinstance(objclass, type) and issubclass(objclass, torch._C.TensorBase):
         return True

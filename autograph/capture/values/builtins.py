@@ -368,6 +368,13 @@ class BuiltinValue(Value):
     def describe(self):
         return f"builtin {getattr(self.fn, '__name__', self.fn)}"
 
+    def getattr(self, tx, name):
+        """A builtin function's names (``next.__name__``: what ``assertRaises(E, next, g)`` reads)
+        are fixed strings; other attributes as any value."""
+        if name in ("__name__", "__qualname__") and isinstance(self.fn, types.BuiltinFunctionType):
+            return ConstantValue(getattr(self.fn, name))
+        return super().getattr(tx, name)
+
     def real_value(self):
         return self.fn
 
@@ -442,13 +449,14 @@ def _isinstance(tx, obj, cls):
 
 
 def _issubclass(tx, cls, classinfo):
-    """``issubclass`` of classes capture knows (their identity is guarded where they were read):
-    the real call on the real classes."""
+    """``issubclass`` between classes with the plain ``type`` metaclass: the real test, run on
+    the real classes (a metaclass could define ``__subclasscheck__``: left to Python)."""
     try:
         sub, info = _class_info(cls), _class_info(classinfo)
     except Unsupported:
         return NotImplemented
-    if not isinstance(sub, type):
+    flat = info if isinstance(info, tuple) else (info,)
+    if not isinstance(sub, type) or not all(type(c) is type for c in (sub, *flat)):
         return NotImplemented
     return ConstantValue(issubclass(sub, info))
 

@@ -103,9 +103,8 @@ class BaseSequenceValue(Value):
         base = op.rstrip("=")
         if base == "+":
             if inplace:  # list += any iterable: extends this very list
-                from autograph.capture.values.iterators import iterator_of
                 self._check_mutable()
-                self.items.extend(iterator_of(tx, other).iter_items(tx))
+                _extend(tx, self.items, other)
                 return self
             if type(other) is type(self):
                 return type(self)(self.items + other.items)
@@ -218,8 +217,7 @@ class ListValue(BaseSequenceValue):
             if name == "append" and len(args) == 1:
                 items.append(args[0])
             elif name == "extend" and len(args) == 1:
-                from autograph.capture.values.iterators import iterator_of
-                items.extend(iterator_of(tx, args[0]).iter_items(tx))
+                _extend(tx, items, args[0])
             elif name == "insert" and len(args) == 2:
                 _python(items.insert, _const(args[0]), args[1])
             elif name == "pop" and len(args) <= 1:
@@ -264,6 +262,20 @@ class ListValue(BaseSequenceValue):
         if hasattr(self, "identity"):  # a real object read from outside (pinned): that object
             return cg.const(self.identity)
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
+
+
+def _extend(tx, items: list[Value], iterable: Value) -> None:
+    """``list.extend(iterable)`` as CPython runs it: a list or tuple is copied whole (so
+    ``x.extend(x)`` doubles ``x``); any other iterable is consumed one item at a time, each
+    appended before the next is made, so an iterable that reads the list (``y.extend(y[-1] + z
+    for z in r)``) sees the items already added."""
+    from autograph.capture.values.iterators import iterator_of
+    if isinstance(iterable, BaseSequenceValue):
+        items.extend(iterable.iter_items(tx))
+        return
+    it = iterator_of(tx, iterable)
+    while (item := it.next(tx)) is not None:
+        items.append(item)
 
 
 def _key_value(key: Any) -> Value:
@@ -339,8 +351,17 @@ class DictValue(Value):
     def getitem(self, tx, key):
         k = self._key(key)
         if k not in self.items:
-            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
+            raise self._key_error(k)
         return self.items[k]
+
+    def _key_error(self, k: Any) -> Unsupported:
+        """The KeyError Python raises for a missing key. Known exactly (an ``except KeyError`` of
+        the function runs during capture) when the key is a constant and the dict type has no
+        ``__missing__`` (which Python would call instead)."""
+        exc = None
+        if getattr(self.kind, "__missing__", None) is None and type(k) in (str, int, float, bool, bytes, type(None)):
+            exc = KeyError(k)
+        return Unsupported(f"KeyError: {k!r}", generic=True, exc=exc, kind="python-exception")
 
     def _check_mutable(self):
         """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""
@@ -376,7 +397,7 @@ class DictValue(Value):
     def delitem(self, tx, key):
         k = self._key(key)
         if k not in self.items:
-            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
+            raise self._key_error(k)
         self._mutating(tx, "__delitem__", [key])
         del self.items[k]
 
@@ -412,8 +433,10 @@ class DictValue(Value):
                 elif hasattr(other, "mapping_items"):  # a mapping: its keys and m[k]
                     for k, v in other.mapping_items(tx):
                         self.items[self._key(k)] = v
-                else:
-                    for pair in other.iter_items(tx):
+                else:  # pairs, each stored before the next is made (the iterable may read the dict)
+                    from autograph.capture.values.iterators import iterator_of
+                    it = iterator_of(tx, other)
+                    while (pair := it.next(tx)) is not None:
                         k, v = pair.iter_items(tx)
                         self.items[self._key(k)] = v
             for k, v in kwargs.items():
@@ -426,7 +449,7 @@ class DictValue(Value):
                 return self.items.pop(k)
             if len(args) > 1:
                 return args[1]
-            raise Unsupported(f"KeyError: {k!r}", generic=True, kind="python-exception")
+            raise self._key_error(k)
         if name == "setdefault":
             k = self._key(args[0])
             if k not in self.items:

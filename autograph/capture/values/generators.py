@@ -13,6 +13,10 @@ LIVE_GENERATOR = break_kind(
     "live-generator", "a generator that already yielded is still in use after a graph break: its paused "
     "frame exists only inside the capture", "consume the generator before the break, or make the break "
     "happen before the generator starts")
+SUSPENDED_FINALLY = break_kind(
+    "suspended-generator-cleanup", "a generator paused inside a try/finally, except or with block is "
+    "dropped when the function returns: Python then closes it and runs that block, which capture does not "
+    "model", "exhaust or close() the generator before returning")
 
 
 class Yielded:
@@ -28,6 +32,7 @@ class GeneratorValue(ListIteratorValue):
         self.frame = frame
         self.started = False
         self.done = False
+        self.running = False  # its frame is executing (a generator cannot resume itself)
         self.return_value: Value = ConstantValue(None)
         # the call that made it: an unstarted generator is rebuilt by making the same call
         self.call = (fn, list(args or []), dict(kwargs or {}))
@@ -39,24 +44,59 @@ class GeneratorValue(ListIteratorValue):
         return types.GeneratorType
 
     def _advance(self, tx) -> Value | None:
+        return self.resume(tx, ConstantValue(None))  # next() sends None
+
+    def resume(self, tx, sent: Value) -> Value | None:
+        """Run on from the paused ``yield`` (which evaluates to ``sent``) to the next one: its
+        value, or None when the generator ends (its return value in ``return_value``)."""
         if self.done:
             return None
         if self.started:
-            self.frame.push(ConstantValue(None))  # the value of the `yield` expression (next() sends None)
+            self.frame.push(sent)  # the value of the `yield` expression
         self.started = True
+        return self.run(tx)
+
+    def send_value(self, tx, sent: Value) -> Value | None:
+        """``gen.send(sent)``: as ``resume``, after Python's check of a just-started generator."""
+        if not self.started and not (sent.is_constant() and sent.as_python_constant() is None):
+            err = TypeError("can't send non-None value to a just-started generator")
+            raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
+        return self.resume(tx, sent)
+
+    def run(self, tx) -> Value | None:
+        """Run the frame from where it is to its next ``yield`` or its end."""
+        self.check_not_running()
         from autograph.capture.interpreter import MAX_INLINE_DEPTH  # lazy: the interpreter installs this module
         if tx.depth >= MAX_INLINE_DEPTH:
             raise Unsupported("generator nested too deeply", kind="call-depth")
         tx.depth += 1
+        self.running = True
         try:
             out = tx.run_frame(self.frame)
+        except Unsupported as err:
+            if err.exc is None:
+                raise
+            self.done = True  # an exception left the generator's frame: it is finished, as in Python
+            raise _escaped(err) from None
         finally:
             tx.depth -= 1
+            self.running = False
         if isinstance(out, Yielded):
             return out.value
         self.done = True
         self.return_value = out.value  # what `yield from` this generator evaluates to
         return None
+
+    def check_not_running(self) -> None:
+        if self.running:
+            err = ValueError("generator already executing")
+            raise Unsupported(f"ValueError: {err}", generic=True, exc=err, kind="python-exception")
+
+    def getattr(self, tx, name):
+        if name in ("send", "throw", "close"):
+            from autograph.capture.values.generator_protocol import GeneratorMethodValue
+            return GeneratorMethodValue(self, name)
+        return super().getattr(tx, name)
 
     def next(self, tx):
         if self.index < len(self.items):
@@ -94,6 +134,20 @@ class GeneratorValue(ListIteratorValue):
         return super().reconstruct(cg)
 
 
+def _escaped(err: Unsupported) -> Unsupported:
+    """The exception a caller of ``next()`` sees when ``err`` leaves a generator's frame:
+    itself, except that a StopIteration becomes ``RuntimeError("generator raised
+    StopIteration")`` chained to it (PEP 479), so it cannot pass for the generator's end."""
+    if not isinstance(err.exc, StopIteration):
+        return err
+    runtime = RuntimeError("generator raised StopIteration")
+    runtime.__cause__ = runtime.__context__ = err.exc
+    converted = Unsupported(f"RuntimeError: generator raised StopIteration ({err.reason})", generic=True,
+                            exc=runtime, kind="python-exception")
+    converted.user_stack = list(err.user_stack)
+    return converted
+
+
 def make_generator(tx, fv: Value, args, kwargs) -> Value:
     frame = tx.inline_function(fv, args, kwargs, frame_only=True)
     for i, inst in enumerate(frame.instructions):
@@ -104,7 +158,35 @@ def make_generator(tx, fv: Value, args, kwargs) -> Value:
             break
     gen = GeneratorValue(tx, frame, fv, args, kwargs)
     gen.created_step = tx.step
+    tx.generators_made.append(gen)
     return gen
+
+
+def _paused_in_cleanup_block(gen: GeneratorValue) -> bool:
+    """Whether the generator is paused where closing it runs user code: a ``finally``,
+    ``except`` or ``with`` block covers its ``yield`` (a handler block starting PUSH_EXC_INFO on
+    the way out; the implicit StopIteration->RuntimeError handler of 3.12 runs no user code)."""
+    inst = gen.frame.current
+    entry = inst.exn if inst is not None else None
+    seen: set[int] = set()
+    while entry is not None and entry.target.index not in seen:
+        seen.add(entry.target.index)
+        if entry.target.opname == "PUSH_EXC_INFO":
+            return True
+        entry = entry.target.exn
+    return False
+
+
+def _no_suspended_cleanup(tx) -> None:
+    """At the compiled function's return, a generator made by this call and paused in a cleanup
+    block is finalised by Python (its ``finally`` runs) when its last reference dies: run the
+    generator's whole life eagerly instead of skipping that block."""
+    for gen in tx.generators_made:
+        if gen.started and not gen.done and _paused_in_cleanup_block(gen):
+            err = Unsupported(f"generator {gen.frame.code.co_qualname} is paused inside a finally/except/with "
+                              "block when the function returns", kind=SUSPENDED_FINALLY)
+            err.retry_step = getattr(gen, "created_step", None)
+            raise err
 
 
 def _yield_value(tx, frame, inst):
@@ -116,3 +198,4 @@ def install() -> None:
     from autograph.capture import interpreter
     interpreter.handler("YIELD_VALUE")(_yield_value)
     registry.set_generator_factory(make_generator)
+    registry.add_root_return_check(_no_suspended_cleanup)

@@ -42,6 +42,10 @@ CALLED_IN_PYTHON: list[Callable] = []
 IMMUTABLE_VALUE_TYPES: set[type] = set()
 # ``factory(tx, fn_value, args, kwargs) -> Value``: calling a generator function
 _GENERATOR_FACTORY: list[Callable] = []
+# checks run when capture reached the compiled function's own return: ``(tx) -> None``, raising
+# Unsupported (with a ``retry_step``) when what Python does as the frame dies cannot be done by
+# the capture (values/generators.py: a generator paused in a cleanup block); capture/api.py runs them
+ROOT_RETURN_CHECKS: list[Callable] = []
 
 
 def register_builtin(fn: Any, handler: Callable) -> None:
@@ -132,3 +136,7 @@ def set_generator_factory(factory: Callable) -> None:
 
 def generator_factory() -> Callable | None:
     return _GENERATOR_FACTORY[0] if _GENERATOR_FACTORY else None
+
+
+def add_root_return_check(check: Callable) -> None:
+    _append_once(ROOT_RETURN_CHECKS, check)

@@ -143,17 +143,20 @@ class SetValue(Value):
             raise Unsupported(f"pop() from a set that came from outside ({self.source.expr})", kind="side-effect")
         if name == "pop" and len(self.real) > 1 and self.has_identity_keys():
             raise Unsupported(f"pop() from a {self.describe()} holding tensors or objects", kind=SET_ORDER)
+        consumed: dict[int, list[Value]] = {}
         if name in ("add", "discard", "remove"):
             real_args = [key_of(a) for a in args]
         else:
-            real_args = [_keys_of(tx, a) for a in args]
+            real_args = [_keys_of(tx, a, consumed=consumed.setdefault(i, [])) for i, a in enumerate(args)]
         try:
             out = method(*real_args)
         except (KeyError, TypeError) as exc:
             raise Unsupported(f"{type(exc).__name__} from {self.kind.__name__}.{name}()", generic=True, exc=exc,
                               kind="python-exception")
-        if name in _MUTATING:
-            self._replay_if_outside(tx, name, args)
+        if name in _MUTATING:  # an iterator argument is spent: the replay gets the items it gave
+            from autograph.capture.values.containers import TupleValue
+            self._replay_if_outside(tx, name, [TupleValue(consumed[i]) if consumed.get(i) is not None
+                                               and _is_iterator(tx, a) else a for i, a in enumerate(args)])
         if name == "pop":
             return value_of(out)
         return _wrap_result(out)
@@ -212,9 +215,23 @@ class SetValue(Value):
         return cg.shared(self, text) if self.kind is set else text
 
 
-def _keys_of(tx, value: Value, *, sets_only: bool = False) -> Any:
+def _is_iterator(tx, value: Value) -> bool:
+    from autograph.capture.values.containers import ListIteratorValue
+    return isinstance(value, ListIteratorValue)
+
+
+def _lazy_keys(tx, it: Value, consumed: list[Value]):
+    """The keys of an iterator's items, each made only when the real set method asks for it
+    (``s.update(len(s) + i for i in r)`` sees the keys already added), as Python iterates."""
+    while (item := it.next(tx)) is not None:
+        consumed.append(item)
+        yield key_of(item)
+
+
+def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value] | None = None) -> Any:
     """The real keys of an operand: a set of keys (SetValue, set-like constants) or, for the
-    methods that take any iterable, a list of keys of its items."""
+    methods that take any iterable, the keys of its items (an iterator's lazily, recording the
+    items it gave in ``consumed``)."""
     if isinstance(value, SetValue):
         return value.real
     if value.is_constant():
@@ -223,6 +240,8 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False) -> Any:
             return real
     if sets_only:
         raise Unsupported(f"set operator with {value.describe()}", kind="unsupported-operation")
+    if consumed is not None and _is_iterator(tx, value):
+        return _lazy_keys(tx, value, consumed)
     return [key_of(v) for v in value.iter_items(tx)]
 
 
