@@ -147,6 +147,7 @@ EXACTNESS_PATTERNS = {
     "str comparison": r"(s|s\d+|MODE) (==|!=|<) '",
     "f-string": r"\bf\"\{",
     "str-keyed dict": r"= \{(s|s\d+|MODE|'\w*'): ",
+    "named tuple == tuple": r"Pair\(.*\) (==|!=) \(|\) != Pair\(|\] == \(",
     # dict views kept across mutations
     "dict view": r"= (d|dd\d+)\.(keys|values|items)\(\)",
     "view read after mutation": r"(len|list|sum)\(dv\d+|in dv\d+",

@@ -30,6 +30,7 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     real = RealArguments(list(args) + list(kwargs.values()))
     reals = real.values[:len(args)]
     kw_reals = dict(zip(kwargs, real.values[len(args):]))
+    _guard_symbolic_divisor(fn, reals)
     try:
         result = fn(*reals, **kw_reals)
     except Exception as exc:
@@ -44,6 +45,16 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
 
 
 _TEXT_FUNCTIONS = {str, repr, format, ascii}
+_DIVISIONS = {operator.floordiv, operator.mod, operator.truediv, operator.ifloordiv, operator.imod,
+              operator.itruediv, divmod}
+
+
+def _guard_symbolic_divisor(fn: Callable, reals: list) -> None:
+    """``n // s`` with a dynamic size ``s``: the symbolic result does not say that a call with
+    ``s == 0`` raises ZeroDivisionError, so the entry guards ``s != 0`` (a shape guard)."""
+    import torch
+    if fn in _DIVISIONS and len(reals) == 2 and isinstance(reals[1], (torch.SymInt, torch.SymFloat)):
+        bool(reals[1] != 0)  # evaluated on the hint: records the guard, True (or False: 0 is constant)
 
 
 def _has_symbolic(args, kwargs) -> bool:

@@ -99,7 +99,19 @@ class ExactnessConstructs:
         if bools and self.c.chance(0.5):
             name = self.pick(bools)
             return name if self.c.chance(0.7) else f"not {name}"
+        if self.c.chance(0.15):
+            return self.sequence_condition()
         return self.string_condition()
+
+    def sequence_condition(self) -> str:
+        """``==`` between a named tuple, a tuple and a list holding a number only known at run
+        time (a float): Python compares tuple subclasses as tuples, lists never equal tuples."""
+        floats = self.names("float")
+        v = self.pick(floats) if floats else self.an_int()
+        s = self.a_string()
+        self.fixtures.add("Pair")
+        return self.pick((f"Pair({v}, {s}) == ({v}, {s})", f"({v}, {s}) != Pair({v}, {s})",
+                          f"[{v}, {s}] == ({v}, {s})", f"Pair({v}, {s}) == Pair({v}, 'abc')"))
 
     def bind(self, prefix: str, expr: str, ty: Ty) -> str:
         name = self.fresh(prefix)

@@ -37,6 +37,10 @@ OBJ = Obj()
     for i in range(n):
         yield i * 0.5
 ''',
+    "Pair": '''import collections
+
+Pair = collections.namedtuple("Pair", "v s")  # equal to the plain tuple of its fields
+''',
     "CAUGHT": "CAUGHT = []\n",
     "MODE": 'MODE = "fast"\n',
     "WEIGHT": "WEIGHT = torch.linspace(0.5, 1.5, {B})\n",
