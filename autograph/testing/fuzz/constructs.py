@@ -371,6 +371,8 @@ class ExactnessConstructs:
 
     # -- exceptions with constant arguments, raised and caught -------------------------
     def stmt_raise_caught(self, depth: int) -> None:
+        if self.int_param and self.c.chance(0.25):
+            return self.division_caught()
         self.fixtures.add("FuzzError")
         tensors = self.names("tensor")
         source = self.pick(tensors)
@@ -400,6 +402,19 @@ class ExactnessConstructs:
                 handlers.append(f"{self.obj_param}.last_error = e")
             for _ in range(self.c.integer(1, 2)):
                 self.emit(self.pick(handlers))
+
+    def division_caught(self) -> None:
+        """A division by the int parameter's function that is zero on some calls only: whether
+        it raises is the call's business, not the capture's."""
+        n = self.int_param
+        divisor = self.pick((f"({n} % 2)", f"({n} - 2)", f"({n} - 3)", f"({n} - 1)"))
+        expr = self.pick((f"6 // {divisor}", f"7 % {divisor}", f"1.5 / {divisor}", f"divmod(9, {divisor})[0]"))
+        name = self.fresh("q")
+        with self.block("try:"):
+            self.emit(f"{name} = {expr}")
+        with self.block("except ZeroDivisionError as e:"):
+            self.emit(f"{name} = len(str(e))")
+        self.env[name] = Ty("float") if "/ " in expr and "//" not in expr else Ty("int")
 
     # -- objects made in the function (and returned) ---------------------------------------
     def stmt_fresh_object(self, depth: int) -> None:
