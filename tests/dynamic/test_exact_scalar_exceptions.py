@@ -47,3 +47,30 @@ def test_int_division_by_a_dynamic_int_that_becomes_zero():
         return x * 2, r
 
     _same_as_python(f, [2, 5, 0, 3])
+
+
+def test_int_of_a_float_that_becomes_infinite_or_nan():
+    def f(x, v):
+        try:
+            r = int(v)
+        except (ValueError, OverflowError) as e:
+            r = type(e).__name__
+        return x * 2, r
+
+    _same_as_python(f, [2.5, float("inf"), 3.5, float("nan"), 1.0])
+
+
+def test_division_by_a_dynamic_size_that_becomes_zero():
+    def f(x):
+        try:
+            r = 12 // (x.shape[0] - 2)
+        except ZeroDivisionError:
+            r = -1
+        return x * r, r
+
+    c = autograph.compile(f, backend="eager")
+    for k in (3, 4, 2, 5):
+        x = torch.ones(k)
+        got, want = c(x), f(x)
+        torch.testing.assert_close(got[0], want[0])
+        assert got[1] == want[1]
