@@ -165,6 +165,8 @@ class Codegen:
         if isinstance(fn, UserFunctionValue):  # the shim of this very function (real_value guards it)
             return self.const(self.wrap_nested(fn.real_value())), args
         if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
+            if fn.func.fn.__code__.co_flags & _CO_GENERATOR_LIKE:  # `self.parameters()`: no code runs
+                return self.reconstruct(fn), args
             return self.const(self.wrap_nested(fn.func.real_value())), [fn.self_value, *args]
         if isinstance(fn, ModuleValue) and called_in_python(fn.module):
             return self.reconstruct(fn), args
@@ -191,7 +193,8 @@ class Codegen:
                     if fn.name in klass.__dict__:
                         attr = klass.__dict__[fn.name]
                         if isinstance(attr, types.FunctionType) and not (
-                                getattr(real, "__dict__", None) and fn.name in real.__dict__):
+                                getattr(real, "__dict__", None) and fn.name in real.__dict__) \
+                                and not attr.__code__.co_flags & _CO_GENERATOR_LIKE:
                             return self.const(self.wrap_nested(attr)), [fn.obj, *args]
                         break
         return self.reconstruct(fn), args

@@ -250,10 +250,16 @@ class Translator:
 
     def _guard_defaults(self, fn: types.FunctionType) -> None:
         """The entry and its guards bind the call with the defaults ``fn`` has now: replacing
-        ``fn.__defaults__``/``__kwdefaults__`` (not only their items) recaptures."""
+        ``fn.__defaults__``/``__kwdefaults__`` recaptures, and so does changing an item of
+        ``__kwdefaults__`` in place (a dict: ``f.__kwdefaults__["k"] = 7``)."""
         for name in ("__defaults__", "__kwdefaults__"):
             if getattr(fn, name) is not None:
                 self.guards.id_(AttrSource(ObjectSource(fn, fn.__qualname__), name), getattr(fn, name))
+        if fn.__kwdefaults__:
+            src = AttrSource(ObjectSource(fn, fn.__qualname__), "__kwdefaults__")
+            self.guards.keys(src, fn.__kwdefaults__)
+            for key, value in fn.__kwdefaults__.items():
+                self.guards.id_(ItemSource(src, key), value)
 
     def _setup_cells(self, frame: Frame, closure: list[Value]) -> None:
         code = frame.code

@@ -108,6 +108,34 @@ def test_keyword_defaults_replaced_after_the_first_call():
     torch.testing.assert_close(c(x), f(x))
 
 
+def test_keyword_defaults_changed_in_place_after_the_first_call():
+    """``__kwdefaults__`` is a dict: an item set in place keeps the dict's identity."""
+    def f(x, *, k=1):
+        return x * k
+
+    h = Harness()
+    c = h.compile(f)
+    x = torch.ones(2)
+    torch.testing.assert_close(c(x), f(x))
+    f.__kwdefaults__["k"] = 7
+    torch.testing.assert_close(c(x), f(x))
+
+
+def test_callee_keyword_defaults_changed_in_place_after_the_first_call():
+    def g(y, *, k=1):
+        return y * k
+
+    def f(x):
+        return g(x) + 1
+
+    h = Harness()
+    c = h.compile(f)
+    x = torch.ones(2)
+    torch.testing.assert_close(c(x), f(x))
+    g.__kwdefaults__["k"] = 7
+    torch.testing.assert_close(c(x), f(x))
+
+
 def test_callee_defaults_replaced_after_the_first_call():
     def g(y, k=1):
         return y * k

@@ -147,6 +147,7 @@ EXACTNESS_PATTERNS = {
     "str comparison": r"(s|s\d+|MODE) (==|!=|<) '",
     "f-string": r"\bf\"\{",
     "str-keyed dict": r"= \{(s|s\d+|MODE|'\w*'): ",
+    "named tuple == tuple": r"Pair\(.*\) (==|!=) \(|\) != Pair\(|\] == \(",
     # dict views kept across mutations
     "dict view": r"= (d|dd\d+)\.(keys|values|items)\(\)",
     "view read after mutation": r"(len|list|sum)\(dv\d+|in dv\d+",
@@ -175,6 +176,7 @@ EXACTNESS_PATTERNS = {
     # exceptions with constant arguments, raised and caught
     "constant raise": r"raise (FuzzError|ValueError)\(\"bad",
     "caught object changed": r"e\.code \+= 1",
+    "division by a changing int caught": r"^ +q\d+ = .*\((n|\w+) (%|-) \d\)$",
     "caught object kept": r"CAUGHT\.append\(e\)|\.last_error = e",
     # objects made in the function and returned
     "fresh set": r"tags\d+ = set\(\)",

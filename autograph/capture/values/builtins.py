@@ -30,6 +30,7 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     real = RealArguments(list(args) + list(kwargs.values()))
     reals = real.values[:len(args)]
     kw_reals = dict(zip(kwargs, real.values[len(args):]))
+    _guard_symbolic_divisor(fn, reals)
     try:
         result = fn(*reals, **kw_reals)
     except Exception as exc:
@@ -44,6 +45,16 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
 
 
 _TEXT_FUNCTIONS = {str, repr, format, ascii}
+_DIVISIONS = {operator.floordiv, operator.mod, operator.truediv, operator.ifloordiv, operator.imod,
+              operator.itruediv, divmod}
+
+
+def _guard_symbolic_divisor(fn: Callable, reals: list) -> None:
+    """``n // s`` with a dynamic size ``s``: the symbolic result does not say that a call with
+    ``s == 0`` raises ZeroDivisionError, so the entry guards ``s != 0`` (a shape guard)."""
+    import torch
+    if fn in _DIVISIONS and len(reals) == 2 and isinstance(reals[1], (torch.SymInt, torch.SymFloat)):
+        bool(reals[1] != 0)  # evaluated on the hint: records the guard, True (or False: 0 is constant)
 
 
 def _has_symbolic(args, kwargs) -> bool:
@@ -220,9 +231,11 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
         if eq is not None:
             return ConstantValue(eq if op == "==" else not eq)
         ita, itb = _seq(a), _seq(b)
-        if ita is not None and itb is not None:
-            # list/tuple equality: same type, same length, elements by identity then ==
-            eq = a.python_type() is b.python_type() and len(ita) == len(itb) and all(
+        family = _sequence_family(a, b) if ita is not None and itb is not None else None
+        if family is not None:
+            # list/tuple equality (subclasses too: a named tuple equals the plain tuple of its
+            # fields): same family, same length, elements by identity then ==
+            eq = family is not False and len(ita) == len(itb) and all(
                 identical_or_none(tx, x, y) or compare(tx, x, "==", y).truth(tx) for x, y in zip(ita, itb))
             return ConstantValue(eq if op == "==" else not eq)
     raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
@@ -252,6 +265,20 @@ _LITERALS = (str, bytes, int, float, complex, bool, type(None))
 def _object_equality(cls: type) -> bool:
     """``==`` and ``!=`` of ``cls`` are ``object``'s (identity): no class in its MRO defines either."""
     return isinstance(cls, type) and cls.__eq__ is object.__eq__ and cls.__ne__ is object.__ne__
+
+
+def _sequence_family(a: Value, b: Value) -> type | bool | None:
+    """``list`` or ``tuple`` when ``==`` of ``a`` and ``b`` is that type's own comparison (both of the
+    family, neither type overriding ``__eq__``/``__ne__``); False when they are of different
+    families (``[1] == (1,)`` is False); None when a user ``__eq__`` decides."""
+    ta, tb = a.python_type(), b.python_type()
+    for family in (list, tuple):
+        if issubclass(ta, family) and issubclass(tb, family):
+            plain = all(t.__eq__ is family.__eq__ and t.__ne__ is family.__ne__ for t in (ta, tb))
+            return family if plain else None
+    own = any(t.__eq__ not in (list.__eq__, tuple.__eq__) or t.__ne__ not in (list.__ne__, tuple.__ne__)
+              for t in (ta, tb))
+    return None if own else False
 
 
 def _seq(v):

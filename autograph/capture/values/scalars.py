@@ -97,8 +97,10 @@ class ScalarValue(Value):
         try:
             hint = fn(*(_hint(o) for o in operands))
         except Exception as exc:
-            raise Unsupported(f"{getattr(fn, '__name__', fn)}() raised {type(exc).__name__}", generic=True, exc=exc,
-                              kind="python-exception")
+            # raised for this call's values only (1.0 / v with v == 0.0): not an exception known
+            # for every call the entry would serve, so no `except` handler is entered symbolically
+            raise Unsupported(f"{getattr(fn, '__name__', fn)}() raised {type(exc).__name__} for this call's "
+                              "values", generic=True, kind="python-exception") from None
         if type(hint) not in _NUMERIC:  # a complex number, a tuple (divmod): no recipe for those
             value = cls(tx, hint, fn=fn, operands=tuple(operands))
             return ConstantValue(value.as_python_constant())

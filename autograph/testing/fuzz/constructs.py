@@ -122,7 +122,19 @@ class ExactnessConstructs:
         if bools and self.c.chance(0.5):
             name = self.pick(bools)
             return name if self.c.chance(0.7) else f"not {name}"
+        if self.c.chance(0.15):
+            return self.sequence_condition()
         return self.string_condition()
+
+    def sequence_condition(self) -> str:
+        """``==`` between a named tuple, a tuple and a list holding a number only known at run
+        time (a float): Python compares tuple subclasses as tuples, lists never equal tuples."""
+        floats = self.names("float")
+        v = self.pick(floats) if floats else self.an_int()
+        s = self.a_string()
+        self.fixtures.add("Pair")
+        return self.pick((f"Pair({v}, {s}) == ({v}, {s})", f"({v}, {s}) != Pair({v}, {s})",
+                          f"[{v}, {s}] == ({v}, {s})", f"Pair({v}, {s}) == Pair({v}, 'abc')"))
 
     def bind(self, prefix: str, expr: str, ty: Ty) -> str:
         name = self.fresh(prefix)
@@ -382,6 +394,8 @@ class ExactnessConstructs:
 
     # -- exceptions with constant arguments, raised and caught -------------------------
     def stmt_raise_caught(self, depth: int) -> None:
+        if self.int_param and self.c.chance(0.25):
+            return self.division_caught()
         self.fixtures.add("FuzzError")
         tensors = self.names("tensor")
         source = self.pick(tensors)
@@ -411,6 +425,19 @@ class ExactnessConstructs:
                 handlers.append(f"{self.obj_param}.last_error = e")
             for _ in range(self.c.integer(1, 2)):
                 self.emit(self.pick(handlers))
+
+    def division_caught(self) -> None:
+        """A division by the int parameter's function that is zero on some calls only: whether
+        it raises is the call's business, not the capture's."""
+        n = self.int_param
+        divisor = self.pick((f"({n} % 2)", f"({n} - 2)", f"({n} - 3)", f"({n} - 1)"))
+        expr = self.pick((f"6 // {divisor}", f"7 % {divisor}", f"1.5 / {divisor}", f"divmod(9, {divisor})[0]"))
+        name = self.fresh("q")
+        with self.block("try:"):
+            self.emit(f"{name} = {expr}")
+        with self.block("except ZeroDivisionError as e:"):
+            self.emit(f"{name} = len(str(e))")
+        self.env[name] = Ty("float") if "/ " in expr and "//" not in expr else Ty("int")
 
     # -- objects made in the function (and returned) ---------------------------------------
     def stmt_fresh_object(self, depth: int) -> None:

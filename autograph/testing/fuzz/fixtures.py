@@ -54,6 +54,10 @@ OBJ = Obj()
 
 TRACE = []
 ''',
+    "Pair": '''import collections
+
+Pair = collections.namedtuple("Pair", "v s")  # equal to the plain tuple of its fields
+''',
     "CAUGHT": "CAUGHT = []\n",
     "MODE": 'MODE = "fast"\n',
     "WEIGHT": "WEIGHT = torch.linspace(0.5, 1.5, {B})\n",
