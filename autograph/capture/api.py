@@ -14,7 +14,7 @@ from typing import Callable
 
 import torch
 
-from autograph.capture.breaks import BreakRecord, CaptureBug, Unsupported, source_line
+from autograph.capture.breaks import FRAME_INSPECTION, BreakRecord, CaptureBug, Unsupported, source_line
 from autograph.capture.codegen import Codegen, _Expr, build_entry
 from autograph.capture.interpreter import BreakAt, Return, Stopped, Translator, _resolve_callable
 from autograph.capture.result import CaptureResult, GraphRecord
@@ -83,6 +83,10 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
                     b = breaks[-1]
                     raise CaptureError(f"graph break in {fn.__qualname__} with fullgraph=True: {b.reason}. "
                                        "Remove the construct or compile without fullgraph.", b.filename, b.lineno)
+                if exc.cause.kind == FRAME_INSPECTION:  # no frame of compiled code is Python's own
+                    return _eager_result(fn, tx, breaks, time.perf_counter() - t0, no_tensor_work=False,
+                                         run_eagerly=f"{breaks[-1].reason} ({_short(breaks[-1].filename)}:"
+                                                     f"{breaks[-1].lineno})")
                 stop, generic = exc.step, exc.cause.generic
                 continue  # replay up to the break, then plan it
             if stop is not None and not isinstance(outcome, Stopped):
@@ -194,9 +198,10 @@ def _share_memory(tensors: list) -> bool:
     return any(first != i for i, (first, _) in enumerate(alias_pattern(tensors)))
 
 
-def _eager_result(fn, tx, breaks, seconds, *, no_tensor_work: bool) -> CaptureResult:
+def _eager_result(fn, tx, breaks, seconds, *, no_tensor_work: bool, run_eagerly: str | None = None) -> CaptureResult:
     return CaptureResult(fn=fn, guards=GuardSet(fn, tx.guards.guards), transformed_code=None,
-                         breaks=breaks, no_tensor_work=no_tensor_work, capture_seconds=seconds)
+                         breaks=breaks, no_tensor_work=no_tensor_work, run_eagerly=run_eagerly,
+                         capture_seconds=seconds)
 
 
 def _record(fn, exc: BreakAt) -> BreakRecord:

@@ -107,6 +107,14 @@ break_kind(
     "nothing to do for forward hooks; remove other hooks (backward, global) if the module's "
     "forward should be compiled too")
 
+FRAME_INSPECTION = break_kind(
+    "frame-inspection", "the code inspects the interpreter's call frames (`sys._getframe`, "
+    "`inspect.currentframe`/`stack`, `traceback.extract_stack`, `warnings.warn`'s location): compiled "
+    "code runs in frames of its own, so the whole function runs as plain Python, where every frame is "
+    "the one Python would have",
+    "move the frame inspection out of the compiled function (or the function out of the selected "
+    "packages) if the rest of it should be compiled")
+
 
 class Unsupported(Exception):
     """Capture cannot continue here; ``reason`` is in the user's language, ``kind`` a

@@ -34,6 +34,7 @@ class CaptureResult:
     resumes: list[ResumeRecord] = field(default_factory=list)
     breaks: list[BreakRecord] = field(default_factory=list)
     no_tensor_work: bool = False
+    run_eagerly: str | None = None  # why the whole function must run as plain Python (then no code)
     capture_seconds: float = 0.0
     compile_seconds: float = 0.0
     transformed_source: str = ""   # readable Python of the transformed entry

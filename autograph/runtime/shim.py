@@ -434,8 +434,9 @@ class _ShimLogic:
             return self._capture_failed(exc, settings, time.perf_counter() - t0)
         st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)
         st.compile_seconds += getattr(result, "compile_seconds", 0.0)
-        if getattr(result, "no_tensor_work", False):
-            reason = "no tensor work: nothing worth compiling"
+        run_eagerly = getattr(result, "run_eagerly", None)  # capture found the function must run as Python
+        if getattr(result, "no_tensor_work", False) or run_eagerly:
+            reason = run_eagerly or "no tensor work: nothing worth compiling"
             _mark_eager(state, reason)
             st.eager_reason = reason
             st.ran_eagerly(reason)

@@ -27,7 +27,7 @@ out = {
     "last class-call hook": owner(r.CLASS_CALL_HOOKS[-1]) if r.CLASS_CALL_HOOKS else None,
     "manual_seed breaks": "manual_seed" in r.TORCH_BREAKS,
     "autocast breaks": "_enter_autocast" in r.TORCH_BREAKS,
-    "logging rule": [owner(f) for f in r.OPAQUE_CALL_RULES],
+    "opaque call rules": [owner(f) for f in r.OPAQUE_CALL_RULES],
     "deque wrapper": owner(r.TYPE_WRAPPERS.get(collections.deque)),
     "logger wrapper": owner(r.TYPE_WRAPPERS.get(logging.Logger)),
 }
@@ -51,7 +51,7 @@ _EXPECTED = {
     "last class-call hook": _V + "user_objects",  # any other class: asked last
     "manual_seed breaks": True,
     "autocast breaks": True,
-    "logging rule": [_V + "side_effects"],
+    "opaque call rules": [_V + "frames", _V + "side_effects"],
     "deque wrapper": _V + "collections_values",
     "logger wrapper": _V + "side_effects",
 }

@@ -11,6 +11,7 @@ from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values import scalars
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.frames import refuse_frame_inspection
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
                                                  TupleValue)
 from autograph.capture.values.registry import BUILTIN_HANDLERS, CLASS_CALL_HOOKS, register_builtin
@@ -105,6 +106,7 @@ class PyFunctionValue(Value):
         if not self.pure:
             module = getattr(self.fn, "__module__", None)
             where = f"{module}.{self.name}" if module else self.name
+            refuse_frame_inspection(self.fn)
             raise Unsupported(f"call to {where}() — not known to be free of side effects; it runs in Python",
                               kind="side-effect")
         if _all_constant(args, kwargs):

@@ -14,7 +14,7 @@ in the list is asked before an earlier one (numpy before collections before iter
 """
 from __future__ import annotations
 
-from autograph.capture.values import (builtins, collections_values, contexts, distributed, func_transforms,
+from autograph.capture.values import (builtins, collections_values, contexts, distributed, frames, func_transforms,
                                       generators, itertools_values, live_iterators, modules, named_tuples,
                                       partials, private, reduce, sets, side_effects, stdlib, torch_calls,
                                       torch_objects, user_objects)
@@ -25,7 +25,7 @@ except ImportError:  # NumPy is optional: without it no ndarray ever reaches cap
     numpy_values = None  # type: ignore[assignment]
 
 # the order is part of the behaviour (see the module docstring)
-FAMILIES = [builtins, torch_calls, modules, contexts, distributed, func_transforms, live_iterators, named_tuples,
+FAMILIES = [frames, builtins, torch_calls, modules, contexts, distributed, func_transforms, live_iterators, named_tuples,
             partials, private, reduce, sets, stdlib, torch_objects, itertools_values, collections_values,
             *([numpy_values] if numpy_values is not None else []), side_effects, generators, user_objects]
 
