@@ -132,3 +132,50 @@ def generator_resuming_itself(t):
 
 def test_a_generator_cannot_resume_itself():
     check(generator_resuming_itself, one(2))
+
+
+class _Seq:
+    """A sequence iterated by ``collections.abc.Sequence.__iter__``-style code."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __getitem__(self, i):
+        return self.items[i]
+
+
+def _iterate_by_index(seq):
+    i = 0
+    try:
+        while True:
+            yield seq[i]
+            i += 1
+    except IndexError:  # closing throws GeneratorExit, which this clause does not catch
+        return
+
+
+def first_of_a_sequence(t):
+    return next(_iterate_by_index(_Seq([t.sin(), t.cos()]))) + 1
+
+
+def _catches_everything(marker, t):
+    try:
+        yield t.sin()
+    except BaseException:  # closing throws GeneratorExit in here: user code runs
+        marker.append("closed")
+        raise
+
+
+def generator_dropped_inside_a_catch_all(t):
+    marker = []
+    g = _catches_everything(marker, t)
+    return next(g), marker
+
+
+def test_generator_paused_under_a_clause_closing_skips_stays_in_one_graph():
+    h = check(first_of_a_sequence, one(3))
+    assert [len(r.graphs) for r in h.results] == [1] and not h.results[0].breaks
+
+
+def test_generator_paused_under_a_catch_all_at_return_is_closed():
+    check(generator_dropped_inside_a_catch_all, one(3))

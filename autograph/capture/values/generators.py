@@ -171,10 +171,37 @@ def _paused_in_cleanup_block(gen: GeneratorValue) -> bool:
     seen: set[int] = set()
     while entry is not None and entry.target.index not in seen:
         seen.add(entry.target.index)
-        if entry.target.opname == "PUSH_EXC_INFO":
+        if entry.target.opname == "PUSH_EXC_INFO" and not _clauses_skip_generator_exit(gen, entry.target):
             return True
         entry = entry.target.exn
     return False
+
+
+def _clauses_skip_generator_exit(gen: GeneratorValue, handler) -> bool:
+    """Whether a handler block is only ``except C:`` clauses none of which catches the
+    ``GeneratorExit`` closing throws in (``except IndexError:`` in ``Sequence.__iter__``): then
+    closing runs no user code here. Any other shape (``finally``, ``with``, a bare ``except``,
+    a class not read from globals/builtins) counts as running code."""
+    code = gen.frame.instructions
+    i = handler.index + 1
+    while True:
+        load, check, jump = (code[i:i + 3] + [None, None, None])[:3]
+        if load is None or load.opname not in ("LOAD_GLOBAL", "LOAD_NAME") or check is None \
+                or check.opname != "CHECK_EXC_MATCH" or jump is None or not jump.opname.startswith("POP_JUMP") \
+                or "IF_FALSE" not in jump.opname or jump.target is None:
+            return False
+        name = load.argval if isinstance(load.argval, str) else next(
+            (v for v in (load.argval or ()) if isinstance(v, str)), None)
+        scope = gen.frame.fn_globals
+        builtins_ = scope.get("__builtins__", {})
+        builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
+        cls = scope[name] if name in scope else builtins_.get(name)
+        if not isinstance(cls, type) or issubclass(GeneratorExit, cls):
+            return False
+        nxt = jump.target
+        if nxt.opname == "RERAISE":  # no clause matched: the exception goes on outwards
+            return True
+        i = nxt.index
 
 
 def _no_suspended_cleanup(tx) -> None:
