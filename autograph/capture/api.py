@@ -358,6 +358,8 @@ def _callee_through_its_shim(cg: Codegen, stack: list, argc: int) -> list:
         stack[base if first is not NULL else base + 1] = _Expr(callee)
     elif first is NULL:  # a bound method or module in one slot: bind the shim to its object
         stack[base + 1] = _Expr(f"{cg.const(types.MethodType)}({callee}, {cg.reconstruct(new_args[0])})")
+    elif len(new_args) == len(args) + 1:  # 3.11's with-exit call: [bound exit, None, None, None]
+        stack[base] = _Expr(f"{cg.const(types.MethodType)}({callee}, {cg.reconstruct(new_args[0])})")
     else:               # [function, self] layout: self stays in its slot
         stack[base] = _Expr(callee)
     return stack

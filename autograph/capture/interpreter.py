@@ -480,7 +480,16 @@ class ExceptionValue(Value):
         every call (a tensor or object argument would be capture's sample)."""
         if name == "args" and all(type(a) in (str, int, float, bool, bytes, type(None)) for a in self.exc.args):
             return ConstantValue(self.exc.args)
+        if name == "with_traceback":
+            from autograph.capture.values.with_exits import WithTracebackMethod
+            return WithTracebackMethod(self)
         return super().getattr(tx, name)
+
+    def setattr(self, tx, name, value):
+        from autograph.capture.values.with_exits import is_own_traceback
+        if name == "__traceback__" and is_own_traceback(self, value):
+            return  # puts back the traceback it has (contextlib's __exit__)
+        super().setattr(tx, name, value)
 
     def reconstruct(self, cg):
         # the exception object Python raised here exists only in that call: capture's copy must

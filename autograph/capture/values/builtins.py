@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import operator
+import re
 import types
 from typing import Any, Callable
 
@@ -74,7 +75,8 @@ def _has_symbolic(args, kwargs) -> bool:
 
 # Modules whose builtin functions are pure: same constant arguments, same result, no effect.
 _PURE_MODULES = frozenset({"math", "cmath", "_operator", "operator"})
-_IMMUTABLE_TYPES = (str, bytes, int, float, complex, bool, tuple, frozenset, type(None))
+# (compiled patterns and their matches: immutable C objects whose methods read only their arguments)
+_IMMUTABLE_TYPES = (str, bytes, int, float, complex, bool, tuple, frozenset, type(None), re.Pattern, re.Match)
 
 
 def is_pure_builtin(fn: Callable) -> bool:

@@ -175,6 +175,9 @@ class FreshObjectValue(Value):
     def getattr(self, tx, name):
         if name in self.attrs:
             return self.attrs[name]
+        if name == "with_traceback" and isinstance(self.sample, BaseException):
+            from autograph.capture.values.with_exits import WithTracebackMethod
+            return WithTracebackMethod(self)
         if name in _EXCEPTION_STATE:
             raise Unsupported(f"`.{name}` of {self.describe()}: set by Python when it is raised",
                 kind="unsupported-operation")
@@ -201,6 +204,9 @@ class FreshObjectValue(Value):
         return fresh_value(tx, real, f".{name}")
 
     def setattr(self, tx, name, value):
+        from autograph.capture.values.with_exits import is_own_traceback
+        if name == "__traceback__" and is_own_traceback(self, value):
+            return  # puts back the traceback it has (contextlib's __exit__)
         if getattr(self.sample, "__dict__", None) is None or name in _EXCEPTION_STATE or name == "args" \
                 or mro_lookup(self.cls, name)[0] is not None:
             raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()}", kind="unsupported-operation")

@@ -45,6 +45,10 @@ class GeneratorMethodValue(Value):
             raise Unsupported(f"generator.{self.name}() with keyword arguments", kind="unsupported-call")
         if self.name == "send" and len(args) == 1:
             return _yielded_or_stop(self.gen, self.gen.send_value(tx, args[0]))
+        if self.name == "throw" and len(args) == 3:  # throw(type, value, tb), as 3.11's contextlib calls it
+            from autograph.capture.values.with_exits import own_traceback_triple
+            if own_traceback_triple(tx, *args):
+                args = [args[1]]
         if self.name == "throw" and len(args) == 1:
             exc, value = _exception(tx, args[0])
             return _yielded_or_stop(self.gen, throw(tx, self.gen, exc, value))
