@@ -41,7 +41,6 @@ KNOWN_BREAKS: dict[str, str] = {
     "DELETE_GLOBAL": "`del` of a global",
     "DELETE_DEREF": "`del` of a closure variable",
     # exceptional paths: capture breaks before a handler that would run user code
-    "WITH_EXCEPT_START": "the exceptional exit of a `with` block (a Python `__exit__` runs in Python)",
     "CALL_INTRINSIC_2": "`except*` re-raise and PEP 695 generic definitions (3.12+)",
     # asynchronous code: coroutines and async generators run eagerly
     "ASYNC_GEN_WRAP": "async generator",
