@@ -17,6 +17,7 @@ import torch
 from autograph.capture.breaks import FRAME_INSPECTION, BreakRecord, CaptureBug, Unsupported, source_line
 from autograph.capture.codegen import Codegen, _Expr, build_entry
 from autograph.capture.interpreter import BreakAt, Return, Stopped, Translator, _resolve_callable
+from autograph.capture.graph_state import restore_state_on_error
 from autograph.capture.result import CaptureResult, GraphRecord
 from autograph.capture.shapes import NeedsStaticSizes
 from autograph.capture.values import registry, side_effects
@@ -159,6 +160,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
         from autograph.capture.graph_lines import with_user_lines  # errors at run time name user lines
         compiled = with_user_lines(gm, compiled, fn.__code__.co_filename, fn.__code__.co_firstlineno)
+        compiled = restore_state_on_error(gm, compiled)
         graph_name = f"__compiled_fn_{next(_graph_counter)}"
         cg.ns[graph_name] = compiled
         input_exprs = [cg.source_expr(src) for src, _, _ in tx.graph.inputs]

@@ -130,7 +130,7 @@ class GraphBuilder:
     # --- operations --------------------------------------------------------
     def call(self, kind: str, target: Any, args: tuple, kwargs: dict) -> Value:
         """Add ``call_function``/``call_method`` on symbolic args; returns the wrapped result."""
-        if self.inside_try:
+        if self.inside_try and not _errors_foreseen(kind, target):
             # fake tensors cannot predict every run-time error (memory overlap of in-place
             # ops, out-of-range tensor indices): under an ``except``, the op must run where
             # the user's handler can catch its error, not later inside a compiled graph
@@ -327,6 +327,32 @@ def _has_tensor(obj) -> bool:
     if isinstance(obj, dict):
         return any(_has_tensor(o) for o in obj.values())
     return False
+
+
+# Out-of-place operations whose every error depends on what the fake run at capture checks
+# (shapes, dtypes, devices), never on tensor values: under an ``except`` they stay in the graph.
+# Not here on purpose: indexing, gathers/scatters, integer division and remainder, pow,
+# in-place ops (overlap with other tensors), losses checking targets, linalg.
+_FORESEEN_OPERATORS = frozenset({
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos,
+    operator.matmul, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
+    operator.and_, operator.or_, operator.xor, operator.invert, operator.abs})
+_FORESEEN_NAMES = frozenset({
+    "add", "sub", "mul", "neg", "abs", "sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "rsqrt",
+    "sigmoid", "relu", "gelu", "silu", "clamp", "maximum", "minimum", "where", "matmul", "mm",
+    "sum", "mean", "softmax", "log_softmax", "transpose", "permute", "reshape", "unsqueeze",
+    "squeeze", "flatten", "t", "contiguous", "clone", "detach", "cat", "stack"})
+
+
+def _errors_foreseen(kind: str, target: Any) -> bool:
+    """Whether the operation can only raise what the fake run at capture already raised."""
+    if kind == "call_method":
+        return target in _FORESEEN_NAMES
+    if target in _FORESEEN_OPERATORS:
+        return True
+    name = getattr(target, "__name__", None)
+    return name in _FORESEEN_NAMES and any(getattr(m, name, None) is target
+                                           for m in (torch, torch.nn.functional, torch.Tensor))
 
 
 def _target_name(target) -> str:

@@ -16,7 +16,6 @@ import dis
 import inspect
 import sys
 import types
-import weakref
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -24,6 +23,7 @@ import torch
 
 from autograph.bytecode.instructions import Instruction, normalize
 from autograph.capture.breaks import CaptureBug, Unsupported, source_line
+from autograph.capture.catching import catching
 from autograph.capture.graph import GraphBuilder
 from autograph.capture.guard_builder import GuardRecorder
 from autograph.capture.values import builtins as vb
@@ -63,50 +63,6 @@ def handler(*opnames: str, min_version: tuple[int, int] = (3, 0), max_version: t
     return register
 
 
-def _handler_catches(entry, instructions: list[Instruction]) -> bool:
-    """Whether an exception raised under ``entry`` can be caught (and swallowed) by user code.
-
-    Handler blocks are followed outward while they only pass the exception on: cleanup
-    blocks (not starting with ``PUSH_EXC_INFO``), ``with`` cleanups (``WITH_EXCEPT_START``)
-    and ``finally`` bodies (they reach ``RERAISE`` before any ``POP_EXCEPT``). A block that
-    matches (``CHECK_EXC_MATCH``) or ends the exception (``POP_EXCEPT``) first catches.
-    """
-    seen: set[int] = set()
-    while entry is not None and entry.target.index not in seen:
-        handler = entry.target
-        seen.add(handler.index)
-        if handler.opname != "PUSH_EXC_INFO":
-            entry = handler.exn
-            continue
-        for ins in instructions[handler.index + 1:]:
-            if ins.opname == "WITH_EXCEPT_START":
-                entry = ins.exn
-                break
-            if ins.opname in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH", "POP_EXCEPT"):
-                return True
-            if ins.opname == "RERAISE":
-                entry = ins.exn
-                break
-        else:
-            return True  # no recognisable end: assume it catches
-    return False
-
-
-# weak: resume functions' code objects must die with them (equal code objects share an entry,
-# which is right: the answer depends on the instructions only)
-_CATCHING_CACHE: "weakref.WeakKeyDictionary[types.CodeType, frozenset[int]]" = weakref.WeakKeyDictionary()
-
-
-def _caught_instructions(code: types.CodeType, instructions: list[Instruction]) -> frozenset[int]:
-    """Indices of the instructions whose exceptions an ``except`` of this code object can catch."""
-    caught = _CATCHING_CACHE.get(code)
-    if caught is None:
-        caught = frozenset(ins.index for ins in instructions
-                           if ins.exn is not None and _handler_catches(ins.exn, instructions))
-        _CATCHING_CACHE[code] = caught
-    return caught
-
-
 class Frame:
     """State of one interpreted code object (the root or an inlined callee)."""
 
@@ -117,7 +73,7 @@ class Frame:
         self.fn_value = fn_value
         self.parent = parent
         self.instructions = normalize(code)
-        self.caught = _caught_instructions(code, self.instructions)
+        self.catching = catching(code, self.instructions)
         # an inlined callee runs inside the caller's try when the call site is covered
         self.inside_try = False
         self.by_offset = {}
@@ -130,6 +86,14 @@ class Frame:
         self.current: Instruction | None = None
         # root frame: the steps of the instructions whose exception entered a handler
         self.handler_steps: list[int] = []
+
+    def may_swallow(self, index: int) -> bool:
+        """Whether user code may catch an exception raised at instruction ``index``: an
+        ``except`` around it, or a ``with`` block whose ``__exit__`` may return true."""
+        if index in self.catching.always:
+            return True
+        return any(depth > len(self.stack) or self.stack[depth - 1].exit_may_swallow()
+                   for depth in self.catching.under_with.get(index, ()))
 
     def push(self, v: Value) -> None:
         self.stack.append(v)
@@ -295,7 +259,7 @@ class Translator:
                 self.root_steps += 1
             frame.ip += 1
             self.graph.current_trace = _trace(frame, inst)
-            self.graph.inside_try = frame.inside_try or inst.index in frame.caught
+            self.graph.inside_try = frame.inside_try or frame.may_swallow(inst.index)
             fn = HANDLERS.get(inst.opname)
             depth = len(frame.stack)
             try:

@@ -123,6 +123,11 @@ def kernels_of(compiled: Any) -> list[tuple[str, str]]:
 
 
 def wrapper_source(compiled: Any) -> str:
+    """The backend's wrapper code, following ``__wrapped__`` as :func:`kernels_of` does."""
+    for _ in range(4):
+        if compiled is None or getattr(compiled, "wrapper_source", None):
+            break
+        compiled = getattr(compiled, "__wrapped__", None)
     return str(getattr(compiled, "wrapper_source", "") or "")
 
 

@@ -86,10 +86,26 @@ def test_handled_in_one_graph(fn):
     assert len(h.backend.graphs) == 1
 
 
+def x_index_under_except(x, i):
+    out = x * 2
+    try:
+        out = torch.index_select(x, 0, i) + 1
+    except IndexError:
+        out = out - 1
+    return out
+
+
 def test_tensor_ops_under_except_run_in_python_and_match_eager():
-    """Tensor work under an ``except`` breaks (run-time errors must reach the handler)."""
-    h = check(x_except_finally, lambda: (torch.randn(4),))
+    """Tensor work that may raise at run time (an index only the run checks) breaks under an
+    ``except``: its error must reach the handler."""
+    h = check(x_index_under_except, lambda: (torch.arange(4.0), torch.tensor([9])))
     assert any("inside a try/except" in str(b) for b in h.breaks), [str(b) for b in h.breaks]
+
+
+def test_tensor_ops_that_cannot_raise_at_run_time_stay_in_the_graph_under_except():
+    """Arithmetic's errors are all foreseen by the fake run (shapes, dtypes): no break."""
+    h = check(x_except_finally, lambda: (torch.randn(4),))
+    assert not any("inside a try/except" in str(b) for b in h.breaks), [str(b) for b in h.breaks]
 
 
 def test_unhandled_exception_raises_like_eager():

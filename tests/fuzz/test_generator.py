@@ -189,6 +189,7 @@ EXACTNESS_PATTERNS = {
     "with block": r"^ +with Tracked\('(a|b|outer)'\)",
     "nested with blocks": r"^ +with Tracked\('outer'\).*:\n(.*\n)*? +with Tracked\('inner'\)",
     "break inside a with block": r"^ +print\(\"in\", TRACE\[-1\]\)",
+    "run-time error swallowed by a with block": r"^ +with (contextlib\.suppress\(IndexError|Swallowing\(\)|swallowed\(\)|torch\.no_grad\(\)):\n +r\d+ = .*index_select",
     # a subclass calling super().forward after a graph break
     "super() after a break": r"print\(\"calls\", self\.calls\)\n +return super\(\)\.forward\(x\)",
 }

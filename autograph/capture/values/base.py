@@ -143,6 +143,12 @@ class Value:
         (torch state contexts, values/contexts.py). None: the value itself is passed."""
         return None
 
+    def exit_may_swallow(self) -> bool:
+        """For the ``__exit__`` a ``with`` block keeps on the stack: whether it may return true
+        and so swallow an exception raised in the block (its tensor operations then run where
+        that can happen, in Python). Unknown: it may."""
+        return True
+
     def real_value(self) -> Any:
         """The real object, when the value stands for one known at capture time."""
         raise Unsupported(f"{self.describe()} has no real value at capture time", kind="unsupported-operation")

@@ -373,6 +373,9 @@ class _ExitValue(_MethodOf):
     def reentered_context(self, cg) -> str | None:
         return self.ctx.fresh(cg)
 
+    def exit_may_swallow(self) -> bool:
+        return False  # torch's state contexts restore state and let the exception through
+
     def reconstruct(self, cg):
         raise Unsupported(f"the exit of a `with {self.ctx.describe()}` block outside its stack slot",
                           kind=STATE_CONTEXT)

@@ -7,6 +7,7 @@ from typing import Any
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.exit_swallow import bound_exit_may_swallow
 from autograph.guards.sources import AttrSource, ClosureSource, ItemSource, MemberSource, ObjectSource
 
 
@@ -308,6 +309,9 @@ class BoundMethodValue(Value):
 
     def call(self, tx, args, kwargs):
         return self.func.call(tx, [self.self_value, *args], kwargs)
+
+    def exit_may_swallow(self) -> bool:
+        return bound_exit_may_swallow(self.func, self.self_value)
 
     def reconstruct(self, cg):
         if self.source is not None:

@@ -43,6 +43,14 @@ class GeneratorValue(ListIteratorValue):
     def python_type(self):
         return types.GeneratorType
 
+    def thrown_may_be_caught(self) -> bool:
+        """Whether an exception thrown in at the paused ``yield`` may be caught by the generator
+        (``@contextmanager``'s exit swallows it then)."""
+        paused = self.frame.current
+        if not self.started or self.done or paused is None:
+            return True
+        return self.frame.may_swallow(paused.index)
+
     def _advance(self, tx) -> Value | None:
         return self.resume(tx, ConstantValue(None))  # next() sends None
 

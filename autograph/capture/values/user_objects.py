@@ -134,6 +134,10 @@ class UserObjectValue(Value):
     def python_type(self):
         return self.cls
 
+    def own_attr(self, name: str) -> Value | None:
+        """The instance ``__dict__`` entry ``name`` as capture holds it (no lookup, no guard)."""
+        return self.attrs.items.get(name)
+
     # --- attribute protocol ----------------------------------------------------
     def getattr(self, tx, name):
         if name == "__class__":

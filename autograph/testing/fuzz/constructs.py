@@ -77,11 +77,39 @@ class ExactnessConstructs:
         """``with Tracked(...):`` (its ``__enter__``/``__exit__`` log to ``TRACE``), maybe nested
         and maybe with a ``print`` (a graph break) in the innermost block: each exit runs once, in
         order, and the exit of a block entered after a break reaches the code after it."""
+        if self.int_param and self.names("tensor") and self.c.chance(0.3):
+            return self.run_time_error_swallowed()
         self.fixtures.add("Tracked")
         names = ["outer", "inner"] if depth == 0 and self.c.chance(0.5) else [self.pick(("a", "b"))]
         headers = [f"with Tracked({n!r}){' as cm' + str(i) if self.c.chance(0.3) else ''}:"
                    for i, n in enumerate(names)]
         self._with_nest(depth, headers)
+
+    def run_time_error_swallowed(self) -> None:
+        """An index only the run can find out of range (the int parameter decides, call by
+        call) inside a block that swallows the error: ``suppress``, a class whose ``__exit__``
+        returns true, ``@contextmanager`` with a handler around ``yield``, or ``no_grad`` under
+        ``try`` (grad mode must be back on after the error)."""
+        self.fixtures.add("Swallowing")
+        src = self.pick(self.names("tensor"))
+        name = self.fresh("r")
+        index = f"torch.tensor([{src}.shape[0] - 1 + {self.int_param} % 2])"
+        self.emit(f"{name} = {src} * 2")
+        body = f"{name} = {src} + torch.index_select({src}, 0, {index}).sum()"
+        headers = ["with contextlib.suppress(IndexError, RuntimeError):", "with Swallowing():"]
+        header = self.pick(headers + (["with swallowed():", "try:"] if "try_except" in self.config.features else []))
+        if header == "with swallowed():":
+            self.fixtures.add("swallowed")
+        with self.block(header):
+            if header == "try:":
+                with self.block("with torch.no_grad():"):
+                    self.emit(body)
+            else:
+                self.emit(body)
+        if header == "try:":
+            with self.block("except (IndexError, RuntimeError):"):
+                self.emit(f"{name} = {name} + float(torch.is_grad_enabled())")
+        self.env[name] = self.env[src]
 
     def _with_nest(self, depth: int, headers: list[str]) -> None:
         with self.block(headers[0]):

@@ -54,6 +54,28 @@ OBJ = Obj()
 
 TRACE = []
 ''',
+    "Swallowing": '''import contextlib
+
+
+class Swallowing:
+    """A context manager whose __exit__ swallows index errors (returns True)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, typ, exc, tb):
+        return typ is not None and issubclass(typ, (IndexError, RuntimeError))
+''',
+    "swallowed": '''import contextlib
+
+
+@contextlib.contextmanager
+def swallowed():
+    try:
+        yield
+    except (IndexError, RuntimeError):
+        pass
+''',
     "Pair": '''import collections
 
 Pair = collections.namedtuple("Pair", "v s")  # equal to the plain tuple of its fields
