@@ -58,6 +58,9 @@ SCOPE_RULES: tuple[ScopeRule, ...] = (
               r"\b(RangeVariable|ConstantVariable|counters)\b|torch\._C\._dynamo\b|torch\._dynamo\.guards\b"
               r"|torch\._dynamo\.side_effects\b|compilation_metrics\b|\bSpeculationLog\b",
               "uses Dynamo's internal classes, counters, compilation metrics or C guard objects"),
+    ScopeRule("graph-nodes", r"\.graph\.nodes\b|\b_dynamo_source\b|\.find_nodes\(",
+              "reads the nodes of the FX graph a backend received (their names, kinds, order or "
+              "Dynamo's node metadata): Dynamo's graph form, not Python semantics"),
     ScopeRule("export-inductor",
               r"torch\.export\b|torch\._export\b|torch\._dynamo\.export\b|torch\._inductor\b|\bexport=True",
               "tests torch.export or Inductor rather than capture"),
@@ -144,7 +147,9 @@ def _short_id(test: unittest.TestCase) -> str:
 
 
 def test_source(test: unittest.TestCase) -> str:
-    """The source of the test method, and of the function ``make_test`` wrapped (if any)."""
+    """The source of the test method, of the function ``make_test`` wrapped (if any), and of
+    the helper methods of the test's own file it calls (``self._get_graph_node_names(...)``):
+    what a test checks is what it runs."""
     method = getattr(type(test), test._testMethodName)
     fn = inspect.unwrap(method)
     parts = []
@@ -153,7 +158,22 @@ def test_source(test: unittest.TestCase) -> str:
             parts.append(inspect.getsource(candidate))
         except (OSError, TypeError):
             pass
+    for helper in _file_helpers(test, "\n".join(parts)):
+        with contextlib.suppress(OSError, TypeError):
+            parts.append(inspect.getsource(helper))
     return "\n".join(parts)
+
+
+def _file_helpers(test: unittest.TestCase, source: str) -> list[Any]:
+    """The methods ``source`` calls on ``self`` that the test's own file defines (not
+    unittest's or torch's assertion helpers)."""
+    out = []
+    for name in sorted(set(re.findall(r"\bself\.(\w+)\(", source))):
+        helper = inspect.unwrap(getattr(type(test), name, None) or (lambda: None))
+        if (isinstance(helper, types.FunctionType) and helper.__module__ == type(test).__module__
+                and name != test._testMethodName):
+            out.append(helper)
+    return out
 
 
 def _closure_functions(fn: Any) -> list[Any]:

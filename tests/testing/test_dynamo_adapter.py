@@ -101,6 +101,14 @@ SYNTHETIC = textwrap.dedent('''
             g = gen()
             next(g)
             self.assertEqual(f(g), 2)  # Python 3.13's close(); None before
+
+        def _node_names(self, fn, x):
+            eager = EagerAndRecordGraphs()
+            torch.compile(fn, backend=eager)(x)
+            return [n.name for n in eager.graphs[0].graph.nodes]
+
+        def test_graph_nodes_read_in_a_helper(self):
+            self.assertEqual(self._node_names(lambda x: x.sin(), torch.randn(2)), ["Dynamo's names"])
 ''')
 
 
@@ -118,6 +126,7 @@ def outcomes(tmp_path_factory):
     ("test_expected_failure", "out-of-scope"), ("test_graphs_recorded", "values"),
     ("test_expects_dynamo_error", "out-of-scope"), ("test_whole_body_compiled", "strict"),
     ("test_dynamo_error_imported_by_name", "out-of-scope"), ("test_fails_eagerly", "out-of-scope"),
+    ("test_graph_nodes_read_in_a_helper", "out-of-scope"),
 ])
 def test_each_test_lands_in_its_class(outcomes, test, klass):
     assert outcomes[test].klass == klass, outcomes[test]
@@ -148,6 +157,7 @@ def test_a_fallback_names_the_capture_error(outcomes):
 def test_scope_reasons_name_the_rule(outcomes):
     assert outcomes["test_dynamo_error_imported_by_name"].reason.startswith("dynamo-exceptions")
     assert outcomes["test_fails_eagerly"].reason.startswith("fails-uncompiled")
+    assert outcomes["test_graph_nodes_read_in_a_helper"].reason.startswith("graph-nodes")  # self._node_names
 
 
 def test_entry_points_bound_in_closure_cells_are_routed_and_restored():
@@ -183,7 +193,7 @@ def test_routing_is_undone_after_a_run():
 
 def test_totals_count_in_scope_tests(outcomes):
     counts = da.totals(list(outcomes.values()))
-    assert counts["total"] == 12 and counts["in_scope"] == 6
+    assert counts["total"] == 13 and counts["in_scope"] == 6
     assert da.clusters(list(outcomes.values()))  # the non-strict ones have a cause
 
 
