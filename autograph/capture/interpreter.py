@@ -821,12 +821,13 @@ def _build_string(tx, frame, inst):
 def _format_value(tx, frame, inst):
     spec = frame.pop().as_python_constant() if (inst.arg & 0x04) == 0x04 else ""
     value = frame.pop()
-    if not value.is_constant():
+    snapshot = value.text_snapshot()
+    if snapshot is None and not value.is_constant():
         raise Unsupported(f"f-string formatting of {value.describe()}", kind="unsupported-operation")
-    if vb._has_symbolic([value], {}):
+    if vb._has_symbolic([value if snapshot is None else ConstantValue(snapshot)], {}):
         raise Unsupported("formatting a dynamic size as text (its value is known only at run time)",
                           kind="dynamic-shape")
-    v = value.as_python_constant()
+    v = snapshot if snapshot is not None else value.as_python_constant()
     conv = inst.arg & 0x03
     v = {0: lambda x: x, 1: str, 2: repr, 3: ascii}[conv](v)
     frame.push(ConstantValue(format(v, spec)))

@@ -122,3 +122,81 @@ def test_mutating_a_set_from_outside_is_replayed_after_the_graph():
     assert h.breaks == []
     S = {1, 2, 5}  # another set: guarded by contents, so this recompiles
     assert torch.equal(f(x), x * 3) and S == {2, 3, 5}
+
+
+def format_set_of_constants(a, b):
+    s = {"banana", "apple", "cherry", 3}
+    s.discard("apple")
+    s.add("kiwi")
+    return a + 1, f"{s} {s!r:>60}", str(s), repr(s), f"{frozenset(s)}"
+
+
+def test_formatting_a_set_of_constants_folds_its_real_text():
+    h = check(format_set_of_constants, two)
+    assert h.breaks == [], [str(b) for b in h.breaks]
+
+
+def frozenset_of_a_set(a, b):
+    t = set()
+    for v in [53, 24, 124, 7, 99, 110, 155, 195, 196]:
+        t.add(v)
+    d = dict.fromkeys([196, 195, 99, 7])
+    return a + 1, list(frozenset(t)), list(set(d)), list(t.union(d))
+
+
+def test_a_set_built_from_a_set_or_dict_takes_the_same_path_as_python():
+    """``frozenset(t)`` copies ``t``'s table the way CPython does for a set, not as from a list of
+    its items, which orders these nine ints differently; a dict too has its own sized path."""
+    h = check(frozenset_of_a_set, two)
+    assert h.breaks == [], [str(b) for b in h.breaks]
+
+
+def iterate_set_from_outside(a, s):
+    return a + 1, [e for e in s], f"{s}"
+
+
+def test_a_set_from_outside_iterates_in_its_own_order_and_is_guarded_by_it():
+    grown = set()
+    grown.add(8)
+    grown.add(0)   # 0 probes past 8: iterates [8, 0]
+    literal = {0, 8}  # iterates [0, 8]
+    assert grown == literal and list(grown) != list(literal)
+    h = Harness()
+    f = h.compile(iterate_set_from_outside)
+    x = torch.ones(2)
+    for s in (grown, literal, grown):
+        _, order, text = f(x, s)
+        assert order == list(s) and text == f"{s}"
+
+
+def test_a_set_from_outside_changed_during_capture_does_not_iterate():
+    def fn(a, s):
+        s.add(16)
+        return a + 1, [e for e in s]
+
+    h = Harness()
+    s = {0, 8}
+    _, order = h.compile(fn)(torch.ones(2), s)
+    assert order == list(s)
+    assert any(b.kind == "set-history" for b in h.breaks)
+
+
+def build_and_return(a, adds, removes):
+    s = set()
+    for v in adds:
+        s.add(v)
+    for v in removes:
+        s.discard(v)
+    return a + 1, s
+
+
+@pytest.mark.parametrize("adds, removes", [
+    ([127, 12, 42, 58, 34], []),  # set(frozenset(s)) reorders these: rebuilt from a tuple
+    ([84, 286, 90, 120, 118, 12, 166, 88, 69, 261, 184], [184, 69, 90, 88, 166, 120, 118, 261]),  # neither
+])
+def test_a_returned_set_iterates_as_pythons_or_runs_eagerly(adds, removes):
+    import autograph
+    f = autograph.compile(build_and_return)  # the second set cannot be rebuilt: it runs eagerly
+    got = f(torch.ones(2), tuple(adds), tuple(removes))[1]
+    expected = build_and_return(torch.ones(2), adds, removes)[1]
+    assert list(got) == list(expected)

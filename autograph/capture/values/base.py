@@ -149,6 +149,12 @@ class Value:
         that can happen, in Python). Unknown: it may."""
         return True
 
+    def text_snapshot(self) -> Any:
+        """A real object whose ``str``/``repr``/``format`` is this value's *now* (a container of
+        constants: a set prints in its real table order), or None when there is none; the
+        text is folded by running the real formatting on it."""
+        return self.as_python_constant() if self.is_constant() else None
+
     def real_value(self) -> Any:
         """The real object, when the value stands for one known at capture time."""
         raise Unsupported(f"{self.describe()} has no real value at capture time", kind="unsupported-operation")

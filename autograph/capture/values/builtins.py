@@ -707,8 +707,19 @@ def _super(tx, *args):
     raise Unsupported("super()", kind="unsupported-call")  # replaced by values.user_objects when installed
 
 
+def _snapshot_text(fn, value: Value) -> Value | None:
+    """``str``/``repr`` of a container of constants, run on its real snapshot."""
+    if value.is_constant():
+        return None
+    snapshot = value.text_snapshot()
+    return None if snapshot is None else ConstantValue(fn(snapshot))
+
+
 def _repr(tx, value=None, *rest, **kwargs):
     if value is not None and not rest and not kwargs:
+        text = _snapshot_text(repr, value)
+        if text is not None:
+            return text
         if _default_repr(value):
             from autograph.capture.values.run_time import RunTimeValue
             return RunTimeValue(repr, [value], str, f"repr() of {value.describe()}")
@@ -807,6 +818,9 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
             from autograph.capture.values.run_time import RunTimeValue
             return RunTimeValue(cls, [args[0]], str, f"{cls.__name__}() of {args[0].describe()}")
         if cls is str:
+            text = _snapshot_text(str, args[0])
+            if text is not None:
+                return text
             out = _python_text(tx, str, args[0])
             if out is not NotImplemented:
                 return out

@@ -22,6 +22,10 @@ from autograph.guards import model
 SET_ORDER = break_kind(
     "set-order", "the order of a set of tensors or objects depends on their addresses, known only at run time",
     "iterate over a list instead, or sort the items by a key that does not depend on identity")
+SET_HISTORY = break_kind(
+    "set-history", "a set from outside iterates in an order its past additions and removals decided; "
+    "once capture changes it, or when a copy does not keep that order, the order is unknown",
+    "iterate over sorted(s) or a list instead")
 
 _MUTATING = {"add", "update", "discard", "remove", "pop", "clear", "difference_update",
              "intersection_update", "symmetric_difference_update"}
@@ -77,11 +81,30 @@ def value_of(key: Any) -> Value:
 class SetValue(Value):
     """A ``set`` (mutable, one object per call) or a ``frozenset`` that holds non-constants."""
 
-    def __init__(self, keys: Iterable[Any], kind: type = set, source=None):
+    def __init__(self, keys: Iterable[Any], kind: type = set, source=None, order_known: bool = True):
         self.kind = kind
         self.real = kind(keys)
         self.source = source
         self.mutable = kind is set
+        # False when ``real`` may iterate in another order than the real set (a set from
+        # outside changed during capture, or whose copy reordered it): no iteration then
+        self.order_known = order_known
+
+    def _rebuild_from(self) -> Any:
+        """A real object from which ``kind(obj)``, run by the rebuilt code, iterates exactly as
+        this set does: a set's order is its table's, which its history of additions and
+        removals decided, so each way of rebuilding is tried for real first."""
+        if self.order_known:
+            for obj in (frozenset(self.real), tuple(self.real)):
+                if list(self.kind(obj)) == list(self.real):
+                    return obj
+        raise Unsupported(f"a {self.describe()} whose order no rebuilt set reproduces, live at a graph break",
+                          kind=SET_HISTORY)
+
+    def _check_order(self, what: str) -> None:
+        if not self.order_known:
+            raise Unsupported(f"{what} a set from outside{f' ({self.source.expr})' if self.source else ''} "
+                              "whose order capture cannot reproduce", kind=SET_HISTORY)
 
     @classmethod
     def of_values(cls, tx, values: Iterable[Value], kind: type = set) -> Value:
@@ -99,6 +122,11 @@ class SetValue(Value):
     def has_identity_keys(self) -> bool:
         return any(isinstance(k, _Identity) for k in self.real)
 
+    def text_snapshot(self) -> Any:
+        """The real set of constants (its repr lists them in the real set's order); a set
+        holding tensors or objects prints their addresses, known only at run time."""
+        return None if self.has_identity_keys() or not self.order_known else self.real
+
     def length(self, tx) -> int:
         return len(self.real)
 
@@ -106,6 +134,8 @@ class SetValue(Value):
         return bool(self.real)
 
     def iter_items(self, tx) -> list[Value]:
+        if len(self.real) > 1:
+            self._check_order("iterating over")
         if len(self.real) > 1 and self.has_identity_keys():
             raise Unsupported(f"iterating over a {self.describe()} holding tensors or objects", kind=SET_ORDER)
         return [value_of(k) for k in self.real]
@@ -141,6 +171,8 @@ class SetValue(Value):
             raise Unsupported("KeyError: 'pop from an empty set'", generic=True, kind="python-exception")
         if name == "pop" and self.source is not None:
             raise Unsupported(f"pop() from a set that came from outside ({self.source.expr})", kind="side-effect")
+        if name == "pop" and len(self.real) > 1:
+            self._check_order("pop() from")
         if name == "pop" and len(self.real) > 1 and self.has_identity_keys():
             raise Unsupported(f"pop() from a {self.describe()} holding tensors or objects", kind=SET_ORDER)
         consumed: dict[int, list[Value]] = {}
@@ -153,13 +185,15 @@ class SetValue(Value):
         except (KeyError, TypeError) as exc:
             raise Unsupported(f"{type(exc).__name__} from {self.kind.__name__}.{name}()", generic=True, exc=exc,
                               kind="python-exception")
+        if name in _MUTATING and self.source is not None:  # its table now differs from the real one's
+            self.order_known = False
         if name in _MUTATING:  # an iterator argument is spent: the replay gets the items it gave
             from autograph.capture.values.containers import TupleValue
             self._replay_if_outside(tx, name, [TupleValue(consumed[i]) if consumed.get(i) is not None
                                                and _is_iterator(tx, a) else a for i, a in enumerate(args)])
         if name == "pop":
             return value_of(out)
-        return _wrap_result(out)
+        return _wrap_result(out, _ordered(self, *args))
 
     def binary_op(self, tx, op: str, other: Value) -> Value:
         return self._operator(tx, op, other, reflected=False)
@@ -181,7 +215,7 @@ class SetValue(Value):
             out = getattr(other_keys, name)(self.real)
             if out is NotImplemented:
                 out = getattr(self.real, "__r" + name[2:])(other_keys)
-            return NotImplemented if out is NotImplemented else _wrap_result(out)
+            return NotImplemented if out is NotImplemented else _wrap_result(out, _ordered(self, other))
         out = getattr(self.real, name)(other_keys)
         if out is NotImplemented and op in _INPLACE_OPS:  # Python falls back to the binary operator
             name = _OPS[op.rstrip("=")]
@@ -192,8 +226,10 @@ class SetValue(Value):
             return NotImplemented
         if out is self.real:  # an in-place operator
             self._replay_if_outside(tx, name, [other])
+            if self.source is not None:
+                self.order_known = False
             return self
-        return _wrap_result(out)
+        return _wrap_result(out, _ordered(self, other))
 
     def compare_op(self, tx, op: str, other: Value) -> Value:
         try:
@@ -208,7 +244,7 @@ class SetValue(Value):
         if self.source is not None:
             return cg.source_expr(self.source)
         if not self.has_identity_keys():  # one new set per call, however often it is named
-            text = f"{cg.const(self.kind)}({cg.const(frozenset(self.real))})"
+            text = f"{cg.const(self.kind)}({cg.const(self._rebuild_from())})"
             return cg.shared(self, text) if self.kind is set else text
         items = "".join(cg.reconstruct(value_of(k)) + ", " for k in self.real)
         text = f"{cg.const(self.kind)}(({items}))"
@@ -234,6 +270,9 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
     items it gave in ``consumed``)."""
     if isinstance(value, SetValue):
         return value.real
+    exact = _exact_dict_keys(value)
+    if exact is not None:
+        return exact
     if value.is_constant():
         real = value.as_python_constant()
         if isinstance(real, (set, frozenset, type({}.keys()), type({}.items()))):
@@ -245,11 +284,26 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
     return [key_of(v) for v in value.iter_items(tx)]
 
 
-def _wrap_result(out: Any) -> Value:
+def _ordered(*operands: Value) -> bool:
+    """Whether every set operand's ``real`` iterates as the real set does."""
+    return all(getattr(v, "order_known", True) for v in operands)
+
+
+def _exact_dict_keys(value: Value) -> dict | None:
+    """A real dict with the keys of a dict of constants, in its order: a set built from an
+    exact dict takes CPython's dict path (sized for it up front), so its order is that of
+    the same call on a dict, not on a list of the keys."""
+    from autograph.capture.values.containers import DictValue
+    if type(value) is DictValue and value.kind is dict and not value.has_identity_keys():
+        return dict.fromkeys(value.items)
+    return None
+
+
+def _wrap_result(out: Any, ordered: bool = True) -> Value:
     if isinstance(out, (set, frozenset)):
-        if type(out) is frozenset and not any(isinstance(k, _Identity) for k in out):
+        if type(out) is frozenset and ordered and not any(isinstance(k, _Identity) for k in out):
             return ConstantValue(out)
-        return SetValue(out, type(out))
+        return SetValue(out, type(out), order_known=ordered)
     return ConstantValue(out)  # bool (predicates), None (mutating methods)
 
 
@@ -258,19 +312,30 @@ def _construct(kind: type):
         if kwargs or len(args) > 1:
             raise Unsupported(f"TypeError: {kind.__name__}() takes at most 1 argument", generic=True,
                               kind="python-exception")
+        if args and isinstance(args[0], SetValue):  # the real call on the real set (its own path)
+            if len(args[0].real) > 1:
+                args[0].iter_items(tx)  # its order must be known
+            return _wrap_result(kind(args[0].real), args[0].order_known)
+        exact = _exact_dict_keys(args[0]) if args else None
+        if exact is not None:
+            return _wrap_result(kind(exact))
         items = args[0].iter_items(tx) if args else []
         return SetValue.of_values(tx, items, kind)
     return construct
 
 
 def wrap_outside_set(tx, obj: set, source) -> Value:
-    """A set of constants read from outside: guarded by type and contents (a copy)."""
-    frozen = frozenset(obj)
+    """A set of constants read from outside: guarded by type, contents and iteration order
+    (an equal set built another way iterates differently), modelled by a copy; when the copy
+    iterates otherwise (the real table has gaps from removals), the order stays unknown."""
+    order = list(obj)
     tx.guards.type_(source, obj)
     if source is not None:
         tx.guards._add(("set-eq", source), lambda: model.python_guard(
-            f"{source.expr} == {set(frozen)!r}", lambda v: v == frozen, [source]))
-    return SetValue(frozen, set, source)
+            f"list({source.expr}) == {order!r}", lambda v: list(v) == order, [source]))
+    value = SetValue(obj, set, source)
+    value.order_known = list(value.real) == order
+    return value
 
 
 def install() -> None:
