@@ -1,6 +1,8 @@
 """``keys()``/``values()``/``items()`` of dicts are live views: every use reads the dict as it is then."""
 from __future__ import annotations
 
+import collections
+
 import torch
 
 from tests.capture.checks import check
@@ -161,3 +163,25 @@ def test_view_of_a_dict_subclass_made_in_the_function_stays_live_across_a_break(
 
 def test_view_of_an_ordered_dict_made_in_the_function_stays_live_across_a_break():
     check(ordered_dict_view_live_after_break, one(3))
+
+
+class PlainDict(dict):
+    pass
+
+
+class PlainOrdered(collections.OrderedDict):
+    pass
+
+
+def dict_subclass_equality(a, b):
+    s = PlainDict(x=1, y=2)
+    o = PlainOrdered(x=1, y=2)
+    return (a + 1, s == {"y": 2, "x": 1}, {"x": 1, "y": 3} != s, s == PlainDict(x=1),
+            o == collections.OrderedDict(y=2, x=1), o == collections.OrderedDict(x=1, y=2), o == {"y": 2, "x": 1})
+
+
+def test_a_dict_subclass_compares_as_its_base_type():
+    """``==`` of a dict subclass made during capture is ``dict``'s (``OrderedDict``'s: order counts
+    between two ordered dicts, not against a plain one)."""
+    h = check(dict_subclass_equality, lambda: (torch.randn(2), torch.randn(2)))
+    assert h.breaks == [], [str(b) for b in h.breaks]

@@ -242,7 +242,39 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             eq = family is not False and len(ita) == len(itb) and all(
                 identical_or_none(tx, x, y) or compare(tx, x, "==", y).truth(tx) for x, y in zip(ita, itb))
             return ConstantValue(eq if op == "==" else not eq)
+        snapshots = [_mapping_snapshot(v) for v in (a, b)]
+        if snapshots[0] is not None and snapshots[1] is not None:
+            # dicts (subclasses too) of constants, neither overriding ==/!=: the real comparison
+            # on real mappings of their base types (an OrderedDict pair compares order too)
+            return ConstantValue(fn(*snapshots))
     raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
+
+
+def _mapping_snapshot(v: Value) -> dict | None:
+    """A real ``dict``/``OrderedDict`` equal to ``v`` now: ``v`` a dict (or an object of a dict
+    subclass made during capture) whose ``==``/``!=`` are its base type's, holding constants."""
+    import collections
+    from autograph.capture.values.user_objects import UserObjectValue
+    from autograph.capture.values.collections_values import RealContainerValue
+    if isinstance(v, RealContainerValue) and isinstance(v.real, dict):  # its items are real objects
+        base = collections.OrderedDict if isinstance(v.real, collections.OrderedDict) else dict
+        plain = (int, float, str, bytes, bool, type(None))
+        if type(v.real).__eq__ is base.__eq__ and type(v.real).__ne__ is base.__ne__ and all(
+                type(k) in plain and type(x) in plain for k, x in v.real.items()):
+            return base(v.real)
+        return None
+    if isinstance(v, UserObjectValue) and v.items is not None:
+        d, cls = v.items, v.cls
+    elif isinstance(v, DictValue):
+        d, cls = v, v.kind
+    else:
+        return None
+    base = collections.OrderedDict if issubclass(cls, collections.OrderedDict) else dict
+    if cls.__eq__ is not base.__eq__ or cls.__ne__ is not base.__ne__ or d.has_identity_keys():
+        return None
+    if not all(x.is_constant() for x in d.items.values()):
+        return None
+    return base((k, x.as_python_constant()) for k, x in d.items.items())
 
 
 def _equal_by_identity(tx, a: Value, b: Value) -> bool | None:
