@@ -185,3 +185,13 @@ def test_a_dict_subclass_compares_as_its_base_type():
     between two ordered dicts, not against a plain one)."""
     h = check(dict_subclass_equality, lambda: (torch.randn(2), torch.randn(2)))
     assert h.breaks == [], [str(b) for b in h.breaks]
+
+
+def bound_method_names(a, b):
+    s = PlainDict(x=1)
+    return a + 1, s.clear.__name__, s.get.__qualname__, s.__eq__.__qualname__, s.pop.__name__
+
+
+def test_a_dict_subclass_bound_method_has_the_names_python_gives_it():
+    h = check(bound_method_names, lambda: (torch.randn(2), torch.randn(2)))
+    assert h.breaks == [], [str(b) for b in h.breaks]

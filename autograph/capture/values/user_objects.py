@@ -328,6 +328,17 @@ class NativeMethodValue(Value):
     def describe(self):
         return f"method {self.name} of {self.obj.describe()}"
 
+    def getattr(self, tx, name):
+        if name in ("__name__", "__qualname__") and isinstance(getattr(self.method, "__name__", None), str):
+            # a bound builtin method's names (``assertRaises`` reads them): its own, qualified by
+            # the type of the object it is bound to, as ``builtin_function_or_method`` does
+            text = self.method.__name__
+            if name == "__qualname__":  # (a slot wrapper's ``method-wrapper`` keeps its descriptor's)
+                text = (self.method.__qualname__ if type(self.method).__name__ == "wrapper_descriptor"
+                        else f"{self.obj.python_type().__qualname__}.{text}")
+            return ConstantValue(text)
+        return super().getattr(tx, name)
+
     def call(self, tx, args, kwargs):
         obj, name = self.obj, self.name
         owner = getattr(self.method, "__objclass__", None)
