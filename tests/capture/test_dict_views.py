@@ -195,3 +195,22 @@ def bound_method_names(a, b):
 def test_a_dict_subclass_bound_method_has_the_names_python_gives_it():
     h = check(bound_method_names, lambda: (torch.randn(2), torch.randn(2)))
     assert h.breaks == [], [str(b) for b in h.breaks]
+
+
+def wrong_arity_and_pairs(a, b):
+    out = []
+    for d in ({"x": 1}, PlainDict(x=1)):
+        for call in (lambda: d.get(), lambda: d.get(1, 2, 3), lambda: d.pop(), lambda: d.setdefault(),
+                     lambda: d.update([(1, 2, 3)]), lambda: d.update([(1, 2), "abc"])):
+            try:
+                call()
+            except (TypeError, ValueError) as exc:
+                out.append((type(exc).__name__, exc.args))
+    return a + 1, out
+
+
+def test_dict_methods_raise_pythons_errors_for_wrong_arguments():
+    """``d.get()`` and a pair of three in ``update`` raise Python's TypeError/ValueError (they
+    crashed capture with an IndexError)."""
+    h = check(wrong_arity_and_pairs, lambda: (torch.randn(2), torch.randn(2)))
+    assert h.breaks == [], [str(b) for b in h.breaks]

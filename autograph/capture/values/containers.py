@@ -300,6 +300,17 @@ def _namespace_source(source) -> bool:
     return False
 
 
+def _check_arity(kind: type, name: str, args: list, kwargs: dict) -> None:
+    """The TypeError Python raises for a wrong number of arguments to ``kind.<name>`` (``d.get()``),
+    read from the real method called on an empty dict with placeholder (hashable) arguments."""
+    try:
+        getattr(kind(), name)(*([None] * len(args)), **dict.fromkeys(kwargs))
+    except TypeError as exc:
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception") from None
+    except Exception:  # noqa: BLE001 - the placeholder key missing (pop): the arity is right
+        pass
+
+
 class DictValue(Value):
     """A dict (insertion order kept) keyed by constants, or by identity for tensors and
     objects hashed by identity (``{param: state}``): insertion order does not depend on
@@ -419,6 +430,8 @@ class DictValue(Value):
     def call_method(self, tx, name, args, kwargs):
         if name in _VIEW_KINDS and not args and not kwargs:
             return DictViewValue(self, name)  # live: reads the dict when used
+        if name in ("get", "pop", "setdefault"):
+            _check_arity(self.kind, name, args, kwargs)
         if name == "get" and not kwargs:
             k = self._key(args[0])
             if k in self.items:
@@ -436,9 +449,15 @@ class DictValue(Value):
                 else:  # pairs, each stored before the next is made (the iterable may read the dict)
                     from autograph.capture.values.iterators import iterator_of
                     it = iterator_of(tx, other)
+                    index = 0
                     while (pair := it.next(tx)) is not None:
-                        k, v = pair.iter_items(tx)
-                        self.items[self._key(k)] = v
+                        kv = pair.iter_items(tx)
+                        if len(kv) != 2:
+                            exc = ValueError(f"dictionary update sequence element #{index} has length "
+                                             f"{len(kv)}; 2 is required")
+                            raise Unsupported(f"ValueError: {exc}", generic=True, exc=exc, kind="python-exception")
+                        self.items[self._key(kv[0])] = kv[1]
+                        index += 1
             for k, v in kwargs.items():
                 self.items[k] = v
             return ConstantValue(None)
