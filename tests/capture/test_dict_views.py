@@ -200,10 +200,10 @@ def test_a_dict_subclass_bound_method_has_the_names_python_gives_it():
 def wrong_arity_and_pairs(a, b):
     out = []
     for d in ({"x": 1}, PlainDict(x=1)):
-        for call in (lambda: d.get(), lambda: d.get(1, 2, 3), lambda: d.pop(), lambda: d.setdefault(),
-                     lambda: d.update([(1, 2, 3)]), lambda: d.update([(1, 2), "abc"])):
+        for call in (lambda d: d.get(), lambda d: d.get(1, 2, 3), lambda d: d.pop(), lambda d: d.setdefault(),
+                     lambda d: d.update([(1, 2, 3)]), lambda d: d.update([(1, 2), "abc"])):
             try:
-                call()
+                call(d)
             except (TypeError, ValueError) as exc:
                 out.append((type(exc).__name__, exc.args))
     return a + 1, out
