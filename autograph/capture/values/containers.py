@@ -7,6 +7,7 @@ during capture (a mutation is a side effect and breaks before it).
 """
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import torch
@@ -303,6 +304,8 @@ def _namespace_source(source) -> bool:
 def _check_arity(kind: type, name: str, args: list, kwargs: dict) -> None:
     """The TypeError Python raises for a wrong number of arguments to ``kind.<name>`` (``d.get()``),
     read from the real method called on an empty dict with placeholder (hashable) arguments."""
+    if kind not in (dict, collections.OrderedDict, collections.defaultdict):
+        return
     try:
         getattr(kind(), name)(*([None] * len(args)), **dict.fromkeys(kwargs))
     except TypeError as exc:
