@@ -300,9 +300,12 @@ def _build(code: CodeType, offset: int, kinds: tuple, live: tuple, name: str,
     items.insert(target, label)
     if raise_exc:
         # the raise sits right before the instruction, in its protected range (after any
-        # TryBegin opening there), so the exception unwinds to the instruction's own handler
+        # TryBegin opening there), so the exception unwinds to the instruction's own handler;
+        # code reaching the instruction in the normal flow (a loop's next turn) jumps over it
         at = items.index(target_instr)
-        items.insert(at, Instr("RAISE_VARARGS", 1, location=target_instr.location))
+        over = Label()
+        items[at:at] = [Instr("RAISE_VARARGS", 1, location=target_instr.location), over]
+        items.insert(target, Instr("JUMP_FORWARD", over, location=target_instr.location))
     body = items[start:]
 
     params = resume_param_names(kinds, live, raise_exc=raise_exc, first_local=super_first_local(code, live))

@@ -173,3 +173,31 @@ def test_cell_refs_must_be_live_cells():
     off = at_line(shares_a_cell, 4)
     with pytest.raises(ValueError):
         make_resume_code(shares_a_cell.__code__, off, [], ["get"], "r", cell_refs=["x"])
+
+
+def handled_in_a_loop(calls, log):
+    for call in calls:
+        try:
+            call()
+        except ValueError as exc:
+            log.append(str(exc))
+    return log
+
+
+def test_raise_exc_in_a_loop_raises_only_on_entry():
+    """The raise is the resume's way in; the loop's next turn reaches the same instruction in
+    the normal flow and must run it, not raise (it raised the loop variable: TypeError)."""
+    off = at_line(handled_in_a_loop, 3)  # call(), inside the try, inside the for loop
+    depth = resume_stack_depth(handled_in_a_loop.__code__, off)
+    live = sorted(n for n in live_locals_at(handled_in_a_loop.__code__, off) if n == "log")
+    r = resume(handled_in_a_loop, off, ["value"] * depth, live, raise_exc=True)
+
+    def fail(text):
+        def call():
+            raise ValueError(text)
+        return call
+
+    log: list = []
+    rest = iter([fail("second"), lambda: None, fail("fourth")])
+    stack = [rest] + [None] * (depth - 1)
+    assert r(*stack, log, ValueError("first")) == ["first", "second", "fourth"]

@@ -65,3 +65,22 @@ def test_break_inside_an_except_handler_moves_to_the_raise():
     assert_same(e_break_in_handler(x), out)
     assert any("graph breaks earlier" in b.reason for b in h.breaks)
     assert h.results[0].transformed_code is not None and h.backend.graphs  # the code before is compiled
+
+
+def handler_breaks_in_a_loop(x):
+    out = []
+    for call in (lambda: int("a"), lambda: None, lambda: int("b")):
+        try:
+            call()
+        except ValueError as exc:
+            out.append(f"{exc}")  # a graph break in the handler: the break moves to call()
+    return x + 1, out
+
+
+def test_break_moved_to_a_raise_inside_a_loop_runs_the_next_turns():
+    """The resume function enters the handler by raising; the loop's next turns reach the same
+    instruction normally (it raised the loop variable: TypeError, found by dynsuite-dicts)."""
+    h = Harness()
+    cfn = h.compile(handler_breaks_in_a_loop)
+    for _ in range(2):
+        assert_same(cfn(torch.ones(1)), handler_breaks_in_a_loop(torch.ones(1)))
