@@ -133,3 +133,10 @@ class GuardRecorder:
     def global_state(self) -> None:
         for guard in model.global_state():
             self._add(("state", guard.source), lambda g=guard: g)
+
+    def no_handled_exception(self) -> None:
+        """The caller handles no exception (capture chained or answered ``sys.exc_info()`` as if so)."""
+        import sys
+        self._add(("no-handled-exception",), lambda: model.python_guard(
+            "sys.exc_info()[1] is None", lambda: sys.exc_info()[1] is None, [],
+            words="the caller is not handling an exception (no enclosing except/finally)"))

@@ -30,7 +30,7 @@ from autograph.capture.values import builtins as vb
 from autograph.capture.values import registry, scalars
 from autograph.capture.values.base import NULL, Value
 from autograph.capture.values.builder import wrap_real
-from autograph.capture.values import families
+from autograph.capture.values import exception_state, families
 from autograph.capture.values.constants import ConstantValue
 from autograph.guards.sources import AttrSource, GlobalSource, ItemSource, LocalSource, MemberSource, ObjectSource, Source
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SliceValue,
@@ -151,6 +151,9 @@ class Translator:
         self.graph = GraphBuilder()
         self.guards = GuardRecorder()
         self.depth = 0
+        # the exception being handled (values/exception_state.py); at entry, the caller's
+        self.handled_exc: Value = exception_state.CALLER_HANDLED
+        self.caller_handles_exception = sys.exc_info()[1] is not None  # made in the call it compiles for
         self.root: Frame | None = None
         self.frames: list[Frame] = []
         # torch state contexts entered and not yet left (values/contexts.py), innermost last
@@ -272,17 +275,39 @@ class Translator:
                 if exc.exc is not None and inst.exn is not None:
                     # the exception is known exactly (raised here or by an inlined callee, whose
                     # effects so far are eager's too): run the user's handler symbolically
-                    exc.user_stack.clear()
-                    _enter_handler(frame, inst, exc.exc, getattr(exc, "exc_value", None), self.step)
-                    if is_root:  # where to break instead if the handler cannot be resumed in
-                        frame.handler_steps.append(self.step)
-                    continue
+                    try:
+                        value = self._raised_value(exc)
+                    except Unsupported as why:  # its chain cannot be modelled: Python raises it
+                        exc = why
+                    else:
+                        exc.user_stack.clear()
+                        _enter_handler(frame, inst, exc.exc, value, self.step)
+                        if is_root:  # where to break instead if the handler cannot be resumed in
+                            frame.handler_steps.append(self.step)
+                        continue
                 exc.user_stack.insert(0, frame.where())
                 if is_root:
                     raise BreakAt(inst, exc, self.step) from None
                 raise
             if result is not None:
                 return result
+
+    def _raised_value(self, err: Unsupported) -> Value:
+        """The value of the exception ``err`` carries, chained to the handled one the first time it
+        is seen (where Python raised it: ``_PyErr_SetObject``); a re-raise is not chained again."""
+        value = getattr(err, "exc_value", None)
+        if value is None:
+            value = ExceptionValue(err.exc)
+            value.created_step = self.step
+            err.exc_value = value
+        exception_state.check_raisable(value)
+        if not getattr(err, "chained", False):
+            exception_state.chain(self, value)
+            err.chained = True
+        if getattr(value, "raised", True) is False:  # made in the call, raised now: it has a traceback
+            value.raised = True
+            value.created_step = self.step  # live after the call: break here (Python raises it)
+        return value
 
     # --- helpers used by values ----------------------------------------------
     def wrap(self, obj: Any, source, *, pin: "Callable[[], Any] | Source | None" = None, what: str = "",
@@ -429,6 +454,9 @@ class ExceptionValue(Value):
 
     def __init__(self, exc: BaseException):
         self.exc = exc
+        # the chain attributes the call set (values/exception_state.py); the real object's
+        # are capture's own (it was raised inside capture)
+        self.attrs: dict[str, Value] = {}
 
     def describe(self):
         return f"{type(self.exc).__name__} exception"
@@ -447,13 +475,17 @@ class ExceptionValue(Value):
         if name == "with_traceback":
             from autograph.capture.values.with_exits import WithTracebackMethod
             return WithTracebackMethod(self)
+        if name in exception_state.CHAIN_ATTRS:
+            return exception_state.get_chain_attr(tx, self, name)
         return super().getattr(tx, name)
 
     def setattr(self, tx, name, value):
         from autograph.capture.values.with_exits import is_own_traceback
         if name == "__traceback__" and is_own_traceback(self, value):
             return  # puts back the traceback it has (contextlib's __exit__)
-        super().setattr(tx, name, value)
+        if name in exception_state.CHAIN_ATTRS:
+            return exception_state.set_chain_attr(tx, self, name, value)
+        return super().setattr(tx, name, value)
 
     def reconstruct(self, cg):
         # the exception object Python raised here exists only in that call: capture's copy must
@@ -1083,7 +1115,8 @@ def _load_assertion_error(tx, frame, inst):
 @handler("PUSH_EXC_INFO")
 def _push_exc_info(tx, frame, inst):
     exc = frame.pop()
-    frame.push(ConstantValue(None))
+    frame.push(tx.handled_exc)  # restored by POP_EXCEPT
+    tx.handled_exc = exc
     frame.push(exc)
 
 
@@ -1098,7 +1131,7 @@ def _check_exc_match(tx, frame, inst):
 
 @handler("POP_EXCEPT")
 def _pop_except(tx, frame, inst):
-    frame.pop()
+    tx.handled_exc = frame.pop()
 
 
 @handler("RERAISE")
@@ -1106,12 +1139,22 @@ def _reraise(tx, frame, inst):
     value = frame.stack[-1]
     err = Unsupported("exception re-raised", generic=True, exc=_exception_of(value), kind="python-exception")
     err.exc_value = value
+    err.chained = True  # RERAISE restores the exception as it is: no new context
     raise err
 
 
 @handler("RAISE_VARARGS")
 def _raise(tx, frame, inst):
     exc, value = None, None
+    if inst.arg == 0:  # bare `raise`: the handled exception again, as it is (not chained anew)
+        value = exception_state.handled(tx)
+        exc = _exception_of(value)
+        if exc is None:  # none handled (Python raises RuntimeError), or not known exactly
+            value = None
+        err = Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc,
+                          kind="python-exception")
+        err.exc_value, err.chained = value, True
+        raise err
     if inst.arg in (1, 2):  # `raise X(...)` of a known exception: callers' handlers can run symbolically
         value = frame.stack[-inst.arg]
         try:
@@ -1121,7 +1164,7 @@ def _raise(tx, frame, inst):
         if isinstance(exc, type) and issubclass(exc, BaseException):
             # `raise Cls`: Python makes the instance, anew each time
             from autograph.capture.values import fresh
-            value = fresh.construct(tx, exc, [], {}) if fresh.constructs_in_c(exc) else None
+            value = fresh.construct(tx, exc, [], {}) if fresh.constructible(exc) else None
             exc = value.real_value() if value is not None else None
         if not isinstance(exc, BaseException):
             exc, value = None, None
@@ -1138,26 +1181,21 @@ def _set_cause(tx, value: Value, cause: Value) -> bool:
     instance, None allowed) and ``__suppress_context__``. Modelled on an exception the call made
     (rebuilt with them); False when either side is not known exactly (Python raises it)."""
     from autograph.capture.values import fresh
-    if not isinstance(value, fresh.FreshObjectValue):
+    if not exception_state.models_chain(value):
         return False
-    if cause.is_constant() and cause.as_python_constant() is None:
-        real_cause = None
-    else:
+    if not (cause.is_constant() and cause.as_python_constant() is None):
         try:
             real = cause.real_value()
         except Unsupported:
             return False
         if isinstance(real, type) and issubclass(real, BaseException):
-            if not fresh.constructs_in_c(real):
+            if not fresh.constructible(real):
                 return False
             cause = fresh.construct(tx, real, [], {})
             real = cause.real_value()
-        if not isinstance(real, BaseException) or not isinstance(cause, fresh.FreshObjectValue):
-            return False  # (an exception Python raised is live only in that call: not rebuilt)
-        real_cause = real
-    value.attrs["__cause__"] = cause
-    value.attrs["__suppress_context__"] = ConstantValue(True)
-    value.sample.__cause__ = real_cause
+        if not isinstance(real, BaseException) or not exception_state.models_chain(cause):
+            return False
+    exception_state.set_chain_attr(tx, value, "__cause__", cause)  # also sets __suppress_context__
     return True
 
 

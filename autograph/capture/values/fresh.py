@@ -29,7 +29,7 @@ FRESH_OBJECT = break_kind(
     "an operation makes a new object of a type capture cannot rebuild on every call",
     "the operation runs in Python; move it out of the compiled function if it is hot")
 
-# live exception state Python sets when raising: a sample made at capture time has none of it
+# exception state Python sets: the chain is modelled (values/exception_state.py), a traceback is not
 _EXCEPTION_STATE = frozenset({"__traceback__", "__context__", "__cause__", "__suppress_context__"})
 
 
@@ -138,6 +138,43 @@ def constructs_in_c(cls: type) -> bool:
                    for name in ("__new__", "__init__"))
 
 
+def inits_in_python(cls: type) -> bool:
+    """An exception class made by C ``__new__`` then a Python ``__init__`` capture interprets: a plain
+    metaclass, no Python ``__new__`` and no Python attribute hooks (every store must be an attribute)."""
+    if type(cls) is not type or not issubclass(cls, BaseException):
+        return False
+    if any(isinstance(mro_lookup(cls, name)[1], (types.FunctionType, staticmethod, classmethod))
+           for name in ("__new__", "__setattr__", "__getattribute__", "__getattr__", "__delattr__")):
+        return False
+    if any("__slots__" in klass.__dict__ for klass in cls.__mro__):
+        return False
+    return isinstance(mro_lookup(cls, "__init__")[1], types.FunctionType)
+
+
+def constructible(cls: type) -> bool:
+    """Whether :func:`construct` can make ``cls(...)`` (of constant arguments) anew on every call."""
+    return constructs_in_c(cls) or inits_in_python(cls)
+
+
+# C exception classes whose ``__init__`` only sets ``args`` (BaseException_init): a Python ``__init__``
+# calling theirs (``super().__init__(msg)``) is replayed as a store of ``args``
+_ARGS_ONLY_INIT = frozenset({BaseException, Exception, ArithmeticError, LookupError, ValueError, TypeError,
+                             RuntimeError, NotImplementedError, KeyError, IndexError, ZeroDivisionError,
+                             AssertionError, OverflowError, RecursionError, ReferenceError, BufferError,
+                             EOFError, MemoryError, UnicodeError, Warning, UserWarning, DeprecationWarning,
+                             RuntimeWarning})
+
+
+def _make_new(cls: type, args: tuple, kwargs: dict, attrs: dict) -> Any:
+    """Used by the transformed code for an exception with a Python ``__init__``: ``cls.__new__`` (C,
+    which keeps ``args``) and the stores its ``__init__`` made during capture, in order (its other
+    effects are replayed as effects of the call); ``__init__`` itself does not run again."""
+    obj = cls.__new__(cls, *args, **kwargs)
+    for name, value in attrs.items():
+        setattr(obj, name, value)
+    return obj
+
+
 def _make(cls: type, args: tuple, kwargs: dict, attrs: dict) -> Any:
     """Used by the transformed code: the object made again, with the attributes the call set."""
     obj = cls(*args, **kwargs)
@@ -162,6 +199,8 @@ class FreshObjectValue(Value):
         self.kwargs = dict(kwargs)
         self.sample = sample
         self.attrs: dict[str, Value] = {}  # attributes stored during the call, in order
+        self.raised = False  # raised during the call: Python gave it a traceback
+        self.init_in_python = False  # made by C __new__ + a Python __init__ capture interpreted
 
     def describe(self):
         return f"{self.cls.__qualname__} object (made during the call)"
@@ -173,14 +212,20 @@ class FreshObjectValue(Value):
         return self.sample
 
     def getattr(self, tx, name):
+        if name in _EXCEPTION_STATE and isinstance(self.sample, BaseException):
+            from autograph.capture.values import exception_state
+            if name in exception_state.CHAIN_ATTRS:
+                return exception_state.get_chain_attr(tx, self, name)
+            if not self.raised:  # never raised: no traceback yet
+                from autograph.capture.values.constants import ConstantValue
+                return ConstantValue(None)
+            raise Unsupported(f"`.{name}` of {self.describe()}: set by Python when it is raised",
+                kind=exception_state.EXCEPTION_STATE)
         if name in self.attrs:
             return self.attrs[name]
         if name == "with_traceback" and isinstance(self.sample, BaseException):
             from autograph.capture.values.with_exits import WithTracebackMethod
             return WithTracebackMethod(self)
-        if name in _EXCEPTION_STATE:
-            raise Unsupported(f"`.{name}` of {self.describe()}: set by Python when it is raised",
-                kind="unsupported-operation")
         if name == "__class__":
             return tx.wrap(self.cls, None, trusted=True)
         klass, raw = mro_lookup(self.cls, name)
@@ -207,6 +252,9 @@ class FreshObjectValue(Value):
         from autograph.capture.values.with_exits import is_own_traceback
         if name == "__traceback__" and is_own_traceback(self, value):
             return  # puts back the traceback it has (contextlib's __exit__)
+        from autograph.capture.values import exception_state
+        if name in exception_state.CHAIN_ATTRS and isinstance(self.sample, BaseException):
+            return exception_state.set_chain_attr(tx, self, name, value)
         if getattr(self.sample, "__dict__", None) is None or name in _EXCEPTION_STATE or name == "args" \
                 or mro_lookup(self.cls, name)[0] is not None:
             raise Unsupported(f"attribute store `.{name} = ...` on {self.describe()}", kind="unsupported-operation")
@@ -215,10 +263,31 @@ class FreshObjectValue(Value):
             setattr(self.sample, name, value.as_python_constant())
 
     def reconstruct(self, cg):
+        if self.raised:  # (the break moves to the raise: Python raises it and gives it its traceback)
+            from autograph.capture.values import exception_state
+            raise Unsupported(f"{self.describe()} was raised: its traceback cannot be rebuilt",
+                              kind=exception_state.EXCEPTION_STATE)
         args = "(" + "".join(cg.reconstruct(a) + ", " for a in self.args) + ")"
         kwargs = "{" + ", ".join(f"{k!r}: {cg.reconstruct(v)}" for k, v in self.kwargs.items()) + "}"
         attrs = "{" + ", ".join(f"{k!r}: {cg.reconstruct(v)}" for k, v in self.attrs.items()) + "}"
-        return cg.shared(self, f"{cg.const(_make)}({cg.const(self.cls)}, {args}, {kwargs}, {attrs})")
+        make = _make_new if self.init_in_python else _make
+        return cg.shared(self, f"{cg.const(make)}({cg.const(self.cls)}, {args}, {kwargs}, {attrs})")
+
+    def native_init(self, tx, method: Any, owner: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """``super().__init__(...)`` of a C exception class from the Python ``__init__``: Python's own
+        runs on the sample (its TypeError is Python's); what it did, ``args``, is a store replayed."""
+        from autograph.capture.values.builtins import _all_constant
+        from autograph.capture.values.constants import ConstantValue
+        if owner not in _ARGS_ONLY_INIT or not _all_constant(args, kwargs) or not isinstance(self.sample, owner):
+            raise Unsupported(f"{getattr(owner, '__name__', '?')}.__init__ on {self.describe()}",
+                              kind="object-construction")
+        try:
+            method(self.sample, *[a.as_python_constant() for a in args],
+                   **{k: v.as_python_constant() for k, v in kwargs.items()})
+        except Exception as exc:  # noqa: BLE001 - Python raises it natively
+            raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception")
+        self.attrs["args"] = ConstantValue(self.sample.args)
+        return ConstantValue(None)
 
 
 def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Value:
@@ -226,14 +295,37 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
     from autograph.capture.values.builtins import _all_constant
     if not (cls is object or issubclass(cls, BaseException)) or not _all_constant(args, kwargs):
         return NotImplemented
+    reals = [a.as_python_constant() for a in args]
+    kw = {k: v.as_python_constant() for k, v in kwargs.items()}
+    if inits_in_python(cls):
+        return _construct_with_python_init(tx, cls, args, kwargs, reals, kw)
     if not constructs_in_c(cls):
         raise Unsupported(f"creating a {cls.__qualname__} runs its Python __init__/__new__; it runs in Python",
             kind="object-construction")
-    reals = [a.as_python_constant() for a in args]
-    kw = {k: v.as_python_constant() for k, v in kwargs.items()}
     try:
         sample = cls(*reals, **kw)
     except Exception as exc:  # noqa: BLE001 - Python raises it natively
         raise Unsupported(f"{cls.__qualname__}() raised {type(exc).__name__}", generic=True, exc=exc,
             kind="python-exception")
     return FreshObjectValue(cls, args, kwargs, sample)
+
+
+def _construct_with_python_init(tx, cls: type, args: list[Value], kwargs: dict[str, Value], reals: list,
+                                kw: dict) -> Value:
+    """``type.__call__`` for an exception class with a Python ``__init__``: C ``__new__`` on the
+    constants (``args``), then the ``__init__`` interpreted on the new value (its stores are modelled)."""
+    try:
+        sample = cls.__new__(cls, *reals, **kw)
+    except Exception as exc:  # noqa: BLE001 - Python raises it natively
+        raise Unsupported(f"{cls.__qualname__}() raised {type(exc).__name__}", generic=True, exc=exc,
+            kind="python-exception")
+    value = FreshObjectValue(cls, args, kwargs, sample)
+    value.init_in_python = True
+    from autograph.capture.values.functions import UserFunctionValue
+    init = mro_lookup(cls, "__init__")[1]
+    tx.guards.class_attr(cls, "__init__")
+    result = UserFunctionValue(init).call(tx, [value, *args], kwargs)
+    if not (result.is_constant() and result.as_python_constant() is None):
+        err = TypeError(f"__init__() should return None, not '{result.python_type().__name__}'")
+        raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
+    return value

@@ -82,7 +82,7 @@ def _exception(tx, arg: Value) -> tuple[BaseException, Value | None]:
         real = None
     if isinstance(real, type) and issubclass(real, BaseException):
         from autograph.capture.values import fresh
-        if not fresh.constructs_in_c(real):
+        if not fresh.constructible(real):
             raise Unsupported(f"throw() of {real.__qualname__}, made by its Python __init__",
                               kind="unsupported-operation")
         value = fresh.construct(tx, real, [], {})
@@ -96,6 +96,7 @@ def _exception(tx, arg: Value) -> tuple[BaseException, Value | None]:
 def _raised(exc: BaseException, value: Value | None, what: str) -> Unsupported:
     err = Unsupported(f"{type(exc).__name__} {what}", generic=True, exc=exc, kind="python-exception")
     err.exc_value = value
+    err.chained = True  # throw() restores the exception as it is (PyErr_Restore): no __context__
     return err
 
 

@@ -7,6 +7,7 @@ from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.exception_state import EXCEPTION_STATE
 from autograph.capture.values.containers import ListIteratorValue
 
 LIVE_GENERATOR = break_kind(
@@ -34,6 +35,9 @@ class GeneratorValue(ListIteratorValue):
         self.done = False
         self.running = False  # its frame is executing (a generator cannot resume itself)
         self.return_value: Value = ConstantValue(None)
+        # paused inside an except body: the exception it handles, and the caller's one then
+        self.handled_exc: Value | None = None
+        self.outer_at_pause: Value | None = None
         # the call that made it: an unstarted generator is rebuilt by making the same call
         self.call = (fn, list(args or []), dict(kwargs or {}))
 
@@ -79,6 +83,16 @@ class GeneratorValue(ListIteratorValue):
             raise Unsupported("generator nested too deeply", kind="call-depth")
         tx.depth += 1
         self.running = True
+        # a generator has its own handled exception (CPython swaps exc_info): none of its own,
+        # and the caller's is what sys.exc_info() and chaining see
+        outer = tx.handled_exc
+        if self.handled_exc is not None:
+            if outer is not self.outer_at_pause:  # its POP_EXCEPT would restore the caller's old one
+                self.running = False
+                tx.depth -= 1
+                raise Unsupported(f"{self.describe()} resumed inside an except body while the caller handles "
+                                  "another exception", kind=EXCEPTION_STATE)
+            tx.handled_exc = self.handled_exc
         try:
             out = tx.run_frame(self.frame)
         except Unsupported as err:
@@ -87,6 +101,9 @@ class GeneratorValue(ListIteratorValue):
             self.done = True  # an exception left the generator's frame: it is finished, as in Python
             raise _escaped(err) from None
         finally:
+            self.handled_exc = tx.handled_exc if tx.handled_exc is not outer else None
+            self.outer_at_pause = outer
+            tx.handled_exc = outer
             tx.depth -= 1
             self.running = False
         if isinstance(out, Yielded):
@@ -153,6 +170,11 @@ def _escaped(err: Unsupported) -> Unsupported:
     converted = Unsupported(f"RuntimeError: generator raised StopIteration ({err.reason})", generic=True,
                             exc=runtime, kind="python-exception")
     converted.user_stack = list(err.user_stack)
+    from autograph.capture.interpreter import ExceptionValue  # lazy: the interpreter installs this module
+    stop = getattr(err, "exc_value", None) or ExceptionValue(err.exc)
+    value = ExceptionValue(runtime)
+    value.attrs.update({"__context__": stop, "__cause__": stop, "__suppress_context__": ConstantValue(True)})
+    converted.exc_value, converted.chained = value, True  # chained by hand, as _PyErr_FormatFromCause does
     return converted
 
 

@@ -357,6 +357,9 @@ class NativeMethodValue(Value):
                 return _dict_method(tx, obj.items, name, args, kwargs)
             raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}",
                               kind="unsupported-call")
+        native_init = getattr(obj, "native_init", None)  # an exception's C __init__ (values/fresh.py)
+        if name == "__init__" and native_init is not None:
+            return native_init(tx, self.method, owner, args, kwargs)
         real = _real_or_none(obj)
         if real is not None and owner is not None and name in ("get", "keys", "__getitem__", "__contains__",
                                                                "__len__") and vb._all_constant(args, kwargs):
