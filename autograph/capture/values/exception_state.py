@@ -184,6 +184,7 @@ def _exc_info(tx, *args, **kwargs):
         return TupleValue([ConstantValue(None)] * 3)
     if not models_chain(current):
         raise Unsupported(f"sys.exc_info() while handling {current.describe()}", kind=EXCEPTION_STATE)
+    from autograph.capture.values.with_exits import TracebackValue  # the opaque one __exit__ receives
     return TupleValue([tx.wrap(type(_sample(current)), None, trusted=True), current, TracebackValue(current)])
 
 
@@ -194,19 +195,6 @@ def _exception(tx, *args, **kwargs):
     if not (_is_none(current) or models_chain(current)):
         raise Unsupported(f"sys.exception() while handling {current.describe()}", kind=EXCEPTION_STATE)
     return current
-
-
-class TracebackValue(Value):
-    """``sys.exc_info()[2]``: a traceback capture does not model (any use breaks)."""
-
-    def __init__(self, exc: Value):
-        self.exc = exc
-
-    def describe(self):
-        return f"the traceback of {self.exc.describe()}"
-
-    def reconstruct(self, cg):
-        raise Unsupported(f"{self.describe()} is live at a graph break", kind=EXCEPTION_STATE)
 
 
 def install() -> None:
