@@ -143,17 +143,32 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             g.length(source, obj)
             return NamedTupleValue(type(obj), [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
                                                for i, x in enumerate(obj)], source)
-    if type(obj) in (tuple, list):
+    if type(obj) is tuple:
         g.type_(source, obj)
         g.length(source, obj)
         items = [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
                  for i, x in enumerate(obj)]
-        value = (TupleValue if type(obj) is tuple else ListValue)(items, source)
+        value = TupleValue(items, source)
         value.identity = obj  # for `is` between containers from outside
         return value
+    if type(obj) is list:
+        from autograph.capture.values.containers import outside_container, register_outside_container
+        seen = outside_container(tx, obj, source)
+        if seen is not None:  # one list, one value: a change through one read is seen by the others
+            return seen
+        g.type_(source, obj)
+        g.length(source, obj)
+        value = ListValue([wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
+                           for i, x in enumerate(obj)], source)
+        value.identity = obj  # for `is` between containers from outside
+        return register_outside_container(tx, obj, value)
     if type(obj) is dict and all(_plain_key(k) for k in obj):
-        from autograph.capture.values.containers import outside_dict, register_outside_dict
-        seen = outside_dict(tx, obj, source)
+        from autograph.capture.values import side_effects
+        from autograph.capture.values.containers import outside_container, register_outside_container
+        if side_effects.stores_into(tx, obj):  # globals assigned in this capture: read as a dict, stale
+            raise Unsupported("a globals dict read as a dict after this call assigned one of its globals",
+                              kind="side-effect")
+        seen = outside_container(tx, obj, source)
         if seen is not None:  # one dict, one value: a store through one read is seen by the others
             return seen
         g.type_(source, obj)
@@ -161,7 +176,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         value = DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
                            for k, v in obj.items()}, source)
         value.identity = obj  # for `is` between containers from outside
-        return register_outside_dict(tx, obj, value)
+        return register_outside_container(tx, obj, value)
     if callable(obj) and is_torch_compiled(obj):  # left to torch.compile: its call is a break
         g.id_(source, obj)
         return TorchCompiledValue(obj, source)
@@ -241,6 +256,8 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
                 lambda it: type(it) is type(obj) and _iterator_remaining(it) == expected, [source]))
             value = ForeignIteratorValue([ConstantValue(v) for v in remaining], source, type(obj))
             value.identity = obj
+            from autograph.capture.values.live_iterators import outside_iterator
+            outside_iterator(tx, obj, source)
             return value
     if callable(obj) and not isinstance(obj, type) and _opaque_library(obj):
         g.id_(source, obj)

@@ -105,7 +105,7 @@ class BaseSequenceValue(Value):
         if base == "+":
             if inplace:  # list += any iterable: extends this very list
                 self._check_mutable()
-                _extend(tx, self.items, other)
+                self._changed(tx, "extend", TupleValue(_extend(tx, self.items, other)))
                 return self
             if type(other) is type(self):
                 return type(self)(self.items + other.items)
@@ -114,6 +114,7 @@ class BaseSequenceValue(Value):
             if inplace:  # list *= n: repeats this very list
                 self._check_mutable()
                 self.items[:] = self.items * n
+                self._changed(tx, "__imul__", other)
                 return self
             return type(self)(self.items * n)
 
@@ -206,10 +207,17 @@ class ListValue(BaseSequenceValue):
     mutable = True
 
     def _check_mutable(self):
-        if self.source is not None or hasattr(self, "identity"):
-            where = self.source.expr if self.source is not None else "read from outside"
-            raise Unsupported(f"mutation of a list that came from outside ({where}) — a side effect",
-                kind="side-effect")
+        """A list read from outside without a source (a trusted read) cannot be changed for real."""
+        if self.source is None and hasattr(self, "identity"):
+            raise Unsupported("mutation of a list that came from outside (read from outside) — a side effect",
+                              kind="side-effect")
+
+    def _changed(self, tx, method: str, *args: Value) -> None:
+        """This list changed by ``list.<method>(self, *args)``: a list from outside changes for real
+        after the graph, in order with the other side effects (the arguments say exactly what
+        changed — an index, the items already consumed — so nothing user-defined runs again)."""
+        if self.source is not None:
+            _record_outside_change(tx, self, getattr(list, method), list(args))
 
     def call_method(self, tx, name, args, kwargs):
         if name in ("append", "extend", "insert", "pop", "clear", "reverse", "remove") and not kwargs:
@@ -217,18 +225,25 @@ class ListValue(BaseSequenceValue):
             items = self.items
             if name == "append" and len(args) == 1:
                 items.append(args[0])
+                self._changed(tx, "append", args[0])
             elif name == "extend" and len(args) == 1:
-                _extend(tx, items, args[0])
+                added = _extend(tx, items, args[0])
+                self._changed(tx, "extend", TupleValue(added))
             elif name == "insert" and len(args) == 2:
                 _python(items.insert, _const(args[0]), args[1])
+                self._changed(tx, "insert", *args)
             elif name == "pop" and len(args) <= 1:
-                return _python(items.pop, *(_const(a) for a in args))
+                out = _python(items.pop, *(_const(a) for a in args))
+                self._changed(tx, "pop", *args)
+                return out
             elif name in ("clear", "reverse") and not args:
                 getattr(items, name)()
+                self._changed(tx, name)
             elif name == "remove" and len(args) == 1:
                 for i, item in enumerate(items):
                     if equal_or_identical(tx, item, args[0]):
                         del items[i]
+                        self._changed(tx, "__delitem__", ConstantValue(i))
                         break
                 else:
                     err = ValueError("list.remove(x): x not in list")
@@ -239,6 +254,7 @@ class ListValue(BaseSequenceValue):
         if name == "sort" and not args and set(kwargs) <= {"key", "reverse"}:
             self._check_mutable()
             self.items[:] = sorted_values(tx, self.items, kwargs.get("key"), kwargs.get("reverse"))
+            self._changed(tx, "__setitem__", ConstantValue(slice(None)), TupleValue(self.items))
             return ConstantValue(None)
         if name == "copy" and not args:
             return ListValue(list(self.items))
@@ -249,13 +265,17 @@ class ListValue(BaseSequenceValue):
         k = key.as_python_constant()
         if isinstance(k, slice):
             from autograph.capture.values.iterators import iterator_of
-            _python(self.items.__setitem__, k, iterator_of(tx, value).iter_items(tx))
+            new = iterator_of(tx, value).iter_items(tx)
+            _python(self.items.__setitem__, k, new)
+            self._changed(tx, "__setitem__", key, TupleValue(new))
         else:
             _python(self.items.__setitem__, k, value)
+            self._changed(tx, "__setitem__", key, value)
 
     def delitem(self, tx, key):
         self._check_mutable()
         _python(self.items.__delitem__, key.as_python_constant())
+        self._changed(tx, "__delitem__", key)
 
     def reconstruct(self, cg) -> str:
         if self.source is not None:
@@ -265,18 +285,20 @@ class ListValue(BaseSequenceValue):
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
 
 
-def _extend(tx, items: list[Value], iterable: Value) -> None:
+def _extend(tx, items: list[Value], iterable: Value) -> list[Value]:
     """``list.extend(iterable)`` as CPython runs it: a list or tuple is copied whole (so
     ``x.extend(x)`` doubles ``x``); any other iterable is consumed one item at a time, each
     appended before the next is made, so an iterable that reads the list (``y.extend(y[-1] + z
     for z in r)``) sees the items already added."""
     from autograph.capture.values.iterators import iterator_of
+    start = len(items)
     if isinstance(iterable, BaseSequenceValue):
         items.extend(iterable.iter_items(tx))
-        return
+        return items[start:]
     it = iterator_of(tx, iterable)
     while (item := it.next(tx)) is not None:
         items.append(item)
+    return items[start:]
 
 
 def _key_value(key: Any) -> Value:
@@ -394,14 +416,7 @@ class DictValue(Value):
             if self.kind is not dict or _namespace_source(self.source):
                 raise Unsupported(f"mutation of a {self.kind.__name__} that came from outside "
                                   f"({self.source.expr}) — a side effect", kind="side-effect")
-            for entry in _outside_dicts(tx):
-                if entry[1] is self and not entry[2]:
-                    entry[2] = True  # from now on every other dict read from outside is guarded distinct
-                    for _, other, _ in _outside_dicts(tx):
-                        if other is not self:
-                            _distinct_guard(tx, self, other)
-            from autograph.capture.values import side_effects
-            side_effects.record_call(tx, getattr(dict, method), [self, *args], dict(kwargs or {}))
+            _record_outside_change(tx, self, getattr(dict, method), args, kwargs)
 
     def setitem(self, tx, key, value):
         k = self._key(key)
@@ -510,12 +525,35 @@ class DictValue(Value):
         return cg.shared(self, text)
 
 
-def _outside_dicts(tx) -> list:
-    """``[(real dict, DictValue, mutated)]`` of the dicts this capture read from outside."""
-    table = getattr(tx, "outside_dicts", None)
+def _outside_containers(tx) -> list:
+    """``[(real container, value, mutated)]`` of the dicts and lists this capture read from outside."""
+    table = getattr(tx, "outside_containers", None)
     if table is None:
-        table = tx.outside_dicts = []
+        table = tx.outside_containers = []
     return table
+
+
+def _record_outside_change(tx, value: Value, method: Any, args: list[Value], kwargs: dict | None = None) -> None:
+    """``method(real, *args)`` replayed after the graph, in order with the other side effects, on the
+    container from outside that ``value`` stands for (changed now, so later reads see the change).
+    Once it is changed, every other container read from outside is guarded to be another object:
+    the change must not reach one the capture reads as unchanged."""
+    for entry in _outside_containers(tx):
+        if entry[1] is value and not entry[2]:
+            entry[2] = True
+            for _, other, _ in _outside_containers(tx):
+                if other is not value:
+                    _distinct_guard(tx, value, other)
+            if isinstance(value, ListValue):  # iterators from outside read the real list
+                from autograph.capture.values.live_iterators import keep_apart_from_iterators
+                keep_apart_from_iterators(tx, value)
+    from autograph.capture.values import side_effects
+    side_effects.record_call(tx, method, [value, *args], dict(kwargs or {}))
+
+
+def changed_outside_lists(tx) -> list[Value]:
+    """The lists from outside this capture has changed so far."""
+    return [value for _, value, changed in _outside_containers(tx) if changed and isinstance(value, ListValue)]
 
 
 def _distinct_guard(tx, a: Value, b: Value) -> None:
@@ -524,12 +562,12 @@ def _distinct_guard(tx, a: Value, b: Value) -> None:
         f"{sa.expr} is not {sb.expr}", lambda x, y: x is not y, [sa, sb]))
 
 
-def outside_dict(tx, obj: dict, source) -> "DictValue | None":
+def outside_container(tx, obj: Any, source) -> Value | None:
     """The value of ``obj`` if this capture read it already (through ``source`` or another one:
     then guarded to be the same object again)."""
     if source is None:
         return None
-    for real, value, _ in _outside_dicts(tx):
+    for real, value, _ in _outside_containers(tx):
         if real is obj:
             if value.source != source:
                 a, b = value.source, source
@@ -539,9 +577,9 @@ def outside_dict(tx, obj: dict, source) -> "DictValue | None":
     return None
 
 
-def register_outside_dict(tx, obj: dict, value: "DictValue") -> "DictValue":
+def register_outside_container(tx, obj: Any, value: Value) -> Any:
     if value.source is not None:
-        table = _outside_dicts(tx)
+        table = _outside_containers(tx)
         for _, other, mutated in table:
             if mutated:  # distinct when read: must be distinct for the store to miss it
                 _distinct_guard(tx, other, value)
@@ -844,7 +882,7 @@ class SeqIteratorValue(ListIteratorValue):
                 raise Unsupported("an iterator over a dict or set that changed during iteration is live "
                                   "at a graph break", kind="cannot-rebuild")
             if isinstance(self.target, DictValue) and any(
-                    entry[1] is self.target and entry[2] for entry in _outside_dicts(cg.tx)):
+                    entry[1] is self.target and entry[2] for entry in _outside_containers(cg.tx)):
                 # the dict's changes are replayed after the graph, but the entry rebuilds iterators
                 # before that replay: this one would see the dict as it was (or raise) — run it in Python
                 raise Unsupported("an iterator over a dict from outside that this call changes is live "

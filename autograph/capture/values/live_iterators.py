@@ -140,6 +140,42 @@ class LiveIteratorValue(ListIteratorValue):
         return cg.source_expr(self.source)  # advanced by the replayed side effect first
 
 
+def _sequence_of(it):
+    """The list or tuple a list/tuple iterator walks (None once exhausted)."""
+    try:
+        seq = it.__reduce__()[1][0]
+    except Exception:  # noqa: BLE001 - not a sequence iterator
+        return None
+    return seq if type(seq) in (list, tuple) and len(seq) else None
+
+
+def _keep_apart(tx, it, it_source: Source, list_value: Value) -> None:
+    """An iterator from outside is read from its list's real items at capture; a list from
+    outside that this call changes (the change replayed after the graph) must not be the one it
+    walks: a break when it is, else a guard that it stays another list."""
+    from autograph.capture.breaks import Unsupported
+    if _sequence_of(it) is list_value.identity:
+        raise Unsupported(f"change of the list {list_value.source.expr} while an iterator over it "
+                          f"({it_source.expr}) is live", kind="side-effect")
+    a, b = it_source, list_value.source
+    tx.guards._add(("iter-apart", a, b), lambda: model.python_guard(
+        f"{_sequence_of.__name__}({a.expr}) is not {b.expr}", lambda x, y: _sequence_of(x) is not y, [a, b]))
+
+
+def outside_iterator(tx, it, source: Source) -> None:
+    """Record that this capture reads the iterator ``it`` from outside (see :func:`_keep_apart`)."""
+    from autograph.capture.values.containers import changed_outside_lists
+    for changed in changed_outside_lists(tx):
+        _keep_apart(tx, it, source, changed)
+    tx.__dict__.setdefault("_outside_iterators", []).append((it, source))
+
+
+def keep_apart_from_iterators(tx, list_value: Value) -> None:
+    """``list_value`` (a list from outside) is changed by this call: see :func:`_keep_apart`."""
+    for it, source in tx.__dict__.get("_outside_iterators", ()):
+        _keep_apart(tx, it, source, list_value)
+
+
 def _wrap_iterator(tx, it, source) -> Value:
     if source is None or builder._iterator_remaining(it) is None:
         tx.guards.type_(source, it)
@@ -153,6 +189,7 @@ def _wrap_iterator(tx, it, source) -> Value:
         return value
     tx.guards.type_(source, it)
     value = LiveIteratorValue(tx, it, source)
+    outside_iterator(tx, it, source)
     seen[id(it)] = (value, source)
     return value
 
