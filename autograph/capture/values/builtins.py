@@ -230,6 +230,10 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             out = handler(tx, sym, right)
             if out is not NotImplemented:
                 return out
+    from autograph.capture.values.rich_compare import rich_compare
+    out = rich_compare(tx, a, op, b)  # a user class's own __eq__/__lt__/... (Python code, interpreted)
+    if out is not NotImplemented:
+        return out
     if op in ("==", "!="):
         eq = _equal_by_identity(tx, a, b)
         if eq is not None:

@@ -59,6 +59,8 @@ class ConstantValue(Value):
         if isinstance(self.value, (str, bytes, range, tuple, frozenset)):
             from autograph.capture.values.containers import ListIteratorValue
             return ListIteratorValue(self.iter_items(tx), cls=type(iter(self.value)))
+        if not hasattr(type(self.value), "__iter__") and not hasattr(type(self.value), "__getitem__"):
+            self._fold(iter, [], "iter")  # not iterable (``for x in 1``): Python's own TypeError
         return super().get_iter(tx)
 
     def length(self, tx) -> int:

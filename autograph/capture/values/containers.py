@@ -60,8 +60,9 @@ class BaseSequenceValue(Value):
             try:
                 return self.items[k]
             except IndexError:
-                raise Unsupported(f"IndexError: {self.kind.__name__} index out of range", generic=True,
-                                  kind="python-exception")
+                what = "tuple" if issubclass(self.kind, tuple) else "list"
+                err = IndexError(f"{what} index out of range")
+                raise Unsupported(f"IndexError: {err}", generic=True, exc=err, kind="python-exception")
         raise Unsupported(f"indexing a {self.kind.__name__} with {key.describe()}", kind="unsupported-operation")
 
     def getattr(self, tx, name: str) -> Value:
@@ -73,6 +74,11 @@ class BaseSequenceValue(Value):
             kind="python-exception")  # a C type: nothing can appear
 
     def call_method(self, tx, name, args, kwargs):
+        protocol = _PROTOCOL_METHODS.get((name, len(args)))
+        if protocol is not None and not kwargs:  # ``p.__iter__()`` is ``iter(p)``: the same operation
+            out = protocol(self, tx, *args)
+            if out is not NotImplemented:
+                return out
         if name in ("index", "count") and not kwargs and args:
             if self.is_constant() and all(a.is_constant() for a in args):
                 return self.fold_method(tx, name, args, kwargs)
@@ -83,8 +89,7 @@ class BaseSequenceValue(Value):
                 for i in range(len(self.items))[bounds]:  # start/stop clipped as list.index clips them
                     if equal_or_identical(tx, self.items[i], args[0]):
                         return ConstantValue(i)
-                err = ValueError(f"{self.kind.__name__}.index(x): x not in {self.kind.__name__}")
-                raise Unsupported(f"ValueError: {err}", generic=True, exc=err, kind="python-exception")
+                raise _not_found(self.kind, "index", args[0])
         return self.fold_method(tx, name, args, kwargs)
 
     def fold_method(self, tx, name, args, kwargs):
@@ -97,7 +102,8 @@ class BaseSequenceValue(Value):
                 and all(v.is_constant() for v in kwargs.values()):
             from autograph.capture.values.builtins import fold
             return fold(tx, getattr(self.as_python_constant(), name), args, kwargs, f"{self.kind.__name__}.{name}")
-        raise Unsupported(f"{self.kind.__name__}.{name}() on {self.describe()}", kind="unsupported-operation")
+        raise _argument_error(self.kind, name, args, kwargs) or \
+            Unsupported(f"{self.kind.__name__}.{name}() on {self.describe()}", kind="unsupported-operation")
 
     def binary_op(self, tx, op: str, other: Value):
         inplace = op.endswith("=") and self.mutable
@@ -117,6 +123,7 @@ class BaseSequenceValue(Value):
                 self._changed(tx, "__imul__", other)
                 return self
             return type(self)(self.items * n)
+        return NotImplemented
 
     def rbinary_op(self, tx, op: str, other: Value):
         """``4 * [x]``: int.__mul__ gives up, then the sequence repeats itself."""
@@ -133,6 +140,70 @@ class BaseSequenceValue(Value):
         if self.kind is tuple:
             return "(" + "".join(p + ", " for p in parts) + ")"
         return cg.const(self.kind) + "((" + "".join(p + ", " for p in parts) + "))"
+
+
+def _inplace(op: str):
+    def run(seq: "BaseSequenceValue", tx, other: Value) -> Value:
+        if not seq.mutable:  # a tuple has no __iadd__/__imul__
+            return NotImplemented
+        out = seq.binary_op(tx, op, other)
+        if out is NotImplemented:
+            raise _argument_error(list, "__iadd__" if op == "+=" else "__imul__", [other], {}) or Unsupported(f"list.__{'iadd' if op == '+=' else 'imul'}__() with {other.describe()}",
+                              kind="unsupported-operation")
+        return out
+    return run
+
+
+def _stored(method: str):
+    def run(seq: "BaseSequenceValue", tx, *args: Value) -> Value:
+        if not seq.mutable:
+            return NotImplemented
+        getattr(seq, method)(tx, *args)
+        return ConstantValue(None)
+    return run
+
+
+# special methods called by name, with their arity: the operation they implement
+_PROTOCOL_METHODS: dict = {
+    ("__iter__", 0): lambda seq, tx: seq.get_iter(tx),
+    ("__len__", 0): lambda seq, tx: ConstantValue(seq.length(tx)),
+    ("__getitem__", 1): lambda seq, tx, key: seq.getitem(tx, key),
+    ("__iadd__", 1): _inplace("+="),
+    ("__imul__", 1): _inplace("*="),
+    ("__setitem__", 2): _stored("setitem"),
+    ("__delitem__", 1): _stored("delitem"),
+}
+
+
+def _argument_error(kind: type, name: str, args: list[Value], kwargs: dict) -> Unsupported | None:
+    """The TypeError ``seq.<name>(*args)`` raises whatever the sequence holds (a wrong number or
+    type of arguments): the real method run on an empty sequence with the constant arguments.
+    None when it does not raise a TypeError there (the contents matter, or nothing is wrong)."""
+    base = list if issubclass(kind, list) else tuple
+    if not hasattr(base, name) or not all(a.is_constant() for a in [*args, *kwargs.values()]):
+        return None
+    try:
+        getattr(base(), name)(*(a.as_python_constant() for a in args),
+                              **{k: v.as_python_constant() for k, v in kwargs.items()})
+    except TypeError as err:
+        return Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
+    except Exception:  # noqa: BLE001 - depends on what the sequence holds: not decided here
+        return None
+    return None
+
+
+def _not_found(kind: type, method: str, item: Value) -> Unsupported:
+    """The ValueError of ``seq.index(x)``/``list.remove(x)`` for a missing ``x``: the real method's
+    own, run on an empty sequence (its message may show ``repr(x)``: known for constants only)."""
+    base = list if issubclass(kind, list) else tuple
+    probe = item.as_python_constant() if item.is_constant() else None
+    if not item.is_constant() and base is list and method == "index":
+        return Unsupported(f"ValueError: {item.describe()} is not in list", generic=True, kind="python-exception")
+    try:
+        getattr(base(), method)(probe)
+    except ValueError as err:
+        return Unsupported(f"ValueError: {err}", generic=True, exc=err, kind="python-exception")
+    raise AssertionError("an empty sequence holds nothing")
 
 
 def _is_index(x) -> bool:
@@ -246,10 +317,10 @@ class ListValue(BaseSequenceValue):
                         self._changed(tx, "__delitem__", ConstantValue(i))
                         break
                 else:
-                    err = ValueError("list.remove(x): x not in list")
-                    raise Unsupported(f"ValueError: {err}", generic=True, exc=err, kind="python-exception")
+                    raise _not_found(list, "remove", args[0])
             else:
-                raise Unsupported(f"list.{name}() with these arguments", kind="unsupported-operation")
+                raise _argument_error(list, name, args, kwargs) or \
+                    Unsupported(f"list.{name}() with these arguments", kind="unsupported-operation")
             return ConstantValue(None)
         if name == "sort" and not args and set(kwargs) <= {"key", "reverse"}:
             self._check_mutable()
@@ -724,6 +795,17 @@ class ListIteratorValue(Value):
 
     def get_iter(self, tx) -> "ListIteratorValue":
         return self  # iter(it) is it
+
+    def call_method(self, tx, name, args, kwargs):
+        """``it.__iter__()`` and ``it.__next__()`` called by name: ``iter(it)`` and ``next(it)``."""
+        if name == "__iter__" and not args and not kwargs:
+            return self.get_iter(tx)
+        if name == "__next__" and not args and not kwargs:
+            item = self.next(tx)
+            if item is None:
+                raise Unsupported("StopIteration", generic=True, exc=StopIteration(), kind="python-exception")
+            return item
+        return super().call_method(tx, name, args, kwargs)
 
     def next(self, tx) -> Value | None:
         if self.index >= len(self.items):

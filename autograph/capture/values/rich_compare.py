@@ -1,0 +1,102 @@
+"""``a == b``, ``a < b``… when a user class defines the comparison in Python.
+
+CPython's ``do_richcompare``, interpreted: the right operand's reflected method first when its
+type is a proper subclass of the left one's, then the left operand's method, then the right
+one's; a method answering ``NotImplemented`` passes the turn; when every method declines,
+``==``/``!=`` fall back to identity and ordering raises ``TypeError``. User methods are inlined
+(their side effects and their answers are the user's own code); ``object``'s methods are
+modelled exactly (``__eq__``: identity or ``NotImplemented``, ``__ne__``: the inverse of the
+type's ``__eq__``); a builtin type's method facing a plain user class declines, as C code that
+checks its operand's type does. Anything else is a break.
+
+``list.remove``/``index``/``count`` and ``in`` compare through here with CPython's
+identity-first rule (``x is y or x == y``, ``base.equal_or_identical``).
+"""
+from __future__ import annotations
+
+import types
+
+from autograph.capture.breaks import Unsupported
+from autograph.capture.values.base import Value, mro_lookup
+from autograph.capture.values.constants import ConstantValue
+
+DUNDER = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
+SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+# builtin types whose comparison methods return NotImplemented for an operand of a plain user class
+_DECLINING_BUILTINS = (str, bytes, int, float, complex, bool, type(None), list, tuple, dict, set, frozenset)
+
+
+def _python_method(cls: type, name: str) -> types.FunctionType | None:
+    raw = mro_lookup(cls, name)[1]
+    return raw if type(raw) is types.FunctionType else None
+
+
+def _plain_class(cls: type) -> bool:
+    """A class whose bases are Python classes and ``object`` only (no C base's checks pass for it)."""
+    return all(k is object or k.__module__ != "builtins" for k in cls.__mro__)
+
+
+def _user_defined(ta: type, tb: type, op: str) -> bool:
+    names = {DUNDER[op], DUNDER[SWAPPED[op]]} | ({"__eq__"} if op == "!=" else set())
+    return any(_python_method(t, n) is not None for t in (ta, tb) for n in names)
+
+
+def _declined(v: Value) -> bool:
+    return v.is_constant() and v.as_python_constant() is NotImplemented
+
+
+def _method(tx, this: Value, other: Value, name: str) -> Value:
+    """``type(this).<name>(this, other)``: the user's code, or the model of a builtin method."""
+    from autograph.capture.values.builtins import identical_or_none
+    from autograph.capture.values.functions import UserFunctionValue
+    from autograph.capture.values.user_objects import _special
+    cls, other_cls = this.python_type(), other.python_type()
+    fn = _special(tx, cls, name)  # guarded: the class keeps this method
+    if fn is not None:
+        return UserFunctionValue(fn).call(tx, [this, other], {})
+    owner = mro_lookup(cls, name)[0]
+    if owner is object:
+        if name == "__eq__":
+            same = identical_or_none(tx, this, other)
+            if same is None:
+                raise Unsupported(f"identity test between {this.describe()} and {other.describe()}",
+                                  kind="unsupported-operation")
+            return ConstantValue(True if same else NotImplemented)
+        if name == "__ne__":  # object.__ne__: the inverse of the type's own __eq__
+            eq = _method(tx, this, other, "__eq__")
+            return eq if _declined(eq) else ConstantValue(not eq.truth(tx))
+        return ConstantValue(NotImplemented)
+    if owner in _DECLINING_BUILTINS and _plain_class(other_cls):
+        return ConstantValue(NotImplemented)
+    raise Unsupported(f"{cls.__qualname__}.{name} with a {other_cls.__qualname__} operand",
+                      kind="unsupported-operation")
+
+
+def rich_compare(tx, a: Value, op: str, b: Value) -> Value:
+    """``a <op> b`` when a user class defines the comparison in Python; NotImplemented otherwise."""
+    try:
+        ta, tb = a.python_type(), b.python_type()
+    except Unsupported:
+        return NotImplemented
+    if not isinstance(ta, type) or not isinstance(tb, type) or not _user_defined(ta, tb, op):
+        return NotImplemented
+    name, reflected = DUNDER[op], DUNDER[SWAPPED[op]]
+    reflected_first = ta is not tb and issubclass(tb, ta)
+    if reflected_first:
+        out = _method(tx, b, a, reflected)
+        if not _declined(out):
+            return out
+    out = _method(tx, a, b, name)
+    if not _declined(out):
+        return out
+    if not reflected_first:
+        out = _method(tx, b, a, reflected)
+        if not _declined(out):
+            return out
+    if op in ("==", "!="):
+        from autograph.capture.values.builtins import _identical
+        same = _identical(tx, a, b)
+        return ConstantValue(same if op == "==" else not same)
+    err = TypeError(f"'{op}' not supported between instances of '{ta.__name__}' and '{tb.__name__}'")
+    raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
