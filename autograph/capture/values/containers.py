@@ -233,20 +233,34 @@ def _python(fn, *args):
 
 
 def sorted_values(tx, items: list[Value], key: Value | None, reverse: Value | None) -> list[Value]:
-    """``sorted(items, key=key, reverse=reverse)`` on values: ``key`` is called once per item in
-    order (as Python calls it), then the real ``sorted`` orders the positions by the constant
-    keys, so ties and ``reverse`` keep Python's stable order exactly."""
+    """``sorted(items, key=key, reverse=reverse)`` on values."""
+    return sort_by(tx, items, sort_keys(tx, items, key), reverse)
+
+
+def sort_keys(tx, items: list[Value], key: Value | None) -> list[Value]:
+    """``key`` called once per item, in order, as Python calls it (the items when no key)."""
     if key is not None and not (key.is_constant() and key.as_python_constant() is None):
-        keys = [tx.call(key, [item], {}) for item in items]
-    else:
-        keys = list(items)
-    from autograph.capture.values.builtins import _has_symbolic
-    if not all(k.is_constant() for k in keys) or _has_symbolic(keys, {}) \
-            or (reverse is not None and not reverse.is_constant()):
-        raise Unsupported("sorting values that are not constants", kind="unsupported-operation")
-    real = [k.as_python_constant() for k in keys]
+        return [tx.call(key, [item], {}) for item in items]
+    return list(items)
+
+
+def sort_by(tx, items: list[Value], keys: list[Value], reverse: Value | None) -> list[Value]:
+    """``items`` ordered by ``keys`` with the real ``sorted``: by the constant keys when they are
+    constants, else with each ``<`` asked of the capture (a user ``__lt__``, ``cmp_to_key``:
+    values/sorting.py), so ties, ``reverse`` and the comparisons made are Python's."""
+    if reverse is not None and not reverse.is_constant():
+        raise Unsupported("sorting with a `reverse` that is not a constant", kind="unsupported-operation")
     rev = bool(reverse.as_python_constant()) if reverse is not None else False
-    order = _python(lambda: sorted(range(len(items)), key=real.__getitem__, reverse=rev))
+    from autograph.capture.values.builtins import _has_symbolic
+    if all(k.is_constant() for k in keys) and not _has_symbolic(keys, {}):
+        real = [k.as_python_constant() for k in keys]
+        order = _python(lambda: sorted(range(len(items)), key=real.__getitem__, reverse=rev))
+    else:
+        if any(k.is_tensor() for k in keys):
+            raise Unsupported("sorting by tensors (the order is known only at run time)",
+                              kind="unsupported-operation")
+        from autograph.capture.values.sorting import order as interpreted_order
+        order = interpreted_order(tx, keys, rev)
     return [items[i] for i in order]
 
 
@@ -324,12 +338,42 @@ class ListValue(BaseSequenceValue):
             return ConstantValue(None)
         if name == "sort" and not args and set(kwargs) <= {"key", "reverse"}:
             self._check_mutable()
-            self.items[:] = sorted_values(tx, self.items, kwargs.get("key"), kwargs.get("reverse"))
-            self._changed(tx, "__setitem__", ConstantValue(slice(None)), TupleValue(self.items))
+            self._sort(tx, kwargs.get("key"), kwargs.get("reverse"))
             return ConstantValue(None)
         if name == "copy" and not args:
             return ListValue(list(self.items))
         return super().call_method(tx, name, args, kwargs)
+
+    def _sort(self, tx, key: Value | None, reverse: Value | None) -> None:
+        """``list.sort`` as CPython runs it: the list is empty while keys are made and compared (a
+        key function sees ``len(p) == 0``); items added meanwhile are dropped and ValueError raised
+        after the sorted items are put back; a key function's exception leaves the list as it was.
+        An exception from a comparison leaves it partly sorted in Python: that breaks instead."""
+        saved, self.items = self.items, []
+        try:
+            keys = sort_keys(tx, saved, key)
+            try:
+                ordered = sort_by(tx, saved, keys, reverse)
+            except Unsupported as exc:
+                if exc.generic:
+                    raise Unsupported(f"list.sort() whose comparisons raised ({exc.reason})",
+                                      kind="unsupported-operation") from exc
+                raise
+        except Unsupported:
+            if self.items and self.source is not None:
+                raise Unsupported(f"a list from outside ({self.source.expr}) changed while it was sorted",
+                                  kind="side-effect") from None
+            self.items = saved  # (items added meanwhile are dropped, as CPython drops them)
+            raise
+        modified, self.items = bool(self.items), saved
+        if modified and self.source is not None:  # the replayed changes would show in between
+            raise Unsupported(f"a list from outside ({self.source.expr}) changed while it was sorted",
+                              kind="side-effect")
+        saved[:] = ordered
+        self._changed(tx, "__setitem__", ConstantValue(slice(None)), TupleValue(ordered))
+        if modified:
+            err = ValueError("list modified during sort")
+            raise Unsupported(f"ValueError: {err}", generic=True, exc=err, kind="python-exception")
 
     def setitem(self, tx, key, value):
         self._check_mutable()

@@ -6,8 +6,8 @@ one's; a method answering ``NotImplemented`` passes the turn; when every method 
 ``==``/``!=`` fall back to identity and ordering raises ``TypeError``. User methods are inlined
 (their side effects and their answers are the user's own code); ``object``'s methods are
 modelled exactly (``__eq__``: identity or ``NotImplemented``, ``__ne__``: the inverse of the
-type's ``__eq__``); a builtin type's method facing a plain user class declines, as C code that
-checks its operand's type does. Anything else is a break.
+type's ``__eq__``, orderings: ``NotImplemented``); a builtin type's method facing an operand of
+no family it accepts declines, as its C code does. Anything else is left to other models.
 
 ``list.remove``/``index``/``count`` and ``in`` compare through here with CPython's
 identity-first rule (``x is y or x == y``, ``base.equal_or_identical``).
@@ -23,8 +23,10 @@ from autograph.capture.values.constants import ConstantValue
 DUNDER = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
 SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
-# builtin types whose comparison methods return NotImplemented for an operand of a plain user class
+# builtin types whose comparison methods return NotImplemented unless the other operand is of
+# one of these families (their C code checks the operand's type; a user class is of none)
 _DECLINING_BUILTINS = (str, bytes, int, float, complex, bool, type(None), list, tuple, dict, set, frozenset)
+_ACCEPTED_FAMILIES = (str, bytes, int, float, complex, list, tuple, dict, set, frozenset)
 
 
 def _python_method(cls: type, name: str) -> types.FunctionType | None:
@@ -32,14 +34,22 @@ def _python_method(cls: type, name: str) -> types.FunctionType | None:
     return raw if type(raw) is types.FunctionType else None
 
 
-def _plain_class(cls: type) -> bool:
-    """A class whose bases are Python classes and ``object`` only (no C base's checks pass for it)."""
-    return all(k is object or k.__module__ != "builtins" for k in cls.__mro__)
+def _modelled(cls: type, other: type, name: str) -> bool:
+    """``cls.<name>`` is Python code, ``object``'s, or a builtin's that declines ``other``."""
+    owner, raw = mro_lookup(cls, name)
+    return type(raw) is types.FunctionType or owner is object or (
+        owner in _DECLINING_BUILTINS and not issubclass(other, _ACCEPTED_FAMILIES))
 
 
-def _user_defined(ta: type, tb: type, op: str) -> bool:
-    names = {DUNDER[op], DUNDER[SWAPPED[op]]} | ({"__eq__"} if op == "!=" else set())
-    return any(_python_method(t, n) is not None for t in (ta, tb) for n in names)
+def _applies(ta: type, tb: type, op: str) -> bool:
+    """Every method the comparison may call is modelled, and a user method is among them (or the
+    operator is an ordering, which ``object`` refuses: a TypeError)."""
+    asked = [(ta, tb, DUNDER[op]), (tb, ta, DUNDER[SWAPPED[op]])]
+    if op == "!=":
+        asked += [(ta, tb, "__eq__"), (tb, ta, "__eq__")]
+    if not all(_modelled(c, o, n) for c, o, n in asked):
+        return False
+    return op not in ("==", "!=") or any(_python_method(c, n) is not None for c, _, n in asked)
 
 
 def _declined(v: Value) -> bool:
@@ -67,7 +77,7 @@ def _method(tx, this: Value, other: Value, name: str) -> Value:
             eq = _method(tx, this, other, "__eq__")
             return eq if _declined(eq) else ConstantValue(not eq.truth(tx))
         return ConstantValue(NotImplemented)
-    if owner in _DECLINING_BUILTINS and _plain_class(other_cls):
+    if owner in _DECLINING_BUILTINS and not issubclass(other_cls, _ACCEPTED_FAMILIES):
         return ConstantValue(NotImplemented)
     raise Unsupported(f"{cls.__qualname__}.{name} with a {other_cls.__qualname__} operand",
                       kind="unsupported-operation")
@@ -79,7 +89,7 @@ def rich_compare(tx, a: Value, op: str, b: Value) -> Value:
         ta, tb = a.python_type(), b.python_type()
     except Unsupported:
         return NotImplemented
-    if not isinstance(ta, type) or not isinstance(tb, type) or not _user_defined(ta, tb, op):
+    if not isinstance(ta, type) or not isinstance(tb, type) or not _applies(ta, tb, op):
         return NotImplemented
     name, reflected = DUNDER[op], DUNDER[SWAPPED[op]]
     reflected_first = ta is not tb and issubclass(tb, ta)
