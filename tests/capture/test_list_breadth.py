@@ -312,3 +312,74 @@ def special_methods_by_name(x):
 def test_list_special_methods_by_name_and_their_errors():
     h = _twice(special_methods_by_name, lambda: (lambda: []), calls=2)
     assert h.breaks == []
+
+
+class Stack(list):
+    def __init__(self, items=(), name="s"):
+        super().__init__(items)
+        self.name = name
+
+    def push(self, v):
+        self.append(v)
+        return self
+
+
+class PlainList(list):
+    pass
+
+
+class GrandchildList(PlainList):
+    pass
+
+
+def use_list_subclasses(x):
+    s = Stack([1, 2], name="a")
+    s.push(3).push(4)
+    s += [5]
+    p = PlainList([3, 1, 2])
+    p.sort()
+    g = GrandchildList.__new__(GrandchildList, [1, 2], extra="ignored")  # list.__new__ ignores them
+    g.extend(p)
+    return x + s[-1] + len(s), s, s.name, p, type(p) is PlainList, g, type(g) is GrandchildList, s == [1, 2, 3, 4, 5]
+
+
+def test_list_subclass_instances_made_by_the_call():
+    h = _twice(use_list_subclasses, lambda: (lambda: []), calls=2)
+    assert h.breaks == []
+    s = Harness().compile(use_list_subclasses)(torch.ones(1))[1]
+    assert type(s) is Stack and s.name == "a" and s == [1, 2, 3, 4, 5]
+
+
+class ListWithNew(list):
+    def __new__(cls, arg, tag=None):
+        self = super().__new__(cls)
+        self.tag = tag
+        return self
+
+    def __init__(self, arg, tag=None):
+        super().__init__(arg)
+
+
+class Point:
+    made: list = []
+
+    def __new__(cls, x):
+        obj = super().__new__(cls)
+        obj.order = ["new"]
+        return obj
+
+    def __init__(self, x):
+        self.order.append("init")
+        self.x = x
+
+
+def use_python_new(x):
+    a = ListWithNew([1, 2, 3], tag=7)
+    p = Point(3)
+    t = tuple.__new__(tuple, [1, 2])
+    return x + p.x, a, a.tag, type(a) is ListWithNew, p.order, type(p) is Point, t
+
+
+def test_classes_with_a_python_new():
+    h = _twice(use_python_new, lambda: (lambda: []), calls=2)
+    assert h.breaks == []

@@ -323,7 +323,10 @@ def _sequence_family(a: Value, b: Value) -> type | bool | None:
 
 def _seq(v):
     from autograph.capture.values.containers import BaseSequenceValue
-    return v.items if isinstance(v, BaseSequenceValue) else None
+    if isinstance(v, BaseSequenceValue):
+        return v.items
+    own = getattr(v, "sequence_items", None)  # an instance of a list subclass
+    return own() if own is not None else None
 
 
 def _input_source(tx, tensor):

@@ -168,6 +168,8 @@ _PROTOCOL_METHODS: dict = {
     ("__iter__", 0): lambda seq, tx: seq.get_iter(tx),
     ("__len__", 0): lambda seq, tx: ConstantValue(seq.length(tx)),
     ("__getitem__", 1): lambda seq, tx, key: seq.getitem(tx, key),
+    ("__add__", 1): lambda seq, tx, other: seq.binary_op(tx, "+", other),
+    ("__mul__", 1): lambda seq, tx, other: seq.binary_op(tx, "*", other),
     ("__iadd__", 1): _inplace("+="),
     ("__imul__", 1): _inplace("*="),
     ("__setitem__", 2): _stored("setitem"),

@@ -23,18 +23,21 @@ from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
-from autograph.capture.values.containers import DictValue, DictViewValue, ListIteratorValue
+from autograph.capture.values.containers import DictValue, DictViewValue, ListIteratorValue, ListValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 
 # C base classes whose construction and slots this module models
 _DICT_BASES = (dict, collections.OrderedDict)
-_PLAIN_BASES = (object,) + _DICT_BASES
+_PLAIN_BASES = (object, list) + _DICT_BASES
 
 
 def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = None) -> Any:
-    """The real object with the final state capture computed (used by the transformed code)."""
-    obj = cls.__new__(cls)
-    if items is not None:
+    """The real object with the final state capture computed (used by the transformed code):
+    made by its C base's ``__new__`` (a user ``__new__`` already ran during capture)."""
+    obj = next(b for b in cls.__mro__ if b in _PLAIN_BASES).__new__(cls)
+    if isinstance(items, list):  # a list subclass: its items
+        list.extend(obj, items)
+    elif items is not None:
         base = next(b for b in cls.__mro__ if b in _DICT_BASES)
         for k, v in items.items():
             base.__setitem__(obj, k, v)
@@ -101,6 +104,14 @@ def _special(tx, cls: type, name: str) -> types.FunctionType | None:
     return fn
 
 
+def _python_new(cls: type) -> types.FunctionType | None:
+    """A ``__new__`` written in Python (a ``def __new__`` is a staticmethod in the class dict)."""
+    raw = _python_attr(cls, "__new__")
+    if isinstance(raw, staticmethod) and type(raw.__func__) is types.FunctionType:
+        return raw.__func__
+    return None
+
+
 def supported_class(cls: type) -> str | None:
     """Why instances of ``cls`` cannot be modelled, or None when they can."""
     if not isinstance(cls, type) or not _plain_metaclass(type(cls)):
@@ -112,6 +123,8 @@ def supported_class(cls: type) -> str | None:
             return f"class {cls.__qualname__} derives from {klass.__qualname__} (C type or __slots__)"
     for name in ("__new__", "__getattribute__", "__del__"):
         attr = _python_attr(cls, name)
+        if name == "__new__" and _python_new(cls) is not None:
+            continue  # Python code: run by construct()
         if attr is not None and not any(attr is b.__dict__.get(name) for b in _PLAIN_BASES):
             return f"class {cls.__qualname__} defines {name}"
     return None
@@ -126,7 +139,11 @@ class UserObjectValue(Value):
         self.cls = cls
         self.attrs = DictValue({})  # the instance __dict__
         self.slots: dict[str, Value] = {}  # filled ``__slots__`` entries
-        self.items = DictValue({}, kind=dict) if issubclass(cls, _DICT_BASES) else None
+        self.items: Any = None  # a dict or list subclass: its items
+        if issubclass(cls, _DICT_BASES):
+            self.items = DictValue({}, kind=dict)
+        elif issubclass(cls, list):
+            self.items = ListValue([])
 
     def describe(self):
         return f"{self.cls.__qualname__} object (made during capture)"
@@ -280,6 +297,18 @@ class UserObjectValue(Value):
             return self.items.contains(tx, item)
         return super().contains(tx, item)
 
+    def binary_op(self, tx, op, other):
+        """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator."""
+        name = _LIST_OPERATORS.get(op)
+        if name is None or not isinstance(self.items, ListValue) or _special(tx, self.cls, name) is not None \
+                or mro_lookup(self.cls, name)[0] is not list:
+            return NotImplemented
+        return _list_method(tx, self, name, [other], {})
+
+    def sequence_items(self) -> list[Value] | None:
+        """The items of an instance of a list subclass (None for other classes)."""
+        return self.items.items if isinstance(self.items, ListValue) else None
+
     def reconstruct(self, cg):
         items = cg.reconstruct(self.items) if self.items is not None else "None"
         slots = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.slots.items()) + "}"
@@ -351,6 +380,8 @@ class NativeMethodValue(Value):
                     return ConstantValue(None)
                 if name == "__getattribute__" and len(args) == 1:
                     return obj.getattr(tx, args[0].as_python_constant())
+            if owner is list and isinstance(obj.items, ListValue):
+                return _list_method(tx, obj, name, args, kwargs)
             if owner in _DICT_BASES and obj.items is not None and name in _DICT_METHODS | {"__init__"}:
                 if name in ("keys", "values", "items") and not args and not kwargs:
                     return DictViewValue(obj.items, name, owner=obj, method=self.method)
@@ -413,6 +444,23 @@ def _real_or_none(v: Value) -> Any:
         return None
 
 
+_LIST_OPERATORS = {"+": "__add__", "+=": "__iadd__", "*": "__mul__", "*=": "__imul__"}
+
+
+def _list_method(tx, obj: "UserObjectValue", name: str, args, kwargs) -> Value:
+    """A ``list`` method on an instance of a list subclass: the list model's, on its items."""
+    items = obj.items
+    if name == "__init__":  # list.__init__(iterable=()): replaces the items
+        if kwargs or len(args) > 1:
+            raise Unsupported(f"list.__init__() of {obj.describe()} with these arguments", kind="unsupported-call")
+        items.items.clear()
+        if args:
+            items.call_method(tx, "extend", args, {})
+        return ConstantValue(None)
+    out = items.call_method(tx, name, args, kwargs)
+    return obj if out is items else out  # ``__iadd__``/``__imul__`` return the object itself
+
+
 def _dict_method(tx, items: DictValue, name: str, args, kwargs) -> Value:
     if name == "__init__":
         if args:
@@ -441,14 +489,26 @@ def _dict_method(tx, items: DictValue, name: str, args, kwargs) -> Value:
 # construction: ``cls(*args, **kwargs)`` for a user-defined class
 
 def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Value:
-    """``type.__call__``: ``__new__`` (object/dict ones only), then ``__init__``."""
+    """``type.__call__``: ``__new__`` (object's, dict's, list's, or the class's own Python code),
+    then ``__init__`` when ``__new__`` made an instance of the class."""
     if not isinstance(cls, type) or cls.__module__ == "builtins":
         return NotImplemented
     reason = supported_class(cls)
     if reason is not None:
         raise Unsupported(f"unsupported: creating a {cls.__qualname__} object: {reason}", kind="object-construction")
-    obj = UserObjectValue(cls)
+    new = _python_new(cls)
+    if new is not None:  # type.__call__: __new__, then __init__ when it made an instance of cls
+        tx.guards.class_attr(cls, "__new__")
+        obj = UserFunctionValue(new).call(tx, [tx.wrap(cls, None, trusted=True), *args], kwargs)
+        made = obj.python_type()
+        if not (isinstance(made, type) and issubclass(made, cls)):
+            return obj
+        cls = made
+    else:
+        obj = UserObjectValue(cls)
     init = _python_attr(cls, "__init__")
+    if new is not None and init is object.__init__:  # ignores the arguments __new__ took
+        return obj
     if isinstance(init, types.FunctionType):
         tx.guards.class_attr(cls, "__init__")
         UserFunctionValue(init).call(tx, [obj, *args], kwargs)
@@ -481,7 +541,10 @@ class SuperValue(Value):
         from autograph.capture.values.absence import class_dict_source
         for klass in rest:
             if name in klass.__dict__:
-                return _bind_class_attr(tx, self.obj, klass, name, klass.__dict__[name])
+                raw = klass.__dict__[name]
+                if name == "__new__":  # a static method: never bound
+                    return tx.wrap(raw.__func__ if isinstance(raw, staticmethod) else raw, None, trusted=True)
+                return _bind_class_attr(tx, self.obj, klass, name, raw)
             if not klass.__flags__ & (1 << 8):  # a class that can still gain the name
                 tx.guards.key_absent(class_dict_source(klass), name)
         err = AttributeError(f"'super' object has no attribute {name!r}")
@@ -507,12 +570,57 @@ def _super(tx, *args):
             raise Unsupported("RuntimeError: super(): arg[0] deleted", generic=True, kind="python-exception")
     else:
         raise Unsupported("super() with one argument", kind="unsupported-operation")
+    real = _class_of(obj) if isinstance(obj.python_type(), type) and issubclass(obj.python_type(), type) else None
+    if isinstance(real, type) and isinstance(start, type) and issubclass(real, start):
+        return SuperValue(start, obj, real)  # super(C, cls): the class's own MRO (``__new__``)
     obj_type = obj.python_type()
     return SuperValue(start, obj, obj_type)
 
 
+def _class_of(v: Value) -> Any:
+    try:
+        return v.real_value()
+    except Unsupported:
+        return None
+
+
+def _list_new(tx, *args: Value, **kwargs: Value) -> Value:
+    """``list.__new__(cls, ...)``: an empty list of ``cls`` (further arguments are ignored, as
+    ``list.__new__`` ignores them: ``list.__init__`` fills the list)."""
+    cls = _class_of(args[0]) if args else None
+    if cls is list:
+        return ListValue([])
+    if isinstance(cls, type) and issubclass(cls, list) and supported_class(cls) is None:
+        return UserObjectValue(cls)
+    raise Unsupported("list.__new__() with these arguments", kind="unsupported-call")
+
+
+def _object_new(tx, *args: Value, **kwargs: Value) -> Value:
+    """``object.__new__(cls)`` for a class capture models."""
+    cls = _class_of(args[0]) if args else None
+    if len(args) == 1 and not kwargs and isinstance(cls, type) and cls.__module__ != "builtins" \
+            and supported_class(cls) is None:
+        return UserObjectValue(cls)
+    raise Unsupported("object.__new__() with these arguments", kind="unsupported-call")
+
+
+def _tuple_new(tx, *args: Value, **kwargs: Value) -> Value:
+    """``tuple.__new__(tuple, iterable=())``: the tuple of the iterable's items."""
+    from autograph.capture.values.containers import TupleValue
+    from autograph.capture.values.iterators import iterator_of
+    if args and _class_of(args[0]) is tuple and len(args) <= 2 and not kwargs:
+        return TupleValue(iterator_of(tx, args[1]).iter_items(tx) if len(args) == 2 else [])
+    if args and _class_of(args[0]) is tuple and kwargs:
+        err = TypeError("tuple() takes no keyword arguments")
+        raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
+    raise Unsupported("tuple.__new__() with these arguments", kind="unsupported-call")
+
+
 def install() -> None:
     """User classes are the fallback of every class call: this family installs last."""
+    registry.register_builtin(list.__new__, _list_new)
+    registry.register_builtin(tuple.__new__, _tuple_new)
+    registry.register_builtin(object.__new__, _object_new)
     for method in (object.__setattr__, dict.get):  # wrapper_descriptor, method_descriptor
         registry.register_type_wrapper(type(method), _wrap_unbound, replace=False)
     registry.register_builtin(super, _super)
