@@ -220,7 +220,7 @@ def use_user_equality(x):
     except ValueError as e:
         missing = str(e)
     try:
-        NeverEqual() < NeverEqual()
+        unordered = NeverEqual() < NeverEqual()
     except TypeError as e:
         unordered = str(e)
     return x + 1, found, len(items), order, missing, unordered
