@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values.base import Value, equal_or_identical
+from autograph.capture.values.base import Value, equal_or_identical, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.guards import model
 from autograph.guards.sources import AttrSource
@@ -75,7 +75,8 @@ class BaseSequenceValue(Value):
 
     def call_method(self, tx, name, args, kwargs):
         protocol = _PROTOCOL_METHODS.get((name, len(args)))
-        if protocol is not None and not kwargs:  # ``p.__iter__()`` is ``iter(p)``: the same operation
+        if protocol is not None and not kwargs and mro_lookup(self.python_type(), name)[0] in (list, tuple):
+            # ``p.__iter__()`` is ``iter(p)``: the same operation (not a subclass's own method)
             out = protocol(self, tx, *args)
             if out is not NotImplemented:
                 return out

@@ -523,15 +523,18 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
 class SuperValue(Value):
     """``super(start, obj)``: attribute lookup in ``type(obj).__mro__`` after ``start``."""
 
-    def __init__(self, start: type, obj: Value, obj_type: type):
+    def __init__(self, start: type, obj: Value, obj_type: type, of_class: bool = False):
         self.start = start
         self.obj = obj
         self.obj_type = obj_type
+        self.of_class = of_class  # super(C, cls): only ``__new__`` (a static method) is modelled
 
     def describe(self):
         return f"super({self.start.__qualname__})"
 
     def getattr(self, tx, name):
+        if self.of_class and name != "__new__":
+            raise Unsupported(f"super() bound to a class: attribute `.{name}`", kind="unsupported-operation")
         mro = self.obj_type.__mro__
         try:
             rest = mro[mro.index(self.start) + 1:]
@@ -572,7 +575,7 @@ def _super(tx, *args):
         raise Unsupported("super() with one argument", kind="unsupported-operation")
     real = _class_of(obj) if isinstance(obj.python_type(), type) and issubclass(obj.python_type(), type) else None
     if isinstance(real, type) and isinstance(start, type) and issubclass(real, start):
-        return SuperValue(start, obj, real)  # super(C, cls): the class's own MRO (``__new__``)
+        return SuperValue(start, obj, real, of_class=True)  # super(C, cls) in ``__new__``
     obj_type = obj.python_type()
     return SuperValue(start, obj, obj_type)
 
