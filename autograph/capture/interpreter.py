@@ -431,10 +431,6 @@ class Translator:
 
     def load_global(self, frame: Frame, name: str) -> Value:
         g = frame.fn_globals
-        from autograph.capture.values import side_effects
-        stored = side_effects.pending_global(self, g, name)
-        if stored is not None:  # assigned earlier in this capture (replayed after the graph)
-            return stored
         if name in g:
             real = g[name]
             if g is self.root_fn.__globals__:
@@ -664,15 +660,10 @@ def _load_name(tx, frame, inst):
 
 @handler("STORE_GLOBAL")
 def _store_global(tx, frame, inst):
-    """``global x; x = v``: replayed after the graph in order with the other side effects; later
-    reads of ``x`` in this capture (the function's, its callees', ``module.x``) see ``v``. A globals
-    dict this capture also reads as a dict (``f.__globals__``) would not see it: that breaks."""
-    from autograph.capture.values import side_effects
-    namespace = frame.fn_globals
-    if any(real is namespace for real, _, _ in getattr(tx, "outside_containers", ())):
-        raise Unsupported(f"assignment to global {inst.argval!r} whose namespace is also read as a dict "
-                          "— a side effect", kind="side-effect")
-    side_effects.record_global_store(tx, namespace, inst.argval, frame.pop())
+    """``global x; x = v`` runs in Python, where the program puts it. Replayed after the graph it
+    was lost when an operation of the graph raised an error only the run sees (an in-place op on a
+    tensor overlapping its operand: fuzz seed 20261202007806) -- eager has assigned by then."""
+    raise Unsupported(f"assignment to global {inst.argval!r} — a side effect", kind="side-effect")
 
 
 @handler("LOAD_ATTR")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 
+import pytest
 import torch
 
 from tests.capture.checks import assert_same, check
@@ -14,6 +15,7 @@ from tests.capture.harness import Harness
 
 LOG: list = []
 COUNTER = 0
+LAST = None
 
 
 def _twice(fn, reset, calls=3):
@@ -35,9 +37,8 @@ def _twice(fn, reset, calls=3):
 def grow_global_log(x):
     global LOG
     LOG.append(len(LOG))
-    LOG += [x.shape[0]]
+    LOG.extend([x.shape[0]])  # (LOG += ... would rebind the global: that runs in Python)
     LOG.insert(0, "head")
-    LOG *= 1
     del LOG[0]
     LOG.pop()
     LOG.sort(key=str)
@@ -166,14 +167,35 @@ def bump_global(x):
     return x + COUNTER + me.COUNTER
 
 
-def test_global_assignment_replayed_and_read_back():
+def test_global_assignment_runs_in_python_and_is_read_back():
     def reset():
         global COUNTER
         COUNTER = 0
         return lambda: [COUNTER]
 
     h = _twice(bump_global, reset)
-    assert h.breaks == []
+    assert {b.kind for b in h.breaks} == {"side-effect"}
+
+
+def assign_then_overlap(x, bias):
+    global LAST
+    t5 = bias[0]
+    LAST = bias
+    bias -= t5  # an in-place op on a tensor overlapping its operand: only the run raises
+    return x + 1
+
+
+def test_global_assigned_before_a_run_time_error_is_seen_by_the_caller():
+    """Fuzz seed 20261202007806: replayed after the graph, the assignment was lost when the
+    graph raised; eager has made it by then."""
+    global LAST
+    compiled = Harness().compile(assign_then_overlap)
+    for f in (assign_then_overlap, compiled, compiled):
+        LAST = None
+        bias = torch.randn(5)
+        with pytest.raises(RuntimeError, match="single memory location"):
+            f(torch.ones(5), bias)
+        assert LAST is bias
 
 
 class NeverEqual:

@@ -163,11 +163,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         value.identity = obj  # for `is` between containers from outside
         return register_outside_container(tx, obj, value)
     if type(obj) is dict and all(_plain_key(k) for k in obj):
-        from autograph.capture.values import side_effects
         from autograph.capture.values.containers import outside_container, register_outside_container
-        if side_effects.stores_into(tx, obj):  # globals assigned in this capture: read as a dict, stale
-            raise Unsupported("a globals dict read as a dict after this call assigned one of its globals",
-                              kind="side-effect")
         seen = outside_container(tx, obj, source)
         if seen is not None:  # one dict, one value: a store through one read is seen by the others
             return seen

@@ -34,10 +34,6 @@ class PythonModuleValue(Value):
         return self.module
 
     def getattr(self, tx, name):
-        from autograph.capture.values import side_effects
-        stored = side_effects.pending_global(tx, self.module.__dict__, name)
-        if stored is not None:  # a global of this module assigned earlier in this capture
-            return stored
         try:
             real = getattr(self.module, name)
         except AttributeError as exc:

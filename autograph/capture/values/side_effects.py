@@ -1,8 +1,8 @@
 """Side effects on the world outside the capture, replayed after the graph.
 
 * ``obj.attr = v`` on an object from outside (a global flag holder, a context-var
-  wrapper) and ``global x; x = v`` are recorded instead of breaking; later reads in
-  the same capture see the stored value.
+  wrapper) is recorded instead of breaking; later reads in the same capture see the
+  stored value. (``global x; x = v`` breaks: interpreter's STORE_GLOBAL says why.)
 * Calls to *reorderable* logging functions (``logging.Logger`` methods,
   ``warnings.warn``, ``*.logging`` helpers such as ``warning_once``; TorchDynamo's
   ``reorderable_logging_functions`` idea) are recorded: they return None and only
@@ -50,24 +50,6 @@ def pending(tx, real: Any, name: str) -> Value | None:
     return None
 
 
-def record_global_store(tx, namespace: dict, name: str, value: Value) -> None:
-    """Remember ``namespace[name] = value`` (a ``global`` assignment into a module's globals)."""
-    _events(tx).append(("global", namespace, name, value))
-
-
-def pending_global(tx, namespace: dict, name: str) -> Value | None:
-    """The value assigned to global ``name`` of ``namespace`` earlier in this capture, if any."""
-    for event in reversed(_events(tx)):
-        if event[0] == "global" and event[1] is namespace and event[2] == name:
-            return event[3]
-    return None
-
-
-def stores_into(tx, namespace: dict) -> bool:
-    """Whether this capture assigned a global of ``namespace``."""
-    return any(event[0] == "global" and event[1] is namespace for event in _events(tx))
-
-
 def is_reorderable_logging(fn: Any) -> bool:
     """Logging calls that may run after the graph (they return None and only emit text)."""
     if fn is warnings.warn:
@@ -102,10 +84,6 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
             text = event[1](cg)
             if text:
                 lines.append(text)
-        elif event[0] == "global":
-            _, namespace, name, value = event
-            where = "__G" if namespace is cg.fn.__globals__ else cg.const(namespace)
-            lines.append(f"{where}[{name!r}] = {cg.reconstruct(value)}")
         elif event[0] == "store":
             _, obj_value, _real, name, value = event
             lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
