@@ -71,6 +71,9 @@ class EffectRecorder(TorchDispatchMode):
         self.graph_inputs = graph_inputs  # storages of the graph's inputs, parameters and buffers
         self.kinds: list[str] = []  # effect kinds seen, in order, without repeats
         self.writes_graph_input = False  # a write lands in memory the caller can see
+        # a written tensor shares memory with another argument as a different view: whether
+        # they overlap (an error) is checked only on real memory, never by fake tensors
+        self.may_overlap = False
 
     def _add(self, kind: str) -> None:
         if kind not in self.kinds:
@@ -85,10 +88,20 @@ class EffectRecorder(TorchDispatchMode):
             self._add(RANDOM)
         for t in _written_args(func, args, kwargs):
             storages = storages_of(t)
+            self.may_overlap = self.may_overlap or _shares_memory_as_another_view(t, storages, (args, kwargs))
             if storages & self.inputs:
                 self._add(METADATA if _INPLACE_VIEW in tags else WRITE)
                 self.writes_graph_input = self.writes_graph_input or bool(storages & self.graph_inputs)
         return func(*args, **kwargs)
+
+
+def _shares_memory_as_another_view(written, storages: set, operands) -> bool:
+    """Whether a tensor among ``operands`` (not ``written`` itself, nor the same view of it)
+    lives in ``written``'s storage."""
+    flat, _ = tree_flatten(operands)
+    layout = (written.storage_offset(), tuple(written.shape), tuple(written.stride()))
+    return any(isinstance(t, torch.Tensor) and t is not written and storages_of(t) & storages
+               and (t.storage_offset(), tuple(t.shape), tuple(t.stride())) != layout for t in flat)
 
 
 _INPLACE_OPERATORS = {operator.setitem, operator.iadd, operator.isub, operator.imul, operator.itruediv,

@@ -17,9 +17,15 @@ import torch
 import torch.fx
 
 from autograph.capture import effects
-from autograph.capture.breaks import Unsupported
+from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values.base import Value
 
+
+INPLACE_OVERLAP = break_kind(
+    "inplace-overlap", "an in-place operation writes a tensor that shares memory with another of its "
+    "operands as a different view (`w *= w[-1]`): whether they overlap, an error in eager, is checked "
+    "only on real memory, so it runs in Python, in program order",
+    "clone() the operand first (`w *= w[-1].clone()`)")
 
 class GraphBuilder:
     def __init__(self):
@@ -173,6 +179,9 @@ class GraphBuilder:
         if _has_symbolic_shape(result):
             raise Unsupported(f"data-dependent output shape of {_target_name(target)} "
                               f"(its size depends on tensor values)", kind="data-dependent-operation")
+        if recorder.may_overlap:  # eager raises a partial-overlap error only on real memory
+            raise Unsupported(f"in-place {_target_name(target)} on a tensor sharing memory with its operand "
+                              "— runs in Python", generic=True, kind=INPLACE_OVERLAP)
         kinds = recorder.kinds + [k for k in effects.by_name(target) if k not in recorder.kinds]
         if effects.METADATA in kinds and self.fake_mode.shape_env is not None:
             from autograph.capture import shapes

@@ -246,3 +246,37 @@ def test_returned_view_of_an_input_is_a_live_view(view):
     expected = torch.ones(2, 2)
     view(expected).add_(5)
     assert torch.equal(x, expected)
+
+
+def overlapping_inplace_after_side_effects(w, log):
+    log.append("before")
+    t = w[-1]
+    w *= t  # partial overlap: eager raises here, after the append
+    log.append("after")
+    return w
+
+
+def test_inplace_op_on_a_tensor_sharing_memory_with_its_operand_runs_in_python():
+    """Fake tensors cannot see partial overlap; in the graph the error came before the replayed
+    append (fuzz seed 20261203, program 2112)."""
+    from tests.capture.harness import Harness
+    h = Harness()
+    compiled = h.compile(overlapping_inplace_after_side_effects)
+    for f in (overlapping_inplace_after_side_effects, compiled, compiled):
+        log = []
+        with pytest.raises(RuntimeError, match="single memory location"):
+            f(torch.ones(3), log)
+        assert log == ["before"]
+    assert "inplace-overlap" in {b.kind for r in h.results for b in r.breaks}
+
+
+def test_inplace_op_on_the_same_view_stays_in_the_graph():
+    from tests.capture.harness import Harness
+    h = Harness()
+
+    def f(w):
+        w *= w
+        return w + 1
+
+    assert torch.equal(h.compile(f)(torch.full((3,), 2.0)), torch.full((3,), 5.0))
+    assert not [b for r in h.results for b in r.breaks]
