@@ -69,8 +69,3 @@ def original_function(obj: Any) -> types.FunctionType | None:
             return None
         obj = nxt
     return None
-
-
-def is_resume(shim: Any) -> bool:
-    """True for the shim of a generated resume function."""
-    return getattr(getattr(shim, "fn", None), "__name__", "").startswith("__resume_at_")

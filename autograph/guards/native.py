@@ -132,10 +132,6 @@ def plan_for(gs: GuardSet) -> Any:
 
 # ------------------------------------------------------------ the Python twin of guard_eval.c
 
-class _Fail(Exception):
-    pass
-
-
 def _node_value(plan: tuple, values: list, i: int, args: tuple, kwargs: dict) -> Any:
     v = values[i]
     if v is not _MISSING:

@@ -143,10 +143,6 @@ def bounds(expr: sympy.Expr) -> tuple[int, int]:
     return -(2**31), 2**31
 
 
-def upper_bound(expr: sympy.Expr) -> int:
-    return bounds(expr)[1]
-
-
 def _within(expr: sympy.Expr, d: int) -> bool:
     """True when ``0 <= expr < d`` for every value of its symbols."""
     lo, hi = bounds(expr)

@@ -127,15 +127,6 @@ class LiveIteratorValue(ListIteratorValue):
             side_effects.record_call(tx, advance, [_Real(self.source), _Count(self)], {})
         return item
 
-    def iter_items(self, tx):
-        out = []
-        while (item := self.next(tx)) is not None:
-            out.append(item)
-        return out
-
-    def length(self, tx):
-        return super().length(tx)
-
     def reconstruct(self, cg):
         return cg.source_expr(self.source)  # advanced by the replayed side effect first
 

@@ -229,14 +229,6 @@ class PrivateValue(ObjectValue):
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 
 
-def _python_hook(cls: type, name: str):
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            attr = klass.__dict__[name]
-            return attr if isinstance(attr, types.FunctionType) else None
-    return None
-
-
 class _ContainerMethod(Value):
     """``d.pop``, ``l.append``, ``d.items``… of a private container: run for real."""
 

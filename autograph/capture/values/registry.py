@@ -58,10 +58,6 @@ def wrap_builtin(fn: Any, wrapper: Callable[[Callable], Callable]) -> None:
     BUILTIN_HANDLERS[fn] = wrapper(BUILTIN_HANDLERS[fn])
 
 
-def builtin_handler(fn: Any) -> Callable | None:
-    return BUILTIN_HANDLERS.get(fn)
-
-
 def add_class_call_hook(hook: Callable, *, first: bool = True) -> None:
     """Try ``hook`` when a class is called: before the hooks registered so far, or after them."""
     if hook not in CLASS_CALL_HOOKS:
