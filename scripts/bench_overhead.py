@@ -12,10 +12,9 @@ with a stand-in capture that installs the guards a capture would (TENSOR_MATCH
 per tensor argument + global state) and runs the original function; without it
 the real capture engine (``autograph.capture.api``) is used when present.
 
-``--llama-layer`` adds a side-by-side measurement of a Llama decoder layer called through
-its compiled ``forward``: the module guarded by its structure with parameters as graph
-inputs (autograph's entry) against the module guarded by identity with parameters baked into
-the graph (the entry autograph made before modules were inputs).
+``--llama-layer`` adds a measurement of a Llama decoder layer called through its compiled
+``forward`` (the module guarded by its structure, parameters as graph inputs) against the plain
+call, with the time of its guard check alone.
 """
 from __future__ import annotations
 
@@ -93,10 +92,9 @@ def stand_in_capture():
 
 
 def llama_layer_side_by_side(opts, pick) -> None:
-    """A Llama decoder layer called through its compiled ``forward``: the entry that guards the
-    module's structure and reads its parameters as graph inputs (what autograph does) against
-    the entry that guards the module by identity with parameters baked in (what it did before,
-    ``autograph.capture.values.modules.BY_IDENTITY``), both on the C hit path, same process."""
+    """A Llama decoder layer called through its compiled ``forward`` (the entry guards the
+    module's structure and reads its parameters as graph inputs) against the plain call, on the
+    C hit path, same process."""
     try:
         from autograph.testing.models import build
         model, _ = build("llama")
@@ -104,7 +102,6 @@ def llama_layer_side_by_side(opts, pick) -> None:
         print("\nllama decoder layer: transformers is not installed, skipped")
         return
     import autograph
-    from autograph.capture.values import modules
     from autograph.guards import extension, native
 
     model.eval()
@@ -114,14 +111,10 @@ def llama_layer_side_by_side(opts, pick) -> None:
     kwargs = {"attention_mask": None, "position_embeddings": (cos, sin)}
     views = {}
     with torch.no_grad():
-        for mode, by_identity in (("identity", True), ("structure", False)):
-            modules.BY_IDENTITY = by_identity
-            try:
-                view = autograph.compile(layer, backend="eager")
-                for _ in range(3):
-                    view(x, **kwargs)
-            finally:
-                modules.BY_IDENTITY = False
+        for mode in ("structure",):
+            view = autograph.compile(layer, backend="eager")
+            for _ in range(3):
+                view(x, **kwargs)
             shim = type(view)._autograph_shim
             assert len(shim.entries) == 1, shim.entries
             views[mode] = (view, shim.entries[0])
@@ -146,9 +139,7 @@ def llama_layer_side_by_side(opts, pick) -> None:
         t = pick(times[mode])
         c = pick(checks[mode]) if mode in checks else float("nan")
         print(f"{mode:12} {len(entry.guards):7d} {t:9.2f} {t - plain:13.2f} {c:15.2f}")
-    s, i = pick(times["structure"]), pick(times["identity"])
-    print(f"plain call {plain:.2f} µs; structure/identity: call time {s / i:.2f}, guard check "
-          f"{pick(checks['structure']) / pick(checks['identity']):.2f}" if checks else "")
+    print(f"plain call {plain:.2f} µs")
 
 
 def main() -> None:
@@ -161,7 +152,7 @@ def main() -> None:
                     "(steady state of the whole model; calls per repeat scaled down)")
     ap.add_argument("--llama-layer", action="store_true",
                     help="also a Llama decoder layer's compiled forward: module guarded by structure "
-                         "(parameters as inputs) vs by identity, side by side")
+                         "(parameters as inputs) against the plain call")
     ap.add_argument("--number", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--cpu-time", action="store_true",

@@ -35,7 +35,6 @@ class GraphBuilder:
         self.root = torch.nn.Module()
         self.inputs: list[tuple[Any, Any, torch.fx.Node]] = []  # (source, real tensor, node)
         self._input_by_source: dict[Any, Any] = {}
-        self._attr_by_id: dict[int, Any] = {}
         self.op_count = 0
         self.current_trace: str = ""
         # the current instruction is covered by a user's ``except`` (maybe in a caller)
@@ -96,28 +95,6 @@ class GraphBuilder:
             return self.graph.placeholder(name)
         with ctx:
             return self.graph.placeholder(name)
-
-    def add_attr(self, real: torch.Tensor, hint: str, source=None):
-        """A ``get_attr`` node for a parameter/buffer, held by the root module: a constant of
-        the graph (only ``modules.BY_IDENTITY``, the benchmark's identity-guarded mode)."""
-        from autograph.capture.values.tensors import TensorValue
-        key = id(real)
-        if key in self._attr_by_id:
-            return self._attr_by_id[key]
-        name = self._name(hint)
-        if isinstance(real, torch.nn.Parameter):
-            self.root.register_parameter(name, real)
-        else:
-            self.root.register_buffer(name, real)
-        node = self.graph.get_attr(name)
-        fake = self._fake(real)
-        self.input_storages |= effects.storages_of(fake)
-        node.meta["example_value"] = fake
-        value = TensorValue(node, fake, source)
-        value.is_attr = True
-        value.real_cls = type(real)  # nn.Parameter or a buffer's class (the id guard keeps it)
-        self._attr_by_id[key] = value
-        return value
 
     def real_tensor(self, value) -> torch.Tensor | None:
         """The caller's tensor (an input) or the parameter/buffer (an attribute) ``value``

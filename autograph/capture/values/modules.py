@@ -25,11 +25,6 @@ INSTANCE_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_b
 GLOBAL_HOOKS = ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
                 "_global_backward_pre_hooks")
 
-# The behaviour before modules were graph inputs: guard each module by identity, bake its
-# parameters into the graph as ``get_attr`` constants, no hook guards.  Only
-# ``scripts/bench_overhead.py`` sets it, to measure today's entries against that one side by side.
-BY_IDENTITY = False
-
 
 def _has_hooks(m: torch.nn.Module) -> bool:
     from torch.nn.modules import module as mod
@@ -40,11 +35,9 @@ def _has_hooks(m: torch.nn.Module) -> bool:
 def wrap_module(tx, module: torch.nn.Module, source, path: str) -> "ModuleValue":
     """The value of a real module.  Reached through a source, only its class is guarded here;
     what the capture reads from it is guarded where it reads it.  Without a source (a trusted
-    read, or the benchmark's identity mode) it is pinned by identity."""
-    if source is None or BY_IDENTITY:
+    read) it is pinned by identity."""
+    if source is None:
         tx.guards.id_(source, module)
-        if source is not None:
-            tx.guards.equals(AttrSource(source, "training"), module.training)
     else:
         tx.guards.type_(source, module)
     return ModuleValue(module, source, path)
@@ -57,8 +50,6 @@ def guard_no_hooks(tx, value: "ModuleValue") -> None:
     if _has_hooks(m):  # the call runs in Python: values/module_hooks.py
         from autograph.capture.values.module_hooks import MODULE_HOOKS
         raise Unsupported(f"call to {value.describe()} with hooks registered", kind=MODULE_HOOKS)
-    if BY_IDENTITY:
-        return  # the old entry, measured as it was (it missed hooks registered later)
     from torch.nn.modules import module as mod
     owner = value.source if value.source is not None else ObjectSource(m, value.path)
     tx.guards.no_hooks(owner, [name for name in INSTANCE_HOOKS if name in m.__dict__])
@@ -103,10 +94,6 @@ class ModuleValue(Value):
         if name in params or name in buffers:
             real = params[name] if name in params else buffers[name]
             store = "_parameters" if name in params else "_buffers"
-            if BY_IDENTITY and real is not None:
-                src = self._member_source(store, name)
-                tx.guard_id(src, real, pin=self._member_source(store, name, pinned=True))
-                return tx.graph.add_attr(real, f"{self.path}.{name}", src)
             # a graph input read from the live module at call time (None is guarded as None)
             return tx.wrap(real, self._member_source(store, name),
                            pin=self._member_source(store, name, pinned=True), path=f"{self.path}.{name}")

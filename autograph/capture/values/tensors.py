@@ -58,7 +58,6 @@ def _converted_index(tx, key: Value) -> Value:
 
 
 class TensorValue(Value):
-    is_attr = False
     real_cls = None  # the class of the real tensor an input or parameter stands for (guarded)
 
     def __init__(self, node: torch.fx.Node, fake: torch.Tensor, source=None):
