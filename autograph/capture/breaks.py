@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import linecache
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,10 @@ class Unsupported(Exception):
         # planning a break failed: the root step (see Translator.step) where breaking instead
         # avoids the cause (where the value that cannot be rebuilt was made), if known
         self.retry_step: int | None = None
+        # the value of ``exc`` raised into user code (interpreter.py), and whether it was chained
+        # to the handled exception already (a re-raise keeps its context as it is)
+        self.exc_value: Any = None
+        self.chained = False
 
 
 class CaptureBug(Exception):

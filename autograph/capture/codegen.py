@@ -69,7 +69,9 @@ class Codegen:
         self.cells_by_value: set[int] = set()
         # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
         # rebuilt from their sources are then read first, before the replay (cg.pre runs before it)
-        self.read_sources_first = bool(getattr(tx, "side_effect_events", None))
+        self.read_sources_first = bool(tx.state.side_effect_events)
+        # RemainingSource -> the name of its snapshot in the prologue (values/live_iterators.py)
+        self.remaining_snapshots: dict = {}
 
     # --- expressions -----------------------------------------------------------
     def const(self, obj: Any) -> str:
@@ -149,7 +151,7 @@ class Codegen:
                 text = self.read_before_replay(value, text)
             return text
         except Unsupported as exc:
-            made = getattr(value, "created_step", None)
+            made = value.created_step
             if made is not None:  # the outermost value that fails and knows where it was made
                 exc.retry_step = made
             raise

@@ -18,6 +18,7 @@ import torch.fx
 
 from autograph.capture import effects
 from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.state import ShapeRecords
 from autograph.capture.values.base import Value
 
 
@@ -28,9 +29,11 @@ INPLACE_OVERLAP = break_kind(
     "clone() the operand first (`w *= w[-1].clone()`)")
 
 class GraphBuilder:
-    def __init__(self):
+    def __init__(self, shape_records: ShapeRecords | None = None):
         from autograph.capture import shapes
         self.fake_mode = shapes.make_fake_mode()  # with a ShapeEnv when sizes are dynamic
+        # the capture's symbols and symbolic inputs (its CaptureState's; shapes.py)
+        self.shape_records = shape_records if shape_records is not None else ShapeRecords()
         self.graph = torch.fx.Graph()
         self.root = torch.nn.Module()
         self.inputs: list[tuple[Any, Any, torch.fx.Node]] = []  # (source, real tensor, node)
@@ -42,6 +45,7 @@ class GraphBuilder:
         # "self" is the generated forward's own first parameter: an input named so gets "self_1"
         self.names: set[str] = {"self"}
         self.input_storages: set = set()  # storages of inputs, parameters and buffers (effects.py)
+        self.last_call_node: torch.fx.Node | None = None  # the latest operation node (create_node)
 
     # --- leaves ------------------------------------------------------------
     def _fake(self, real: torch.Tensor) -> torch.Tensor:
@@ -234,7 +238,7 @@ class GraphBuilder:
             node.meta.pop("example_value", None)
             node.meta.pop("val", None)
         if self.fake_mode is not None:
-            shapes.forget_inputs(self.fake_mode.shape_env)
+            shapes.forget_inputs(self)
         self.inputs = [(source, None, node) for source, _, node in self.inputs]
         self._input_by_source.clear()
         self.fake_mode = None

@@ -26,6 +26,7 @@ from autograph.capture.breaks import CaptureBug, Unsupported, source_line
 from autograph.capture.catching import catching
 from autograph.capture.graph import GraphBuilder
 from autograph.capture.guard_builder import GuardRecorder
+from autograph.capture.state import CaptureState
 from autograph.capture.values import builtins as vb
 from autograph.capture.values import registry, scalars
 from autograph.capture.values.base import NULL, Value
@@ -148,7 +149,8 @@ class Translator:
         # root instructions run so far; the one running now (values remember it as where they were made)
         self.root_steps = 0
         self.step = 0
-        self.graph = GraphBuilder()
+        self.state = CaptureState()  # what the capture accumulates (capture/state.py)
+        self.graph = GraphBuilder(self.state.shape_records)
         self.guards = GuardRecorder()
         self.depth = 0
         # the exception being handled (values/exception_state.py); at entry, the caller's
@@ -295,13 +297,13 @@ class Translator:
     def _raised_value(self, err: Unsupported) -> Value:
         """The value of the exception ``err`` carries, chained to the handled one the first time it
         is seen (where Python raised it: ``_PyErr_SetObject``); a re-raise is not chained again."""
-        value = getattr(err, "exc_value", None)
+        value = err.exc_value
         if value is None:
             value = ExceptionValue(err.exc)
             value.created_step = self.step
             err.exc_value = value
         exception_state.check_raisable(value)
-        if not getattr(err, "chained", False):
+        if not err.chained:
             exception_state.chain(self, value)
             err.chained = True
         if getattr(value, "raised", True) is False:  # made in the call, raised now: it has a traceback

@@ -87,10 +87,7 @@ def make_fake_mode():
         return FakeTensorMode(allow_non_fake_inputs=False)
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
-    env = ShapeEnv()
-    env._autograph_symbols = {}  # sympy Symbol -> (source, placeholder node, dim)
-    env._autograph_inputs = []   # (source, real, fake, node) of inputs with a symbolic size
-    return FakeTensorMode(allow_non_fake_inputs=False, shape_env=env)
+    return FakeTensorMode(allow_non_fake_inputs=False, shape_env=ShapeEnv())
 
 
 def dynamic_dims_for(source: Any, real: torch.Tensor, plan: Plan) -> set[int]:
@@ -122,8 +119,8 @@ def fake_input(graph: Any, source: Any, real: torch.Tensor, node: torch.fx.Node)
         if isinstance(size, torch.SymInt):
             expr = size.node.expr
             if getattr(expr, "is_Symbol", False):
-                env._autograph_symbols.setdefault(expr, (source, node, d))
-    env._autograph_inputs.append((source, real, fake, node))
+                graph.shape_records.symbols.setdefault(expr, (source, node, d))
+    graph.shape_records.inputs.append((source, real, fake, node))
     return fake
 
 
@@ -145,7 +142,7 @@ def _scalar_symbol(graph: Any, source: Any, value: Any):
     env = graph.fake_mode.shape_env
     if env is None:
         raise Unsupported("a dynamic Python scalar without a ShapeEnv", generic=True, kind="dynamic-shape")
-    name = TorchLocalSource(f"___in{len(env._autograph_inputs)}")
+    name = TorchLocalSource(f"___in{len(graph.shape_records.inputs)}")
     symbol = env.create_unspecified_symbol(value, source=name, dynamic_dim=DimDynamic.DYNAMIC)
     return env, name, symbol
 
@@ -157,14 +154,13 @@ def symbolic_int(graph: Any, source: Any, value: int) -> torch.SymInt:
     SHAPE_RELATION guard, a real int (``range(n)``) specialises it; a graph operation
     using it gets a placeholder fed with the int itself.
     """
-    env = graph.fake_mode.shape_env
-    for src, _, fake, _ in env._autograph_inputs if env is not None else ():
+    for src, _, fake, _ in graph.shape_records.inputs:
         if src == source and isinstance(fake, torch.SymInt):  # read twice: one symbol
             return fake
     env, name, symbol = _scalar_symbol(graph, source, value)
     symint = env.create_symintnode(symbol, hint=value, source=name)
-    env._autograph_symbols[symbol] = (source, None, None)  # placeholder made when a graph op needs it
-    env._autograph_inputs.append((source, value, symint, None))
+    graph.shape_records.symbols[symbol] = (source, None, None)  # placeholder made when a graph op needs it
+    graph.shape_records.inputs.append((source, value, symint, None))
     return symint
 
 
@@ -183,26 +179,25 @@ def scalar_placeholder(graph: Any, source: Any, value: Any, fake: Any) -> torch.
 
 def symbolic_float_input(graph: Any, source: Any, value: float) -> tuple[torch.fx.Node, torch.SymFloat]:
     """Placeholder and ``SymFloat`` of the Python float input ``value``, for a graph operation using it."""
-    env = graph.fake_mode.shape_env
-    for src, _, fake, node in env._autograph_inputs if env is not None else ():
+    for src, _, fake, node in graph.shape_records.inputs:
         if src == source and isinstance(fake, torch.SymFloat):
             return node, fake
     env, name, symbol = _scalar_symbol(graph, source, value)
     symfloat = env.create_symfloatnode(symbol, hint=value, source=name)
     node = scalar_placeholder(graph, source, value, symfloat)
-    env._autograph_inputs.append((source, value, symfloat, node))
+    graph.shape_records.inputs.append((source, value, symfloat, node))
     return node, symfloat
 
 
-def forget_inputs(env: Any) -> None:
-    """Drop the ShapeEnv's records of the capture's inputs (real tensors, fakes, graph nodes).
+def forget_inputs(graph: Any) -> None:
+    """Drop the records of the capture's symbolic inputs (real tensors, fakes, graph nodes).
 
-    Fakes hold their SymNodes from C++, so a ShapeEnv that points back at them forms a
-    cycle the garbage collector cannot see; the records are not needed after the guards.
+    Fakes hold their SymNodes from C++, so records (and a ShapeEnv cache) that point back at
+    them form a cycle the garbage collector cannot see; they are not needed after the guards.
     """
+    graph.shape_records.forget()
+    env = graph.fake_mode.shape_env
     if env is not None:
-        env._autograph_inputs = []
-        env._autograph_symbols = {}
         for cache in ("fake_tensor_cache", "fx_node_cache"):  # their FakeTensors / nodes close the same cycle
             if isinstance(getattr(env, cache, None), dict):
                 getattr(env, cache).clear()
@@ -247,8 +242,8 @@ def _lower(expr, leaf, const, ops):
     return go(expr)
 
 
-def _symbol_origin(env, symbol):
-    origin = env._autograph_symbols.get(symbol)
+def _symbol_origin(records, symbol):
+    origin = records.symbols.get(symbol)
     if origin is None:
         raise Unsupported(f"symbolic size {symbol} has no input it comes from", generic=True, kind="dynamic-shape")
     return origin
@@ -259,7 +254,7 @@ def symint_node(graph: Any, sym: torch.SymInt) -> Any:
     env = sym.node.shape_env
     if env is None or not _expr(sym).free_symbols:
         return int(sym)
-    cache = graph.__dict__.setdefault("_autograph_sym_nodes", {})  # sympy expression -> node
+    cache = graph.shape_records.nodes  # sympy expression -> node
     key = _expr(sym)
     if key in cache:
         return cache[key]
@@ -267,9 +262,9 @@ def symint_node(graph: Any, sym: torch.SymInt) -> Any:
     def leaf(symbol):
         node = cache.get(symbol)
         if node is None:
-            source, placeholder, dim = _symbol_origin(env, symbol)
+            source, placeholder, dim = _symbol_origin(graph.shape_records, symbol)
             if dim is None:  # a Python int input: the placeholder itself
-                node = cache[symbol] = _int_placeholder(graph, env, symbol, source)
+                node = cache[symbol] = _int_placeholder(graph, symbol, source)
                 return node
             node = graph.graph.create_node("call_function", torch.ops.aten.sym_size.int, (placeholder, dim), {},
                                            name=graph._name(f"sym_size_{symbol}"))
@@ -293,13 +288,14 @@ def symint_node(graph: Any, sym: torch.SymInt) -> Any:
     return out
 
 
-def _int_placeholder(graph: Any, env: Any, symbol: Any, source: Any) -> torch.fx.Node:
-    for i, (src, real, fake, node) in enumerate(env._autograph_inputs):
+def _int_placeholder(graph: Any, symbol: Any, source: Any) -> torch.fx.Node:
+    records = graph.shape_records
+    for i, (src, real, fake, node) in enumerate(records.inputs):
         if src == source and isinstance(fake, torch.SymInt):
             if node is None:
                 node = scalar_placeholder(graph, source, real, fake)
-                env._autograph_inputs[i] = (src, real, fake, node)
-                env._autograph_symbols[symbol] = (source, node, None)
+                records.inputs[i] = (src, real, fake, node)
+                records.symbols[symbol] = (source, node, None)
             return node
     raise Unsupported(f"symbolic int {symbol} has no input it comes from", generic=True, kind="dynamic-shape")
 
@@ -339,7 +335,7 @@ def reconstruct(cg: Any, value: Any) -> str:
         return repr(int(value))
 
     def leaf(symbol):  # read before any replayed side effect changes where it lives
-        source, _, dim = _symbol_origin(env, symbol)
+        source, _, dim = _symbol_origin(cg.tx.graph.shape_records, symbol)
         if dim is None:  # a Python int input
             return cg.read_before_replay(("symbol", str(symbol)), cg.source_expr(source))
         return cg.read_before_replay(("symbol", str(symbol)), f"{cg.source_expr(source)}.size({dim})")
@@ -365,12 +361,12 @@ def finish_guards(tx: Any) -> None:
     """
     graph = tx.graph
     env = graph.fake_mode.shape_env
-    if env is None or not env._autograph_inputs:
+    if env is None or not graph.shape_records.inputs:
         return
     from torch._dynamo.source import LocalSource as TorchLocalSource
 
 
-    inputs = env._autograph_inputs
+    inputs = graph.shape_records.inputs
     by_source = {}
     for source, real, fake, _ in inputs:
         if isinstance(fake, torch.Tensor):
@@ -436,6 +432,6 @@ def _dynamic_tensor_match(source: Any, real: torch.Tensor, fake: torch.Tensor) -
 def backend_inputs(graph: Any, example_inputs: list) -> list:
     """Example inputs for the backend: the symbolic fakes when the graph has symbolic sizes."""
     env = graph.fake_mode.shape_env
-    if env is None or not env._autograph_inputs:
+    if env is None or not graph.shape_records.inputs:
         return example_inputs
     return [node.meta["example_value"] for _, _, node in graph.inputs]

@@ -44,6 +44,9 @@ class Value:
 
     source = None
     mutable = False
+    # the root instruction (``Translator.step``) that made this value, for a value that cannot be
+    # rebuilt at a later break: the break moves there (Python makes it); None when not recorded
+    created_step: int | None = None
 
     # --- facts -------------------------------------------------------------
     def python_type(self) -> type:

@@ -381,11 +381,13 @@ def _keys_guard(source, keys: tuple):
                               words=f"{source.expr}: keys ({shown}) in this order")
 
 
+# id(real container) -> its mirror value, one per container this capture read
+CONTAINER_MIRRORS = registry.state_slot("container_mirrors", dict, __name__)
+
+
 def _wrap_container(tx, obj, source):
     """A deque/defaultdict/Counter/OrderedDict reached through ``source``: its mirror."""
-    mirrors = getattr(tx, "container_mirrors", None)
-    if mirrors is None:
-        mirrors = tx.container_mirrors = {}
+    mirrors = CONTAINER_MIRRORS.of(tx)
     tx.guards.type_(source, obj)
     if source is None:
         raise Unsupported(f"a {type(obj).__qualname__} reached without a guardable source", kind="unsupported-operation")

@@ -15,6 +15,7 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value, equal_or_identical, mro_lookup
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.registry import state_slot
 from autograph.guards import model
 from autograph.guards.sources import AttrSource
 
@@ -643,12 +644,13 @@ class DictValue(Value):
         return cg.shared(self, text)
 
 
+# [[real container, value, mutated]] of the dicts and lists this capture read from outside
+OUTSIDE_CONTAINERS = state_slot("outside_containers", list, __name__)
+
+
 def _outside_containers(tx) -> list:
     """``[(real container, value, mutated)]`` of the dicts and lists this capture read from outside."""
-    table = getattr(tx, "outside_containers", None)
-    if table is None:
-        table = tx.outside_containers = []
-    return table
+    return OUTSIDE_CONTAINERS.of(tx)
 
 
 def _record_outside_change(tx, value: Value, method: Any, args: list[Value], kwargs: dict | None = None) -> None:

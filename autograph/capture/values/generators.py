@@ -242,7 +242,7 @@ def _no_suspended_cleanup(tx) -> None:
         if gen.started and not gen.done and _paused_in_cleanup_block(gen):
             err = Unsupported(f"generator {gen.frame.code.co_qualname} is paused inside a finally/except/with "
                               "block when the function returns", kind=SUSPENDED_FINALLY)
-            err.retry_step = getattr(gen, "created_step", None)
+            err.retry_step = gen.created_step
             raise err
 
 

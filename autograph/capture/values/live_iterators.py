@@ -67,7 +67,7 @@ class RemainingSource(Source):
             return text
         # the transformed entry advances the iterator after the graph (a replayed side effect):
         # items are read from a snapshot taken when the entry starts
-        snapshots = ctx.__dict__.setdefault("_remaining_snapshots", {})
+        snapshots = ctx.remaining_snapshots
         if self not in snapshots:
             snapshots[self] = name = f"__rem{len(snapshots)}"
             ctx.prologue.append(f"{name} = {text}")
@@ -153,17 +153,23 @@ def _keep_apart(tx, it, it_source: Source, list_value: Value) -> None:
         f"{_sequence_of.__name__}({a.expr}) is not {b.expr}", lambda x, y: _sequence_of(x) is not y, [a, b]))
 
 
+# (iterator, source) of every iterator this capture reads from outside
+OUTSIDE_ITERATORS = registry.state_slot("outside_iterators", list, __name__)
+# id(iterator) -> (its value, the first source it was reached through)
+LIVE_ITERATORS = registry.state_slot("live_iterators", dict, __name__)
+
+
 def outside_iterator(tx, it, source: Source) -> None:
     """Record that this capture reads the iterator ``it`` from outside (see :func:`_keep_apart`)."""
     from autograph.capture.values.containers import changed_outside_lists
     for changed in changed_outside_lists(tx):
         _keep_apart(tx, it, source, changed)
-    tx.__dict__.setdefault("_outside_iterators", []).append((it, source))
+    OUTSIDE_ITERATORS.of(tx).append((it, source))
 
 
 def keep_apart_from_iterators(tx, list_value: Value) -> None:
     """``list_value`` (a list from outside) is changed by this call: see :func:`_keep_apart`."""
-    for it, source in tx.__dict__.get("_outside_iterators", ()):
+    for it, source in OUTSIDE_ITERATORS.peek(tx) or ():
         _keep_apart(tx, it, source, list_value)
 
 
@@ -172,7 +178,7 @@ def _wrap_iterator(tx, it, source) -> Value:
         tx.guards.type_(source, it)
         from autograph.capture.values.objects import ObjectValue
         return ObjectValue(it, source)
-    seen = tx.__dict__.setdefault("_live_iterators", {})
+    seen = LIVE_ITERATORS.of(tx)
     if id(it) in seen:  # the same iterator reached twice (a stack slot and a local): one value
         value, first = seen[id(it)]
         tx.guards._add(("iter-alias", first, source), lambda: model.python_guard(

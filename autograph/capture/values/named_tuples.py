@@ -185,8 +185,13 @@ class MadeNamedTupleClass(Value):
         return cg.shared(self, f"{cg.const(collections.namedtuple)}({', '.join(parts)})")
 
 
+# class -> MadeNamedTupleClass: the namedtuple classes made during this capture
+MADE_NAMEDTUPLE_CLASSES = registry.state_slot("made_namedtuple_classes", dict, __name__)
+
+
 def made_class(tx, cls: type) -> MadeNamedTupleClass | None:
-    return getattr(tx, "made_namedtuple_classes", {}).get(cls)
+    made = MADE_NAMEDTUPLE_CLASSES.peek(tx)
+    return made.get(cls) if made else None
 
 
 def _namedtuple_factory(tx, *args, **kwargs):
@@ -202,9 +207,7 @@ def _namedtuple_factory(tx, *args, **kwargs):
     except (TypeError, ValueError) as exc:
         raise Unsupported(f"{type(exc).__name__}: {exc}", generic=True, exc=exc, kind="python-exception")
     made = MadeNamedTupleClass(cls, real_args, real_kwargs)
-    if not hasattr(tx, "made_namedtuple_classes"):
-        tx.made_namedtuple_classes = {}
-    tx.made_namedtuple_classes[cls] = made
+    MADE_NAMEDTUPLE_CLASSES.of(tx)[cls] = made
     return made
 
 

@@ -549,7 +549,7 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
             return arg  # NumPy hands the argument itself back, unchanged (`np.asarray(a) is a`)
     _check_integer_division(op, expected, args)
     _check_torch_numpy_run(op, expected, node_args, node_kwargs, tensors, args, real_args, changed)
-    last = getattr(tx.graph, "last_call_node", None)
+    last = tx.graph.last_call_node
     result = tx.graph.call("call_function", op.target, tuple(node_args), node_kwargs)
     mutated = bool(changed) or out_kw is not None or isinstance(op, _SetitemOp)
     if mutated:
@@ -656,7 +656,7 @@ def _check_integer_division(op, expected, args) -> None:
 
 def _mark_mutating(tx, before) -> None:
     """Keep the node of an in-place operation (the effects recorder sees its writes too)."""
-    node = getattr(tx.graph, "last_call_node", None)
+    node = tx.graph.last_call_node
     if node is None or node is before:
         raise Unsupported("an in-place numpy operation left nothing in the graph", kind=NUMPY)
     node.meta["mutates"] = True

@@ -97,11 +97,12 @@ def _copyable(obj: Any, seen: set, budget: list) -> bool:
     return False
 
 
+# id(obj) -> obj: the objects (and the containers inside them) only this capture can reach
+PRIVATE_OBJECTS = registry.state_slot("private_objects", dict, __name__)
+
+
 def _private(tx) -> dict:
-    objs = getattr(tx, "private_objects", None)
-    if objs is None:
-        objs = tx.private_objects = {}
-    return objs
+    return PRIVATE_OBJECTS.of(tx)
 
 
 def _adopt(tx, obj: Any) -> None:

@@ -8,7 +8,10 @@ nothing from autograph, so every other capture module may import it.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, Iterable, TypeVar
+
+T = TypeVar("T")
 
 # ``fn -> handler(tx, *args, **kwargs) -> Value | NotImplemented``: builtins and library
 # functions modelled at capture time (``len``, ``super``, ``functools.reduce``, ...)
@@ -46,6 +49,34 @@ _GENERATOR_FACTORY: list[Callable] = []
 # Unsupported (with a ``retry_step``) when what Python does as the frame dies cannot be done by
 # the capture (values/generators.py: a generator paused in a cleanup block); capture/api.py runs them
 ROOT_RETURN_CHECKS: list[Callable] = []
+
+# ``name -> StateSlot``: the per-capture state value families own (``capture/state.py``)
+STATE_SLOTS: dict[str, "StateSlot"] = {}
+
+
+@dataclass(frozen=True, eq=False)
+class StateSlot(Generic[T]):
+    """One piece of per-capture state a family owns: declared once, with its owner module and
+    the factory of its empty value; ``SLOT.of(tx)`` is its value in ``tx``'s ``CaptureState``."""
+
+    name: str
+    owner: str
+    factory: Callable[[], T]
+
+    def of(self, tx: Any) -> T:
+        return tx.state.slot(self)
+
+    def peek(self, tx: Any) -> T | None:
+        """The value if this capture used the slot, else None (nothing is made)."""
+        return tx.state.peek(self)
+
+
+def state_slot(name: str, factory: Callable[[], T], owner: str) -> StateSlot[T]:
+    """Declare the per-capture state ``name`` of the family module ``owner`` (its ``__name__``)."""
+    if name in STATE_SLOTS:
+        raise ValueError(f"capture state slot {name!r} is already declared by {STATE_SLOTS[name].owner}")
+    slot = STATE_SLOTS[name] = StateSlot(name, owner, factory)
+    return slot
 
 
 def register_builtin(fn: Any, handler: Callable) -> None:

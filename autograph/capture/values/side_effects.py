@@ -31,10 +31,7 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
 
 
 def _events(tx) -> list:
-    events = getattr(tx, "side_effect_events", None)
-    if events is None:
-        events = tx.side_effect_events = []
-    return events
+    return tx.state.side_effect_events
 
 
 def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> None:

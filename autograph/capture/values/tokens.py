@@ -25,17 +25,18 @@ import torch
 from autograph.capture.breaks import CaptureBug, Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue, is_literal
-from autograph.capture.values.registry import FROM_REAL_HOOKS
+from autograph.capture.values.registry import FROM_REAL_HOOKS, state_slot
 
 # at most this many items are drawn from an iterator in one go (``list(itertools.count())``)
 MAX_ITEMS = 100_000
 
 
+# {"tokens": {id(real): ...}, "made": {id(real): (real, value)}}: the real stand-ins of this capture
+REAL_STAND_INS = state_slot("real_stand_ins", lambda: {"tokens": {}, "made": {}}, __name__)
+
+
 def _state(tx) -> dict:
-    state = getattr(tx, "real_stand_ins", None)
-    if state is None:
-        state = tx.real_stand_ins = {"tokens": {}, "made": {}}
-    return state
+    return REAL_STAND_INS.of(tx)
 
 
 def register_made(tx, real: Any, value: Value) -> None:
