@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterable, TypeVar
 
-T = TypeVar("T")
+_SlotValue = TypeVar("_SlotValue")
 
 # ``fn -> handler(tx, *args, **kwargs) -> Value | NotImplemented``: builtins and library
 # functions modelled at capture time (``len``, ``super``, ``functools.reduce``, ...)
@@ -55,23 +55,23 @@ STATE_SLOTS: dict[str, "StateSlot"] = {}
 
 
 @dataclass(frozen=True, eq=False)
-class StateSlot(Generic[T]):
+class StateSlot(Generic[_SlotValue]):
     """One piece of per-capture state a family owns: declared once, with its owner module and
     the factory of its empty value; ``SLOT.of(tx)`` is its value in ``tx``'s ``CaptureState``."""
 
     name: str
     owner: str
-    factory: Callable[[], T]
+    factory: Callable[[], _SlotValue]
 
-    def of(self, tx: Any) -> T:
+    def of(self, tx: Any) -> _SlotValue:
         return tx.state.slot(self)
 
-    def peek(self, tx: Any) -> T | None:
+    def peek(self, tx: Any) -> _SlotValue | None:
         """The value if this capture used the slot, else None (nothing is made)."""
         return tx.state.peek(self)
 
 
-def state_slot(name: str, factory: Callable[[], T], owner: str) -> StateSlot[T]:
+def state_slot(name: str, factory: Callable[[], _SlotValue], owner: str) -> StateSlot[_SlotValue]:
     """Declare the per-capture state ``name`` of the family module ``owner`` (its ``__name__``)."""
     if name in STATE_SLOTS:
         raise ValueError(f"capture state slot {name!r} is already declared by {STATE_SLOTS[name].owner}")
