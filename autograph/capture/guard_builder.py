@@ -5,13 +5,17 @@ values reached without one are either given a source rooted at a fixed object
 (``ObjectSource``: another module's globals, a callee's defaults — the capture's
 ``wrap`` does this) or *pinned* by a callable: a PYTHON guard re-reads the real
 location and compares.
+
+Capture records guards only through the public methods below, one per guard kind (and
+``python`` for a check no kind expresses); ``_add`` is private to this module
+(``tests/capture/test_guard_api.py`` enforces it).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from autograph.guards import model
-from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
+from autograph.guards.sources import AttrSource, ItemSource, ObjectSource, Source
 
 
 class GuardRecorder:
@@ -32,9 +36,7 @@ class GuardRecorder:
         getter, what = self.pin
         self.pin = None  # only the top-level object of a pinned read
         if kind == "id":
-            self._add(("pin-id", what, id(obj)), lambda: model.python_guard(
-                f"{what} is <{type(obj).__name__} at {id(obj):#x}>", lambda: getter() is obj, [],
-                words=f"{what}: {model.identity_words(obj)} (same object as when compiled)"))
+            self._add(("pin-id", what, id(obj)), lambda: model.pinned_identity(getter, what, obj))
         elif kind == "eq":
             self._add(("pin-eq", what, repr(obj)), lambda: model.python_guard(
                 f"{what} == {obj!r}", lambda: (lambda v: type(v) is type(obj) and v == obj)(getter()), []))
@@ -105,14 +107,15 @@ class GuardRecorder:
     def no_hooks(self, source, names) -> None:
         self._add(("no-hooks", source), lambda: model.no_hooks(source, names))
 
-    def keys(self, source, d: dict) -> None:
+    def keys(self, source, d: Iterable, by_value: Sequence[bool] | None = None) -> None:
+        """The keys of the mapping at ``source`` stay those of ``d`` in order (a DICT_KEYS guard):
+        of the same type and equal (1 and True, (2, 3) and torch.Size([2, 3]) are equal keys), or
+        the same objects where ``by_value`` says False."""
         if source is None:
             return
         keys = tuple(d)
-        key_types = tuple(map(type, keys))  # 1 and True, (2, 3) and torch.Size([2, 3]) are equal keys
-        self._add(("keys", source), lambda: model.python_guard(
-            f"tuple({source.expr}) == {keys!r}",
-            lambda v: tuple(v) == keys and tuple(map(type, v)) == key_types, [source]))
+        by_value = (True,) * len(keys) if by_value is None else tuple(by_value)
+        self._add(("keys", source, by_value), lambda: model.dict_keys(source, keys, by_value))
 
     def aliasing(self, inputs: list, held: list) -> None:
         """Tensor inputs ``[(source, tensor), ...]`` share memory as now, among themselves and with
@@ -127,8 +130,34 @@ class GuardRecorder:
         """Sources ``a`` and ``b`` are different objects (capture folded ``a is b`` to False)."""
         if a is None or b is None:
             return
-        self._add(("distinct", a, b), lambda: model.python_guard(
-            f"{a.expr} is not {b.expr}", lambda x, y: x is not y, [a, b]))
+        self._add(("distinct", a, b), lambda: model.distinct_objects(a, b))
+
+    def same_object(self, a, b) -> None:
+        """Sources ``a`` and ``b`` reach one object (one placeholder or mirror serves both)."""
+        if a is None or b is None or a == b:
+            return
+        self._add(("same", a, b), lambda: model.same_object(a, b))
+
+    def not_object(self, source, obj: Any) -> None:
+        """The value at ``source`` is not ``obj`` (a fixed object capture told apart from it)."""
+        if source is None:
+            return
+        other = ObjectSource(obj, f"<{type(obj).__name__} at {id(obj):#x}>")
+        self._add(("distinct", source, other), lambda: model.distinct_objects(source, other))
+
+    def iterator_remaining(self, source, reader: Callable[[Any], tuple], count: int, more: bool) -> None:
+        """The iterator at ``source`` still holds more than ``count`` items (``more``: capture took
+        item ``count``) or exactly ``count`` (capture saw it end)."""
+        if source is None:
+            return
+        self._add(("iter-remaining", source, count, more),
+                  lambda: model.iterator_remaining(source, reader, count, more))
+
+    def python(self, key: Hashable, src: str, check: Callable[..., bool], sources: Sequence[Source] = (),
+               words: str = "") -> None:
+        """A check no guard kind expresses: ``check(*values of sources)`` (without sources it reads
+        live state itself), shown as ``src`` (and ``words``); recorded once per ``key``."""
+        self._add(("python", key), lambda: model.python_guard(src, check, list(sources), words=words))
 
     def global_state(self) -> None:
         for guard in model.global_state():

@@ -35,6 +35,11 @@ class GuardKind(str, enum.Enum):
     NO_HOOKS = "NO_HOOKS"
     GLOBAL_STATE = "GLOBAL_STATE"
     SHAPE_RELATION = "SHAPE_RELATION"
+    SAME_OBJECT = "SAME_OBJECT"
+    DISTINCT_OBJECTS = "DISTINCT_OBJECTS"
+    DICT_KEYS = "DICT_KEYS"
+    ITER_REMAINING = "ITER_REMAINING"
+    PINNED_IDENTITY = "PINNED_IDENTITY"
     PYTHON = "PYTHON"
 
     def __str__(self) -> str:
@@ -394,6 +399,81 @@ class ShapeRelation(_CallGuard):
     """A relation between sizes for dynamic shapes, e.g. ``a.size(0) == b.size(0)``."""
 
     kind = GuardKind.SHAPE_RELATION
+
+
+@kind
+class SameObject(_CallGuard):
+    """``a is b``: two sources reach one object (one placeholder, one mirror serve both). Its
+    check is ``operator.is_``, a C function: no Python frame on the native path."""
+
+    kind = GuardKind.SAME_OBJECT
+
+    def words(self, where: str, guard: Guard) -> str:
+        a, b = (s.expr for s in guard.sources)
+        return f"{a} and {b} are the same object"
+
+
+@kind
+class DistinctObjects(_CallGuard):
+    """``a is not b``: capture decided two objects differ (one is changed, the other read as
+    unchanged; ``a is b`` folded to False). Checked by ``operator.is_not``, a C function."""
+
+    kind = GuardKind.DISTINCT_OBJECTS
+
+    def words(self, where: str, guard: Guard) -> str:
+        a, b = (s.expr for s in guard.sources)
+        return f"{a} and {b} are different objects"
+
+
+def keys_match(d: Any, keys: tuple, by_value: tuple) -> bool:
+    """The keys of ``d``, in order, are ``keys``: the same objects, or (where ``by_value``) of
+    the same type and equal (``1`` and ``True``, ``(2, 3)`` and ``torch.Size([2, 3])`` differ)."""
+    if len(d) != len(keys):
+        return False
+    for a, b, value in zip(d, keys, by_value):
+        if not (a is b or (value and type(a) is type(b) and a == b)):
+            return False
+    return True
+
+
+@kind
+class DictKeys(_CallGuard):
+    """The keys of a dict (or another mapping) in order, as when compiled (``expected``: the keys;
+    ``words`` shows them)."""
+
+    kind = GuardKind.DICT_KEYS
+
+
+def remaining_count_holds(it: Any, reader: Callable[[Any], tuple], count: int, more: bool) -> bool:
+    """``len(reader(it)) > count`` when ``more``, else ``== count``; ``reader`` reads what an
+    iterator will still yield without consuming it."""
+    left = len(reader(it))
+    return left > count if more else left == count
+
+
+@kind
+class IterRemaining(_CallGuard):
+    """How many items an iterator from outside still holds: more than ``k`` (capture took item
+    ``k``) or exactly ``k`` (capture saw it end); ``expected`` is ``(k, more)``."""
+
+    kind = GuardKind.ITER_REMAINING
+
+    def words(self, where: str, guard: Guard) -> str:
+        k, more = guard.expected
+        return f"{where} has {'more than ' if more else ''}{k} item{'s' if k != 1 else ''} left"
+
+
+def pinned_is(getter: Callable[[], Any], obj: Any) -> bool:
+    """``getter() is obj``: a pinned location still holds the object read when compiled."""
+    return getter() is obj
+
+
+@kind
+class PinnedIdentity(_CallGuard):
+    """A value read without a source (a trusted or pinned read) is the same object: ``getter``
+    re-reads its real location (``expected``: the object)."""
+
+    kind = GuardKind.PINNED_IDENTITY
 
 
 @kind

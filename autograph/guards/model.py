@@ -9,11 +9,13 @@ Python) and ``native.py`` (C fast path) read it there.
 """
 from __future__ import annotations
 
+import functools
+import operator
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from autograph.guards.kinds import GuardKind, no_hooks_hold, spec_of
+from autograph.guards.kinds import GuardKind, keys_match, no_hooks_hold, pinned_is, remaining_count_holds, spec_of
 from autograph.guards.sources import GLOBAL_STATE_KINDS, GlobalStateSource, Source
 from autograph.guards.text import identity_words
 
@@ -28,6 +30,11 @@ KEY_ABSENT = GuardKind.KEY_ABSENT
 NO_HOOKS = GuardKind.NO_HOOKS
 GLOBAL_STATE = GuardKind.GLOBAL_STATE
 SHAPE_RELATION = GuardKind.SHAPE_RELATION
+SAME_OBJECT = GuardKind.SAME_OBJECT
+DISTINCT_OBJECTS = GuardKind.DISTINCT_OBJECTS
+DICT_KEYS = GuardKind.DICT_KEYS
+ITER_REMAINING = GuardKind.ITER_REMAINING
+PINNED_IDENTITY = GuardKind.PINNED_IDENTITY
 PYTHON = GuardKind.PYTHON
 
 
@@ -190,6 +197,41 @@ def shape_relation(expr_src: str, check_fn: Callable[..., bool], sources: Sequen
     sources = tuple(sources)
     return Guard(SHAPE_RELATION, sources[0] if sources else None, None, expr_src,
                  sources=sources, check_fn=check_fn)
+
+
+def same_object(a: Source, b: Source) -> Guard:
+    """``a is b``: two sources reach one object."""
+    return Guard(SAME_OBJECT, a, None, f"{a.expr} is {b.expr}", sources=(a, b), check_fn=operator.is_)
+
+
+def distinct_objects(a: Source, b: Source) -> Guard:
+    """``a is not b``: two sources reach different objects."""
+    return Guard(DISTINCT_OBJECTS, a, None, f"{a.expr} is not {b.expr}", sources=(a, b), check_fn=operator.is_not)
+
+
+def dict_keys(source: Source, keys: Sequence[Any], by_value: Sequence[bool]) -> Guard:
+    """The keys of the mapping at ``source`` are ``keys`` in order: the same objects, or (where
+    ``by_value``) of the same type and equal (see ``kinds.keys_match``)."""
+    keys, by_value = tuple(keys), tuple(bool(b) for b in by_value)
+    shown = ", ".join(repr(k) if v else f"<{type(k).__name__} at {id(k):#x}>" for k, v in zip(keys, by_value))
+    check = functools.partial(keys_match, keys=keys, by_value=by_value)
+    return Guard(DICT_KEYS, source, keys, f"keys({source.expr}) == ({shown})", check_fn=check,
+                 words=f"{source.expr}: keys ({shown}) in this order")
+
+
+def iterator_remaining(source: Source, reader: Callable[[Any], tuple], count: int, more: bool) -> Guard:
+    """The iterator at ``source`` holds more than ``count`` items still (``more``) or exactly
+    ``count``; ``reader`` reads the items it will yield without consuming it."""
+    check = functools.partial(remaining_count_holds, reader=reader, count=count, more=more)
+    text = f"len({reader.__name__}({source.expr})) {'>' if more else '=='} {count}"
+    return Guard(ITER_REMAINING, source, (count, more), text, check_fn=check)
+
+
+def pinned_identity(getter: Callable[[], Any], what: str, obj: Any) -> Guard:
+    """``getter() is obj``: the location ``what`` (read without a source) still holds ``obj``."""
+    return Guard(PINNED_IDENTITY, None, obj, f"{what} is <{type(obj).__name__} at {id(obj):#x}>",
+                 check_fn=functools.partial(pinned_is, getter, obj),
+                 words=f"{what}: {identity_words(obj)} (same object as when compiled)")
 
 
 def python_guard(expr_src: str, check_fn: Callable[..., bool], sources: Sequence[Source],

@@ -14,7 +14,6 @@ import types
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
-from autograph.guards import model
 from autograph.guards.sources import AttrSource, ObjectSource, Source
 
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: builtin and C types; attributes cannot be added
@@ -51,8 +50,8 @@ def guard_attribute_absent(tx, value, obj: Any, name: str) -> None:
                 kind="unsupported-operation")
         src = object_source(value, obj)
         tx.guards.class_attr(cls, name)
-        tx.guards._add(("slot-unset", src, name), lambda: model.python_guard(
-            f"not hasattr({src.expr}, {name!r})", lambda o: not hasattr(o, name), [src]))
+        tx.guards.python(("slot-unset", src, name), f"not hasattr({src.expr}, {name!r})",
+                         lambda o: not hasattr(o, name), [src])
         return
     if isinstance(getattr(obj, "__dict__", None), dict) or isinstance(obj, types.ModuleType):
         tx.guards.key_absent(AttrSource(object_source(value, obj), "__dict__"), name)
@@ -63,8 +62,8 @@ def guard_lookup_fails(tx, value, obj: Any, name: str) -> None:
     """A PYTHON guard ``not hasattr(obj, name)``: for objects whose own ``__getattribute__``
     decides (its answer cannot be read off dicts)."""
     src = object_source(value, obj)
-    tx.guards._add(("lookup-fails", src, name), lambda: model.python_guard(
-        f"not hasattr({src.expr}, {name!r})", lambda o: not hasattr(o, name), [src]))
+    tx.guards.python(("lookup-fails", src, name), f"not hasattr({src.expr}, {name!r})",
+                     lambda o: not hasattr(o, name), [src])
 
 
 def attribute_error(tx, value, obj: Any, name: str, exc: AttributeError) -> Unsupported:

@@ -28,7 +28,6 @@ from autograph.capture.values.registry import (BUILTIN_HANDLERS, CALLABLE_WRAPPE
                                                OPAQUE_CALL_RULES, TYPE_WRAPPERS)
 from autograph.capture.values.torch_calls import _TRANSFORM_MODULES, TorchFunctionValue
 from autograph.capture.values.torch_compiled import TorchCompiledValue, is_torch_compiled
-from autograph.guards import model
 from autograph.guards.sources import AttrSource, ItemSource
 
 _BUILTIN_FUNCS = {v for v in vars(builtins).values() if isinstance(v, types.BuiltinFunctionType)}
@@ -88,8 +87,7 @@ def _value_guard(g, source, obj: Any) -> None:
         return
     g.type_(source, obj)
     if source is not None:
-        g._add(("eq", source), lambda: model.python_guard(
-            f"{source.expr} == {obj!r}", lambda v: v == obj, [source]))
+        g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: v == obj, [source])
 
 
 def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
@@ -107,8 +105,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.tensor(source, obj)
         for other_source, other, _ in tx.graph.inputs:
             if other is obj and other_source != source:  # one placeholder serves both: keep them aliased
-                g._add(("alias", other_source, source), lambda a=other_source, b=source: model.python_guard(
-                    f"{a.expr} is {b.expr}", lambda x, y: x is y, [a, b]))
+                g.same_object(other_source, source)
                 break
         return tx.graph.add_input(source, obj)
     if isinstance(obj, (torch.SymInt, torch.SymFloat, torch.SymBool)):  # folded size arithmetic
@@ -209,10 +206,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             getter, what = g.pin
             g.pin = None
             func, self_obj = obj.__func__, obj.__self__
-            g._add(("pin-method", what, id(func), id(self_obj)), lambda: model.python_guard(
-                f"{what} is {func.__qualname__} bound to <{type(self_obj).__name__} at {id(self_obj):#x}>",
-                lambda: (lambda m: getattr(m, "__func__", None) is func and getattr(m, "__self__", None) is self_obj)(
-                    getter()), []))
+            g.python(("pin-method", what, id(func), id(self_obj)),
+                     f"{what} is {func.__qualname__} bound to <{type(self_obj).__name__} at {id(self_obj):#x}>",
+                     lambda: (lambda m: getattr(m, "__func__", None) is func and getattr(m, "__self__", None) is self_obj)(
+                         getter()))
         self_src = AttrSource(source, "__self__") if source is not None else None
         func_src = AttrSource(source, "__func__") if source is not None else None
         if func_src is not None:
@@ -247,9 +244,8 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         if remaining is not None and all(type(v) in (int, float, str, bool, type(None)) for v in remaining):
             from autograph.capture.values.iterators import ForeignIteratorValue
             expected = tuple(remaining)
-            g._add(("iter", source), lambda: model.python_guard(
-                f"remaining({source.expr}) == {expected!r}",
-                lambda it: type(it) is type(obj) and _iterator_remaining(it) == expected, [source]))
+            g.python(("iter", source), f"remaining({source.expr}) == {expected!r}",
+                     lambda it: type(it) is type(obj) and _iterator_remaining(it) == expected, [source])
             value = ForeignIteratorValue([ConstantValue(v) for v in remaining], source, type(obj))
             value.identity = obj
             from autograph.capture.values.live_iterators import outside_iterator

@@ -16,7 +16,6 @@ from autograph.capture.values.frames import refuse_frame_inspection
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
                                                  TupleValue)
 from autograph.capture.values.registry import BUILTIN_HANDLERS, CLASS_CALL_HOOKS, register_builtin
-from autograph.guards import model
 
 
 def _all_constant(args, kwargs) -> bool:
@@ -403,9 +402,10 @@ def _guard_identity(tx, a: Value, b: Value, oa: Any, ob: Any, same: bool) -> Non
     if sa is not None and sb is not None:
         if sa == sb:
             return
-        word = "is" if same else "is not"
-        tx.guards._add(("is", sa, sb, same), lambda: model.python_guard(
-            f"{sa.expr} {word} {sb.expr}", lambda x, y: (x is y) == same, [sa, sb]))
+        if same:
+            tx.guards.same_object(sa, sb)
+        else:
+            tx.guards.distinct(sa, sb)
         return
     src, other = (sa, ob) if sa is not None else (sb, oa)
     if any(other is s for s in _SINGLETONS):
@@ -413,8 +413,7 @@ def _guard_identity(tx, a: Value, b: Value, oa: Any, ob: Any, same: bool) -> Non
     if same:
         tx.guards.id_(src, other)
     else:
-        tx.guards._add(("is-not", src, id(other)), lambda: model.python_guard(
-            f"{src.expr} is not <{type(other).__name__} at {id(other):#x}>", lambda x: x is not other, [src]))
+        tx.guards.not_object(src, other)
 
 
 # ---------------------------------------------------------------------------
@@ -542,9 +541,8 @@ def _tensor_isinstance(tx, obj, classes, by_class: bool) -> bool:
         raise Unsupported("isinstance of a tensor whose class test reads flags on it, reached without "
                           "a guardable source", generic=True, kind="unsupported-torch-value")
     answer, source = not by_class, obj.source
-    tx.guards._add(("isinstance", source, classes), lambda: model.python_guard(
-        f"isinstance({source.expr}, {classes!r}) == {answer}",
-        lambda v: isinstance(v, classes) == answer, [source]))
+    tx.guards.python(("isinstance", source, classes), f"isinstance({source.expr}, {classes!r}) == {answer}",
+                     lambda v: isinstance(v, classes) == answer, [source])
     return answer
 
 

@@ -32,7 +32,6 @@ from autograph.capture.values.containers import BaseSequenceValue, DictValue
 from autograph.capture.values.itertools_values import RealIteratorValue
 from autograph.capture.values.tokens import (Token, from_real, register_made, register_token,
                                              run_real, to_real)
-from autograph.guards import model
 from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
 
 KINDS = (collections.deque, collections.defaultdict, collections.Counter, collections.OrderedDict)
@@ -366,21 +365,6 @@ def tx_tokens(tx) -> dict:
     return _state(tx)["tokens"]
 
 
-def _keys_guard(source, keys: tuple):
-    constant = [not _identity_hashed_real(k) for k in keys]
-
-    def check(v):
-        if len(v) != len(keys):
-            return False
-        for a, b, by_value in zip(v, keys, constant):
-            if not (a is b or (by_value and type(a) is type(b) and a == b)):
-                return False
-        return True
-    shown = ", ".join(repr(k) if c else f"<{type(k).__name__} at {id(k):#x}>" for k, c in zip(keys, constant))
-    return model.python_guard(f"keys({source.expr}) == ({shown})", check, [source],
-                              words=f"{source.expr}: keys ({shown}) in this order")
-
-
 # id(real container) -> its mirror value, one per container this capture read
 CONTAINER_MIRRORS = registry.state_slot("container_mirrors", dict, __name__)
 
@@ -394,8 +378,7 @@ def _wrap_container(tx, obj, source):
     hit = mirrors.get(id(obj))
     if hit is not None and hit.real_obj is obj:  # one object reached two ways: one mirror
         a, b = hit.source, source
-        tx.guards._add(("alias", a, b), lambda: model.python_guard(f"{a.expr} is {b.expr}", lambda x, y: x is y,
-                                                                   [a, b]))
+        tx.guards.same_object(a, b)
         return hit
     what = source.expr
     if type(obj) is collections.deque:
@@ -404,7 +387,7 @@ def _wrap_container(tx, obj, source):
         real = collections.deque((LazyToken(tx, ItemSource(source, i), x) for i, x in enumerate(obj)), obj.maxlen)
     else:
         keys = tuple(obj.keys())
-        tx.guards._add(("mirror-keys", source), lambda: _keys_guard(source, keys))
+        tx.guards.keys(source, keys, by_value=[not _identity_hashed_real(k) for k in keys])
         if type(obj) is collections.defaultdict:
             factory = obj.default_factory
             if factory is not None:

@@ -16,7 +16,6 @@ from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value, equal_or_identical, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.registry import state_slot
-from autograph.guards import model
 from autograph.guards.sources import AttrSource
 
 
@@ -677,9 +676,7 @@ def changed_outside_lists(tx) -> list[Value]:
 
 
 def _distinct_guard(tx, a: Value, b: Value) -> None:
-    sa, sb = a.source, b.source
-    tx.guards._add(("distinct", sa, sb), lambda: model.python_guard(
-        f"{sa.expr} is not {sb.expr}", lambda x, y: x is not y, [sa, sb]))
+    tx.guards.distinct(a.source, b.source)
 
 
 def outside_container(tx, obj: Any, source) -> Value | None:
@@ -690,9 +687,7 @@ def outside_container(tx, obj: Any, source) -> Value | None:
     for real, value, _ in _outside_containers(tx):
         if real is obj:
             if value.source != source:
-                a, b = value.source, source
-                tx.guards._add(("alias", a, b), lambda a=a, b=b: model.python_guard(
-                    f"{a.expr} is {b.expr}", lambda x, y: x is y, [a, b]))
+                tx.guards.same_object(value.source, source)
             return value
     return None
 

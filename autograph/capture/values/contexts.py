@@ -29,7 +29,6 @@ from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
-from autograph.guards import model
 from autograph.guards.sources import AttrSource
 
 STATE_CONTEXT = break_kind(
@@ -457,8 +456,8 @@ def _construct(tx, cls, args, kwargs):
 
 def _guard_autocast_dtype(tx, device: str, dtype) -> None:
     """``autocast(device)`` without a dtype takes the device's current autocast dtype."""
-    tx.guards._add(("autocast-dtype", device), lambda: model.python_guard(
-        f"torch.get_autocast_dtype({device!r}) == {dtype}", lambda: torch.get_autocast_dtype(device) == dtype, []))
+    tx.guards.python(("autocast-dtype", device), f"torch.get_autocast_dtype({device!r}) == {dtype}",
+                     lambda: torch.get_autocast_dtype(device) == dtype)
 
 
 def _set_grad_enabled_call(tx, args, kwargs):

@@ -37,7 +37,6 @@ from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.tensors import TensorValue
-from autograph.guards import model
 from autograph.guards.sources import AttrSource
 
 BARRIER = break_kind(
@@ -135,10 +134,9 @@ def _wrap_process_group(tx, pg, source) -> Value:
 def _guard_default_group(tx, pg) -> None:
     """The default group is read from torch's live state: recapture when it changes."""
     c10d = torch.distributed.distributed_c10d
-    tx.guards._add(("dist-default-group", id(pg)), lambda: model.python_guard(
-        f"torch.distributed.group.WORLD is <ProcessGroup {pg.group_name!r}>",
-        lambda: c10d.GroupMember.WORLD is pg, [],
-        words=f"the default process group is the one of the capture ({pg.group_name!r})"))
+    tx.guards.python(("dist-default-group", id(pg)), f"torch.distributed.group.WORLD is <ProcessGroup {pg.group_name!r}>",
+                     lambda: c10d.GroupMember.WORLD is pg,
+                     words=f"the default process group is the one of the capture ({pg.group_name!r})")
 
 
 def _wrap_reduce_op(tx, op, source) -> Value:
@@ -229,10 +227,8 @@ def _check_group_member(tx, pg) -> None:
     # inside `with dist._coalescing_manager()` collectives are queued, not issued: Python does that
     if pg in c10d._world.pg_coalesce_state:
         raise Unsupported("collective inside a coalescing manager", kind=DISTRIBUTED_CALL)
-    tx.guards._add(("dist-not-coalescing", id(pg)), lambda: model.python_guard(
-        "not torch.distributed.distributed_c10d._world.pg_coalesce_state",
-        lambda: not c10d._world.pg_coalesce_state, [],
-        words="no torch.distributed coalescing manager is open"))
+    tx.guards.python(("dist-not-coalescing", id(pg)), "not torch.distributed.distributed_c10d._world.pg_coalesce_state",
+                     lambda: not c10d._world.pg_coalesce_state, words="no torch.distributed coalescing manager is open")
 
 
 # ---------------------------------------------------------------------------
@@ -433,10 +429,9 @@ def _query(fn: Callable, name: str):
             raise Unsupported(f"torch.distributed.{name}() raised {type(exc).__name__}", generic=True, exc=exc, kind="python-exception")
         shown = ", ".join([_show(a) for a in real_args] + [f"{k}={_show(v)}" for k, v in real_kwargs.items()])
         expected = result
-        tx.guards._add(("dist-query", name, shown), lambda: model.python_guard(
-            f"torch.distributed.{name}({shown}) == {expected!r}",
-            lambda: _same(fn(*real_args, **real_kwargs), expected), [],
-            words=f"torch.distributed.{name}({shown}) is {expected!r}"))
+        tx.guards.python(("dist-query", name, shown), f"torch.distributed.{name}({shown}) == {expected!r}",
+                         lambda: _same(fn(*real_args, **real_kwargs), expected),
+                         words=f"torch.distributed.{name}({shown}) is {expected!r}")
         return tx.wrap(result, None, trusted=True)
     return handler
 

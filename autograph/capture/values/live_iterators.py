@@ -21,7 +21,6 @@ from autograph.capture.values import builder
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value
 from autograph.capture.values.containers import ListIteratorValue
-from autograph.guards import model
 from autograph.guards.sources import ItemSource, Source
 
 
@@ -113,13 +112,9 @@ class LiveIteratorValue(ListIteratorValue):
         k = self.index
         src = RemainingSource(self.source)
         if k >= len(left):
-            tx.guards._add(("iter-end", self.source, k), lambda: model.python_guard(
-                f"len({src.expr}) == {k}", lambda it: len(remaining(it)) == k, [self.source],
-                words=f"{self.source.expr} has {k} item{'s' if k != 1 else ''} left"))
+            tx.guards.iterator_remaining(self.source, remaining, k, more=False)
             return None
-        tx.guards._add(("iter-more", self.source, k), lambda: model.python_guard(
-            f"len({src.expr}) > {k}", lambda it: len(remaining(it)) > k, [self.source],
-            words=f"{self.source.expr} has more than {k} item{'s' if k != 1 else ''} left"))
+        tx.guards.iterator_remaining(self.source, remaining, k, more=True)
         item = tx.wrap(left[k], ItemSource(src, k))
         self.index = k + 1
         if not self.recorded:  # advance the real iterator after the graph by the final count
@@ -149,8 +144,8 @@ def _keep_apart(tx, it, it_source: Source, list_value: Value) -> None:
         raise Unsupported(f"change of the list {list_value.source.expr} while an iterator over it "
                           f"({it_source.expr}) is live", kind="side-effect")
     a, b = it_source, list_value.source
-    tx.guards._add(("iter-apart", a, b), lambda: model.python_guard(
-        f"{_sequence_of.__name__}({a.expr}) is not {b.expr}", lambda x, y: _sequence_of(x) is not y, [a, b]))
+    tx.guards.python(("iter-apart", a, b), f"{_sequence_of.__name__}({a.expr}) is not {b.expr}",
+                     lambda x, y: _sequence_of(x) is not y, [a, b])
 
 
 # (iterator, source) of every iterator this capture reads from outside
@@ -181,8 +176,7 @@ def _wrap_iterator(tx, it, source) -> Value:
     seen = LIVE_ITERATORS.of(tx)
     if id(it) in seen:  # the same iterator reached twice (a stack slot and a local): one value
         value, first = seen[id(it)]
-        tx.guards._add(("iter-alias", first, source), lambda: model.python_guard(
-            f"{first.expr} is {source.expr}", lambda a, b: a is b, [first, source]))
+        tx.guards.same_object(first, source)
         return value
     tx.guards.type_(source, it)
     value = LiveIteratorValue(tx, it, source)

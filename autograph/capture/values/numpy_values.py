@@ -34,7 +34,6 @@ from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import BaseSequenceValue, ListValue, SliceValue, TupleValue
-from autograph.guards import model
 from autograph.guards.sources import Source
 
 NUMPY = break_kind(
@@ -878,9 +877,8 @@ def _wrap_ndarray(tx, arr: np.ndarray, source):
         return type(v) is np.ndarray and v.dtype == dtype and v.shape == shape and v.strides == strides \
             and v.flags.writeable and v.flags.aligned
 
-    tx.guards._add(("ndarray", source), lambda: model.python_guard(
-        f"___check_ndarray({source.expr}, {dtype}, {shape}, {strides})", check, [source],
-        words=f"{source.expr}: ndarray {dtype} shape {shape} strides {strides} writeable"))
+    tx.guards.python(("ndarray", source), f"___check_ndarray({source.expr}, {dtype}, {shape}, {strides})",
+                     check, [source], words=f"{source.expr}: ndarray {dtype} shape {shape} strides {strides} writeable")
     real._autograph_static_dims = tuple(range(real.dim()))  # ndarray inputs keep their sizes
     tensor = tx.graph.add_input(FromNumpySource(source), real)
     return NumpyArrayValue(tensor, source=source)
@@ -897,9 +895,8 @@ def _wrap_limits(tx, obj, source):
     if source is None:
         tx.guards.id_(source, obj)
     else:
-        tx.guards._add(("limits", source), lambda: model.python_guard(
-            f"type({source.expr}) is {cls.__name__} and {source.expr}.dtype == {dtype}",
-            lambda v: type(v) is cls and v.dtype == dtype, [source]))
+        tx.guards.python(("limits", source), f"type({source.expr}) is {cls.__name__} and {source.expr}.dtype == {dtype}",
+                         lambda v: type(v) is cls and v.dtype == dtype, [source])
     return ConstantValue(obj, source)
 
 

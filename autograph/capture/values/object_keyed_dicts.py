@@ -15,7 +15,6 @@ from autograph.capture.breaks import Unsupported
 from autograph.capture.values import registry
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.objects import ObjectValue
-from autograph.guards import model
 from autograph.guards.sources import ItemSource
 
 
@@ -34,12 +33,11 @@ class ObjectKeyedDictValue(ObjectValue):
         words = "the dict's keys are the same objects, in the same order"
         if self.source is not None:
             source = self.source
-            tx.guards._add(("object-keys", source), lambda: model.python_guard(
-                f"{source.expr} has the same keys", same, [source], words=words))
+            tx.guards.keys(source, self.obj, by_value=[False] * len(self.obj))
             return
         getter, what = self.getter, self.what
-        tx.guards._add(("pin-object-keys", what, id(self.obj)), lambda: model.python_guard(
-            f"{what} has the same keys", lambda: same(getter()), [], words=words))
+        tx.guards.python(("pin-object-keys", what, id(self.obj)), f"{what} has the same keys",
+                         lambda: same(getter()), words=words)
 
     def _key(self, tx, item) -> Any:
         try:

@@ -27,7 +27,6 @@ from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import ListIteratorValue
 from autograph.capture.values.objects import ObjectValue
-from autograph.guards import model
 
 LIVE_COPY = break_kind(
     "live-copy", "an object deep-copied during capture is still in use where the graph breaks or returns",
@@ -289,9 +288,9 @@ def _deepcopy(tx, args, kwargs):
     if source is None or isinstance(real, _ATOMS) or not _copyable(real, set(), [_MAX_OBJECTS]):
         return NotImplemented
     pristine = copy.deepcopy(real)
-    tx.guards._add(("deepcopy-state", source), lambda: model.python_guard(
-        f"___same_state({source.expr}, <state when compiled>)", lambda v: same_state(v, pristine), [source],
-        words=f"{source.expr}: same state as when compiled (deep-copied by the code)"))
+    tx.guards.python(("deepcopy-state", source), f"___same_state({source.expr}, <state when compiled>)",
+                     lambda v: same_state(v, pristine), [source],
+                     words=f"{source.expr}: same state as when compiled (deep-copied by the code)")
     out = _result(tx, copy.deepcopy(real), new=True)
     out.created_step = tx.step  # live at a break: the break moves here and the copy is made in Python
     return out

@@ -22,7 +22,6 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
-from autograph.guards import model
 
 _INFIX = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
           operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.lt: "<",
@@ -164,8 +163,8 @@ class ScalarValue(Value):
 
         text = self._text(lambda leaf: leaf.source.expr)
         sources = [leaf.source for leaf in leaves]
-        self.tx.guards._add(("scalar", key, text, repr(self.hint)), lambda: model.python_guard(
-            src_template.format(text), check, sources, words=f"{text} {words}"))
+        self.tx.guards.python(("scalar", key, text, repr(self.hint)), src_template.format(text), check, sources,
+                              words=f"{text} {words}")
 
     # --- specialisation ------------------------------------------------------
     def as_python_constant(self) -> Any:

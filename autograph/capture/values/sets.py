@@ -17,7 +17,6 @@ from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
-from autograph.guards import model
 
 SET_ORDER = break_kind(
     "set-order", "the order of a set of tensors or objects depends on their addresses, known only at run time",
@@ -331,8 +330,8 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
     order = list(obj)
     tx.guards.type_(source, obj)
     if source is not None:
-        tx.guards._add(("set-eq", source), lambda: model.python_guard(
-            f"list({source.expr}) == {order!r}", lambda v: list(v) == order, [source]))
+        tx.guards.python(("set-eq", source), f"list({source.expr}) == {order!r}", lambda v: list(v) == order,
+                         [source])
     value = SetValue(obj, set, source)
     value.order_known = list(value.real) == order
     return value

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from autograph.guards import model
 
 
 def guard_answer(tx: Any, fn: Callable, args: list, kwargs: dict, result: Any, name: str) -> None:
@@ -37,6 +36,5 @@ def guard_answer(tx: Any, fn: Callable, args: list, kwargs: dict, result: Any, n
         hash(key)
     except TypeError:  # unhashable constant arguments: one guard per call site
         key = ("answer", fn, id(result))
-    tx.guards._add(key, lambda: model.python_guard(
-        f"{name}({shown}) == {answer!r}", same_answer, [],
-        words=f"{name}({shown}) still answers {answer!r} (global state read when compiled)"))
+    tx.guards.python(key, f"{name}({shown}) == {answer!r}", same_answer,
+                     words=f"{name}({shown}) still answers {answer!r} (global state read when compiled)")
