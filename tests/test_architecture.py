@@ -144,3 +144,63 @@ def test_the_scan_sees_lazy_and_importlib_imports(tmp_path):
     finally:
         path.unlink()
     assert "autograph.capture.api" in names and "autograph.explain.report" in names
+
+
+# ---------------------------------------------------------------- inside capture/
+# Function-level imports count as much as module-level ones here: a lazy import is a dependency
+# all the same (it only hides an import-time cycle).
+
+CAPTURE = PACKAGE / "capture"
+# capture's foundation: every capture module may import these; they import only each other
+FOUNDATION = {"autograph.capture.breaks", "autograph.capture.catching", "autograph.capture.state",
+              "autograph.capture.values.registry"}
+ENGINE = {"autograph.capture.interpreter", "autograph.capture.graph", "autograph.capture.codegen",
+          "autograph.capture.api"}
+# value families that still reach into the engine (issue 24: families import only core and the
+# registry); the list may only shrink
+FAMILY_TO_ENGINE = {
+    ("autograph.capture.values.contexts", "autograph.capture.interpreter"),
+    ("autograph.capture.values.generator_protocol", "autograph.capture.interpreter"),
+    ("autograph.capture.values.generators", "autograph.capture.interpreter"),
+    ("autograph.capture.values.live_iterators", "autograph.capture.codegen"),
+    ("autograph.capture.values.tensors", "autograph.capture.graph"),
+    ("autograph.capture.values.with_exits", "autograph.capture.interpreter"),
+}
+
+
+def _module_of(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def _type_checking_lines(path: Path) -> set[int]:
+    """Lines of ``if TYPE_CHECKING:`` blocks (imports for annotations only: no dependency at run time)."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            lines |= set(range(node.lineno, node.end_lineno + 1))
+    return lines
+
+
+def _capture_imports() -> list[tuple[str, int, str]]:
+    """(importer, line, imported capture module) for every import inside capture/, lazy ones included."""
+    out = []
+    for path in sorted(CAPTURE.rglob("*.py")):
+        typing_only = _type_checking_lines(path)
+        for line, module in imported_modules(path):
+            if module.startswith("autograph.capture.") and _is_module(module) and line not in typing_only:
+                out.append((_module_of(path), line, module))
+    return out
+
+
+def test_capture_foundation_imports_only_the_foundation():
+    found = [f"{m}:{line} imports {t}" for m, line, t in _capture_imports() if m in FOUNDATION and t not in FOUNDATION]
+    assert not found, "capture's foundation modules import a module above them:\n" + "\n".join(found)
+
+
+def test_families_reach_the_engine_only_where_listed():
+    pairs = {(m, t) for m, _, t in _capture_imports()
+             if m.startswith("autograph.capture.values.") and t in ENGINE}
+    assert pairs <= FAMILY_TO_ENGINE, "a value family imports the engine:\n" + "\n".join(
+        f"{m} -> {t}" for m, t in sorted(pairs - FAMILY_TO_ENGINE))
+    assert FAMILY_TO_ENGINE <= pairs, "no longer imported, drop from FAMILY_TO_ENGINE: " + ", ".join(
+        f"{m} -> {t}" for m, t in sorted(FAMILY_TO_ENGINE - pairs))
