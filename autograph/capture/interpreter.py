@@ -181,7 +181,7 @@ class Translator:
             frame.locals[name] = self.wrap(real, LocalSource(name))
             if name in var_kw and isinstance(frame.locals[name], DictValue):
                 frame.locals[name].source = None  # `**kwargs` is a fresh dict per call: mutating it is local
-                frame.locals[name].__dict__.pop("identity", None)
+                frame.locals[name].identity = None
         self._cells_by_reference(frame, bound.arguments)
         self._setup_cells(frame, UserFunctionValue(fn).closure_cells(self))
         from autograph.capture.values import contexts

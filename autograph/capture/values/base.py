@@ -47,6 +47,9 @@ class Value:
     # the root instruction (``Translator.step``) that made this value, for a value that cannot be
     # rebuilt at a later break: the break moves there (Python makes it); None when not recorded
     created_step: int | None = None
+    # the real object from outside this value stands for (a container or iterator read from
+    # outside: ``is`` between them, rebuilt as that object); None for everything else
+    identity: Any = None
 
     # --- facts -------------------------------------------------------------
     def python_type(self) -> type:

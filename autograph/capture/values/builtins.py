@@ -383,9 +383,8 @@ def _identity_of(v: Value) -> Any:
     """The real object ``v`` stands for; ``_MADE`` for an object made by this call (each such value
     is its own object); ``_UNKNOWN`` otherwise."""
     from autograph.capture.values.containers import BaseSequenceValue
-    real = getattr(v, "identity", _UNKNOWN)  # containers read from outside keep their real object
-    if real is not _UNKNOWN:
-        return real
+    if v.identity is not None:  # containers read from outside keep their real object
+        return v.identity
     if v.source is None and (v.mutable or isinstance(v, (BaseSequenceValue, DictValue))):
         return _MADE  # lists, tuples, dicts, iterators, user objects made during the call
     try:

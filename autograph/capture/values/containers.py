@@ -135,7 +135,7 @@ class BaseSequenceValue(Value):
     def reconstruct(self, cg) -> str:
         if self.source is not None:
             return cg.source_expr(self.source)
-        if hasattr(self, "identity"):  # a real object read from outside (pinned): that object
+        if self.identity is not None:  # a real object read from outside (pinned): that object
             return cg.const(self.identity)
         parts = [cg.reconstruct(i) for i in self.items]
         if self.kind is tuple:
@@ -296,7 +296,7 @@ class ListValue(BaseSequenceValue):
 
     def _check_mutable(self):
         """A list read from outside without a source (a trusted read) cannot be changed for real."""
-        if self.source is None and hasattr(self, "identity"):
+        if self.source is None and self.identity is not None:
             raise Unsupported("mutation of a list that came from outside (read from outside) — a side effect",
                               kind="side-effect")
 
@@ -398,7 +398,7 @@ class ListValue(BaseSequenceValue):
     def reconstruct(self, cg) -> str:
         if self.source is not None:
             return cg.source_expr(self.source)
-        if hasattr(self, "identity"):  # a real object read from outside (pinned): that object
+        if self.identity is not None:  # a real object read from outside (pinned): that object
             return cg.const(self.identity)
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
 
@@ -519,7 +519,7 @@ class DictValue(Value):
 
     def _check_mutable(self):
         """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""
-        if self.source is not None or hasattr(self, "identity"):
+        if self.source is not None or self.identity is not None:
             where = self.source.expr if self.source is not None else "read from outside"
             raise Unsupported(f"mutation of a dict that came from outside ({where}) — a side effect",
                               kind="side-effect")
@@ -527,7 +527,7 @@ class DictValue(Value):
     def _mutating(self, tx, method: str, args: list[Value], kwargs: dict | None = None) -> None:
         """A dict from outside changes for real after the graph (``dict.<method>(d, *args)`` replayed
         in order with the other side effects); this value, which later reads see, changes now."""
-        if self.source is None and hasattr(self, "identity"):  # read from outside, no source to replay on
+        if self.source is None and self.identity is not None:  # read from outside, no source to replay on
             raise Unsupported("mutation of a dict that came from outside (read from outside) — a side effect",
                               kind="side-effect")
         if self.source is not None:
@@ -634,7 +634,7 @@ class DictValue(Value):
     def reconstruct(self, cg):
         if self.source is not None:
             return cg.source_expr(self.source)
-        if hasattr(self, "identity"):  # a real object read from outside (pinned): that object
+        if self.identity is not None:  # a real object read from outside (pinned): that object
             return cg.const(self.identity)
         body = ", ".join(f"{_key_expr(cg, k)}: {cg.reconstruct(v)}" for k, v in self.items.items())
         text = "{" + body + "}"

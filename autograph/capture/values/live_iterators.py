@@ -140,7 +140,7 @@ def _keep_apart(tx, it, it_source: Source, list_value: Value) -> None:
     outside that this call changes (the change replayed after the graph) must not be the one it
     walks: a break when it is, else a guard that it stays another list."""
     from autograph.capture.breaks import Unsupported
-    if _sequence_of(it) is list_value.identity:
+    if list_value.identity is not None and _sequence_of(it) is list_value.identity:
         raise Unsupported(f"change of the list {list_value.source.expr} while an iterator over it "
                           f"({it_source.expr}) is live", kind="side-effect")
     a, b = it_source, list_value.source
