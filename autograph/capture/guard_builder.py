@@ -159,6 +159,15 @@ class GuardRecorder:
         live state itself), shown as ``src`` (and ``words``); recorded once per ``key``."""
         self._add(("python", key), lambda: model.python_guard(src, check, list(sources), words=words))
 
+    def relax_tensor_matches(self, by_source: dict) -> None:
+        """Replace the TENSOR_MATCH of each source in ``by_source`` by the guard given there (one
+        leaving the symbolic sizes of a dynamic input unchecked: ``shapes.finish_guards``)."""
+        self.guards[:] = [by_source.get(g.source, g) if g.kind is model.TENSOR_MATCH else g for g in self.guards]
+
+    def shape_relation(self, guard: model.Guard) -> None:
+        """A SHAPE_RELATION guard the ShapeEnv recorded (``shapes.finish_guards``), after the others."""
+        self.guards.append(guard)
+
     def global_state(self) -> None:
         for guard in model.global_state():
             self._add(("state", guard.source), lambda g=guard: g)

@@ -371,8 +371,7 @@ def finish_guards(tx: Any) -> None:
     for source, real, fake, _ in inputs:
         if isinstance(fake, torch.Tensor):
             by_source[source] = _dynamic_tensor_match(source, real, fake)
-    tx.guards.guards[:] = [by_source.get(g.source, g) if g.kind is model.TENSOR_MATCH else g
-                           for g in tx.guards.guards]
+    tx.guards.relax_tensor_matches(by_source)
     names = [TorchLocalSource(f"___in{i}") for i in range(len(inputs))]
     try:
         texts = env.produce_guards([fake for _, _, fake, _ in inputs], names)
@@ -387,7 +386,7 @@ def finish_guards(tx: Any) -> None:
                 else "int"
             guard.reason = (f"the value of the Python {kind} {', '.join(scalars)}: the code branches on it "
                             "or needs it as a real value")
-        tx.guards.guards.append(guard)
+        tx.guards.shape_relation(guard)
 
 
 def _relation(text: str, sources: list) -> Any:
