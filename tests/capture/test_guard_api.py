@@ -40,6 +40,29 @@ def test_guards_are_recorded_only_through_the_public_api():
     assert uses == [], "call the guard builder's public methods, not GuardRecorder._add: " + ", ".join(uses)
 
 
+def _is_recorder_list(node: ast.AST) -> bool:
+    """``<x>.guards.guards``: the guard builder's list itself."""
+    return (isinstance(node, ast.Attribute) and node.attr == "guards"
+            and isinstance(node.value, ast.Attribute) and node.value.attr == "guards")
+
+
+def test_the_recorded_list_is_written_only_by_the_builder():
+    builder = PACKAGE / "capture" / "guard_builder.py"
+    writes = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == builder:
+            continue
+        for n in ast.walk(ast.parse(path.read_text())):
+            mutates = (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                       and n.func.attr in ("append", "extend", "insert", "remove", "pop", "clear", "sort")
+                       and _is_recorder_list(n.func.value))
+            stores = (isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del))
+                      and (_is_recorder_list(n.value) or _is_recorder_list(n)))
+            if mutates or stores:
+                writes.append(f"{path.relative_to(PACKAGE.parent)}:{n.lineno}")
+    assert writes == [], "record guards through the guard builder's methods: " + ", ".join(writes)
+
+
 def test_the_scan_sees_a_private_call(tmp_path):
     bad = PACKAGE / "capture" / "_scan_probe.py"
     try:
