@@ -276,6 +276,10 @@ def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list
         rest = stack[:len(stack) - 3 - has_kw] + [_Expr("__r")]
         return [f"__r = {callee}({', '.join(parts)})"], \
             [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
+    if op == "BINARY_SUBSCR" and _tensor_indexing(stack[-2], stack[-1]):  # an index only the run checks
+        run = [f"__r = {cg.reconstruct(stack[-2])}[{cg.reconstruct(stack[-1])}]"]
+        rest = stack[:-2] + [_Expr("__r")]
+        return run, [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     if op == "BEFORE_WITH":  # enter for real; the resume continues inside the block with the live exit
         from autograph.capture.values.contexts import before_with
         # (not ``__x``: when the enter runs under a try that hands its exception on, that name
@@ -299,6 +303,12 @@ def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list
         rest = stack[:len(stack) - n]
         return [line], [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     return None
+
+
+def _tensor_indexing(obj, key) -> bool:
+    """``tensor[key]`` with a tensor or constant key (indexes checked only on real values)."""
+    from autograph.capture.values.tensors import TensorValue
+    return isinstance(obj, TensorValue) and (isinstance(key, TensorValue) or key.is_constant())
 
 
 def _inside_blocks(cg: Codegen, frame, inst, stack: list, run: list[str]) -> list[str]:

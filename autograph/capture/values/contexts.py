@@ -381,6 +381,11 @@ class _ExitValue(_MethodOf):
                           kind=STATE_CONTEXT)
 
 
+def is_state_exit(value: Value) -> bool:
+    """Whether ``value`` (a ``with`` block's exit slot) is a torch state context's exit."""
+    return isinstance(value, _ExitValue)
+
+
 def open_blocks(stack: list[Value]) -> list[StateContextValue]:
     """The state contexts whose ``with`` blocks are open at a break, outermost first."""
     return [v.ctx for v in stack if isinstance(v, _ExitValue)]

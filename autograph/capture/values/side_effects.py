@@ -12,6 +12,14 @@
 The transformed code performs the recorded effects in order right after the
 compiled graph ran, before the breaking instruction or the return: the state
 eager would leave at that point.
+
+All of them live in one :class:`SideEffects` (``tx.side_effects``, shared with the
+graph builder), which codegen consumes. Because they run *after* the graph, the graph
+must not raise after any of them in program order: the graph builder splits the graph
+before an operation that can raise at run time on values the fake run cannot see
+(``effects.EffectRecorder.may_raise``) while effects are pending, and before an
+in-place write to a tensor a pending logging call will format (the handler must see
+the value at the call, not the mutated one). See ARCHITECTURE.md, "Side effects".
 """
 from __future__ import annotations
 
@@ -30,11 +38,57 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
                    "warning_advice"}
 
 
+class SideEffects:
+    """Every world effect of one capture that the transformed code performs after the graph,
+    in program order: ``("store", obj_value, real, name, value)``, ``("call", fn, args,
+    kwargs)``, ``("replay", line)``."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.events)
+
+    def formatted_tensors(self) -> list[Value]:
+        """Tensor values that pending calls (logging, ``warnings.warn``) will format or hand to a
+        handler when they are replayed: they must still hold the value they had at the call."""
+        out: list[Value] = []
+        for event in self.events:
+            if event[0] == "call" and is_reorderable_logging(event[1]):
+                for arg in [*event[2], *event[3].values()]:
+                    out.extend(_tensor_values(arg))
+        return out
+
+
+def _tensor_values(value: Value) -> list[Value]:
+    from autograph.capture.values.tensors import TensorValue
+    if isinstance(value, TensorValue):
+        return [value]
+    items = getattr(value, "items", None)
+    if isinstance(items, dict):
+        items = list(items.values())
+    if isinstance(items, (list, tuple)):
+        return [t for item in items if isinstance(item, Value) for t in _tensor_values(item)]
+    return []
+
+
+def of(tx) -> SideEffects:
+    """The capture's side effects (made on first use; the graph builder sees the same object)."""
+    effects = getattr(tx, "side_effects", None)
+    if effects is None:
+        effects = tx.side_effects = SideEffects()
+        tx.graph.side_effects = effects
+    return effects
+
+
+def pending_in(tx) -> bool:
+    """Whether the capture recorded any effect to replay after its graph."""
+    effects = getattr(tx, "side_effects", None)
+    return bool(effects)
+
+
 def _events(tx) -> list:
-    events = getattr(tx, "side_effect_events", None)
-    if events is None:
-        events = tx.side_effect_events = []
-    return events
+    return of(tx).events
 
 
 def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> None:
