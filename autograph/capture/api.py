@@ -140,10 +140,11 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     t1 = time.perf_counter()
     graph_name = None
     graphs: list[GraphRecord] = []
-    # run the graph when it produces something or mutates something (in-place ops on inputs)
+    # run the graph when it produces something, mutates something (in-place ops on inputs) or
+    # may raise (an unused out-of-range index raises in eager too)
     # (state switches alone are not worth a graph: what they leave behind is set by the entry)
-    has_graph = bool(cg.outputs) or any(n.meta.get("mutates") and not n.meta.get("state")
-                                        for n in tx.graph.graph.nodes)
+    has_graph = bool(cg.outputs) or any((n.meta.get("mutates") or n.meta.get("may_raise"))
+                                        and not n.meta.get("state") for n in tx.graph.graph.nodes)
     writes, held = False, []
     input_exprs: list[str] = []
     backend_name = None

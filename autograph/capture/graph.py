@@ -202,8 +202,11 @@ class GraphBuilder:
             # the fake input's sizes/strides change in place, and the guards and the backend's
             # example inputs are read from it at the end: capture with static sizes instead
             raise shapes.NeedsStaticSizes(f"{_target_name(target)} changes a tensor's sizes or strides in place")
+        before = getattr(self, "last_call_node", None)
         value = self.wrap_result(kind, target, node_args, node_kwargs, result, effect_kinds=kinds,
                                  arguments=_tensor_values((args, kwargs)))
+        if recorder.may_raise and self.last_call_node is not before:
+            self.last_call_node.meta["may_raise"] = True  # unused, it still raises as in eager
         if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
             self.last_call_node.meta["writes_input"] = True  # the caller can see this effect
         return value
@@ -298,10 +301,11 @@ class GraphBuilder:
         self.fake_mode = None
 
     def _eliminate_dead_code(self) -> None:
-        """Drop unused pure nodes; in-place ops and item stores stay (their effect is the point)."""
+        """Drop unused pure nodes; in-place ops and item stores stay (their effect is the point), and
+        so do ops that may raise on values (``x[idx]`` unused still raises out of range)."""
         for node in reversed(list(self.graph.nodes)):
             if node.op in ("call_function", "call_method", "get_attr") and not node.users \
-                    and not node.meta.get("mutates"):
+                    and not node.meta.get("mutates") and not node.meta.get("may_raise"):
                 self.graph.erase_node(node)
 
 

@@ -64,6 +64,9 @@ def _tensor_values(value: Value) -> list[Value]:
     from autograph.capture.values.tensors import TensorValue
     if isinstance(value, TensorValue):
         return [value]
+    tensor = getattr(value, "tensor", None)  # an ndarray over a graph tensor (numpy_values.py)
+    if isinstance(tensor, TensorValue):
+        return [tensor]
     items = getattr(value, "items", None)
     if isinstance(items, dict):
         items = list(items.values())
