@@ -53,6 +53,9 @@ class GraphBuilder:
         self.unwinds = False
         # the capture's effects replayed after the graph (values/side_effects.py), once it has any
         self.side_effects = None
+        # ``torch.set_grad_enabled(b)`` calls: one no ``with`` entered is a lasting effect the entry
+        # sets after the graph (restore_state_on_error undoes it when the graph raises)
+        self.immediate_switches: list = []
         # "self" is the generated forward's own first parameter: an input named so gets "self_1"
         self.names: set[str] = {"self"}
         self.input_storages: set = set()  # storages of inputs, parameters and buffers (effects.py)
@@ -221,7 +224,8 @@ class GraphBuilder:
         * It writes a tensor a pending logging call will format: the handler must see the value
           the tensor had at the call.
         """
-        pending = self.side_effects is not None and bool(self.side_effects)
+        pending = (self.side_effects is not None and bool(self.side_effects)) or \
+            any(switch.entered_step is None for switch in self.immediate_switches)
         if recorder.may_raise and (pending or self.unwinds):
             why = "effects before it are replayed after the graph" if pending else \
                 "a `with` block's exit or a `finally` must run if it raises"

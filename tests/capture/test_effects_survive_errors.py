@@ -317,3 +317,50 @@ def test_no_split_when_nothing_is_pending():
     cf(X, torch.tensor([1]))
     result = find_shim(cf).entries[0].result
     assert result.breaks == [] and len(result.graphs) == 1
+
+
+def test_unused_index_still_raises():
+    """An out-of-range index whose result is unused raises in eager: the graph keeps it."""
+    log = []
+
+    def make():
+        def f(x, idx):
+            log.append(1)
+            x[idx]
+            return x + 1
+        return f, lambda: list(log), log.clear
+    _same(make)
+
+
+def test_grad_mode_switched_before_the_error_stays_switched():
+    def g(x, idx):
+        torch.set_grad_enabled(False)
+        return x[idx]
+
+    def run(fn):
+        seen = []
+        for idx in CALLS:
+            torch.set_grad_enabled(True)
+            try:
+                fn(X, idx)
+            except IndexError:
+                pass
+            seen.append(torch.is_grad_enabled())
+        torch.set_grad_enabled(True)
+        return seen
+    assert run(autograph.compile(g, backend="eager")) == run(g)
+
+
+def test_logging_a_numpy_array_before_it_changes_in_place(logger):
+    lg, handler = logger
+
+    def f(x):
+        a = x.numpy()
+        lg.info("a=%s", a)
+        a += 5
+        return x + 1
+    f(torch.zeros(2))
+    expected = list(handler.messages)
+    handler.messages.clear()
+    autograph.compile(f, backend="eager")(torch.zeros(2))
+    assert handler.messages == expected

@@ -193,6 +193,7 @@ class GradModeContextValue(StateContextValue):
         """``set_grad_enabled(b)`` called: the mode changes here, whether or not a ``with`` follows."""
         self.prev = torch.is_grad_enabled()
         _set_grad(tx, self.enabled)
+        tx.graph.immediate_switches.append(self)  # an effect until a `with` enters it (graph.py)
         return self
 
     def enter(self, tx) -> Value:
