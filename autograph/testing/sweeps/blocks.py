@@ -159,8 +159,25 @@ def _indent(text: str, by: str = "    ") -> str:
     return textwrap.indent(text, by)
 
 
-def _function(blocks: list[Block], op: str, where: str) -> str:
-    """``fn`` with ``blocks`` nested (outermost first) around ``op``."""
+# where the blocks sit: in ``fn`` itself, in a helper ``fn`` calls (inlined by capture), around a
+# call of a helper that holds the operation, or in a loop body
+SHAPES = ["flat", "in_helper", "op_in_helper", "loop"]
+
+_OP_HELPER = '''
+def op_helper(x, idx):
+    LOG.append("helper")
+    {op}
+    return y
+'''
+
+
+def _function(blocks: list[Block], op: str, where: str, shape: str = "flat") -> str:
+    """``fn`` with ``blocks`` nested (outermost first) around ``op``, laid out as ``shape``."""
+    helper = ""
+    if shape == "op_in_helper":
+        helper, op = _OP_HELPER.format(op=op), "y = op_helper(x, idx)"
+    if shape == "loop":
+        op = "for j in range(2):\n    " + op.replace("idx", "(idx + j)")
     body = ["LOG.append('in')", "STATE.n += 1"]
     if where == "inside_before":
         body.append(BREAK_LINE)
@@ -178,7 +195,10 @@ def _function(blocks: list[Block], op: str, where: str) -> str:
     if where == "after":
         lines.append(BREAK_LINE)
     lines.append("return y + STATE.n")
-    return "def fn(x, idx):\n" + _indent("\n".join(lines)) + "\n"
+    if shape == "in_helper":
+        return ("def block_helper(x, idx):\n" + _indent("\n".join(lines)) + "\n\n\n"
+                "def fn(x, idx):\n    LOG.append('outer')\n    return block_helper(x, idx) * 2\n")
+    return helper + "\n\ndef fn(x, idx):\n" + _indent("\n".join(lines)) + "\n"
 
 
 _CALLS = '''
@@ -194,7 +214,7 @@ def world():
 
 def cases(seed: int) -> Iterator[SweepCase]:
     """Every block kind with every break position (one operation each, drawn by ``seed``), then
-    pairs of nested blocks drawn by ``seed``. Every block comes once before any comes twice, so
+    every block kind in every other shape, then pairs of nested blocks, drawn by ``seed``. Every block comes once before any comes twice, so
     a run cut short still covers every kind."""
     rng = random.Random(seed)
     for where in BREAKS:
@@ -202,9 +222,15 @@ def cases(seed: int) -> Iterator[SweepCase]:
             op_name, op = rng.choice(OPERATIONS)
             yield SweepCase("blocks", f"blocks:{block.name}:{where}:{op_name}",
                             PRELUDE + "\n\n" + _function([block], op, where) + _CALLS)
+    for shape in SHAPES[1:]:
+        for block in BLOCKS:
+            where = rng.choice(BREAKS)
+            op_name, op = rng.choice(OPERATIONS)
+            yield SweepCase("blocks", f"blocks:{block.name}:{where}:{op_name}:{shape}:{seed}",
+                            PRELUDE + "\n\n" + _function([block], op, where, shape) + _CALLS)
     for _ in range(len(BLOCKS)):
         outer, inner = rng.sample(BLOCKS, 2)
-        where = rng.choice(BREAKS)
+        where, shape = rng.choice(BREAKS), rng.choice(SHAPES)
         op_name, op = rng.choice(OPERATIONS)
-        yield SweepCase("blocks", f"blocks:{outer.name}+{inner.name}:{where}:{op_name}:{seed}",
-                        PRELUDE + "\n\n" + _function([outer, inner], op, where) + _CALLS)
+        yield SweepCase("blocks", f"blocks:{outer.name}+{inner.name}:{where}:{op_name}:{shape}:{seed}",
+                        PRELUDE + "\n\n" + _function([outer, inner], op, where, shape) + _CALLS)
