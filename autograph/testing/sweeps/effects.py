@@ -89,13 +89,21 @@ HAZARDS = {
 }
 
 
-def _function(effect: str, value: str, hazard: str, second: str | None) -> str:
+def _function(effect: str, value: str, hazard: str, second: str | None, in_helper: bool = False) -> str:
+    """``fn`` doing ``effect`` on ``value`` then ``hazard`` (``in_helper``: the effect is made by a
+    helper ``fn`` calls, which capture inlines)."""
+    effect_line = EFFECTS[effect].format(v=VALUES[value])
+    helper = ""
+    if in_helper:
+        helper = ("def effect_helper(x, y, a, k):\n" + textwrap.indent(effect_line, "    ")
+                  + "\n    return k\n\n\n")
+        effect_line = "k = effect_helper(x, y, a, k)"
     lines = ["k = int(idx[0])", "y = x * 2", "a = x.numpy()" if value == "numpy" else "a = None",
-             EFFECTS[effect].format(v=VALUES[value]), HAZARDS[hazard]]
+             effect_line, HAZARDS[hazard]]
     if second is not None:
         lines += [EFFECTS[second].format(v=VALUES[value]), "z = x[idx]"]
     lines.append("return y + 1, STATE.n")
-    return "def fn(x, idx):\n" + textwrap.indent("\n".join(lines), "    ") + "\n"
+    return helper + "def fn(x, idx):\n" + textwrap.indent("\n".join(lines), "    ") + "\n"
 
 
 _CALLS = '''
@@ -113,8 +121,8 @@ def world():
 
 
 def cases(seed: int) -> Iterator[SweepCase]:
-    """Every effect before every hazard (the observed value drawn by ``seed``), then effect pairs
-    around an error drawn by ``seed``."""
+    """Every effect before every hazard (the observed value drawn by ``seed``), then every effect
+    made in a helper, then effect pairs around an error, drawn by ``seed``."""
     rng = random.Random(seed)
     for hazard in HAZARDS:
         for effect in EFFECTS:
@@ -123,6 +131,12 @@ def cases(seed: int) -> Iterator[SweepCase]:
                 value = "numpy"
             yield SweepCase("effects", f"effects:{effect}:{value}:{hazard}",
                             PRELUDE + "\n\n" + _function(effect, value, hazard, None) + _CALLS)
+    for effect in EFFECTS:
+        value, hazard = rng.choice(list(VALUES)), rng.choice(list(HAZARDS))
+        if hazard == "mutate_numpy":
+            value = "numpy"
+        yield SweepCase("effects", f"effects:{effect}:{value}:{hazard}:in_helper:{seed}",
+                        PRELUDE + "\n\n" + _function(effect, value, hazard, None, in_helper=True) + _CALLS)
     for _ in range(len(EFFECTS)):
         first, second = rng.sample(list(EFFECTS), 2)
         value, hazard = rng.choice(list(VALUES)), rng.choice(list(HAZARDS))
