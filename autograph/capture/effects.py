@@ -67,6 +67,8 @@ def _may_raise_on_values(func, args, kwargs) -> bool:
     name = getattr(getattr(func, "overloadpacket", None), "__name__", "")
     if name in VALUE_CHECKED_OPS:
         return True
+    if name not in _INTEGER_CHECKED_OPS and name not in _PARAMETER_CHECKED_OPS and name not in _SYMBOLIC_INDEX_OPS:
+        return False
     flat = tree_flatten((args, kwargs))[0]
     if name in _INTEGER_CHECKED_OPS:
         return any(isinstance(t, torch.Tensor) and not t.dtype.is_floating_point and not t.dtype.is_complex

@@ -364,3 +364,20 @@ def test_logging_a_numpy_array_before_it_changes_in_place(logger):
     handler.messages.clear()
     autograph.compile(f, backend="eager")(torch.zeros(2))
     assert handler.messages == expected
+
+
+def test_logging_a_list_and_dict_before_they_change(logger):
+    """A deferred logging call would format the containers as the capture leaves them."""
+    lg, handler = logger
+
+    def f(x):
+        items, table = [1], {"a": 1}
+        lg.info("items=%s table=%s", items, table)
+        items.append(2)
+        table["b"] = 2
+        return x + len(items)
+    f(torch.ones(1))
+    expected = list(handler.messages)
+    handler.messages.clear()
+    autograph.compile(f, backend="eager")(torch.ones(1))
+    assert handler.messages == expected

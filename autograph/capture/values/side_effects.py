@@ -28,6 +28,7 @@ import types
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 
@@ -120,9 +121,39 @@ def is_reorderable_logging(fn: Any) -> bool:
         and name in _LOGGER_METHODS
 
 
+LOGGED_MUTABLE = break_kind(
+    "logging-a-mutable-value", "a logging call (or `warnings.warn`) is given a list, dict, set or object made "
+    "or changed during capture: deferred past the graph it would format the value as the capture leaves "
+    "it, not as it is at the call, so it runs in Python at the call",
+    "log a copy or the text (`str(items)`) when the value changes later")
+
+
+def _mutable_args(values: list[Value]) -> list[Value]:
+    """Arguments whose later changes a deferred call would see (tensors and ndarrays are
+    guarded by the graph builder instead: a write to one ends the graph first)."""
+    from autograph.capture.values.numpy_values import NumpyArrayValue
+    out = []
+    for value in values:
+        if isinstance(value, NumpyArrayValue) or _tensor_values(value) == [value]:
+            continue
+        if value.mutable:
+            out.append(value)
+        items = getattr(value, "items", None)
+        if isinstance(items, dict):
+            items = list(items.values())
+        if isinstance(items, (list, tuple)):
+            out.extend(_mutable_args([v for v in items if isinstance(v, Value)]))
+    return out
+
+
 def record_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
     """Defer ``fn(*args, **kwargs)`` to after the graph; the call's value is None."""
     from autograph.capture.values.constants import ConstantValue
+    if is_reorderable_logging(fn):
+        changing = _mutable_args([*args, *kwargs.values()])
+        if changing:
+            raise Unsupported(f"{getattr(fn, '__name__', 'logging call')} of {changing[0].describe()}",
+                              kind=LOGGED_MUTABLE)
     _events(tx).append(("call", fn, list(args), dict(kwargs)))
     return ConstantValue(None)
 

@@ -76,6 +76,7 @@ VALUES = {
     "input_tensor": "x",
     "numpy": "a",
     "int": "k",
+    "local_list": "items",
 }
 
 # what follows the effect
@@ -86,6 +87,7 @@ HAZARDS = {
     "graph_break": "print('graph break')",
     "error": "y = y[idx]",
     "mutate_then_error": "y.sub_(7)\ny = y[idx]",
+    "mutate_local_list": "items.append(len(items))",
 }
 
 
@@ -95,14 +97,14 @@ def _function(effect: str, value: str, hazard: str, second: str | None, in_helpe
     effect_line = EFFECTS[effect].format(v=VALUES[value])
     helper = ""
     if in_helper:
-        helper = ("def effect_helper(x, y, a, k):\n" + textwrap.indent(effect_line, "    ")
+        helper = ("def effect_helper(x, y, a, k, items):\n" + textwrap.indent(effect_line, "    ")
                   + "\n    return k\n\n\n")
-        effect_line = "k = effect_helper(x, y, a, k)"
-    lines = ["k = int(idx[0])", "y = x * 2", "a = x.numpy()" if value == "numpy" else "a = None",
+        effect_line = "k = effect_helper(x, y, a, k, items)"
+    lines = ["k = int(idx[0])", "items = [k]", "y = x * 2", "a = x.numpy()" if value == "numpy" else "a = None",
              effect_line, HAZARDS[hazard]]
     if second is not None:
         lines += [EFFECTS[second].format(v=VALUES[value]), "z = x[idx]"]
-    lines.append("return y + 1, STATE.n")
+    lines.append("return y + 1, STATE.n, len(items)")
     return helper + "def fn(x, idx):\n" + textwrap.indent("\n".join(lines), "    ") + "\n"
 
 
@@ -127,8 +129,7 @@ def cases(seed: int) -> Iterator[SweepCase]:
     for hazard in HAZARDS:
         for effect in EFFECTS:
             value = rng.choice(list(VALUES))
-            if hazard == "mutate_numpy":
-                value = "numpy"
+            value = {"mutate_numpy": "numpy", "mutate_local_list": "local_list"}.get(hazard, value)
             yield SweepCase("effects", f"effects:{effect}:{value}:{hazard}",
                             PRELUDE + "\n\n" + _function(effect, value, hazard, None) + _CALLS)
     for effect in EFFECTS:
