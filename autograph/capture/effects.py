@@ -80,6 +80,14 @@ def _may_raise_on_values(func, args, kwargs) -> bool:
     return False
 
 
+def call_may_raise(target, recorder: "EffectRecorder") -> bool:
+    """Whether a captured call can raise at run time on values its fake run did not see: by the
+    aten ops it reached, or by its own name (a composite op's fake run may reach only ops that
+    check nothing: ``one_hot`` decomposes to ``eq`` with ``arange``)."""
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+    return recorder.may_raise or name in VALUE_CHECKED_OPS
+
+
 def storages_of(*trees) -> set:
     """Weak references to the storages of every tensor in ``trees`` (args, kwargs)."""
     flat, _ = tree_flatten(trees)

@@ -208,7 +208,7 @@ class GraphBuilder:
         before = getattr(self, "last_call_node", None)
         value = self.wrap_result(kind, target, node_args, node_kwargs, result, effect_kinds=kinds,
                                  arguments=_tensor_values((args, kwargs)))
-        if recorder.may_raise and self.last_call_node is not before:
+        if effects.call_may_raise(target, recorder) and self.last_call_node is not before:
             self.last_call_node.meta["may_raise"] = True  # unused, it still raises as in eager
         if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
             self.last_call_node.meta["writes_input"] = True  # the caller can see this effect
@@ -224,9 +224,10 @@ class GraphBuilder:
         * It writes a tensor a pending logging call will format: the handler must see the value
           the tensor had at the call.
         """
+        may_raise = effects.call_may_raise(target, recorder)
         pending = (self.side_effects is not None and bool(self.side_effects)) or \
             any(switch.entered_step is None for switch in self.immediate_switches)
-        if recorder.may_raise and (pending or self.unwinds):
+        if may_raise and (pending or self.unwinds):
             why = "effects before it are replayed after the graph" if pending else \
                 "a `with` block's exit or a `finally` must run if it raises"
             raise Unsupported(f"{_target_name(target)} can raise at run time on tensor values and {why} "

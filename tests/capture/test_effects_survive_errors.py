@@ -381,3 +381,17 @@ def test_logging_a_list_and_dict_before_they_change(logger):
     handler.messages.clear()
     autograph.compile(f, backend="eager")(torch.ones(1))
     assert handler.messages == expected
+
+
+def test_one_hot_in_a_callee_inside_the_callers_block():
+    """``one_hot``'s fake run checks nothing (it decomposes): judged by its name."""
+    def inner(x, idx):
+        return torch.nn.functional.one_hot(idx, 4) + x
+
+    def make():
+        def f(x, idx):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return inner(x * 2, idx)
+        return f, lambda: len(warnings.filters), lambda: None
+    _same(make)

@@ -149,6 +149,9 @@ OPERATIONS = [
     ("gather", "y = torch.gather(x, 0, idx) + 1"),
     ("index_select", "y = x.index_select(0, idx) - 1"),
     ("embedding", "y = torch.nn.functional.embedding(idx, x.view(-1, 1)).view(-1)"),
+    ("one_hot", "y = torch.nn.functional.one_hot(idx, 4).view(-1) * x"),
+    ("cross_entropy", "y = torch.nn.functional.cross_entropy(x.view(1, 4), idx).view(1) + x"),
+    ("integer_division", "y = (x.long() // (idx % 2)).float()"),
 ]
 
 BREAKS = ["none", "before", "inside_before", "inside_after", "after"]
