@@ -206,14 +206,17 @@ _WARM: set[str] = set()
 
 def _warm_up(compile_fn: Callable) -> None:
     """Compile once before any case: the first capture imports modules that install warning
-    filters of their own (sympy), which would otherwise show as the first case's difference."""
+    filters of their own (sympy) and sets environment variables (torch.compile), which would
+    otherwise show as differences of the first case."""
     if compile_fn.__name__ not in _WARM:
         _WARM.add(compile_fn.__name__)
         base = ProcessState.now()
         try:
             compile_fn(lambda x: x + 1)(torch.ones(1))
         finally:
+            own = {k: v for k, v in os.environ.items() if k not in base.environ}
             base.restore()
+            os.environ.update(own)  # the compiler's own settings (TORCHINDUCTOR_CACHE_DIR) stay
 
 
 def check_case(case: SweepCase, *, second_opinion: bool = False) -> Outcome:
