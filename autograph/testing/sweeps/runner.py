@@ -70,9 +70,7 @@ class ProcessState:
         warnings._filters_mutated()  # type: ignore[attr-defined]
         with contextlib.suppress(OSError):
             os.chdir(self.cwd)
-        torch._C._set_grad_enabled(self.grad)
-        if torch.is_inference_mode_enabled() != self.inference:  # pragma: no cover - a leaked guard
-            torch._C._set_grad_enabled(self.grad)
+        torch._C._set_grad_enabled(self.grad)  # (inference mode is only observed: its guard object restores it)
         torch.set_default_dtype(self.dtype)
         if dict(os.environ) != self.environ:
             os.environ.clear()
