@@ -100,11 +100,13 @@ class Frame:
         """Whether an exception raised at instruction ``index`` runs user code on its way out of
         this frame: a ``finally`` body, or a ``with`` block's exit other than a torch state
         context's (those only restore state, which the graph restores too: graph_state.py)."""
-        from autograph.capture.values.contexts import is_state_exit
         if index in self.catching.under_finally:
             return True
-        return any(depth > len(self.stack) or not is_state_exit(self.stack[depth - 1])
-                   for depth in self.catching.under_with.get(index, ()))
+        depths = self.catching.under_with.get(index)
+        if not depths:
+            return False
+        from autograph.capture.values.contexts import is_state_exit
+        return any(depth > len(self.stack) or not is_state_exit(self.stack[depth - 1]) for depth in depths)
 
     def push(self, v: Value) -> None:
         self.stack.append(v)
