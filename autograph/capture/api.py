@@ -140,10 +140,11 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     t1 = time.perf_counter()
     graph_name = None
     graphs: list[GraphRecord] = []
-    # run the graph when it produces something or mutates something (in-place ops on inputs)
+    # run the graph when it produces something, mutates something (in-place ops on inputs) or
+    # may raise (an unused out-of-range index raises in eager too)
     # (state switches alone are not worth a graph: what they leave behind is set by the entry)
-    has_graph = bool(cg.outputs) or any(n.meta.get("mutates") and not n.meta.get("state")
-                                        for n in tx.graph.graph.nodes)
+    has_graph = bool(cg.outputs) or any((n.meta.get("mutates") or n.meta.get("may_raise"))
+                                        and not n.meta.get("state") for n in tx.graph.graph.nodes)
     writes, held = False, []
     input_exprs: list[str] = []
     backend_name = None
@@ -276,6 +277,10 @@ def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list
         rest = stack[:len(stack) - 3 - has_kw] + [_Expr("__r")]
         return [f"__r = {callee}({', '.join(parts)})"], \
             [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
+    if op == "BINARY_SUBSCR" and _tensor_indexing(stack[-2], stack[-1]):  # an index only the run checks
+        run = [f"__r = {cg.reconstruct(stack[-2])}[{cg.reconstruct(stack[-1])}]"]
+        rest = stack[:-2] + [_Expr("__r")]
+        return run, [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     if op == "BEFORE_WITH":  # enter for real; the resume continues inside the block with the live exit
         from autograph.capture.values.contexts import before_with
         # (not ``__x``: when the enter runs under a try that hands its exception on, that name
@@ -299,6 +304,12 @@ def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list
         rest = stack[:len(stack) - n]
         return [line], [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     return None
+
+
+def _tensor_indexing(obj, key) -> bool:
+    """``tensor[key]`` with a tensor or constant key (indexes checked only on real values)."""
+    from autograph.capture.values.tensors import TensorValue
+    return isinstance(obj, TensorValue) and (isinstance(key, TensorValue) or key.is_constant())
 
 
 def _inside_blocks(cg: Codegen, frame, inst, stack: list, run: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from autograph.bytecode.instructions import Instruction
 
 
-def _handler_catches(entry, instructions: list[Instruction]) -> tuple[bool, tuple[int, ...]]:
+def _handler_catches(entry, instructions: list[Instruction]) -> tuple[bool, tuple[int, ...], bool]:
     """Whether an exception raised under ``entry`` can be caught (and swallowed) by user code,
     and the stack depths of the ``with`` blocks it passes through on the way.
 
@@ -23,9 +23,12 @@ def _handler_catches(entry, instructions: list[Instruction]) -> tuple[bool, tupl
     ``with`` cleanup swallows the exception when its ``__exit__`` returns true, which only the
     block's context manager can tell: the bound ``__exit__`` sits at ``depth - 1`` of the
     frame's stack while the block runs (see :func:`interpreter.Frame.may_swallow`).
+
+    The third answer: whether a ``finally`` body runs on the way.
     """
     seen: set[int] = set()
     exits: list[int] = []
+    finally_body = False
     while entry is not None and entry.target.index not in seen:
         handler = entry.target
         seen.add(handler.index)
@@ -38,22 +41,25 @@ def _handler_catches(entry, instructions: list[Instruction]) -> tuple[bool, tupl
                 entry = ins.exn
                 break
             if ins.opname in ("CHECK_EXC_MATCH", "CHECK_EG_MATCH", "POP_EXCEPT"):
-                return True, tuple(exits)
+                return True, tuple(exits), finally_body
             if ins.opname == "RERAISE":
+                finally_body = finally_body or ins.index > handler.index + 1
                 entry = ins.exn
                 break
         else:
-            return True, tuple(exits)  # no recognisable end: assume it catches
-    return False, tuple(exits)
+            return True, tuple(exits), finally_body  # no recognisable end: assume it catches
+    return False, tuple(exits), finally_body
 
 
 @dataclass(frozen=True)
 class Catching:
     """Which instructions of a code object run where user code may catch their exceptions:
     ``always`` under an ``except``; ``under_with`` (index -> stack depths) inside ``with``
-    blocks whose ``__exit__`` decides."""
+    blocks whose ``__exit__`` decides; ``under_finally`` where a ``finally`` body runs when the
+    instruction raises."""
     always: frozenset[int]
     under_with: dict[int, tuple[int, ...]]
+    under_finally: frozenset[int] = frozenset()
 
 
 # weak: resume functions' code objects must die with them (equal code objects share an entry,
@@ -65,14 +71,16 @@ def catching(code: types.CodeType, instructions: list[Instruction]) -> Catching:
     """Where an ``except`` (or a ``with`` block's ``__exit__``) of this code object can catch."""
     found = _CATCHING_CACHE.get(code)
     if found is None:
-        always, under_with = set(), {}
+        always, under_with, under_finally = set(), {}, set()
         for ins in instructions:
             if ins.exn is None:
                 continue
-            catches, exits = _handler_catches(ins.exn, instructions)
+            catches, exits, finally_body = _handler_catches(ins.exn, instructions)
             if catches:
                 always.add(ins.index)
             elif exits:
                 under_with[ins.index] = exits
-        found = _CATCHING_CACHE[code] = Catching(frozenset(always), under_with)
+            if finally_body:
+                under_finally.add(ins.index)
+        found = _CATCHING_CACHE[code] = Catching(frozenset(always), under_with, frozenset(under_finally))
     return found

@@ -69,7 +69,8 @@ class Codegen:
         self.cells_by_value: set[int] = set()
         # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
         # rebuilt from their sources are then read first, before the replay (cg.pre runs before it)
-        self.read_sources_first = bool(tx.state.side_effect_events)
+        from autograph.capture.values import side_effects
+        self.read_sources_first = side_effects.pending_in(tx)
         # RemainingSource -> the name of its snapshot in the prologue (values/live_iterators.py)
         self.remaining_snapshots: dict = {}
 

@@ -10,6 +10,12 @@ aten/c10d ops it reaches (whatever Python wrapper called them: ``F.relu(inplace=
 * an op consumes the random generator (tag ``nondeterministic_seeded``): dropping it
   would shift every later random number.
 
+It also foresees run-time errors: an op that checks tensor *values* (an index against a size,
+a class target, an integer divisor) can raise in the compiled graph where the fake run did not
+(``may_raise``, decided by the aten ops reached: :data:`VALUE_CHECKED_OPS`). The graph builder
+splits the graph before such an op when replayed side effects are pending or a ``with``
+block's ``__exit__``/a ``finally`` would run user code on the way out (values/side_effects.py).
+
 Effectful nodes stay in the graph whether or not their result is used.  Tensor-level
 effects no aten op shows (``requires_grad_``, ``detach_``) are in-place by Tensor's own
 naming rule (a method ending in one underscore) and are kept by that rule.
@@ -32,6 +38,54 @@ METADATA = "metadata"      # sizes/strides/storage of a tensor the call was give
 AUTOGRAD = "autograd"      # autograd metadata changed (requires_grad_, detach_): no aten op shows it
 COLLECTIVE = "collective"  # a c10d collective: an effect on other processes
 RANDOM = "random"          # consumes the random generator
+
+
+# aten ops that raise on tensor *values* fake tensors do not have: indices against sizes, class
+# targets, sampling probabilities, linalg failures. (An op missing here is judged by its siblings:
+# ops checking only sizes, dtypes and devices raise during the fake run already.)
+VALUE_CHECKED_OPS = frozenset({
+    "index", "_unsafe_index", "index_put", "index_put_", "_index_put_impl_", "index_select", "gather",
+    "scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_", "embedding",
+    "embedding_bag", "_embedding_bag", "_embedding_bag_forward_only", "embedding_renorm_", "take",
+    "take_along_dim", "put", "put_", "index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
+    "index_fill_", "index_reduce", "index_reduce_", "one_hot", "nll_loss_forward", "nll_loss2d_forward",
+    "nll_loss", "nll_loss_nd", "multi_margin_loss", "multilabel_margin_loss_forward", "ctc_loss", "_ctc_loss",
+    "binary_cross_entropy", "bincount", "_assert_async", "_assert_scalar", "multinomial", "poisson",
+    "binomial", "_linalg_check_errors", "searchsorted", "histc", "histogram", "max_unpool2d", "max_unpool3d",
+    "masked_scatter", "masked_scatter_", "_cdist_forward"})
+# integer division and remainder raise on a zero divisor, integer pow on a negative exponent
+_INTEGER_CHECKED_OPS = frozenset({"div", "div_", "floor_divide", "floor_divide_", "remainder", "remainder_",
+                                  "fmod", "fmod_", "pow", "pow_"})
+# sampling ops that check a probability/std tensor's values
+_PARAMETER_CHECKED_OPS = frozenset({"bernoulli", "bernoulli_", "normal", "normal_"})
+# ops that check an int index against a size: only a symbolic index is unseen by the fake run
+_SYMBOLIC_INDEX_OPS = frozenset({"select", "narrow", "select_scatter"})
+
+
+def _may_raise_on_values(func, args, kwargs) -> bool:
+    """Whether the aten op call can raise at run time on values the fake run cannot see."""
+    name = getattr(getattr(func, "overloadpacket", None), "__name__", "")
+    if name in VALUE_CHECKED_OPS:
+        return True
+    if name not in _INTEGER_CHECKED_OPS and name not in _PARAMETER_CHECKED_OPS and name not in _SYMBOLIC_INDEX_OPS:
+        return False
+    flat = tree_flatten((args, kwargs))[0]
+    if name in _INTEGER_CHECKED_OPS:
+        return any(isinstance(t, torch.Tensor) and not t.dtype.is_floating_point and not t.dtype.is_complex
+                   for t in flat)
+    if name in _PARAMETER_CHECKED_OPS:
+        return any(isinstance(t, torch.Tensor) for t in tree_flatten((args[1:], kwargs))[0])
+    if name in _SYMBOLIC_INDEX_OPS:
+        return any(isinstance(t, torch.SymInt) for t in flat)
+    return False
+
+
+def call_may_raise(target, recorder: "EffectRecorder") -> bool:
+    """Whether a captured call can raise at run time on values its fake run did not see: by the
+    aten ops it reached, or by its own name (a composite op's fake run may reach only ops that
+    check nothing: ``one_hot`` decomposes to ``eq`` with ``arange``)."""
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+    return recorder.may_raise or name in VALUE_CHECKED_OPS
 
 
 def storages_of(*trees) -> set:
@@ -74,6 +128,8 @@ class EffectRecorder(TorchDispatchMode):
         # a written tensor shares memory with another argument as a different view: whether
         # they overlap (an error) is checked only on real memory, never by fake tensors
         self.may_overlap = False
+        self.may_raise = False  # an op that can raise on values only the run sees (VALUE_CHECKED_OPS)
+        self.written: set = set()  # storages this call writes
 
     def _add(self, kind: str) -> None:
         if kind not in self.kinds:
@@ -86,8 +142,10 @@ class EffectRecorder(TorchDispatchMode):
             self._add(COLLECTIVE)
         if _SEEDED in tags:
             self._add(RANDOM)
+        self.may_raise = self.may_raise or _may_raise_on_values(func, args, kwargs)
         for t in _written_args(func, args, kwargs):
             storages = storages_of(t)
+            self.written |= storages
             self.may_overlap = self.may_overlap or _shares_memory_as_another_view(t, storages, (args, kwargs))
             if storages & self.inputs:
                 self._add(METADATA if _INPLACE_VIEW in tags else WRITE)

@@ -27,6 +27,14 @@ INPLACE_OVERLAP = break_kind(
     "operands as a different view (`w *= w[-1]`): whether they overlap, an error in eager, is checked "
     "only on real memory, so it runs in Python, in program order",
     "clone() the operand first (`w *= w[-1].clone()`)")
+RUN_TIME_ERROR = break_kind(
+    "effects-before-run-time-error", "a tensor operation that can raise on tensor values (an index out of "
+    "range, a class target, an integer division by zero) follows an effect on the world replayed after the "
+    "graph, or sits in a `with`/`finally` block whose exit runs Python code; or an in-place write follows a "
+    "logging call that formats the tensor: the graph ends before it so every effect happens in program "
+    "order, also when it raises",
+    "move logging, attribute/list/dict stores and `with` blocks that run Python on exit away from the "
+    "indexing (or the in-place update)")
 
 class GraphBuilder:
     def __init__(self, shape_records: ShapeRecords | None = None):
@@ -42,6 +50,14 @@ class GraphBuilder:
         self.current_trace: str = ""
         # the current instruction is covered by a user's ``except`` (maybe in a caller)
         self.inside_try = False
+        # the current instruction's exception would run user code on its way out (a ``with``
+        # block's Python ``__exit__``, a ``finally``; maybe in a caller)
+        self.unwinds = False
+        # the capture's effects replayed after the graph (values/side_effects.py), once it has any
+        self.side_effects = None
+        # ``torch.set_grad_enabled(b)`` calls: one no ``with`` entered is a lasting effect the entry
+        # sets after the graph (restore_state_on_error undoes it when the graph raises)
+        self.immediate_switches: list = []
         # "self" is the generated forward's own first parameter: an input named so gets "self_1"
         self.names: set[str] = {"self"}
         self.input_storages: set = set()  # storages of inputs, parameters and buffers (effects.py)
@@ -163,17 +179,44 @@ class GraphBuilder:
         if recorder.may_overlap:  # eager raises a partial-overlap error only on real memory
             raise Unsupported(f"in-place {_target_name(target)} on a tensor sharing memory with its operand "
                               "— runs in Python", generic=True, kind=INPLACE_OVERLAP)
+        self._split_before_unseen_errors(target, recorder)
         kinds = recorder.kinds + [k for k in effects.by_name(target) if k not in recorder.kinds]
         if effects.METADATA in kinds and self.fake_mode.shape_env is not None:
             from autograph.capture import shapes
             # the fake input's sizes/strides change in place, and the guards and the backend's
             # example inputs are read from it at the end: capture with static sizes instead
             raise shapes.NeedsStaticSizes(f"{_target_name(target)} changes a tensor's sizes or strides in place")
+        before = getattr(self, "last_call_node", None)
         value = self.wrap_result(kind, target, node_args, node_kwargs, result, effect_kinds=kinds,
                                  arguments=_tensor_values((args, kwargs)))
+        if effects.call_may_raise(target, recorder) and self.last_call_node is not before:
+            self.last_call_node.meta["may_raise"] = True  # unused, it still raises as in eager
         if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
             self.last_call_node.meta["writes_input"] = True  # the caller can see this effect
         return value
+
+    def _split_before_unseen_errors(self, target: Any, recorder: effects.EffectRecorder) -> None:
+        """Break before an operation whose effect or error the world would see out of order.
+
+        * It can raise at run time on values the fake run cannot see, while effects replayed after
+          the graph are pending (they come first in program order and would be lost) or while a
+          ``with`` block's ``__exit__``/a ``finally`` would run user code on the way out (a graph
+          call is outside the block): the op then runs in Python, inside the real blocks.
+        * It writes a tensor a pending logging call will format: the handler must see the value
+          the tensor had at the call.
+        """
+        may_raise = effects.call_may_raise(target, recorder)
+        pending = (self.side_effects is not None and bool(self.side_effects)) or \
+            any(switch.entered_step is None for switch in self.immediate_switches)
+        if may_raise and (pending or self.unwinds):
+            why = "effects before it are replayed after the graph" if pending else \
+                "a `with` block's exit or a `finally` must run if it raises"
+            raise Unsupported(f"{_target_name(target)} can raise at run time on tensor values and {why} "
+                              "— runs in Python", kind=RUN_TIME_ERROR)
+        if recorder.written and pending and any(
+                effects.storages_of(t.fake) & recorder.written for t in self.side_effects.formatted_tensors()):
+            raise Unsupported(f"in-place {_target_name(target)} on a tensor a logging call before it formats "
+                              "— the graph ends before the write", kind=RUN_TIME_ERROR)
 
     def _run_fake(self, kind: str, target: Any, fake_args: tuple, fake_kwargs: dict, recorder) -> Any:
         with self.fake_mode, recorder:
@@ -244,10 +287,11 @@ class GraphBuilder:
         self.fake_mode = None
 
     def _eliminate_dead_code(self) -> None:
-        """Drop unused pure nodes; in-place ops and item stores stay (their effect is the point)."""
+        """Drop unused pure nodes; in-place ops and item stores stay (their effect is the point), and
+        so do ops that may raise on values (``x[idx]`` unused still raises out of range)."""
         for node in reversed(list(self.graph.nodes)):
             if node.op in ("call_function", "call_method", "get_attr") and not node.users \
-                    and not node.meta.get("mutates"):
+                    and not node.meta.get("mutates") and not node.meta.get("may_raise"):
                 self.graph.erase_node(node)
 
 

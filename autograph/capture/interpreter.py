@@ -77,6 +77,7 @@ class Frame:
         self.catching = catching(code, self.instructions)
         # an inlined callee runs inside the caller's try when the call site is covered
         self.inside_try = False
+        self.outer_unwinds = False  # an exception of the call site runs user code in a caller
         self.by_offset = {}
         for ins in self.instructions:
             self.by_offset.setdefault(ins.offset, ins)
@@ -95,6 +96,18 @@ class Frame:
             return True
         return any(depth > len(self.stack) or self.stack[depth - 1].exit_may_swallow()
                    for depth in self.catching.under_with.get(index, ()))
+
+    def unwinds(self, index: int) -> bool:
+        """Whether an exception raised at instruction ``index`` runs user code on its way out of
+        this frame: a ``finally`` body, or a ``with`` block's exit other than a torch state
+        context's (those only restore state, which the graph restores too: graph_state.py)."""
+        if index in self.catching.under_finally:
+            return True
+        depths = self.catching.under_with.get(index)
+        if not depths:
+            return False
+        from autograph.capture.values.contexts import is_state_exit
+        return any(depth > len(self.stack) or not is_state_exit(self.stack[depth - 1]) for depth in depths)
 
     def push(self, v: Value) -> None:
         self.stack.append(v)
@@ -265,6 +278,7 @@ class Translator:
             frame.ip += 1
             self.graph.current_trace = _trace(frame, inst)
             self.graph.inside_try = frame.inside_try or frame.may_swallow(inst.index)
+            self.graph.unwinds = frame.outer_unwinds or frame.unwinds(inst.index)
             fn = HANDLERS.get(inst.opname)
             depth = len(frame.stack)
             try:
@@ -388,6 +402,7 @@ class Translator:
         frame = Frame(code, fv.fn_globals, fv, self.root)
         frame.parent = self.root  # any non-None parent marks an inlined frame
         frame.inside_try = self.graph.inside_try  # set for the caller's call instruction
+        frame.outer_unwinds = self.graph.unwinds
         for name, param in sig.parameters.items():
             local = name
             if name.startswith("implicit") and name not in code.co_varnames:

@@ -3,7 +3,8 @@
 A ``Translator`` owns one ``CaptureState`` (``tx.state``); nothing a capture learns is stored
 as an undeclared attribute on the translator, on torch's ``ShapeEnv`` or on a value.
 
-* Engine state is a field of ``CaptureState`` (``shape_records``, ``side_effect_events``).
+* Engine state is a field of ``CaptureState`` (``shape_records``); the world effects replayed
+  after the graph are the ``side_effects`` slot of ``values/side_effects.py``.
 * A value family's state is a typed slot it declares once with ``registry.state_slot(name,
   factory, owner)`` (the slot says who owns it and what it holds) and reads with
   ``SLOT.of(tx)``; the state makes the slot's empty value on first use.
@@ -41,8 +42,6 @@ class CaptureState:
     """The per-capture world model (see the module docstring)."""
 
     shape_records: ShapeRecords = field(default_factory=ShapeRecords)
-    # side effects replayed after the graph, in program order (values/side_effects.py)
-    side_effect_events: list = field(default_factory=list)
     # the family slots in use: StateSlot -> its value
     slots: dict = field(default_factory=dict)
 

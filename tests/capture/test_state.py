@@ -12,7 +12,7 @@ import torch
 import autograph
 from autograph.capture import interpreter
 from autograph.capture.state import CaptureState
-from autograph.capture.values import registry
+from autograph.capture.values import registry, side_effects
 from autograph.settings import Settings, set_current_settings
 
 
@@ -77,14 +77,15 @@ def test_no_attribute_appears_on_the_translator_or_the_shape_env(watched):
         assert new_on_env == set()
         assert isinstance(state, CaptureState)
     used = {slot.name for _, _, state in watched for slot in state.slots}
-    assert {"container_mirrors", "made_namedtuple_classes", "outside_iterators", "outside_containers"} <= used
-    assert any(state.side_effect_events for _, _, state in watched)
+    assert {"container_mirrors", "made_namedtuple_classes", "outside_iterators", "outside_containers",
+            "side_effects"} <= used
+    assert any(state.slots.get(side_effects.SIDE_EFFECTS) for _, _, state in watched)
 
 
 def test_every_slot_is_declared_once_by_the_module_that_owns_it():
     assert set(registry.STATE_SLOTS) >= {"container_mirrors", "outside_containers", "private_objects",
                                          "real_stand_ins", "made_namedtuple_classes", "outside_iterators",
-                                         "live_iterators"}
+                                         "live_iterators", "side_effects"}
     for name, slot in registry.STATE_SLOTS.items():
         assert slot.name == name
         owner = importlib.import_module(slot.owner)

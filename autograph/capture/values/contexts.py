@@ -192,6 +192,7 @@ class GradModeContextValue(StateContextValue):
         """``set_grad_enabled(b)`` called: the mode changes here, whether or not a ``with`` follows."""
         self.prev = torch.is_grad_enabled()
         _set_grad(tx, self.enabled)
+        tx.graph.immediate_switches.append(self)  # an effect until a `with` enters it (graph.py)
         return self
 
     def enter(self, tx) -> Value:
@@ -378,6 +379,11 @@ class _ExitValue(_MethodOf):
     def reconstruct(self, cg):
         raise Unsupported(f"the exit of a `with {self.ctx.describe()}` block outside its stack slot",
                           kind=STATE_CONTEXT)
+
+
+def is_state_exit(value: Value) -> bool:
+    """Whether ``value`` (a ``with`` block's exit slot) is a torch state context's exit."""
+    return isinstance(value, _ExitValue)
 
 
 def open_blocks(stack: list[Value]) -> list[StateContextValue]:

@@ -12,6 +12,14 @@
 The transformed code performs the recorded effects in order right after the
 compiled graph ran, before the breaking instruction or the return: the state
 eager would leave at that point.
+
+All of them live in one :class:`SideEffects` (``tx.side_effects``, shared with the
+graph builder), which codegen consumes. Because they run *after* the graph, the graph
+must not raise after any of them in program order: the graph builder splits the graph
+before an operation that can raise at run time on values the fake run cannot see
+(``effects.EffectRecorder.may_raise``) while effects are pending, and before an
+in-place write to a tensor a pending logging call will format (the handler must see
+the value at the call, not the mutated one). See ARCHITECTURE.md, "Side effects".
 """
 from __future__ import annotations
 
@@ -20,6 +28,7 @@ import types
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 
@@ -30,8 +39,60 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
                    "warning_advice"}
 
 
+class SideEffects:
+    """Every world effect of one capture that the transformed code performs after the graph,
+    in program order: ``("store", obj_value, real, name, value)``, ``("call", fn, args,
+    kwargs)``, ``("replay", line)``."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.events)
+
+    def formatted_tensors(self) -> list[Value]:
+        """Tensor values that pending calls (logging, ``warnings.warn``) will format or hand to a
+        handler when they are replayed: they must still hold the value they had at the call."""
+        out: list[Value] = []
+        for event in self.events:
+            if event[0] == "call" and is_reorderable_logging(event[1]):
+                for arg in [*event[2], *event[3].values()]:
+                    out.extend(_tensor_values(arg))
+        return out
+
+
+def _tensor_values(value: Value) -> list[Value]:
+    from autograph.capture.values.tensors import TensorValue
+    if isinstance(value, TensorValue):
+        return [value]
+    tensor = getattr(value, "tensor", None)  # an ndarray over a graph tensor (numpy_values.py)
+    if isinstance(tensor, TensorValue):
+        return [tensor]
+    items = getattr(value, "items", None)
+    if isinstance(items, dict):
+        items = list(items.values())
+    if isinstance(items, (list, tuple)):
+        return [t for item in items if isinstance(item, Value) for t in _tensor_values(item)]
+    return []
+
+
+SIDE_EFFECTS = registry.state_slot("side_effects", SideEffects, __name__)
+
+
+def of(tx) -> SideEffects:
+    """The capture's side effects (made on first use; the graph builder sees the same object)."""
+    effects = SIDE_EFFECTS.of(tx)
+    tx.graph.side_effects = effects
+    return effects
+
+
+def pending_in(tx) -> bool:
+    """Whether the capture recorded any effect to replay after its graph."""
+    return bool(SIDE_EFFECTS.peek(tx))
+
+
 def _events(tx) -> list:
-    return tx.state.side_effect_events
+    return of(tx).events
 
 
 def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> None:
@@ -60,9 +121,39 @@ def is_reorderable_logging(fn: Any) -> bool:
         and name in _LOGGER_METHODS
 
 
+LOGGED_MUTABLE = break_kind(
+    "logging-a-mutable-value", "a logging call (or `warnings.warn`) is given a list, dict, set or object made "
+    "or changed during capture: deferred past the graph it would format the value as the capture leaves "
+    "it, not as it is at the call, so it runs in Python at the call",
+    "log a copy or the text (`str(items)`) when the value changes later")
+
+
+def _mutable_args(values: list[Value]) -> list[Value]:
+    """Arguments whose later changes a deferred call would see (tensors and ndarrays are
+    guarded by the graph builder instead: a write to one ends the graph first)."""
+    from autograph.capture.values.numpy_values import NumpyArrayValue
+    out = []
+    for value in values:
+        if isinstance(value, NumpyArrayValue) or _tensor_values(value) == [value]:
+            continue
+        if value.mutable:
+            out.append(value)
+        items = getattr(value, "items", None)
+        if isinstance(items, dict):
+            items = list(items.values())
+        if isinstance(items, (list, tuple)):
+            out.extend(_mutable_args([v for v in items if isinstance(v, Value)]))
+    return out
+
+
 def record_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:
     """Defer ``fn(*args, **kwargs)`` to after the graph; the call's value is None."""
     from autograph.capture.values.constants import ConstantValue
+    if is_reorderable_logging(fn):
+        changing = _mutable_args([*args, *kwargs.values()])
+        if changing:
+            raise Unsupported(f"{getattr(fn, '__name__', 'logging call')} of {changing[0].describe()}",
+                              kind=LOGGED_MUTABLE)
     _events(tx).append(("call", fn, list(args), dict(kwargs)))
     return ConstantValue(None)
 
