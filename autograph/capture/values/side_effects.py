@@ -13,7 +13,7 @@ The transformed code performs the recorded effects in order right after the
 compiled graph ran, before the breaking instruction or the return: the state
 eager would leave at that point.
 
-All of them live in one :class:`SideEffects` (``tx.side_effects``, shared with the
+All of them live in one :class:`SideEffects` (the ``side_effects`` state slot, shared with the
 graph builder), which codegen consumes. Because they run *after* the graph, the graph
 must not raise after any of them in program order: the graph builder splits the graph
 before an operation that can raise at run time on values the fake run cannot see
