@@ -533,8 +533,6 @@ class SuperValue(Value):
         return f"super({self.start.__qualname__})"
 
     def getattr(self, tx, name):
-        if self.of_class and name != "__new__":
-            raise Unsupported(f"super() bound to a class: attribute `.{name}`", kind="unsupported-operation")
         mro = self.obj_type.__mro__
         try:
             rest = mro[mro.index(self.start) + 1:]
@@ -547,11 +545,36 @@ class SuperValue(Value):
                 raw = klass.__dict__[name]
                 if name == "__new__":  # a static method: never bound
                     return tx.wrap(raw.__func__ if isinstance(raw, staticmethod) else raw, None, trusted=True)
-                return _bind_class_attr(tx, self.obj, klass, name, raw)
+                return _bind_found_by_super(tx, self, klass, name, raw)
             if not klass.__flags__ & (1 << 8):  # a class that can still gain the name
                 tx.guards.key_absent(class_dict_source(klass), name)
         err = AttributeError(f"'super' object has no attribute {name!r}")
         raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
+
+
+def _bind_found_by_super(tx, sup: SuperValue, klass: type, name: str, raw: Any) -> Value:
+    """``raw.__get__(obj, obj_type)`` for the entry ``super().name`` found in ``klass``, as
+    ``super.__getattribute__`` runs it: a classmethod binds to the type of the object super was
+    given (``GrandChild``, not the class defining it), a property runs its getter on the object;
+    with super bound to a class (``super().f()`` in a classmethod) the instance is None, so a
+    function stays unbound and a classmethod binds to that class."""
+    tx.guards.class_attr(klass, name)  # the entry found (the classes before it are guarded absent)
+    of_class = sup.of_class
+    if isinstance(raw, types.FunctionType):
+        return UserFunctionValue(raw) if of_class else BoundMethodValue(UserFunctionValue(raw), sup.obj)
+    if isinstance(raw, staticmethod):
+        return tx.wrap(raw.__func__, None, trusted=True)
+    if isinstance(raw, classmethod) and isinstance(raw.__func__, types.FunctionType):
+        owner = sup.obj if of_class else tx.wrap(sup.obj_type, None, trusted=True)
+        return BoundMethodValue(UserFunctionValue(raw.__func__), owner)
+    if isinstance(raw, property) and not of_class and isinstance(raw.fget, types.FunctionType):
+        return UserFunctionValue(raw.fget).call(tx, [sup.obj], {})
+    if not of_class and type(raw).__name__ in ("method_descriptor", "wrapper_descriptor"):
+        return NativeMethodValue(sup.obj, raw, name)
+    if not hasattr(type(raw), "__get__"):  # a plain class attribute: the object itself
+        return tx.wrap(raw, None, pin=lambda: klass.__dict__[name], what=f"{klass.__qualname__}.{name}")
+    raise Unsupported(f"descriptor attribute `.{name}` of {klass.__qualname__} read through super()",
+                      kind="unsupported-operation")
 
 
 def _super(tx, *args):
