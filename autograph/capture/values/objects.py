@@ -221,8 +221,9 @@ class ObjectValue(Value):
         return out
 
     def length(self, tx):
+        from autograph.capture.values.truth_protocol import len_result
         out = self._python_special(tx, "__len__", [])
-        return out.as_python_constant() if out is not None else super().length(tx)
+        return len_result(out) if out is not None else super().length(tx)
 
     def contains(self, tx, item):
         from autograph.capture.values.constants import ConstantValue
@@ -230,10 +231,13 @@ class ObjectValue(Value):
         return ConstantValue(out.truth(tx)) if out is not None else super().contains(tx, item)
 
     def truth(self, tx):
-        for name in ("__bool__", "__len__"):
-            out = self._python_special(tx, name, [])
-            if out is not None:
-                return out.truth(tx)
+        from autograph.capture.values.truth_protocol import bool_result, len_result
+        out = self._python_special(tx, "__bool__", [])
+        if out is not None:
+            return bool_result(tx, out)
+        out = self._python_special(tx, "__len__", [])
+        if out is not None:
+            return len_result(out) > 0
         return super().truth(tx)
 
     def call(self, tx, args, kwargs):

@@ -19,7 +19,7 @@ import types
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values import registry
+from autograph.capture.values import registry, truth_protocol
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
@@ -102,6 +102,15 @@ def _special(tx, cls: type, name: str) -> types.FunctionType | None:
         from autograph.capture.values.absence import guard_absent_in_classes
         guard_absent_in_classes(tx, cls, name)
     return fn
+
+
+def _no_odd_special(cls: type, name: str) -> None:
+    """A special method that is neither a Python function nor a builtin base's slot (``__len__ =
+    None``, a callable object) makes Python call whatever it is: not modelled, a break."""
+    klass, raw = mro_lookup(cls, name)
+    if raw is not None and klass not in _PLAIN_BASES and not isinstance(raw, types.FunctionType):
+        raise Unsupported(f"{cls.__qualname__}.{name} is {type(raw).__name__}, not a function",
+                          kind="unsupported-operation")
 
 
 def _python_new(cls: type) -> types.FunctionType | None:
@@ -273,18 +282,21 @@ class UserObjectValue(Value):
         raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True, kind="python-exception")
 
     def length(self, tx):
+        _no_odd_special(self.cls, "__len__")
         out = self._special(tx, "__len__", [])
         if out is not None:
-            return out.as_python_constant()
+            return truth_protocol.len_result(out)
         if self.items is not None:
             return self.items.length(tx)
         raise Unsupported(f"TypeError: object of type {self.cls.__qualname__} has no len()", generic=True,
                           kind="python-exception")
 
     def truth(self, tx):
+        _no_odd_special(self.cls, "__bool__")
         out = self._special(tx, "__bool__", [])
         if out is not None:
-            return out.truth(tx)
+            return truth_protocol.bool_result(tx, out)
+        _no_odd_special(self.cls, "__len__")
         if _special(tx, self.cls, "__len__") is not None or self.items is not None:
             return self.length(tx) > 0
         return True
