@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value
+from autograph.capture.keyword_args import keyword_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from autograph.capture.codegen import Codegen
@@ -89,7 +90,7 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
             lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
         else:
             _, fn, args, kwargs = event
-            parts = [cg.reconstruct(a) for a in args] + [f"{k}={cg.reconstruct(v)}" for k, v in kwargs.items()]
+            parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
             lines.append(f"{cg.const(fn)}({', '.join(parts)})")
     return lines
 
