@@ -168,9 +168,11 @@ class ObjectValue(Value):
                 from autograph.capture.values.functions import UserFunctionValue
                 tx.guards.class_attr(cls, name)
                 return UserFunctionValue(attr.fget).call(tx, [self], {})
+            from autograph.capture.values.enums import is_enum_member_attribute
             if not isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)) \
                     and hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
-                    and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
+                    and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")) \
+                    and not is_enum_member_attribute(klass, attr):  # Enum's name/value: a plain read
                 raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
             # a C-level slot read (no Python code runs) or a plain class attribute: the real value
         elif generic_getattribute(cls):
