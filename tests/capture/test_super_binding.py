@@ -4,6 +4,9 @@ object's own class, a property runs its getter on the object, and super bound to
 classmethod) leaves functions unbound and binds classmethods to that class."""
 from __future__ import annotations
 
+import contextlib
+import io
+
 import torch
 
 from tests.capture.checks import check
@@ -62,3 +65,26 @@ def made_in_the_call(x):
 def test_super_in_a_classmethod_and_on_an_object_made_in_the_call():
     h = check(made_in_the_call, lambda: (torch.randn(3),))
     assert h.breaks == []
+
+
+class Noisy:
+    def hi(self, x, tag):
+        print("in Noisy.hi", tag)  # a break inside the method reached through super()
+        return x + 1
+
+
+class Quiet(Noisy):
+    def go(self, x):
+        lookup = super()
+        y = lookup.hi(x, "a")
+        return lookup.hi(y, "b"), type(lookup) is super
+
+
+def super_kept_across_a_break(x, obj):
+    return obj.go(x)
+
+
+def test_super_object_live_at_a_break_is_rebuilt():
+    with contextlib.redirect_stdout(io.StringIO()):
+        h = check(super_kept_across_a_break, lambda: (torch.randn(3), Quiet()))
+    assert {b.kind for b in h.breaks} <= {"side-effect"}

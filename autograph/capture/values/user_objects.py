@@ -532,6 +532,9 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
 # ---------------------------------------------------------------------------
 # super()
 
+super_type = super  # the builtin (this module registers a handler named ``_super``)
+
+
 class SuperValue(Value):
     """``super(start, obj)``: attribute lookup in ``type(obj).__mro__`` after ``start``."""
 
@@ -539,10 +542,17 @@ class SuperValue(Value):
         self.start = start
         self.obj = obj
         self.obj_type = obj_type
-        self.of_class = of_class  # super(C, cls): only ``__new__`` (a static method) is modelled
+        self.of_class = of_class  # super(C, cls): bound to a class (``__new__``, a classmethod's super())
 
     def describe(self):
         return f"super({self.start.__qualname__})"
+
+    def python_type(self):
+        return super_type
+
+    def reconstruct(self, cg):
+        """``super(start, obj)``: the same lookup object (it holds no state of its own)."""
+        return f"{cg.const(super_type)}({cg.const(self.start)}, {cg.reconstruct(self.obj)})"
 
     def getattr(self, tx, name):
         mro = self.obj_type.__mro__
