@@ -107,7 +107,9 @@ def _compile_module(module: Any, overrides: dict) -> Any:
     shim.explicit = True
 
     def compiled_forward(self, *args: Any, **kwargs: Any) -> Any:
-        return shim(self, *args, **kwargs)
+        # ``forward`` runs on the original module, as torch.compile's does: ``self is other``
+        # and ``self`` stored or returned are the module the caller knows, not this view
+        return shim(module if self is view else self, *args, **kwargs)
 
     compiled_forward.__name__ = "forward"
     compiled_forward.__qualname__ = f"{cls.__qualname__}.forward"

@@ -120,6 +120,28 @@ def test_compiled_module_runs_the_original_modules_hooks():
     assert torch.allclose(compiled(x), torch.nn.functional.linear(x, module.weight, module.bias) * 2 + 1)
 
 
+class _SelfCompare(torch.nn.Module):
+    def forward(self, x, other):
+        if self is other:
+            return x + 1, self
+        return x - 1, self
+
+
+def test_compiled_module_forward_runs_on_the_original_module():
+    """As with torch.compile, ``self`` in the compiled forward is the module compiled, not the
+    view ``compile`` returns: ``m_compiled(x, m)`` sees ``self is other``."""
+    import autograph
+
+    module = _SelfCompare()
+    compiled = autograph.compile(module, backend="eager")
+    x = torch.ones(2)
+    for _ in range(2):
+        out, me = compiled(x, module)
+        assert torch.equal(out, x + 1) and me is module
+        out, me = compiled(x, _SelfCompare())
+        assert torch.equal(out, x - 1) and me is module
+
+
 def test_compile_of_ddp_compiles_the_wrapped_module_and_keeps_ddp_eager(tmp_path):
     """``autograph.compile(DDP(m))``: DDP's own forward (reducer, buckets) runs eagerly and reads
     ``self.module``, the compiled view of ``m`` (one process; two in tests/distributed)."""

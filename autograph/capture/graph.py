@@ -18,6 +18,7 @@ import torch.fx
 
 from autograph.capture import effects
 from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.keyword_args import printable_call
 from autograph.capture.state import ShapeRecords
 from autograph.capture.values.base import Value
 
@@ -237,8 +238,8 @@ class GraphBuilder:
         mutates = bool(effect_kinds)
         if not _has_tensor(result) and not mutates:
             return wrap_fake_result(self, None, result)
-        node = self.graph.create_node(kind, target, node_args, node_kwargs,
-                                      name=self._name(_target_name(target).split(".")[-1]))
+        name = self._name(_target_name(target).split(".")[-1])
+        node = self.graph.create_node(*printable_call(kind, target, node_args, node_kwargs), name=name)
         node.meta["example_value"] = result
         node.stack_trace = self.current_trace
         node.meta["mutates"] = mutates

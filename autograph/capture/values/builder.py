@@ -90,6 +90,22 @@ def _value_guard(g, source, obj: Any) -> None:
         g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: v == obj, [source])
 
 
+def _wrap_items(tx, container: Any, source, pairs) -> list[Value]:
+    """The values of a list's or dict's items, ``(key, item)`` in ``pairs``. Without a source
+    (a trusted read: no value registered to come back to) a container holding itself breaks."""
+    from autograph.capture.values.cycles import all_items
+    out: list[Value] = []
+
+    def wrap_one(pair) -> bool:
+        key, item = pair
+        out.append(wrap_real(tx, item, ItemSource(source, key) if source is not None else None))
+        return True
+    if not all_items(container, pairs, wrap_one) and source is None:
+        raise Unsupported("a container holding itself, read without a guardable source",
+                          kind="unsupported-operation")
+    return out
+
+
 def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     """The value for a real object reached through ``source`` (None: a trusted read)."""
     g = tx.guards
@@ -155,10 +171,11 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             return seen
         g.type_(source, obj)
         g.length(source, obj)
-        value = ListValue([wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
-                           for i, x in enumerate(obj)], source)
+        value = ListValue([], source)
         value.identity = obj  # for `is` between containers from outside
-        return register_outside_container(tx, obj, value)
+        register_outside_container(tx, obj, value)  # first: a list holding itself finds this value
+        value.items = _wrap_items(tx, obj, source, enumerate(obj))
+        return value
     if type(obj) is dict and all(_plain_key(k) for k in obj):
         from autograph.capture.values.containers import outside_container, register_outside_container
         seen = outside_container(tx, obj, source)
@@ -166,10 +183,11 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             return seen
         g.type_(source, obj)
         g.keys(source, obj)
-        value = DictValue({k: wrap_real(tx, v, ItemSource(source, k) if source is not None else None)
-                           for k, v in obj.items()}, source)
+        value = DictValue({}, source)
         value.identity = obj  # for `is` between containers from outside
-        return register_outside_container(tx, obj, value)
+        register_outside_container(tx, obj, value)  # first: a dict holding itself finds this value
+        value.items = dict(zip(obj, _wrap_items(tx, obj, source, obj.items())))
+        return value
     if callable(obj) and is_torch_compiled(obj):  # left to torch.compile: its call is a break
         g.id_(source, obj)
         return TorchCompiledValue(obj, source)

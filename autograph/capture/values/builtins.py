@@ -505,28 +505,22 @@ def _class_info(cls: Value):
 
 
 def _isinstance(tx, obj, cls):
-    classes = _class_info(cls)
-    try:
-        t = obj.python_type()
-    except Unsupported:
-        raise
-    # (a tensor's type is its real class: an nn.Parameter read from a module, or passed in, is one)
-    if obj.is_tensor():
-        return ConstantValue(_tensor_isinstance(tx, obj, classes, issubclass(t, classes)))
-    return ConstantValue(issubclass(t, classes))
+    """CPython's order of tests, metaclass checkers included (values/instance_checks.py; a
+    tensor's type is its real class: an nn.Parameter read from a module, or passed in, is one)."""
+    from autograph.capture.values.instance_checks import is_instance
+    return ConstantValue(is_instance(tx, obj, _class_info(cls)))
 
 
 def _issubclass(tx, cls, classinfo):
-    """``issubclass`` between classes with the plain ``type`` metaclass: the real test, run on
-    the real classes (a metaclass could define ``__subclasscheck__``: left to Python)."""
+    """``issubclass`` on real classes: ``type``'s test run for real, a metaclass's Python
+    ``__subclasscheck__`` inlined (values/instance_checks.py); others are left to Python."""
+    from autograph.capture.values.instance_checks import is_subclass
     try:
         sub, info = _class_info(cls), _class_info(classinfo)
     except Unsupported:
         return NotImplemented
-    flat = info if isinstance(info, tuple) else (info,)
-    if not isinstance(sub, type) or not all(type(c) is type for c in (sub, *flat)):
-        return NotImplemented
-    return ConstantValue(issubclass(sub, info))
+    answer = is_subclass(tx, cls, sub, info)
+    return NotImplemented if answer is None else ConstantValue(answer)
 
 
 def _tensor_isinstance(tx, obj, classes, by_class: bool) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values import cycles
 from autograph.capture.values.base import Value, equal_or_identical, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.registry import state_slot
@@ -33,7 +34,7 @@ class BaseSequenceValue(Value):
         return self.kind
 
     def is_constant(self) -> bool:
-        return all(i.is_constant() for i in self.items)
+        return cycles.all_items(self, self.items, lambda i: i.is_constant())
 
     def as_python_constant(self) -> Any:
         return self.kind([i.as_python_constant() for i in self.items])
@@ -137,6 +138,7 @@ class BaseSequenceValue(Value):
             return cg.source_expr(self.source)
         if self.identity is not None:  # a real object read from outside (pinned): that object
             return cg.const(self.identity)
+        cycles.refuse_self_holding_tuple(self)
         parts = [cg.reconstruct(i) for i in self.items]
         if self.kind is tuple:
             return "(" + "".join(p + ", " for p in parts) + ")"
@@ -400,6 +402,10 @@ class ListValue(BaseSequenceValue):
             return cg.source_expr(self.source)
         if self.identity is not None:  # a real object read from outside (pinned): that object
             return cg.const(self.identity)
+        in_two_steps = cycles.rebuild_in_two_steps(
+            cg, self, "[]", lambda name: f"{name}.extend([{', '.join(cg.reconstruct(i) for i in self.items)}])")
+        if in_two_steps is not None:
+            return in_two_steps
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
 
 
@@ -476,7 +482,8 @@ class DictValue(Value):
         return any(_identity_key(k) for k in self.items)
 
     def is_constant(self):
-        return all(v.is_constant() for v in self.items.values()) and not self.has_identity_keys()
+        return cycles.all_items(self, self.items.values(), lambda v: v.is_constant()) \
+            and not self.has_identity_keys()
 
     def as_python_constant(self):
         return self.kind((k, v.as_python_constant()) for k, v in self.items.items())
@@ -636,8 +643,13 @@ class DictValue(Value):
             return cg.source_expr(self.source)
         if self.identity is not None:  # a real object read from outside (pinned): that object
             return cg.const(self.identity)
-        body = ", ".join(f"{_key_expr(cg, k)}: {cg.reconstruct(v)}" for k, v in self.items.items())
-        text = "{" + body + "}"
+        def body() -> str:
+            return ", ".join(f"{_key_expr(cg, k)}: {cg.reconstruct(v)}" for k, v in self.items.items())
+        empty = "{}" if self.kind is dict else f"{cg.const(self.kind)}()"
+        in_two_steps = cycles.rebuild_in_two_steps(cg, self, empty, lambda name: f"{name}.update({{{body()}}})")
+        if in_two_steps is not None:
+            return in_two_steps
+        text = "{" + body() + "}"
         if self.kind is not dict:
             text = f"{cg.const(self.kind)}({text})"
         return cg.shared(self, text)

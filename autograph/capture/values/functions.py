@@ -5,7 +5,7 @@ import types
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.exit_swallow import bound_exit_may_swallow
 from autograph.guards.sources import AttrSource, ClosureSource, ItemSource, MemberSource, ObjectSource
@@ -153,8 +153,10 @@ def make_function(code: types.CodeType, fn_globals: dict, defaults: tuple | None
 
 
 def _in_namespace(name: str) -> bool:
-    """Whether ``f.name = v`` goes to the function's ``__dict__`` (not one of its own slots)."""
-    return not isinstance(getattr(types.FunctionType, name, None),
+    """Whether ``f.name = v`` goes to the function's ``__dict__`` (not one of its own slots):
+    the function type's own entry decides (``getattr(FunctionType, "__name__")`` would be the
+    class's name, "function", not the slot's descriptor)."""
+    return not isinstance(mro_lookup(types.FunctionType, name)[1],
                           (types.GetSetDescriptorType, types.MemberDescriptorType))
 
 

@@ -9,6 +9,7 @@ from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.exception_state import EXCEPTION_STATE
 from autograph.capture.values.containers import ListIteratorValue
+from autograph.capture.keyword_args import keyword_text
 
 LIVE_GENERATOR = break_kind(
     "live-generator", "a generator that already yielded is still in use after a graph break: its paused "
@@ -151,7 +152,7 @@ class GeneratorValue(ListIteratorValue):
         if not self.started:  # no code of it ran: calling the generator function again is the same
             fn, args, kwargs = self.call
             if fn is not None:
-                parts = [cg.reconstruct(a) for a in args] + [f"{k}={cg.reconstruct(v)}" for k, v in kwargs.items()]
+                parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
                 return cg.shared(self, f"{cg.reconstruct(fn)}({', '.join(parts)})")
         if not self.done:
             raise Unsupported(f"a generator ({self.frame.code.co_qualname}) that has started running is live "

@@ -22,6 +22,7 @@ from autograph.capture.values.base import Value
 from autograph.capture.values.containers import ListIteratorValue
 from autograph.capture.values import tokens
 from autograph.capture.values.tokens import from_real, register_made, run_real, to_real
+from autograph.capture.keyword_args import keyword_text
 
 LIVE_ITERATOR = break_kind(
     "live-iterator", "an itertools/collections iterator that already produced items is still in use where "
@@ -106,7 +107,7 @@ def _reraise(exc):
 
 
 def call_expr(cg, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> str:
-    parts = [cg.reconstruct(a) for a in args] + [f"{k}={cg.reconstruct(v)}" for k, v in kwargs.items()]
+    parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
     return f"{cg.const(fn)}({', '.join(parts)})"
 
 

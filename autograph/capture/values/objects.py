@@ -8,6 +8,7 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value, generic_getattribute, mro_lookup
+from autograph.guards import model
 from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
 # modules whose attributes are trusted not to change: reads are not guarded
@@ -127,6 +128,27 @@ class ObjectValue(Value):
             return super().setattr(tx, name, value)
         side_effects.record_store(tx, self, self.obj, name, value)
 
+    def delattr(self, tx, name):
+        """``del obj.name`` of a plain instance-``__dict__`` entry: recorded and replayed after the
+        graph (the entry's presence guarded); a later read of the name in this capture breaks."""
+        cls, obj = type(self.obj), self.obj
+        plain = getattr(cls, "__delattr__", None) is object.__delattr__ and isinstance(
+            getattr(obj, "__dict__", None), dict)
+        descriptor = any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__get__") for k in cls.__mro__)
+        if not plain or descriptor or self.source is None:
+            raise Unsupported(f"`del` of attribute {name!r} of {self.describe()} — a side effect", kind="side-effect")
+        stored = side_effects.pending(tx, obj, name)
+        present = name in obj.__dict__ if stored is None else stored is not side_effects.DELETED
+        if stored is None:
+            source = self.source
+            tx.guards._add(("in-dict", source, name), lambda: model.python_guard(
+                f"({name!r} in {source.expr}.__dict__) == {present}",
+                lambda v: (name in v.__dict__) == present, [source]))
+        if not present:  # Python raises AttributeError here, with its own message
+            raise Unsupported(f"`del` of missing attribute {name!r} of {self.describe()}", generic=True,
+                              kind="python-exception")
+        side_effects.record_delete(tx, self, obj, name)
+
     def __init__(self, obj, source=None, what: str = ""):
         self.obj = obj
         self.source = source
@@ -146,6 +168,8 @@ class ObjectValue(Value):
         class attributes, then a Python ``__getattr__``; what was absent is guarded to stay so."""
         obj = self.obj
         stored = side_effects.pending(tx, obj, name)
+        if stored is side_effects.DELETED:  # lookup would go on past the instance dict: not modelled
+            raise Unsupported(f"attribute `.{name}` read after `del` in the same call", kind="unsupported-operation")
         if stored is not None:  # written earlier in this capture (replayed after the graph)
             return stored
         cls = type(obj)
@@ -168,9 +192,11 @@ class ObjectValue(Value):
                 from autograph.capture.values.functions import UserFunctionValue
                 tx.guards.class_attr(cls, name)
                 return UserFunctionValue(attr.fget).call(tx, [self], {})
+            from autograph.capture.values.enums import is_enum_member_attribute
             if not isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)) \
                     and hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
-                    and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")):
+                    and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")) \
+                    and not is_enum_member_attribute(klass, attr):  # Enum's name/value: a plain read
                 raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
             # a C-level slot read (no Python code runs) or a plain class attribute: the real value
         elif generic_getattribute(cls):
@@ -221,8 +247,9 @@ class ObjectValue(Value):
         return out
 
     def length(self, tx):
+        from autograph.capture.values.truth_protocol import len_result
         out = self._python_special(tx, "__len__", [])
-        return out.as_python_constant() if out is not None else super().length(tx)
+        return len_result(out) if out is not None else super().length(tx)
 
     def contains(self, tx, item):
         from autograph.capture.values.constants import ConstantValue
@@ -230,10 +257,13 @@ class ObjectValue(Value):
         return ConstantValue(out.truth(tx)) if out is not None else super().contains(tx, item)
 
     def truth(self, tx):
-        for name in ("__bool__", "__len__"):
-            out = self._python_special(tx, name, [])
-            if out is not None:
-                return out.truth(tx)
+        from autograph.capture.values.truth_protocol import bool_result, len_result
+        out = self._python_special(tx, "__bool__", [])
+        if out is not None:
+            return bool_result(tx, out)
+        out = self._python_special(tx, "__len__", [])
+        if out is not None:
+            return len_result(out) > 0
         return super().truth(tx)
 
     def call(self, tx, args, kwargs):

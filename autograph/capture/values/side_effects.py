@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value
+from autograph.capture.keyword_args import keyword_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from autograph.capture.codegen import Codegen
@@ -98,6 +99,21 @@ def _events(tx) -> list:
 def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> None:
     """Remember ``real.name = value`` (``obj_value`` rebuilds ``real`` in the transformed code)."""
     _events(tx).append(("store", obj_value, real, name, value))
+
+
+class _Deleted(Value):
+    """What ``pending`` answers for an attribute the capture deleted (``del o.name``)."""
+
+    def describe(self):
+        return "a deleted attribute"
+
+
+DELETED = _Deleted()
+
+
+def record_delete(tx, obj_value: Value, real: Any, name: str) -> None:
+    """Remember ``del real.name``, replayed in order with the stores after the graph."""
+    _events(tx).append(("store", obj_value, real, name, DELETED))
 
 
 def pending(tx, real: Any, name: str) -> Value | None:
@@ -174,10 +190,13 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
                 lines.append(text)
         elif event[0] == "store":
             _, obj_value, _real, name, value = event
-            lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+            if value is DELETED:
+                lines.append(f"delattr({cg.reconstruct(obj_value)}, {name!r})")
+            else:
+                lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
         else:
             _, fn, args, kwargs = event
-            parts = [cg.reconstruct(a) for a in args] + [f"{k}={cg.reconstruct(v)}" for k, v in kwargs.items()]
+            parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
             lines.append(f"{cg.const(fn)}({', '.join(parts)})")
     return lines
 

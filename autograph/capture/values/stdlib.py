@@ -9,12 +9,16 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import pathlib
+import types
 
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import registry
+from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import DictValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.values.objects import ObjectValue
+from autograph.guards import model
 from autograph.guards.sources import AttrSource, ItemSource
 
 
@@ -101,11 +105,46 @@ def _wrap_partial(tx, obj, source):
                         {k: tx.wrap(v, ItemSource(kw_src, k)) for k, v in obj.keywords.items()})
 
 
+def _fspath(tx, *args, **kwargs):
+    """``os.fspath(p)``: a constant is the real call's answer (its TypeError included); a
+    ``pathlib`` path from outside is read for real (immutable; a PYTHON guard asks again); a
+    user class's ``__fspath__`` is inlined and its result checked as ``os.fspath`` checks it."""
+    if len(args) != 1 or kwargs:
+        return NotImplemented
+    (path,) = args
+    if path.is_constant():
+        value = path.as_python_constant()
+        try:
+            return ConstantValue(os.fspath(value))
+        except TypeError as exc:
+            raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception") from None
+    if isinstance(path, ObjectValue) and isinstance(path.obj, pathlib.PurePath) \
+            and type(path.obj).__fspath__ is pathlib.PurePath.__fspath__:
+        text = os.fspath(path.obj)
+        if path.source is not None:
+            source = path.source
+            tx.guards._add(("fspath", source), lambda: model.python_guard(
+                f"os.fspath({source.expr}) == {text!r}", lambda v: os.fspath(v) == text, [source]))
+        return ConstantValue(text)
+    kind = path.python_type()
+    method = getattr(kind, "__fspath__", None)
+    if not isinstance(method, types.FunctionType):
+        return NotImplemented
+    out = path.call_method(tx, "__fspath__", [], {})
+    result_kind = out.python_type()
+    if result_kind not in (str, bytes) and not issubclass(result_kind, (str, bytes)):
+        exc = TypeError(f"expected {kind.__name__}.__fspath__() to return str or bytes, "
+                        f"not {result_kind.__name__}")
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+    return out
+
+
 CALL_HANDLERS = {inspect.signature: _signature}
 
 
 def install() -> None:
     for fn, handler in CALL_HANDLERS.items():
         registry.register_opaque_call(fn, handler)
+    registry.register_builtin(os.fspath, _fspath)
     registry.register_type_wrapper(type(os.environ), _wrap_environ)
     registry.register_type_wrapper(functools.partial, _wrap_partial)

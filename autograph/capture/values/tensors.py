@@ -11,7 +11,7 @@ import operator
 
 import torch
 
-from autograph.capture.breaks import Unsupported
+from autograph.capture.breaks import Unsupported, break_kind
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.registry import INDEX_CONVERSIONS, TENSOR_METHOD_OVERRIDES
@@ -22,6 +22,8 @@ _META_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "
                "is_quantized", "is_meta", "layout", "is_leaf"}
 # attributes that are graph operations
 _OP_ATTRS = {"T", "mT", "H", "mH", "real", "imag", "data", "grad"}
+# a tensor's own state: the C-level attributes whose store changes what the tensor is
+_TENSOR_STATE = frozenset({"data", "grad", "requires_grad", "names", "retains_grad", "is_leaf", "grad_fn"})
 # methods whose answer is metadata only
 _META_METHODS = {"size", "dim", "stride", "numel", "nelement", "element_size", "is_contiguous",
                  "is_floating_point", "is_complex", "get_device", "ndimension", "storage_offset",
@@ -33,11 +35,30 @@ _BREAK_METHODS = {
     "numpy": "`.numpy()` leaves torch",
     "backward": "`.backward()` runs autograd outside the graph",
     "__bool__": "data-dependent branch on a tensor value",
-    "register_hook": "tensor hooks",
+    "register_hook": "`.register_hook(fn)` adds a backward hook to the tensor",
+    "register_post_accumulate_grad_hook": "`.register_post_accumulate_grad_hook(fn)` adds a hook to the tensor",
     "data_ptr": "`.data_ptr()`",
 }
 
 
+
+TENSOR_HOOK = break_kind(
+    "tensor-hook", "registering an autograd hook on a tensor (`t.register_hook(fn)`) changes what "
+    "backward will run, state no graph output carries: the registration runs in Python between graphs",
+    "register the hook outside the compiled function (on the input or parameter, or on the result "
+    "it returns), or do the hook's work in a `torch.autograd.Function`'s backward")
+TENSOR_STATE_STORE = break_kind(
+    "tensor-state-store", "assigning a tensor's own state (`t.data = ...`, `t.grad = ...`, "
+    "`t.requires_grad = ...`) swaps what the tensor object is, which a graph cannot express: the "
+    "assignment runs in Python between graphs",
+    "for `t.data = v` write `with torch.no_grad(): t.copy_(v)` when shapes agree; set `.grad` and "
+    "`.requires_grad` outside the compiled function, or use `t.requires_grad_()`")
+
+
+def _break_kind(method: str) -> str:
+    if method in ("item", "tolist", "numpy", "__bool__"):
+        return "data-dependent-branch"
+    return TENSOR_HOOK if method.startswith("register_") else "unsupported-call"
 
 
 def _converted_index(tx, key: Value) -> Value:
@@ -138,6 +159,8 @@ class TensorValue(Value):
         raise Unsupported(f"tensor attribute `.{name}`", kind="unsupported-operation")
 
     def setattr(self, tx, name, value):
+        if name in _TENSOR_STATE:
+            raise Unsupported(f"setting `.{name}` of a tensor", kind=TENSOR_STATE_STORE)
         raise Unsupported(f"setting `.{name}` on a tensor — a side effect", kind="side-effect")
 
     def getitem(self, tx, key: Value) -> Value:
@@ -190,9 +213,7 @@ class TensorMethodValue(Value):
             if out is not NotImplemented:
                 return out
         if self.name in _BREAK_METHODS:
-            raise Unsupported(_BREAK_METHODS[self.name],
-                              kind="data-dependent-branch" if self.name in ("item", "tolist", "numpy", "__bool__")
-                              else "unsupported-call")
+            raise Unsupported(_BREAK_METHODS[self.name], kind=_break_kind(self.name))
         if self.name == "type" and args:
             args = [_tensor_type_name(args[0]), *args[1:]]
         if self.name in _META_METHODS:

@@ -19,7 +19,7 @@ import types
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values import registry
+from autograph.capture.values import registry, truth_protocol
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
@@ -102,6 +102,15 @@ def _special(tx, cls: type, name: str) -> types.FunctionType | None:
         from autograph.capture.values.absence import guard_absent_in_classes
         guard_absent_in_classes(tx, cls, name)
     return fn
+
+
+def _no_odd_special(cls: type, name: str) -> None:
+    """A special method that is neither a Python function nor a builtin base's slot (``__len__ =
+    None``, a callable object) makes Python call whatever it is: not modelled, a break."""
+    klass, raw = mro_lookup(cls, name)
+    if raw is not None and klass not in _PLAIN_BASES and not isinstance(raw, types.FunctionType):
+        raise Unsupported(f"{cls.__qualname__}.{name} is {type(raw).__name__}, not a function",
+                          kind="unsupported-operation")
 
 
 def _python_new(cls: type) -> types.FunctionType | None:
@@ -273,18 +282,21 @@ class UserObjectValue(Value):
         raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True, kind="python-exception")
 
     def length(self, tx):
+        _no_odd_special(self.cls, "__len__")
         out = self._special(tx, "__len__", [])
         if out is not None:
-            return out.as_python_constant()
+            return truth_protocol.len_result(out)
         if self.items is not None:
             return self.items.length(tx)
         raise Unsupported(f"TypeError: object of type {self.cls.__qualname__} has no len()", generic=True,
                           kind="python-exception")
 
     def truth(self, tx):
+        _no_odd_special(self.cls, "__bool__")
         out = self._special(tx, "__bool__", [])
         if out is not None:
-            return out.truth(tx)
+            return truth_protocol.bool_result(tx, out)
+        _no_odd_special(self.cls, "__len__")
         if _special(tx, self.cls, "__len__") is not None or self.items is not None:
             return self.length(tx) > 0
         return True
@@ -520,6 +532,9 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
 # ---------------------------------------------------------------------------
 # super()
 
+super_type = super  # the builtin (this module registers a handler named ``_super``)
+
+
 class SuperValue(Value):
     """``super(start, obj)``: attribute lookup in ``type(obj).__mro__`` after ``start``."""
 
@@ -527,14 +542,19 @@ class SuperValue(Value):
         self.start = start
         self.obj = obj
         self.obj_type = obj_type
-        self.of_class = of_class  # super(C, cls): only ``__new__`` (a static method) is modelled
+        self.of_class = of_class  # super(C, cls): bound to a class (``__new__``, a classmethod's super())
 
     def describe(self):
         return f"super({self.start.__qualname__})"
 
+    def python_type(self):
+        return super_type
+
+    def reconstruct(self, cg):
+        """``super(start, obj)``: the same lookup object (it holds no state of its own)."""
+        return f"{cg.const(super_type)}({cg.const(self.start)}, {cg.reconstruct(self.obj)})"
+
     def getattr(self, tx, name):
-        if self.of_class and name != "__new__":
-            raise Unsupported(f"super() bound to a class: attribute `.{name}`", kind="unsupported-operation")
         mro = self.obj_type.__mro__
         try:
             rest = mro[mro.index(self.start) + 1:]
@@ -547,11 +567,36 @@ class SuperValue(Value):
                 raw = klass.__dict__[name]
                 if name == "__new__":  # a static method: never bound
                     return tx.wrap(raw.__func__ if isinstance(raw, staticmethod) else raw, None, trusted=True)
-                return _bind_class_attr(tx, self.obj, klass, name, raw)
+                return _bind_found_by_super(tx, self, klass, name, raw)
             if not klass.__flags__ & (1 << 8):  # a class that can still gain the name
                 tx.guards.key_absent(class_dict_source(klass), name)
         err = AttributeError(f"'super' object has no attribute {name!r}")
         raise Unsupported(f"AttributeError: {err}", generic=True, exc=err, kind="python-exception")
+
+
+def _bind_found_by_super(tx, sup: SuperValue, klass: type, name: str, raw: Any) -> Value:
+    """``raw.__get__(obj, obj_type)`` for the entry ``super().name`` found in ``klass``, as
+    ``super.__getattribute__`` runs it: a classmethod binds to the type of the object super was
+    given (``GrandChild``, not the class defining it), a property runs its getter on the object;
+    with super bound to a class (``super().f()`` in a classmethod) the instance is None, so a
+    function stays unbound and a classmethod binds to that class."""
+    tx.guards.class_attr(klass, name)  # the entry found (the classes before it are guarded absent)
+    of_class = sup.of_class
+    if isinstance(raw, types.FunctionType):
+        return UserFunctionValue(raw) if of_class else BoundMethodValue(UserFunctionValue(raw), sup.obj)
+    if isinstance(raw, staticmethod):
+        return tx.wrap(raw.__func__, None, trusted=True)
+    if isinstance(raw, classmethod) and isinstance(raw.__func__, types.FunctionType):
+        owner = sup.obj if of_class else tx.wrap(sup.obj_type, None, trusted=True)
+        return BoundMethodValue(UserFunctionValue(raw.__func__), owner)
+    if isinstance(raw, property) and not of_class and isinstance(raw.fget, types.FunctionType):
+        return UserFunctionValue(raw.fget).call(tx, [sup.obj], {})
+    if not of_class and type(raw).__name__ in ("method_descriptor", "wrapper_descriptor"):
+        return NativeMethodValue(sup.obj, raw, name)
+    if not hasattr(type(raw), "__get__"):  # a plain class attribute: the object itself
+        return tx.wrap(raw, None, pin=lambda: klass.__dict__[name], what=f"{klass.__qualname__}.{name}")
+    raise Unsupported(f"descriptor attribute `.{name}` of {klass.__qualname__} read through super()",
+                      kind="unsupported-operation")
 
 
 def _super(tx, *args):
