@@ -153,9 +153,6 @@ class TritonBackend:
         metas = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
         devices = {m.device.type for m in metas if isinstance(m, torch.Tensor)} or {"cpu"}
         gpu = devices == {"cuda"}
-        if not gpu:
-            if any(isinstance(m, torch.Tensor) and m.dtype == torch.bfloat16 for m in metas):
-                raise GraphNotLowerable("bf16 arithmetic is not supported by the triton interpreter on CPU")
         key = graph_key(gm, metas, gpu)
         record = self.cache.get_graph(key) if key else None
         if record is not None:

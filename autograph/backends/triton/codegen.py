@@ -126,6 +126,8 @@ class KernelWriter:
         self.op_names: list[str] = []
         self.ops = 0
         self.handler = TritonOps(self)
+        # triton's interpreter truncates float32 -> bfloat16; rounding is then written out (RNE)
+        self.emulate_bf16_rounding = False
         self._setup_symbols()
 
     # -- iteration space -------------------------------------------------
@@ -211,6 +213,8 @@ class KernelWriter:
             self.arg_buffers[buf.name] = buf
         offset = self.offset(buf.flat_index(index))
         value = self.emit(f"tl.load({ptr} + ({offset}), {self.mask}, other=0)")
+        if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:  # exact widening (see bf16_bits)
+            return self.emit(f"({value}.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)")
         if compute_dtype(buf.dtype) != buf.dtype:
             value = self.emit(f"{value}.to({tl_dtype(compute_dtype(buf.dtype))})")
         return value
@@ -221,9 +225,26 @@ class KernelWriter:
             return
         ptr = self.out_args.setdefault(buf.name, f"out_ptr{len(self.out_args)}")
         self.arg_buffers[buf.name] = buf
-        if buf.dtype != torch.float32:
+        if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:
+            value = f"({self.bf16_bits(value)} >> 16).to(tl.int16).to(tl.bfloat16, bitcast=True)"
+        elif buf.dtype != torch.float32:
             value = f"{value}.to({tl_dtype(buf.dtype)})"
         self.line(f"tl.store({ptr} + ({self.offset(buf.flat_index(index))}), {value}, {self.mask})")
+
+    def bf16_bits(self, value: str) -> str:
+        """The int32 bits of a float32 value rounded to the nearest bfloat16 (ties to even).
+
+        For the interpreter only, whose own bfloat16 conversions truncate and lose subnormals:
+        bfloat16 is the high half of a float32, so adding 0x7FFF plus the lowest kept bit and
+        clearing the low 16 bits rounds to nearest even (an overflow becomes inf, as in the
+        hardware conversion); NaN keeps its bits."""
+        v = value if value.isidentifier() else self.emit(value)
+        bits = self.emit(f"{v}.to(tl.float32).to(tl.int32, bitcast=True)")
+        return self.emit(f"tl.where({v} != {v}, {bits}, ({bits} + (32767 + (({bits} >> 16) & 1))) & -65536)")
+
+    def bf16_rounded(self, value: str) -> str:
+        """A float32 value rounded to the nearest bfloat16, still as float32 (see :meth:`bf16_bits`)."""
+        return self.emit(f"{self.bf16_bits(value)}.to(tl.float32, bitcast=True)")
 
     def offset(self, expr) -> str:
         """Offset source; a constant offset is broadcast to a block (triton needs a block pointer)."""
@@ -353,6 +374,8 @@ class TritonOps(OpsHandler):
                 # values of half types are kept in fp32 registers: round them as a store would
                 if compute_dtype(src_dtype) != torch.float32:
                     x = self._converted(x, self._to(x, torch.float32))
+                if dtype == torch.bfloat16 and self.k.emulate_bf16_rounding:
+                    return TritonExpr(self.k.bf16_rounded(x.text), ATOM, True)
                 return self._converted(x, TritonExpr(f"{self._to(x, dtype).text}.to(tl.float32)"))
             if src_dtype != torch.bool and compute_dtype(src_dtype) == compute_dtype(dtype):
                 return x
@@ -448,7 +471,8 @@ class TritonOps(OpsHandler):
         x = self._name(x)
         u = self._name(self.exp(x))
         um1 = self._name(self.sub(u, TritonExpr("1.0")))
-        corrected = self.truediv(self.mul(um1, x), self.log(u))
+        # (u - 1) * (x / log u): the ratio is near 1, so no intermediate overflows below log(FLT_MAX)
+        corrected = self.mul(um1, self.truediv(x, self.log(u)))
         exact = self.or_(self.eq(u, TritonExpr("1.0")), self.eq(u, TritonExpr('float("inf")')))
         return self.where(exact, self.where(self.eq(u, TritonExpr("1.0")), x, u),
                           self.where(self.eq(um1, TritonExpr("-1.0")), um1, corrected))
@@ -464,9 +488,10 @@ class TritonOps(OpsHandler):
 
     def log1p(self, x):
         # log(1 + x) loses every digit for tiny x; Goldberg's correction log(u) * x / (u - 1) does not
+        # (written log(u) * (x / (u - 1)): the ratio is near 1, so a huge x does not overflow)
         x = self._name(x)
         u = self._name(self.add(TritonExpr("1.0"), x))
-        corrected = self.truediv(self.mul(self.log(u), x), self.sub(u, TritonExpr("1.0")))
+        corrected = self.mul(self.log(u), self.truediv(x, self.sub(u, TritonExpr("1.0"))))
         plain = self.or_(self.eq(u, TritonExpr('float("inf")')), self.le(u, TritonExpr("0.0")))
         return self.where(self.eq(u, TritonExpr("1.0")), x, self.where(plain, self.log(u), corrected))
 
@@ -570,6 +595,7 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
                   ctx: CompileContext) -> tuple[str, KernelWriter]:
     """Generate the complete module source (imports + kernel) for ``group``."""
     k = KernelWriter(group, persistent=persistent, stores=stores)
+    k.emulate_bf16_rounding = not gpu
     head = KernelWriter.__new__(KernelWriter)  # only used for dims code
     head.lines, head.indent = [], 1
     if group.kind == "pointwise":

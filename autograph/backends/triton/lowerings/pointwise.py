@@ -265,7 +265,7 @@ def _pow(L, node, a, e):
         return L.pointwise(node, [a], lambda ops, x: _power(ops, x, n), "pow")
     if not dtype.is_floating_point:
         raise LoweringDeclined("integer pow with a negative or fractional exponent")
-    if abs(e) == 0.5 and dtype not in HALF_DTYPES:  # aten's float/double kernels use sqrt here
+    if abs(e) == 0.5 and dtype != torch.float16:  # aten's float/double/bfloat16 kernels use sqrt here
         return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x) if e > 0 else ops.rsqrt(x), "pow")
     if float(e).is_integer() and -8 <= e < 0:
         return L.pointwise(node, [a], lambda ops, x: ops.truediv(ops.constant(1.0, dtype), _power(ops, x, int(-e))), "pow")
