@@ -89,6 +89,22 @@ def decompositions() -> dict:
     return table
 
 
+def aten_graph_device(gm: torch.fx.GraphModule) -> str:
+    """The device type an aten graph's kernels run on: its inputs' (the caller refuses mixed
+    devices), or for a graph without tensor inputs the device its factory ops create tensors on;
+    "cpu" (the interpreter) when it holds no tensor at all."""
+    for nodes in (gm.graph.find_nodes(op="placeholder"), gm.graph.nodes):
+        devices = set()
+        for node in nodes:
+            val = node.meta.get("val")
+            for v in val if isinstance(val, (tuple, list)) else (val,):
+                if isinstance(v, torch.Tensor):
+                    devices.add(v.device.type)
+        if devices:
+            return "cuda" if devices == {"cuda"} else "cpu"
+    return "cpu"
+
+
 def _devices(inputs) -> set[str]:
     return {t.device.type for t in inputs if isinstance(t, torch.Tensor)}
 
@@ -151,8 +167,7 @@ class TritonBackend:
 
     def _compile(self, gm: torch.fx.GraphModule, info: CompiledAtenGraph) -> "_Result":
         metas = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
-        devices = {m.device.type for m in metas if isinstance(m, torch.Tensor)} or {"cpu"}
-        gpu = devices == {"cuda"}
+        gpu = aten_graph_device(gm) == "cuda"
         key = graph_key(gm, metas, gpu)
         record = self.cache.get_graph(key) if key else None
         if record is not None:
