@@ -11,6 +11,7 @@ for bit (NaN = NaN, ``-0.0 != 0.0``) except for ops whose aten result is itself 
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import pytest
 import torch
@@ -202,8 +203,9 @@ def identical(got: torch.Tensor, want: torch.Tensor, approximate: bool, zero_sig
     return f"element {i}: compiled {got.flatten()[i].item()!r}, eager {want.flatten()[i].item()!r}"
 
 
-def run_op(triton_backend, op) -> list[str]:
-    """Compile all cases of ``op`` as one graph (one kernel batch), compare each output with eager."""
+def op_graph(op) -> tuple[list, Callable, list[torch.Tensor]]:
+    """All cases of ``op`` eager accepts, as one function over their flattened inputs:
+    ``(cases with eager's results, function, flat inputs)``."""
     good = []
     for label, inputs, fn in cases(op):
         try:
@@ -211,8 +213,6 @@ def run_op(triton_backend, op) -> list[str]:
         except (RuntimeError, ZeroDivisionError):
             continue  # eager rejects this dtype combination: nothing to compare
         good.append((label, inputs, fn, want))
-    if not good:
-        return []
     flat = [t for _, inputs, _, _ in good for t in inputs]
 
     def graph(*args):
@@ -223,11 +223,20 @@ def run_op(triton_backend, op) -> list[str]:
             i += len(inputs)
         return tuple(outs)
 
+    return good, graph, flat
+
+
+def run_op(triton_backend, op) -> list[str]:
+    """Compile all cases of ``op`` as one graph (one kernel batch), compare each output with eager."""
+    good, graph, flat = op_graph(op)
+    if not good:
+        return []
     gm = _trace(graph, len(flat))
     compiled = triton_backend(gm, list(flat))
     assert compiled.graphs[0].fallback_reason is None, compiled.graphs[0].fallback_reason
     assert compiled.kernels, f"no case of {key(op)} ran as a Triton kernel"
     got = list(compiled(*flat))
+    assert compiled.graphs[0].fallback_reason is None, compiled.graphs[0].fallback_reason  # also on the first call
     errors = []
     approximate = family(op) in APPROXIMATE
     for label, inputs, fn, want in good:

@@ -342,6 +342,8 @@ class TritonOps(OpsHandler):
         return TritonExpr(self.k.load_buffer(buffer, index), ATOM, True)
 
     def constant(self, value, dtype):
+        if dtype == torch.uint8 and not isinstance(value, bool) and isinstance(value, int) and value < 0:
+            value %= 256  # torch wraps a negative scalar into uint8; triton refuses the negative literal
         text = literal(value)
         return TritonExpr(text, UNARY if text.startswith("-") else ATOM)
 
@@ -683,11 +685,16 @@ def _row_reduce(k: KernelWriter, kind: str, block: str, floating: bool) -> str:
     """Reduce a [XBLOCK, RBLOCK] block along the row, with torch's NaN semantics for floats."""
     if kind == "prod":
         return k.emit(f"tl.reduce({block}, 1, _prod_combine)[:, None]")
+    raw = block
     fn = {"sum": "tl.sum", "max": "tl.max", "min": "tl.min", "argmax": "tl.argmax", "argmin": "tl.argmin"}[kind]
+    if kind in ("argmax", "argmin") and floating:  # NaN rows are answered below (the interpreter's
+        # argmax rejects an all-NaN row): the search itself sees no NaN
+        ident = reduction_identity(kind, torch.float32)
+        block = k.emit(f"tl.where({block} != {block}, {ident}, {block})")
     red = k.emit(f"{fn}({block}, 1)[:, None]")
     if kind == "sum" or not floating:
         return red
-    isnan = k.emit(f"({block} != {block}).to(tl.int32)")
+    isnan = k.emit(f"({raw} != {raw}).to(tl.int32)")
     any_nan = k.emit(f"tl.max({isnan}, 1)[:, None] > 0")
     if kind in ("max", "min"):
         return k.emit(f'tl.where({any_nan}, float("nan"), {red})')
