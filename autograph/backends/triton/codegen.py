@@ -617,6 +617,9 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
             KernelWriter.dims_code(head, k.rsyms, group.rshape, "rindex")
     for item in group.items:
         write_item(k, item)
+    if needs_int64_indexing(group, k, ctx):  # program_id * XBLOCK and every offset after it in int64
+        head.lines = [line.replace("tl.program_id(0) * XBLOCK", "tl.program_id(0).to(tl.int64) * XBLOCK")
+                      for line in head.lines]
     ins = list(k.in_args.values())
     outs = list(k.out_args.values())
     if not outs:
@@ -638,6 +641,26 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     src.append(f"def {name}({', '.join(params + consts)}):")
     src += head.lines + k.lines
     return "\n".join(src) + "\n", k
+
+
+INT32_LIMIT = 2**31 - 1
+
+
+def needs_int64_indexing(group, k: KernelWriter, ctx: CompileContext) -> bool:
+    """True when an index of this kernel can pass 2**31 - 1 (int32 offsets would wrap): the
+    iteration space, or the span of a buffer it reads or writes, at the example's sizes.
+
+    Symbolic sizes are judged at their example values (a later, larger size compiles the same
+    kernel: a known limit)."""
+    space = ctx.size_hint(group.xnumel) * (ctx.size_hint(group.rnumel) if group.kind == "reduction" else 1)
+    if space > INT32_LIMIT:
+        return True
+    for buf in k.arg_buffers.values():
+        span = ctx.size_hint(buf.offset) + sum((ctx.size_hint(n) - 1) * ctx.size_hint(st)
+                                               for n, st in zip(buf.shape, buf.stride))
+        if span > INT32_LIMIT:
+            return True
+    return False
 
 
 def _paren(expr) -> str:
