@@ -83,3 +83,20 @@ def test_backward_recomputes_a_pointwise_chain_instead_of_saving_it(compile_fn):
     forward = next(g for g in compiled.graphs if g.kind == "forward")
     returned = forward.wrapper_source.rsplit("return", 1)[1]
     assert returned.count(",") + 1 - returned.count(", ]") == 2, returned  # the sum and x
+
+
+# -- persisted autotune results, and the new kernels through triton's real compiler ----------------
+def test_autotune_choices_persist_on_disk():
+    record = generate(lambda x: (x * 2).sum(-1), torch.empty(64, 2048, device="meta"))
+    assert "cache_results=True" in record["kernels"][0][1]
+
+
+def test_split_and_int64_kernels_compile_to_ptx(tmp_path):
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    split = generate(lambda x: (x.sum(), x.amax()), torch.empty(257, 401, device="meta"))
+    wide = generate(lambda x: x * 2 + 1, torch.empty((1 << 31) + 8, device="meta"))
+    kernels = split["kernels"] + [(n + "_wide", s.replace(n, n + "_wide")) for n, s in wide["kernels"]]
+    signatures = {**split["signatures"], **{n + "_wide": sig for n, sig in wide["signatures"].items()}}
+    assert len(compile_kernels_to_ptx({"kernels": kernels, "signatures": signatures}, tmp_path)) == 3

@@ -692,7 +692,21 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
         xs = sorted({base["XBLOCK"], 1, max(1, min(8, base["XBLOCK"]))})
         configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={8 if x * r >= 2048 else 4})" for x in xs]
         key = "['xnumel', 'rnumel']"
-    return f"@triton.autotune(configs=[{', '.join(configs)}], key={key})"
+    persist = ", cache_results=True" if autotune_results_persist() else ""
+    return f"@triton.autotune(configs=[{', '.join(configs)}], key={key}{persist})"
+
+
+@functools.lru_cache(maxsize=None)
+def autotune_results_persist() -> bool:
+    """Whether this triton's autotuner can keep its choices on disk (``cache_results``, triton
+    >= 3.3): a second process then skips benchmarking the configs of a kernel it has seen."""
+    import inspect
+
+    try:
+        import triton
+    except ImportError:
+        return False
+    return "cache_results" in inspect.signature(triton.autotune).parameters
 
 
 def nan_max(a: str, b: str) -> str:
