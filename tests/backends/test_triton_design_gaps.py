@@ -95,8 +95,20 @@ def test_split_and_int64_kernels_compile_to_ptx(tmp_path):
     pytest.importorskip("triton")
     from tests.backends.ptx import compile_kernels_to_ptx
 
-    split = generate(lambda x: (x.sum(), x.amax()), torch.empty(257, 401, device="meta"))
+    split = generate(lambda x: (x.sum(), x.amax(), x.sum(0)), torch.empty(2049, 401, device="meta"))
     wide = generate(lambda x: x * 2 + 1, torch.empty((1 << 31) + 8, device="meta"))
     kernels = split["kernels"] + [(n + "_wide", s.replace(n, n + "_wide")) for n, s in wide["kernels"]]
     signatures = {**split["signatures"], **{n + "_wide": sig for n, sig in wide["signatures"].items()}}
-    assert len(compile_kernels_to_ptx({"kernels": kernels, "signatures": signatures}, tmp_path)) == 3
+    assert len(compile_kernels_to_ptx({"kernels": kernels, "signatures": signatures}, tmp_path)) == 4
+
+
+# -- outer (column) reductions ---------------------------------------------------------------------
+def test_column_sums_get_wide_column_blocks_and_short_row_steps():
+    """x.sum(0) over (8192, 768) (a bias gradient): lanes across columns, a short row step; before,
+    RBLOCK=1024 down a column with XBLOCK=4 columns per program."""
+    record = generate(lambda x: x.sum(0), torch.empty(8192, 768, device="meta"))
+    source = record["kernels"][0][1]
+    configs = re.findall(r"'XBLOCK': (\d+), 'RBLOCK': (\d+)", source)
+    assert configs and all(int(r) <= 64 for _, r in configs) and max(int(x) for x, _ in configs) >= 64, configs
+    rows = generate(lambda x: x.sum(-1), torch.empty(8192, 768, device="meta"))  # row sums unchanged
+    assert "'RBLOCK': 1024" in rows["kernels"][0][1]

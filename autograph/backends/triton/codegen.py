@@ -674,9 +674,20 @@ def launch_config(group, persistent: bool, gpu: bool, ctx: CompileContext) -> di
         numel = ctx.size_hint(group.xnumel)
         block = next_pow2(max(256, min(numel // 128, 1024))) if gpu else 8192
         return {"XBLOCK": min(block, next_pow2(numel))}
+    if gpu and not persistent and is_outer_reduction(group):
+        # the reduced dim is not the contiguous one: lanes go across columns (wide XBLOCK) and
+        # a short RBLOCK steps down the rows, so each load reads whole contiguous runs
+        return {"XBLOCK": max(1, min(128, next_pow2(ctx.size_hint(group.xnumel)))), "RBLOCK": 16}
     rblock = next_pow2(group.rnumel) if persistent else (1024 if gpu else 512)
     budget = (4096 if gpu else 16384) // rblock
     return {"XBLOCK": max(1, min(next_pow2(ctx.size_hint(group.xnumel)), budget, 64 if gpu else 1 << 30)), "RBLOCK": rblock}
+
+
+def is_outer_reduction(group) -> bool:
+    """A reduction over leading dims whose innermost dim is kept (column sums, bias and norm-weight
+    gradients): consecutive output elements are consecutive in memory."""
+    last = len(group.full_shape) - 1
+    return group.kind == "reduction" and last >= 0 and last not in group.rdims and group.full_shape[last] != 1
 
 
 def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
@@ -687,6 +698,12 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
         xs = sorted({base["XBLOCK"], min(1024, next_pow2(numel)), min(256, next_pow2(numel))})
         configs = [f"triton.Config({{'XBLOCK': {x}}}, num_warps={4 if x <= 512 else 8})" for x in xs]
         key = "['xnumel']"
+    elif not persistent and is_outer_reduction(group):
+        x = base["XBLOCK"]
+        pairs = sorted({(x, 16), (max(1, x // 2), 32), (max(1, min(64, x)), 64), (x, 8)})
+        configs = [f"triton.Config({{'XBLOCK': {a}, 'RBLOCK': {b}}}, num_warps={8 if a * b >= 2048 else 4})"
+                   for a, b in pairs]
+        key = "['xnumel', 'rnumel']"
     else:
         r = base["RBLOCK"]
         xs = sorted({base["XBLOCK"], 1, max(1, min(8, base["XBLOCK"]))})
