@@ -155,10 +155,12 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         writes = _writes_something(gm.graph)
         held = _held_tensors(gm)
         gm.meta["inputs_share_memory"] = writes and _share_memory(example_inputs + held)
-        backend = lookup(settings.backend, settings=settings)
-        backend_name = describe(settings.backend)
+        from autograph.backends.routing import graph_device, ran_as  # route by the graph's device
+        device = graph_device(gm, example_inputs)
+        backend = lookup(settings.backend, settings=settings, device_hint=device)
         from autograph.capture import shapes
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
+        backend_name = ran_as(describe(settings.backend, device), compiled)
         from autograph.capture.graph_lines import with_user_lines  # errors at run time name user lines
         compiled = with_user_lines(gm, compiled, fn.__code__.co_filename, fn.__code__.co_firstlineno)
         compiled = restore_state_on_error(gm, compiled)

@@ -126,6 +126,8 @@ class KernelWriter:
         self.op_names: list[str] = []
         self.ops = 0
         self.handler = TritonOps(self)
+        # triton's interpreter truncates float32 -> bfloat16; rounding is then written out (RNE)
+        self.emulate_bf16_rounding = False
         self._setup_symbols()
 
     # -- iteration space -------------------------------------------------
@@ -211,6 +213,8 @@ class KernelWriter:
             self.arg_buffers[buf.name] = buf
         offset = self.offset(buf.flat_index(index))
         value = self.emit(f"tl.load({ptr} + ({offset}), {self.mask}, other=0)")
+        if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:  # exact widening (see bf16_bits)
+            return self.emit(f"({value}.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)")
         if compute_dtype(buf.dtype) != buf.dtype:
             value = self.emit(f"{value}.to({tl_dtype(compute_dtype(buf.dtype))})")
         return value
@@ -221,9 +225,26 @@ class KernelWriter:
             return
         ptr = self.out_args.setdefault(buf.name, f"out_ptr{len(self.out_args)}")
         self.arg_buffers[buf.name] = buf
-        if buf.dtype != torch.float32:
+        if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:
+            value = f"({self.bf16_bits(value)} >> 16).to(tl.int16).to(tl.bfloat16, bitcast=True)"
+        elif buf.dtype != torch.float32:
             value = f"{value}.to({tl_dtype(buf.dtype)})"
         self.line(f"tl.store({ptr} + ({self.offset(buf.flat_index(index))}), {value}, {self.mask})")
+
+    def bf16_bits(self, value: str) -> str:
+        """The int32 bits of a float32 value rounded to the nearest bfloat16 (ties to even).
+
+        For the interpreter only, whose own bfloat16 conversions truncate and lose subnormals:
+        bfloat16 is the high half of a float32, so adding 0x7FFF plus the lowest kept bit and
+        clearing the low 16 bits rounds to nearest even (an overflow becomes inf, as in the
+        hardware conversion); NaN keeps its bits."""
+        v = value if value.isidentifier() else self.emit(value)
+        bits = self.emit(f"{v}.to(tl.float32).to(tl.int32, bitcast=True)")
+        return self.emit(f"tl.where({v} != {v}, {bits}, ({bits} + (32767 + (({bits} >> 16) & 1))) & -65536)")
+
+    def bf16_rounded(self, value: str) -> str:
+        """A float32 value rounded to the nearest bfloat16, still as float32 (see :meth:`bf16_bits`)."""
+        return self.emit(f"{self.bf16_bits(value)}.to(tl.float32, bitcast=True)")
 
     def offset(self, expr) -> str:
         """Offset source; a constant offset is broadcast to a block (triton needs a block pointer)."""
@@ -321,6 +342,8 @@ class TritonOps(OpsHandler):
         return TritonExpr(self.k.load_buffer(buffer, index), ATOM, True)
 
     def constant(self, value, dtype):
+        if dtype == torch.uint8 and not isinstance(value, bool) and isinstance(value, int) and value < 0:
+            value %= 256  # torch wraps a negative scalar into uint8; triton refuses the negative literal
         text = literal(value)
         return TritonExpr(text, UNARY if text.startswith("-") else ATOM)
 
@@ -353,6 +376,8 @@ class TritonOps(OpsHandler):
                 # values of half types are kept in fp32 registers: round them as a store would
                 if compute_dtype(src_dtype) != torch.float32:
                     x = self._converted(x, self._to(x, torch.float32))
+                if dtype == torch.bfloat16 and self.k.emulate_bf16_rounding:
+                    return TritonExpr(self.k.bf16_rounded(x.text), ATOM, True)
                 return self._converted(x, TritonExpr(f"{self._to(x, dtype).text}.to(tl.float32)"))
             if src_dtype != torch.bool and compute_dtype(src_dtype) == compute_dtype(dtype):
                 return x
@@ -448,7 +473,8 @@ class TritonOps(OpsHandler):
         x = self._name(x)
         u = self._name(self.exp(x))
         um1 = self._name(self.sub(u, TritonExpr("1.0")))
-        corrected = self.truediv(self.mul(um1, x), self.log(u))
+        # (u - 1) * (x / log u): the ratio is near 1, so no intermediate overflows below log(FLT_MAX)
+        corrected = self.mul(um1, self.truediv(x, self.log(u)))
         exact = self.or_(self.eq(u, TritonExpr("1.0")), self.eq(u, TritonExpr('float("inf")')))
         return self.where(exact, self.where(self.eq(u, TritonExpr("1.0")), x, u),
                           self.where(self.eq(um1, TritonExpr("-1.0")), um1, corrected))
@@ -464,9 +490,10 @@ class TritonOps(OpsHandler):
 
     def log1p(self, x):
         # log(1 + x) loses every digit for tiny x; Goldberg's correction log(u) * x / (u - 1) does not
+        # (written log(u) * (x / (u - 1)): the ratio is near 1, so a huge x does not overflow)
         x = self._name(x)
         u = self._name(self.add(TritonExpr("1.0"), x))
-        corrected = self.truediv(self.mul(self.log(u), x), self.sub(u, TritonExpr("1.0")))
+        corrected = self.mul(self.log(u), self.truediv(x, self.sub(u, TritonExpr("1.0"))))
         plain = self.or_(self.eq(u, TritonExpr('float("inf")')), self.le(u, TritonExpr("0.0")))
         return self.where(self.eq(u, TritonExpr("1.0")), x, self.where(plain, self.log(u), corrected))
 
@@ -570,6 +597,7 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
                   ctx: CompileContext) -> tuple[str, KernelWriter]:
     """Generate the complete module source (imports + kernel) for ``group``."""
     k = KernelWriter(group, persistent=persistent, stores=stores)
+    k.emulate_bf16_rounding = not gpu
     head = KernelWriter.__new__(KernelWriter)  # only used for dims code
     head.lines, head.indent = [], 1
     if group.kind == "pointwise":
@@ -589,6 +617,9 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
             KernelWriter.dims_code(head, k.rsyms, group.rshape, "rindex")
     for item in group.items:
         write_item(k, item)
+    if needs_int64_indexing(group, k, ctx):  # program_id * XBLOCK and every offset after it in int64
+        head.lines = [line.replace("tl.program_id(0) * XBLOCK", "tl.program_id(0).to(tl.int64) * XBLOCK")
+                      for line in head.lines]
     ins = list(k.in_args.values())
     outs = list(k.out_args.values())
     if not outs:
@@ -612,6 +643,26 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     return "\n".join(src) + "\n", k
 
 
+INT32_LIMIT = 2**31 - 1
+
+
+def needs_int64_indexing(group, k: KernelWriter, ctx: CompileContext) -> bool:
+    """True when an index of this kernel can pass 2**31 - 1 (int32 offsets would wrap): the
+    iteration space, or the span of a buffer it reads or writes, at the example's sizes.
+
+    Symbolic sizes are judged at their example values (a later, larger size compiles the same
+    kernel: a known limit)."""
+    space = ctx.size_hint(group.xnumel) * (ctx.size_hint(group.rnumel) if group.kind == "reduction" else 1)
+    if space > INT32_LIMIT:
+        return True
+    for buf in k.arg_buffers.values():
+        span = ctx.size_hint(buf.offset) + sum((ctx.size_hint(n) - 1) * ctx.size_hint(st)
+                                               for n, st in zip(buf.shape, buf.stride))
+        if span > INT32_LIMIT:
+            return True
+    return False
+
+
 def _paren(expr) -> str:
     text = texpr(sympy.sympify(expr))
     return text if sympy.sympify(expr).is_Atom else f"({text})"
@@ -623,9 +674,20 @@ def launch_config(group, persistent: bool, gpu: bool, ctx: CompileContext) -> di
         numel = ctx.size_hint(group.xnumel)
         block = next_pow2(max(256, min(numel // 128, 1024))) if gpu else 8192
         return {"XBLOCK": min(block, next_pow2(numel))}
+    if gpu and not persistent and is_outer_reduction(group):
+        # the reduced dim is not the contiguous one: lanes go across columns (wide XBLOCK) and
+        # a short RBLOCK steps down the rows, so each load reads whole contiguous runs
+        return {"XBLOCK": max(1, min(128, next_pow2(ctx.size_hint(group.xnumel)))), "RBLOCK": 16}
     rblock = next_pow2(group.rnumel) if persistent else (1024 if gpu else 512)
     budget = (4096 if gpu else 16384) // rblock
     return {"XBLOCK": max(1, min(next_pow2(ctx.size_hint(group.xnumel)), budget, 64 if gpu else 1 << 30)), "RBLOCK": rblock}
+
+
+def is_outer_reduction(group) -> bool:
+    """A reduction over leading dims whose innermost dim is kept (column sums, bias and norm-weight
+    gradients): consecutive output elements are consecutive in memory."""
+    last = len(group.full_shape) - 1
+    return group.kind == "reduction" and last >= 0 and last not in group.rdims and group.full_shape[last] != 1
 
 
 def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
@@ -636,12 +698,32 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
         xs = sorted({base["XBLOCK"], min(1024, next_pow2(numel)), min(256, next_pow2(numel))})
         configs = [f"triton.Config({{'XBLOCK': {x}}}, num_warps={4 if x <= 512 else 8})" for x in xs]
         key = "['xnumel']"
+    elif not persistent and is_outer_reduction(group):
+        x = base["XBLOCK"]
+        pairs = sorted({(x, 16), (max(1, x // 2), 32), (max(1, min(64, x)), 64), (x, 8)})
+        configs = [f"triton.Config({{'XBLOCK': {a}, 'RBLOCK': {b}}}, num_warps={8 if a * b >= 2048 else 4})"
+                   for a, b in pairs]
+        key = "['xnumel', 'rnumel']"
     else:
         r = base["RBLOCK"]
         xs = sorted({base["XBLOCK"], 1, max(1, min(8, base["XBLOCK"]))})
         configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={8 if x * r >= 2048 else 4})" for x in xs]
         key = "['xnumel', 'rnumel']"
-    return f"@triton.autotune(configs=[{', '.join(configs)}], key={key})"
+    persist = ", cache_results=True" if autotune_results_persist() else ""
+    return f"@triton.autotune(configs=[{', '.join(configs)}], key={key}{persist})"
+
+
+@functools.lru_cache(maxsize=None)
+def autotune_results_persist() -> bool:
+    """Whether this triton's autotuner can keep its choices on disk (``cache_results``, triton
+    >= 3.3): a second process then skips benchmarking the configs of a kernel it has seen."""
+    import inspect
+
+    try:
+        import triton
+    except ImportError:
+        return False
+    return "cache_results" in inspect.signature(triton.autotune).parameters
 
 
 def nan_max(a: str, b: str) -> str:
@@ -657,11 +739,16 @@ def _row_reduce(k: KernelWriter, kind: str, block: str, floating: bool) -> str:
     """Reduce a [XBLOCK, RBLOCK] block along the row, with torch's NaN semantics for floats."""
     if kind == "prod":
         return k.emit(f"tl.reduce({block}, 1, _prod_combine)[:, None]")
+    raw = block
     fn = {"sum": "tl.sum", "max": "tl.max", "min": "tl.min", "argmax": "tl.argmax", "argmin": "tl.argmin"}[kind]
+    if kind in ("argmax", "argmin") and floating:  # NaN rows are answered below (the interpreter's
+        # argmax rejects an all-NaN row): the search itself sees no NaN
+        ident = reduction_identity(kind, torch.float32)
+        block = k.emit(f"tl.where({block} != {block}, {ident}, {block})")
     red = k.emit(f"{fn}({block}, 1)[:, None]")
     if kind == "sum" or not floating:
         return red
-    isnan = k.emit(f"({block} != {block}).to(tl.int32)")
+    isnan = k.emit(f"({raw} != {raw}).to(tl.int32)")
     any_nan = k.emit(f"tl.max({isnan}, 1)[:, None] > 0")
     if kind in ("max", "min"):
         return k.emit(f'tl.where({any_nan}, float("nan"), {red})')

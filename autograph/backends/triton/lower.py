@@ -19,7 +19,7 @@ import torch
 import torch.fx
 
 from autograph.backends.triton.context import CompileContext
-from autograph.backends.triton.indexing import contiguous_strides, is_static
+from autograph.backends.triton.indexing import contiguous_strides, delinearize, is_static
 from autograph.backends.triton.ir import (PERSISTENT_MAX, Buffer, ExternItem, Pointwise, PointwiseItem,
                                           ReductionItem, IRNode, View, new_buffer)
 from autograph.backends.triton.ops import OpsHandler, OpsValue, check_dtype, compute_dtype
@@ -423,11 +423,58 @@ class Lowering:
         dtype = out_dtype or out.dtype
         if x.dtype == torch.bool and kind in ("max", "min"):
             raise LoweringDeclined("bool max/min")
+        if len(rdims) == ndim and kind in SPLIT_KINDS and is_static(rnumel) and int(rnumel) >= SPLIT_MIN:
+            return self.split_reduce(x, kind, dtype, shape_of(out))
         buf = new_buffer(self.fresh(), shape_of(out), dtype, self.device)
         item = ReductionItem(buf, x, rdims, kind, keepdim, (kind,) + x.op_names)
         buf.producer = item
         self.items.append(item)
         return buf
+
+    def split_reduce(self, x: IRNode, kind: str, dtype: torch.dtype, out_shape: tuple) -> IRNode:
+        """A reduction of every element in two stages: ``parts`` programs each reduce one
+        contiguous chunk into a partial result, then one small reduction combines the partials.
+
+        (One program reducing the whole tensor leaves all but one streaming multiprocessor idle:
+        Inductor's split reduction.) The last chunk is padded with the reduction's identity."""
+        n = int(x.numel)
+        parts = min(SPLIT_MAX_PARTS, 1 << max(0, math.ceil(math.log2(max(1, n // SPLIT_CHUNK)))))
+        chunk = -(-n // parts)
+        shape = tuple(x.shape)
+        acc = compute_dtype(dtype)
+        identity = split_identity(kind, acc)
+
+        def element(ops: OpsHandler, idx) -> OpsValue:
+            flat = idx[0] * chunk + idx[1]
+            if parts * chunk == n:
+                return x.load(ops, delinearize(flat, shape))
+            inside = ops.lt(ops.index_expr(flat, torch.int64), ops.index_expr(n, torch.int64))
+            return ops.masked(inside, lambda: x.load(ops, delinearize(flat, shape)), ops.constant(identity, acc))
+
+        chunks = Pointwise((parts, chunk), x.dtype, element, x.ops, x.op_names, counted=False)
+        partial = self.reduce_to(chunks, (1,), kind, (parts,), acc)
+        total = self.reduce_to(partial, (0,), kind, (), dtype)
+        if tuple(out_shape) == ():
+            return total
+        return View(total, tuple(out_shape), lambda idx: [])
+
+
+SPLIT_KINDS = ("sum", "prod", "max", "min")
+SPLIT_MIN = 1 << 16  # a full reduction of at least this many elements is split
+SPLIT_CHUNK = 4096  # elements per partial program, about
+SPLIT_MAX_PARTS = 1024
+
+
+def split_identity(kind: str, dtype: torch.dtype) -> bool | int | float:
+    """The value a padded element of a split reduction has (it changes no result)."""
+    if kind == "sum":
+        return 0.0 if dtype.is_floating_point else 0
+    if kind == "prod":
+        return 1.0 if dtype.is_floating_point else 1
+    if dtype.is_floating_point:
+        return -math.inf if kind == "max" else math.inf
+    info = torch.iinfo(dtype)
+    return info.min if kind == "max" else info.max
 
 
 def scalar(ops: OpsHandler, value, dtype: torch.dtype) -> OpsValue:

@@ -10,7 +10,8 @@ the ``backend`` channel).
 
 On CPU tensors kernels run in triton's interpreter: the function is wrapped in
 ``InterpretedFunction`` directly, which works whether or not ``TRITON_INTERPRET``
-was set before triton was imported.
+was set before triton was imported (:func:`interpreted`: triton's own ``@jit`` helpers
+called from the kernel run in the interpreter too).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import logging
 import os
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +77,7 @@ class KernelCache:
             from triton.runtime.interpreter import InterpretedFunction
 
             if not isinstance(kernel, InterpretedFunction):
-                kernel = InterpretedFunction(getattr(kernel, "fn", kernel))
+                kernel = interpreted(getattr(kernel, "fn", kernel))
         return kernel
 
     def graph_path(self, key: str) -> Path:
@@ -114,6 +116,55 @@ class KernelCache:
             _atomic_write(self.graph_path(key), json.dumps({**record, "digest": record_digest(key, record)}))
         except OSError:
             pass  # a read-only cache only costs recompiles
+
+
+_interpreting = threading.local()  # depth of interpreted kernels running on this thread
+
+
+def interpreted(fn):
+    """``fn`` as a kernel run by triton's interpreter, in a process where triton was imported
+    without ``TRITON_INTERPRET``.
+
+    There ``@triton.jit`` built real ``JITFunction`` objects, also for triton's own helpers
+    (``tl.sum``, ``tl.max``...), and calling one raises "Cannot call @triton.jit'd outside of
+    the scope of a kernel". While one of our interpreted kernels runs, such a call is run by
+    the interpreter instead (what the helper would be in interpreter mode); outside it,
+    ``JITFunction`` behaves as triton wrote it.
+    """
+    from triton.runtime.interpreter import InterpretedFunction
+
+    _route_nested_jit_calls()
+
+    class ScopedInterpretedFunction(InterpretedFunction):
+        def run(self, *args, **kwargs):
+            _interpreting.depth = getattr(_interpreting, "depth", 0) + 1
+            try:
+                return super().run(*args, **kwargs)
+            finally:
+                _interpreting.depth -= 1
+
+    return ScopedInterpretedFunction(fn)
+
+
+@functools.lru_cache(maxsize=None)
+def _route_nested_jit_calls() -> None:
+    """Install (once) the ``JITFunction.__call__`` that runs helpers in the interpreter inside
+    our interpreted kernels (see :func:`interpreted`)."""
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    original = JITFunction.__call__
+    helpers: dict[int, InterpretedFunction] = {}
+
+    def call(self, *args, **kwargs):
+        if not getattr(_interpreting, "depth", 0):
+            return original(self, *args, **kwargs)
+        helper = helpers.get(id(self))
+        if helper is None:
+            helper = helpers[id(self)] = InterpretedFunction(self.fn)
+        return helper(*args, **kwargs)
+
+    JITFunction.__call__ = call
 
 
 def record_digest(key: str, record: dict) -> str:

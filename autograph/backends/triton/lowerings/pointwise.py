@@ -27,10 +27,28 @@ prims = torch.ops.prims
 BOOL_ARITHMETIC = {"add": "or_", "mul": "and_"}
 
 
+def cpu_half_scalar(L: Lowering, a, b):
+    """``(a, b)`` with a Python float operand rounded to the half dtype of the tensor operand,
+    on CPU tensors only: aten's CPU kernels of add/sub/rsub and the comparisons convert such a
+    scalar to the tensor's dtype before computing in float32 (``fp16(-0.3) + 0.3`` is 0 there);
+    its CUDA kernels keep the scalar in float32, as the kernels do."""
+    if L.device is None or L.device.type != "cpu":
+        return a, b
+
+    def rounded(scalar, tensor):
+        if isinstance(tensor, IRNode) and tensor.dtype in HALF_DTYPES and isinstance(scalar, float):
+            return float(torch.tensor(scalar, dtype=tensor.dtype))
+        return scalar
+
+    return rounded(a, b), rounded(b, a)
+
+
 def _binary(op: str, name: str):
     """``a op b`` (``alpha`` scales ``b``, as in ``add(a, b, alpha=2)``)."""
 
     def lower(L: Lowering, node, a, b, **kw):
+        if op in ("add", "sub"):
+            a, b = cpu_half_scalar(L, a, b)
         alpha = kw.get("alpha", 1)
         if meta(node).dtype == torch.bool:  # bool + bool is logical or, bool * bool logical and
             if op not in BOOL_ARITHMETIC or alpha != 1:
@@ -54,6 +72,7 @@ register(aten.mul.Tensor, aten.mul.Scalar)(_binary("mul", "mul"))
 
 @register(aten.rsub.Scalar, aten.rsub.Tensor)
 def _rsub(L, node, a, b, alpha=1):
+    a, b = cpu_half_scalar(L, a, b)
     return L.pointwise(node, [a, b], lambda ops, x, y: ops.sub(y, ops.mul(ops.constant(alpha, meta(node).dtype), x)),
                        "rsub")
 
@@ -164,7 +183,9 @@ def _bnot(L, node, a):
 
 def _compare(name: str):
     def lower(L, node, a, b):
-        return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, name)(x, y), name, compute=promoted(a, b))
+        compute = promoted(a, b)
+        a, b = cpu_half_scalar(L, a, b)
+        return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, name)(x, y), name, compute=compute)
 
     return lower
 
@@ -265,7 +286,7 @@ def _pow(L, node, a, e):
         return L.pointwise(node, [a], lambda ops, x: _power(ops, x, n), "pow")
     if not dtype.is_floating_point:
         raise LoweringDeclined("integer pow with a negative or fractional exponent")
-    if abs(e) == 0.5 and dtype not in HALF_DTYPES:  # aten's float/double kernels use sqrt here
+    if abs(e) == 0.5 and dtype != torch.float16:  # aten's float/double/bfloat16 kernels use sqrt here
         return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x) if e > 0 else ops.rsqrt(x), "pow")
     if float(e).is_integer() and -8 <= e < 0:
         return L.pointwise(node, [a], lambda ops, x: ops.truediv(ops.constant(1.0, dtype), _power(ops, x, int(-e))), "pow")

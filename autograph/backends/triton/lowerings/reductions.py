@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+import sympy
 import torch
 
 from autograph.backends.triton.indexing import delinearize, is_static
@@ -100,7 +101,13 @@ def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
 
 @register(aten.var.correction, aten.var_mean.correction)
 def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
-    """Two reductions of one row in one kernel: the mean, then the squared deviations."""
+    """Two passes over each row in one kernel: the mean, then the squared deviations from it.
+
+    The mean is shifted by the row's first element, ``k + sum(x - k) / n``: a row whose plain
+    sum overflows (values near the float maximum) still has a finite mean and variance. Where
+    the shifted mean is not finite (an inf or NaN in the row, or differences that overflow,
+    whose variance is inf anyway) the plain ``sum(x) / n`` is used: it is what eager gives there.
+    """
     out = meta(node)
     var_meta = out[0] if isinstance(out, (tuple, list)) else out
     if not var_meta.dtype.is_floating_point or not isinstance(a, IRNode):
@@ -120,13 +127,35 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     acc = compute_dtype(var_meta.dtype)
     xshape = tuple(s for d, s in enumerate(a.shape) if d not in rdims)
     keep = tuple(1 if d in rdims else s for d, s in enumerate(a.shape))
-    total = L.reduce_to(a, rdims, "sum", xshape, acc)
     full = tuple(a.shape)
 
     def per_row(idx):
         return [i for d, i in enumerate(idx) if d not in rdims]
 
-    mean_full = View(_divided("mean", total, count, acc, xshape), full, per_row)
+    def first_of_row(idx):  # a full index -> the index of its row's first element
+        return [sympy.Integer(0) if d in rdims else i for d, i in enumerate(idx)]
+
+    def row_start(idx):  # a row index -> the index of the row's first element
+        rows = iter(idx)
+        return [sympy.Integer(0) if d in rdims else next(rows) for d in range(ndim)]
+
+    total = L.reduce_to(a, rdims, "sum", xshape, acc)
+    shifted = L.pointwise_value(full, acc, [a, View(a, full, first_of_row)], lambda ops, x, k: ops.sub(x, k), "sub")
+    shifted_total = L.reduce_to(shifted, rdims, "sum", xshape, acc)
+    first = View(a, xshape, row_start)
+
+    def mean_of_row(ops, idx):
+        n = _count(ops, count)
+        plain = ops.truediv(total.load(ops, idx), n)
+        k = first.load(ops, idx)
+        if compute_dtype(a.dtype) != acc:
+            k = ops.to_dtype(k, acc, a.dtype)
+        moved = ops.add(k, ops.truediv(shifted_total.load(ops, idx), n))
+        finite = ops.lt(ops.abs(moved), ops.constant(math.inf, acc))
+        return ops.where(finite, moved, plain)
+
+    mean = Pointwise(xshape, acc, mean_of_row, 1, ("mean",), counted=False)
+    mean_full = View(mean, full, per_row)
     dev = L.pointwise_value(full, acc, [a, mean_full], lambda ops, x, m: ops.mul(ops.sub(x, m), ops.sub(x, m)), "sub")
     sq = L.reduce_to(dev, rdims, "sum", xshape, acc)
     out_shape = keep if keepdim else xshape
@@ -134,7 +163,9 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     var = _divided("var", sq, denom, var_meta.dtype, out_shape, squeeze)
     if node.target is not aten.var_mean.correction:
         return var
-    return (var, _divided("mean", total, count, var_meta.dtype, out_shape, squeeze))
+    mean_out = Pointwise(out_shape, var_meta.dtype, lambda ops, idx: mean.load(ops, squeeze(idx)), 1, ("mean",),
+                         counted=False)
+    return (var, mean_out)
 
 
 @register(prims.sum.default)

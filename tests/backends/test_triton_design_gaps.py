@@ -1,0 +1,114 @@
+"""Design gaps against Inductor closed in the Triton backend (issue 28), shown on the generated
+kernels (grids, index types, saved tensors) and by interpreter runs."""
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+pytestmark = pytest.mark.triton
+
+
+def generate(fn, *inputs, gpu=True):
+    from autograph.backends.triton.backend import TritonBackend, decompositions
+
+    gm = make_fx(fn, decomposition_table=decompositions())(*inputs)
+    return TritonBackend("/nonexistent-cache-unused")._generate(gm, gpu=gpu)
+
+
+# -- split reductions -----------------------------------------------------------------------
+def test_full_sum_of_a_large_tensor_is_split_over_many_programs():
+    """x.sum() over 4096**2 elements: 1024 partial sums (one program each at XBLOCK=1), then one
+    small reduction; before, one program reduced all 16M elements (grid (1,))."""
+    record = generate(lambda x: x.sum(), torch.empty(4096, 4096, device="meta"))
+    assert len(record["kernels"]) == 2
+    launches = re.findall(r"(triton_\w+)\[(grid_\w+)\]\((.*)\)", record["wrapper"])
+    assert len(launches) == 2
+    first_args = launches[0][2].split(", ")
+    assert first_args[-2:] == ["1024", "16384"]  # xnumel = partial programs' rows, rnumel = chunk
+    grid = re.search(r"def %s\(meta\):\n\s+return (.*)" % launches[0][1], record["wrapper"]).group(1)
+    assert eval(grid, {"meta": {"XBLOCK": 4}}) == (256,)
+    second_args = launches[1][2].split(", ")
+    assert second_args[-2:] == ["1", "1024"]
+
+
+def test_split_reductions_match_eager_with_a_padded_last_chunk(compile_fn):
+    """257 * 401 elements do not divide into the chunks: the padding is the identity of each kind."""
+    x = torch.randn(257, 401)
+    x[100, 7] = 9.5
+    i = torch.randint(-5, 5, (257, 401))
+
+    def fn(x, i):
+        return (x.sum(), (x * 2).amax(), x.amin(), x.mean(), i.sum(), (x.abs() * 1e-3 + 1).prod(),
+                x.sum(dim=(0, 1), keepdim=True), i.amax())
+
+    compiled = compile_fn(fn, x, i)
+    got = compiled(x, i)
+    assert compiled.graphs[0].fallback_reason is None
+    assert "[grid_" in compiled.graphs[0].wrapper_source or "(32, )" in compiled.graphs[0].wrapper_source
+    for g, w in zip(got, fn(x, i)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-3)
+
+
+def test_small_full_reductions_stay_one_kernel():
+    record = generate(lambda x: x.sum(), torch.empty(64, 64, device="meta"))
+    assert len(record["kernels"]) == 1
+
+
+# -- int64 indexing ------------------------------------------------------------------------
+def test_int64_indexing_only_when_offsets_pass_int32():
+    small = generate(lambda x: x * 2 + 1, torch.empty(1 << 20, device="meta"))
+    large = generate(lambda x: x * 2 + 1, torch.empty((1 << 31) + 8, device="meta"))
+    rows = generate(lambda x: x.sum(-1), torch.empty(1 << 20, 4096, device="meta"))
+    assert "tl.program_id(0) * XBLOCK" in small["kernels"][0][1]
+    assert "tl.program_id(0).to(tl.int64) * XBLOCK" in large["kernels"][0][1]
+    assert "tl.program_id(0).to(tl.int64) * XBLOCK" in rows["kernels"][0][1]
+
+
+# -- min-cut rematerialisation ----------------------------------------------------------------
+def test_backward_recomputes_a_pointwise_chain_instead_of_saving_it(compile_fn):
+    """The min-cut partitioner saves the chain's input, not its intermediates (the default
+    partitioner saved sin, cos and exp results: three more tensors kept for backward)."""
+    def fn(x):
+        return (x.sin().cos() * 2).exp().sum()
+
+    x = torch.randn(64, requires_grad=True)
+    compiled = compile_fn(fn, x)
+    compiled(x).backward()
+    want = torch.func.grad(fn)(x.detach())
+    torch.testing.assert_close(x.grad, want)
+    forward = next(g for g in compiled.graphs if g.kind == "forward")
+    returned = forward.wrapper_source.rsplit("return", 1)[1]
+    assert returned.count(",") + 1 - returned.count(", ]") == 2, returned  # the sum and x
+
+
+# -- persisted autotune results, and the new kernels through triton's real compiler ----------------
+def test_autotune_choices_persist_on_disk():
+    record = generate(lambda x: (x * 2).sum(-1), torch.empty(64, 2048, device="meta"))
+    assert "cache_results=True" in record["kernels"][0][1]
+
+
+def test_split_and_int64_kernels_compile_to_ptx(tmp_path):
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    split = generate(lambda x: (x.sum(), x.amax(), x.sum(0)), torch.empty(2049, 401, device="meta"))
+    wide = generate(lambda x: x * 2 + 1, torch.empty((1 << 31) + 8, device="meta"))
+    kernels = split["kernels"] + [(n + "_wide", s.replace(n, n + "_wide")) for n, s in wide["kernels"]]
+    signatures = {**split["signatures"], **{n + "_wide": sig for n, sig in wide["signatures"].items()}}
+    assert len(compile_kernels_to_ptx({"kernels": kernels, "signatures": signatures}, tmp_path)) == 4
+
+
+# -- outer (column) reductions ---------------------------------------------------------------------
+def test_column_sums_get_wide_column_blocks_and_short_row_steps():
+    """x.sum(0) over (8192, 768) (a bias gradient): lanes across columns, a short row step; before,
+    RBLOCK=1024 down a column with XBLOCK=4 columns per program."""
+    record = generate(lambda x: x.sum(0), torch.empty(8192, 768, device="meta"))
+    source = record["kernels"][0][1]
+    configs = re.findall(r"'XBLOCK': (\d+), 'RBLOCK': (\d+)", source)
+    assert configs and all(int(r) <= 64 for _, r in configs) and max(int(x) for x, _ in configs) >= 64, configs
+    rows = generate(lambda x: x.sum(-1), torch.empty(8192, 768, device="meta"))  # row sums unchanged
+    assert "'RBLOCK': 1024" in rows["kernels"][0][1]
