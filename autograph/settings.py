@@ -276,8 +276,9 @@ def environment_variables() -> list[tuple[tuple[str, ...], EnvVar]]:
 
 
 def cli_flags() -> dict[str, tuple[str, EnvVar]]:
-    """``autograph run`` options: ``{"--backend": ("backend", EnvVar), ...}`` (top-level keys only)."""
-    return {var.flag: (path[0], var) for path, var in environment_variables() if var.flag and len(path) == 1}
+    """``autograph run`` options: ``{"--backend": ("backend", EnvVar), "--packages": ("packages.allow", ...)}``
+    (a nested key by its dotted path)."""
+    return {var.flag: (".".join(path), var) for path, var in environment_variables() if var.flag}
 
 
 class Packages(BaseModel):
@@ -285,11 +286,13 @@ class Packages(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    allow: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_PACKAGES", parse=_comma_list, render=_joined, append=True)] = Field(
+    allow: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_PACKAGES", parse=_comma_list, render=_joined, append=True,
+                                                        flag="--packages")] = Field(
         default=(),
         description="Rules 'module_glob[:qualname_glob]' selecting functions to compile, e.g. 'mymodels' or 'mymodels.attn:Attention.forward'.",
     )
-    deny: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_DENY", parse=_comma_list, render=_joined, append=True)] = Field(
+    deny: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_DENY", parse=_comma_list, render=_joined, append=True,
+                                                       flag="--deny")] = Field(
         default=(),
         description="Rules excluding modules or functions; a deny rule always beats an allow rule.",
     )
@@ -329,7 +332,8 @@ class Settings(BaseModel):
         default=8, ge=1, strict=True,
         description="Cache entries per code object before autograph gives up on it and runs it eagerly.",
     )
-    compile_threshold: Annotated[int, EnvVar("AUTOGRAPH_COMPILE_THRESHOLD", parse=_whole_number)] = Field(
+    compile_threshold: Annotated[int, EnvVar("AUTOGRAPH_COMPILE_THRESHOLD", parse=_whole_number,
+                                                                     flag="--threshold")] = Field(
         default=3, ge=1, strict=True,
         description="Functions selected by the import hook are captured on their N-th call; earlier calls run "
         "eagerly, so code that runs once (constructors, initialisers, optimizer set-up) is never compiled. "
@@ -357,9 +361,17 @@ class Settings(BaseModel):
     report: Annotated[Union[bool, Path], EnvVar("AUTOGRAPH_REPORT", parse=_report_value, render=_report_text,
                                                 flag="--report", flag_without_value=True)] = Field(
         default=False,
-        description="true: print the run report at exit; a path: also write it there as JSON.",
+        description="true: print the run report at exit; a path: also write it there as JSON (one file per "
+        "rank under torchrun: r.json -> r.rank0.json).",
     )
-    log: Annotated[tuple[str, ...], EnvVar("AUTOGRAPH_LOG", parse=_comma_list, render=_joined, empty_is_unset=False)] = Field(
+    report_style: Annotated[Literal["summary", "all", "quiet"], EnvVar("AUTOGRAPH_REPORT_STYLE",
+                                                                      flag="--report-style")] = Field(
+        default="summary",
+        description="How the run report is printed: 'summary' (one row per function, worst first), 'all' "
+        "(every table) or 'quiet' (nothing printed; the JSON file only).",
+    )
+    log: Annotated[tuple[str, ...], EnvVar("AUTOGRAPH_LOG", parse=_comma_list, render=_joined, empty_is_unset=False,
+                                         flag="--log")] = Field(
         default=(), description="Log channels to enable: " + ", ".join(LOG_CHANNELS) + ".")
     cache_dir: Annotated[Path | None, EnvVar("AUTOGRAPH_CACHE_DIR", render=_optional_path_text)] = Field(
         default=None,
@@ -370,7 +382,8 @@ class Settings(BaseModel):
         description="Directory where every new cache entry's guards, transformed code, graphs and kernels are "
         "written as files; null: no dumps.",
     )
-    verify: Annotated[bool, EnvVar("AUTOGRAPH_VERIFY", parse=_switch, render=_switch_text)] = Field(
+    verify: Annotated[bool, EnvVar("AUTOGRAPH_VERIFY", parse=_switch, render=_switch_text,
+                                                 flag="--verify", flag_without_value=True)] = Field(
         default=False, strict=True,
         description="Check compiled calls against the original function: the first verify_calls calls of each "
         "cache entry also run the original on copies of the arguments and compare; a mismatch is reported, "
@@ -713,16 +726,48 @@ def load_settings(
     settings = _overlay(settings, overrides, lambda loc: _origin_of(loc, origin))
 
     if cli:
-        unknown = [key for key in cli if key not in Settings.model_fields]
-        if unknown:
-            raise SettingsError(f"unknown setting {unknown[0]!r}{_closest(unknown[0], tuple(Settings.model_fields)) or '.'}")
-        cli_data = {key: value for key, value in cli.items() if value is not None}
-        flags = {key: flag for flag, (key, _) in cli_flags().items()}
-        settings = _overlay(settings, cli_data, lambda loc: flags.get(loc[0], f"--{loc[0].replace('_', '-')}"))
+        settings = _cli_overlay(settings, cli)
 
     if check_backend:
         check_backend_importable(settings.backend)
     return settings
+
+
+def _cli_overlay(settings: Settings, cli: Mapping[str, Any]) -> Settings:
+    """Command-line values over ``settings``: a key by name or dotted path (``packages.allow``); a flag's
+    text is read as its variable's is (``--threshold 5``, ``--packages a,b`` appended to the file's rules)."""
+    known = {".".join(path): path for path, _ in settings_keys()} | {key: (key,) for key in Settings.model_fields}
+    by_key = {key: (flag, var) for flag, (key, var) in cli_flags().items()}
+    unknown = [key for key in cli if key not in known]
+    if unknown:
+        raise SettingsError(f"unknown setting {unknown[0]!r}{_closest(unknown[0], tuple(known)) or '.'}")
+    data: dict[str, Any] = {}
+    for key, value in cli.items():
+        if value is None:
+            continue
+        flag, var = by_key.get(key, (f"--{key.replace('_', '-')}", None))
+        if var is not None and isinstance(value, str):
+            try:
+                value = var.parse(value)
+            except ValueError as exc:
+                raise SettingsError(f"{flag}={value!r}: {exc}") from None
+            if value is UNSET:
+                continue
+        path = known[key]
+        if var is not None and var.append:
+            value = list(_get(settings, path)) + list(value)
+        _put(data, path, value)
+    if "packages" in data and isinstance(data["packages"], dict):
+        data["packages"] = {**settings.packages.model_dump(), **data["packages"]}
+    flags = {path: flag for flag, (path, _) in cli_flags().items()}
+
+    def name_of(loc: tuple) -> str:
+        for n in range(len(loc), 0, -1):
+            if ".".join(loc[:n]) in flags:
+                return flags[".".join(loc[:n])]
+        return f"--{str(loc[0]).replace('_', '-')}"
+
+    return _overlay(settings, data, name_of)
 
 
 def check_backend_importable(backend: str) -> None:

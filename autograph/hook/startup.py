@@ -15,9 +15,12 @@ from __future__ import annotations
 import atexit
 import importlib
 import os
+import signal
 import sys
+import threading
+import types
 import zipfile
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, NoReturn
 
 if TYPE_CHECKING:
     from autograph.settings import Settings
@@ -76,6 +79,76 @@ def activate_logs(settings: Settings) -> None:
             return
         raise
     events.activate(settings)
+
+
+# ---------------------------------------------------------------- uncaught exceptions
+
+
+def user_traceback(tb: types.TracebackType | None, *, interrupted: bool = False,
+                   leading: Callable[[types.FrameType], bool] | None = None) -> types.TracebackType | None:
+    """The traceback the user would see without autograph.
+
+    Leading frames for which ``leading`` is true (the launcher's own) go. autograph's frames
+    between two user frames (the wrapper and shim around a compiled function) go too, unless the
+    error was raised inside autograph itself: then every frame stays, for the bug report. A
+    KeyboardInterrupt (``interrupted``) is the user's wherever it landed: autograph's frames go.
+    """
+    while tb is not None and leading is not None and leading(tb.tb_frame):
+        tb = tb.tb_next
+    frames = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    kept = [f for f in frames if not is_autograph_frame(f.tb_frame)]
+    if not kept or (is_autograph_frame(frames[-1].tb_frame) and not interrupted):
+        return frames[0] if frames else None
+    for outer, inner in zip(kept, kept[1:]):
+        outer.tb_next = inner
+    kept[-1].tb_next = None
+    return kept[0]
+
+
+def is_autograph_frame(frame: types.FrameType) -> bool:
+    name = frame.f_globals.get("__name__") or ""
+    return name.startswith("autograph.") and not name.startswith("autograph.testing")
+
+
+def exit_by_sigint() -> NoReturn:
+    """End the process as an uncaught Ctrl-C does (status 130 for the shell), after the exit
+    handlers (the run report) ran: CPython's own path loses the status when they run code."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
+    os._exit(130)  # a platform where the signal did not end us
+
+
+_hook_installed = False
+
+
+def install_excepthook() -> None:
+    """Uncaught exceptions of a program run with ``AUTOGRAPH_PACKAGES=...`` look as under the
+    launcher: the user's frames only; Ctrl-C keeps the report and exits 130."""
+    global _hook_installed
+    if _hook_installed:
+        return
+    _hook_installed = True
+    previous = sys.excepthook
+
+    def excepthook(kind: type[BaseException], value: BaseException, tb: types.TracebackType | None) -> None:
+        interrupted = issubclass(kind, KeyboardInterrupt)
+        try:
+            tb = user_traceback(tb, interrupted=interrupted)
+        except Exception:  # noqa: BLE001 - never hide the user's error behind ours
+            pass
+        previous(kind, value.with_traceback(tb) if value is not None else value, tb)
+        if interrupted and threading.current_thread() is threading.main_thread():
+            exit_by_sigint()
+
+    sys.excepthook = excepthook
 
 
 _activated = False
@@ -166,3 +239,4 @@ def activate() -> None:
     install(settings=settings)
     activate_logs(settings)
     print_report_at_exit(settings)
+    install_excepthook()
