@@ -165,7 +165,9 @@ class FunctionReport:
         if self.hot_eager_calls and self.eager_reasons:
             return f"eager: {self.eager_reasons[0][0]}"
         if self.breaks:
-            return "break: " + _grouped(self.breaks)[0]
+            first = self.breaks[0]
+            at = f"line {first.lineno}" if first.filename == self.filename else first.where
+            return f"{len(self.breaks)} break{'s' if len(self.breaks) > 1 else ''}: {first.kind}, {at}"
         if self.recompiles:
             return f"recompiled: {self.recompiles[0][0]}"
         return f"compiled ({self.ops_in_graphs} ops)"
@@ -284,9 +286,8 @@ class RunReport:
         ranked = sorted(self.functions, key=lambda f: f.badness(), reverse=True)
         shown = [f for f in ranked if not f.only_cold][:max_rows]
         rest = [f for f in ranked if f not in shown]
-        head = ("function", "where", "calls", "compiled", "eager", "breaks", "recomp", "status")
-        rows = [(f.qualname, f.where, str(f.calls), str(f.calls - f.eager_calls), str(f.hot_eager_calls),
-                 str(len(f.breaks)),
+        head = ("function", "where", "calls", "eager", "breaks", "recomp", "status")
+        rows = [(f.qualname, f.where, str(f.calls), str(f.hot_eager_calls), str(len(f.breaks)),
                  str(len(f.recompiles)), f.status()) for f in shown]
         lines = [self.headline()]
         t = self.totals()
@@ -335,8 +336,8 @@ def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]], width: int) -> 
     """A plain table (no borders): numbers right-aligned, the first column and the last cut to fit ``width``."""
     numeric = [all(r[i].isdigit() for r in rows) for i in range(len(head))]
     widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
-    widths[0] = min(widths[0], 32)
-    widths[1] = min(widths[1], 22)
+    widths[0] = min(widths[0], 28)
+    widths[1] = min(widths[1], 18)
     fixed = sum(widths[:-1]) + 2 * (len(head) - 1)
     widths[-1] = max(width - fixed, 10)
 
@@ -441,6 +442,25 @@ def rank_path(path: str | os.PathLike, label: str | None) -> Path:
     return path if label is None else path.with_name(f"{path.stem}.{label}{path.suffix or '.json'}")
 
 
+def _keep_last(rep: RunReport, settings: Settings, label: str | None) -> Path | None:
+    """``report: true`` (no path): the JSON goes to ``<cache_dir>/reports/last.json``, best effort."""
+    try:
+        return rep.write_json(rank_path(settings.cache_path() / "reports" / "last.json", label))
+    except (OSError, TypeError, ValueError):
+        return None
+
+
+def _shown_path(path: Path) -> str:
+    """The path as a user would type it: relative below the current directory, ``~`` for home."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        pass
+    home = os.path.expanduser("~")
+    text = str(path)
+    return "~" + text[len(home):] if home not in ("", "/") and text.startswith(home + os.sep) else text
+
+
 def print_report(settings: Settings | None = None, *, stream: TextIO | None = None) -> RunReport:
     """At exit: write the JSON when ``settings.report`` is a path (one file per rank), and print
     the summary (``report_style: summary``), every table (``all``) or nothing (``quiet``) on stderr,
@@ -457,13 +477,15 @@ def print_report(settings: Settings | None = None, *, stream: TextIO | None = No
             written = rep.write_json(rank_path(target, label))
         except OSError as exc:
             note = f"autograph: could not write the report to {target}: {exc.strerror or exc}"
+    elif settings is not None and style != "quiet":
+        written = _keep_last(rep, settings, label)  # so that `autograph report ... --all` always works
     if style == "quiet":
         text = note
     elif style == "all":
         text = str(rep) + (f"\n\nautograph: report written to {written}" if written else "")
         text += f"\n\n{note}" if note else ""
     else:
-        details = f"autograph report {written} --all" if written else "autograph run --report=r.json ...; autograph report r.json --all"
+        details = f"autograph report {_shown_path(written)} --all" if written else None
         text = rep.summary(details) + (f"\n{note}" if note else "")
     if label and text:
         text = "\n".join(f"[{label}] {line}" for line in text.split("\n"))
