@@ -13,7 +13,6 @@ settings to the environment so child processes compile the same packages.
 """
 from __future__ import annotations
 
-import atexit
 import builtins
 import importlib.machinery
 import io
@@ -179,14 +178,18 @@ def run(argv: list[str]) -> int:
     except SettingsError as exc:
         _fail(f"invalid settings, nothing was run:\n{exc}")
 
+    from autograph.hook.startup import activate_logs, print_report_at_exit, warn, warn_unmatched_rules_at_exit
+    from autograph.settings import start_warnings
+
+    for message in start_warnings(settings, config_given=options.get("config") is not None):
+        warn(message)
     os.environ.update(export_env(settings))
     from autograph.hook.install import install
-    from autograph.hook.startup import activate_logs, print_report_at_exit
 
     installation = install(settings=settings)
     activate_logs(settings)
     print_report_at_exit(settings)
-    atexit.register(_warn_unmatched_rules, installation)
+    warn_unmatched_rules_at_exit(installation)
 
     try:
         if kind == "path":
@@ -203,19 +206,6 @@ def run(argv: list[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - re-reported exactly like the interpreter does
         _exit_like_python(exc)
     return 0
-
-
-def _warn_unmatched_rules(installation: Any) -> None:
-    """At exit: name each allow rule that selected no imported module (a typo compiles nothing, silently)."""
-    try:
-        unmatched = installation.unmatched_rules()
-    except Exception:  # noqa: BLE001 - a diagnostic must never change the exit
-        return
-    for rule in unmatched:
-        sys.stderr.write(
-            f"autograph: warning: the rule {rule!r} (packages.allow / AUTOGRAPH_PACKAGES) matched no imported "
-            "module, so nothing it names was compiled. Check the spelling against the module names your "
-            "program imports (`python -m autograph config check` prints the rules).\n")
 
 
 def _run_script(path: str) -> None:
@@ -295,6 +285,10 @@ def config_check(argv: list[str]) -> int:
     except SettingsError as exc:
         sys.stderr.write(f"{exc}\n")
         return EXIT_USAGE
+    from autograph.settings import start_warnings
+
+    for message in start_warnings(settings, config_given=file is not None):
+        sys.stderr.write(f"autograph: warning: {message}\n")
     used_env = [name for name in dict.fromkeys(env_variable_names()) if name in os.environ]
     sources = [str(path) if path is not None else "no settings file (defaults)"]
     if used_env:

@@ -629,7 +629,47 @@ def _config_path(config: str | Path | None, env: Mapping[str, str]) -> Path | No
         value = env[CONFIG_ENV].strip()
         return Path(value) if value else None  # set but empty: no file at all
     default = Path(CONFIG_FILE_NAME)
-    return default if default.is_file() else None
+    if default.is_file():
+        return default
+    project = Path(PYPROJECT_FILE_NAME)
+    return project if _pyproject_table(project) is not None else None
+
+
+PYPROJECT_FILE_NAME = "pyproject.toml"
+
+
+def _is_toml(path: Path) -> bool:
+    return path.suffix == ".toml"
+
+
+def _pyproject_table(path: Path) -> dict[str, Any] | None:
+    """The ``[tool.autograph]`` table of a ``pyproject.toml`` (as black, ruff, mypy and pytest
+    read theirs), or None when the file or the table is absent."""
+    if not path.is_file():
+        return None
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    table = data.get("tool", {}).get("autograph")
+    return table if isinstance(table, dict) else None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """``[tool.autograph]`` of ``path``; a file that is not TOML or lacks the table is an error."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(_read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+    table = data.get("tool", {}).get("autograph")
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: no [tool.autograph] table; autograph's settings go there "
+                            "(or in autograph.yaml)")
+    return table
 
 
 CONFIG_ENV = "AUTOGRAPH_CONFIG"  # the settings file, not a key: set but empty means no file at all
@@ -719,8 +759,11 @@ def load_settings(
         if not path.is_file():
             source = "--config" if config is not None else "AUTOGRAPH_CONFIG"
             raise SettingsError(f"{path}: settings file not found (given by {source}); check the path or unset it")
-        data, marks = _read_yaml(path)
-        settings = _validate(data, lambda err: _yaml_location(path, marks, err))
+        if _is_toml(path):
+            settings = _validate(_read_toml(path), lambda err: f"{path} [tool.autograph]: ")
+        else:
+            data, marks = _read_yaml(path)
+            settings = _validate(data, lambda err: _yaml_location(path, marks, err))
 
     overrides, origin = _env_overrides(settings, env)
     settings = _overlay(settings, overrides, lambda loc: _origin_of(loc, origin))
@@ -797,6 +840,71 @@ def check_backend_importable(backend: str) -> None:
         obj = getattr(obj, part)
     if not callable(obj):
         raise SettingsError(f"backend {backend!r}: {attr_path!r} is not callable; a backend is backend(gm, example_inputs)")
+
+
+# Variables named AUTOGRAPH_* that are not settings: the tools of this repository read them.
+OTHER_VARIABLES = {"AUTOGRAPH_PYTHON": "scripts/setup: the Python that creates .venv"}
+SIBLING_CONFIG_NAMES = ("autograph.yml", ".autograph.yaml", ".autograph.yml", "autograph.json", "autograph.toml")
+
+
+def unknown_variables(env: Mapping[str, str] | None = None) -> list[str]:
+    """A warning for each ``AUTOGRAPH_*`` variable that autograph does not read (a typo is
+    otherwise silently ignored), with the closest known name."""
+    env = os.environ if env is None else env
+    known = set(env_variable_names()) | set(OTHER_VARIABLES) | {"AUTOGRAPH"}
+    out = []
+    for name in sorted(env):
+        if name.startswith("AUTOGRAPH_") and name not in known:
+            hint = _closest(name, sorted(known - {"AUTOGRAPH"})) or "."
+            out.append(f"unknown environment variable {name} is ignored{hint} "
+                       "(`python -m autograph config check` lists the settings and their variables)")
+    return out
+
+
+def unread_config_files(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> list[str]:
+    """A warning for a settings file next to the program that autograph will not read
+    (``autograph.yml`` when it looks for ``autograph.yaml``)."""
+    env = os.environ if env is None else env
+    cwd = Path.cwd() if cwd is None else cwd
+    if env.get(CONFIG_ENV, "").strip() or CONFIG_ENV in env:
+        return []
+    out = []
+    for name in SIBLING_CONFIG_NAMES:
+        if (cwd / name).is_file():
+            read = CONFIG_FILE_NAME if (cwd / CONFIG_FILE_NAME).is_file() else None
+            out.append(f"{name} is not read (autograph reads {CONFIG_FILE_NAME}, [tool.autograph] in "
+                       f"{PYPROJECT_FILE_NAME}, or the file --config/AUTOGRAPH_CONFIG names)"
+                       + (f"; {read} is used instead" if read else f"; rename it to {CONFIG_FILE_NAME}"))
+    return out
+
+
+def nothing_selected(settings: Settings) -> list[str]:
+    """A warning when no rule selects anything: the program would run with nothing compiled."""
+    if settings.mode == "off" or settings.packages.allow:
+        return []
+    return ["no package is selected (packages.allow is empty): the import hook compiles nothing, only functions "
+            "given to autograph.compile are; name your packages with --packages mymodels, "
+            "AUTOGRAPH_PACKAGES=mymodels or packages.allow in autograph.yaml"]
+
+
+def unusable_dump_dir(settings: Settings) -> list[str]:
+    """A warning when ``dump`` names a directory that cannot be created or written."""
+    if settings.dump is None:
+        return []
+    path = settings.dump.expanduser()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return [f"dump directory {str(path)!r} cannot be created ({exc.strerror or exc}): no dumps will be written"]
+    if not os.access(path, os.W_OK | os.X_OK):
+        return [f"dump directory {str(path)!r} is not writable: no dumps will be written"]
+    return []
+
+
+def start_warnings(settings: Settings, env: Mapping[str, str] | None = None, *, config_given: bool = False) -> list[str]:
+    """Every settings problem that is not an error but would make autograph silently do nothing."""
+    files = [] if config_given else unread_config_files(env)
+    return unknown_variables(env) + files + nothing_selected(settings) + unusable_dump_dir(settings)
 
 
 def export_env(settings: Settings) -> dict[str, str]:

@@ -267,7 +267,7 @@ def test_readme_shows_the_real_config_check_output(tmp_path):
     result = subprocess.run([sys.executable, "-m", "autograph", "config", "check", "config/autograph.yaml"],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "guide" / "settings.md").read_text()
     assert "$ python -m autograph config check config/autograph.yaml\n" + result.stdout in readme
 
 
@@ -385,6 +385,6 @@ def test_report_variable_prints_the_report_with_autograph_compile_alone(project)
 
 def test_readme_tells_a_newcomer_which_python_to_use():
     readme = (REPO / "README.md").read_text()
-    setup = readme.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    setup = readme.split("## Two commands", 1)[1].split("\n## Selecting", 1)[0]
     assert ".venv/bin/python" in setup and "source .venv/bin/activate" in setup
-    assert "$ scripts/demo\nstep  1  loss" in setup and "autograph run report:" in setup
+    assert "$ scripts/demo\nstep  1  loss" in setup and "autograph: 9 functions" in setup

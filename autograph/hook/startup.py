@@ -1,7 +1,8 @@
 """Interpreter-start entry point, run by the ``autograph-startup.pth`` file.
 
-The ``.pth`` line only imports this module when ``AUTOGRAPH_PACKAGES`` or
-``AUTOGRAPH_CONFIG`` is present, so ordinary interpreters pay nothing. Here the
+The ``.pth`` line only imports this module when an ``AUTOGRAPH_*`` variable is present
+(the activating ones, ``AUTOGRAPH_PACKAGES``/``AUTOGRAPH_CONFIG``, or a misspelt one, which
+gets a warning), so ordinary interpreters pay nothing. Here the
 settings are loaded (torch-free), and the import hook installed when they select
 something and autograph is not off. This is what makes
 ``AUTOGRAPH_PACKAGES=mymodels python train.py`` and ``spawn`` children work with
@@ -20,7 +21,7 @@ import sys
 import threading
 import types
 import zipfile
-from typing import TYPE_CHECKING, Callable, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
 
 if TYPE_CHECKING:
     from autograph.settings import Settings
@@ -151,6 +152,31 @@ def install_excepthook() -> None:
     sys.excepthook = excepthook
 
 
+def warn(message: str) -> None:
+    sys.stderr.write(f"autograph: warning: {message}\n")
+    sys.stderr.flush()
+
+
+def warn_unmatched_rules_at_exit(installation: Any) -> None:
+    """At exit, name each allow rule that selected no imported module (a typo compiles nothing,
+    silently); the main process only, not its ``multiprocessing`` workers."""
+
+    def check() -> None:
+        mp = sys.modules.get("multiprocessing")
+        if mp is not None and mp.parent_process() is not None:
+            return
+        try:
+            unmatched = installation.unmatched_rules()
+        except Exception:  # noqa: BLE001 - a diagnostic must never change the exit
+            return
+        for rule in unmatched:
+            warn(f"the rule {rule!r} (packages.allow / AUTOGRAPH_PACKAGES) matched no imported module, so "
+                 "nothing it names was compiled. Check the spelling against the module names your program "
+                 "imports (`python -m autograph config check` prints the rules).")
+
+    atexit.register(check)
+
+
 _activated = False
 
 
@@ -218,11 +244,15 @@ def activate() -> None:
     """
     global _activated
     from autograph.errors import SettingsError
-    from autograph.settings import load_settings, startup_requested
+    from autograph.settings import load_settings, start_warnings, startup_requested, unknown_variables
 
-    if _activated or not startup_requested() or _launcher_starting():
+    if _activated or _launcher_starting():
         return
     _activated = True
+    if not startup_requested():  # only other AUTOGRAPH_* variables: a typo of the activating ones?
+        for message in unknown_variables():
+            warn(message)
+        return
     try:
         settings = load_settings(check_backend=False)
         if settings.mode != "off" and settings.packages.allow:
@@ -232,11 +262,14 @@ def activate() -> None:
     except Exception as exc:  # noqa: BLE001 - never a traceback from site.py, never a half-started run
         _refuse(f"could not load the settings ({type(exc).__name__}: {exc}); nothing was run. Unset "
                 "AUTOGRAPH_PACKAGES/AUTOGRAPH_CONFIG to run without autograph, and please report this")
+    for message in start_warnings(settings):
+        warn(message)
     if settings.mode == "off" or not settings.packages.allow:
         return
     from autograph.hook.install import install
 
-    install(settings=settings)
+    installation = install(settings=settings)
     activate_logs(settings)
     print_report_at_exit(settings)
     install_excepthook()
+    warn_unmatched_rules_at_exit(installation)
