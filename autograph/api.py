@@ -138,7 +138,8 @@ def _compile_one(target: Any, overrides: dict) -> Any:
         return _compile_one(call, overrides)
     if callable(target):
         return _compile_call_of(target, overrides)
-    raise TypeError(f"autograph.compile expects a callable or an nn.Module, got {type(target).__name__}")
+    raise TypeError(f"autograph.compile expects a Python function, another callable or an nn.Module, "
+                    f"got {type(target).__name__}")
 
 
 def _is_c_callable(target: Any) -> bool:

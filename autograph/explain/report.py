@@ -163,13 +163,13 @@ class FunctionReport:
         if self.not_compiled:
             return self.not_compiled.replace("cold, not compiled: ", "cold: ")
         if self.hot_eager_calls and self.eager_reasons:
-            return f"eager: {self.eager_reasons[0][0]}"
+            return self.eager_reasons[0][0]
         if self.breaks:
             first = self.breaks[0]
-            at = f"line {first.lineno}" if first.filename == self.filename else first.where
-            return f"{len(self.breaks)} break{'s' if len(self.breaks) > 1 else ''}: {first.kind}, {at}"
+            return f"{first.kind}, line {first.lineno}" if first.filename == self.filename else \
+                f"{first.kind}, {first.where}"
         if self.recompiles:
-            return f"recompiled: {self.recompiles[0][0]}"
+            return f"recompiled: {self.recompiles[0][1] or self.recompiles[0][0]}"
         return f"compiled ({self.ops_in_graphs} ops)"
 
     def rows(self, run_backend: str | None = None) -> list[tuple[str, str]]:
@@ -274,9 +274,9 @@ class RunReport:
         s = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731
         line = (f"autograph: {s(t['functions'], 'function')}, {s(t['calls'], 'call')}, "
                 f"{s(t['captures'], 'capture')}, {s(t['recompiles'], 'recompile')}, "
-                f"{s(t['graph_breaks'], 'graph break')}; capture {t['capture_seconds']:.2f} s, "
-                f"compile {t['compile_seconds']:.2f} s")
-        return line + (f"\nbackend: {self.backend}" if self.backend else "")
+                f"{s(t['graph_breaks'], 'graph break')}")
+        times = f"capture {t['capture_seconds']:.2f} s, compile {t['compile_seconds']:.2f} s"
+        return f"{line}\n" + (f"backend: {self.backend}; {times}" if self.backend else times)
 
     def summary(self, details: str | None = None, max_rows: int = SUMMARY_ROWS) -> str:
         """One row per function, worst first, at most ``SUMMARY_WIDTH`` columns; functions that only
@@ -336,8 +336,8 @@ def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]], width: int) -> 
     """A plain table (no borders): numbers right-aligned, the first column and the last cut to fit ``width``."""
     numeric = [all(r[i].isdigit() for r in rows) for i in range(len(head))]
     widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
-    widths[0] = min(widths[0], 28)
-    widths[1] = min(widths[1], 18)
+    widths[0] = min(widths[0], 24)
+    widths[1] = min(widths[1], 16)
     fixed = sum(widths[:-1]) + 2 * (len(head) - 1)
     widths[-1] = max(width - fixed, 10)
 
