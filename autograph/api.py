@@ -147,7 +147,7 @@ def _is_c_callable(target: Any) -> bool:
     (``torch.ops.aten.add.Tensor``), a ufunc-like object."""
     if isinstance(target, (types.FunctionType, types.MethodType, type)):
         return False
-    call = getattr(type(target), "__call__", None)
+    call = getattr(type(target), "__call__", None)  # noqa: B004 - the class's __call__: Python code or not
     return callable(target) and not isinstance(call, types.FunctionType)
 
 
