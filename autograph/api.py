@@ -133,6 +133,8 @@ def _compile_one(target: Any, overrides: dict) -> Any:
     torch = sys.modules.get("torch")  # no module exists before torch is imported: never import it here
     if torch is not None and isinstance(target, torch.nn.Module):
         return _compile_module(target, overrides)
+    if _is_library_callable(target):
+        return _compile_call_of(target, overrides)
     call = getattr(target, "__call__", None)  # noqa: B004 - a bound Python __call__, not callable()
     if isinstance(call, types.MethodType):
         return _compile_one(call, overrides)
@@ -149,6 +151,16 @@ def _is_c_callable(target: Any) -> bool:
         return False
     call = getattr(type(target), "__call__", None)  # noqa: B004 - the class's __call__: Python code or not
     return callable(target) and not isinstance(call, types.FunctionType)
+
+
+def _is_library_callable(target: Any) -> bool:
+    """A callable object of a library autograph never instruments (``torch.ops.aten.add.Tensor``):
+    its call is recorded, its own Python is not captured."""
+    from autograph.settings import never_instrumented
+
+    if isinstance(target, (types.FunctionType, types.MethodType, type)) or not callable(target):
+        return False
+    return never_instrumented(type(target).__module__ or "")
 
 
 def _compile_call_of(target: Any, overrides: dict) -> Any:

@@ -102,3 +102,16 @@ def test_default_mode_is_silent_and_bad_arguments_raise_as_in_torch():
         autograph.compile(f, mode="fastest")
     with pytest.raises(RuntimeError, match="Either mode or options"):
         autograph.compile(f, mode="max-autotune", options={})
+
+
+def test_op_overload_is_one_graph_node():
+    op = autograph.compile(torch.ops.aten.add.Tensor)
+    assert torch.equal(op(torch.ones(2), torch.ones(2)), torch.full((2,), 2.0))
+    st = _stats("add.Tensor")
+    assert (st.captures, st.ops_in_graphs) == (1, 1)
+
+
+def test_a_torch_module_is_still_compiled_as_a_module():
+    linear = torch.nn.Linear(2, 2)
+    compiled = autograph.compile(linear)
+    assert isinstance(compiled, torch.nn.Linear) and compiled.weight is linear.weight
