@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import json
 import os
@@ -19,7 +20,6 @@ import re
 import shlex
 import subprocess
 import sys
-import textwrap
 import unittest
 from pathlib import Path
 
@@ -34,9 +34,16 @@ NOT_CHECKED = {"docs/ARCHITECTURE.md", "docs/benchmarks.md", "docs/coverage.md"}
 PENDING = "__pending_output__"
 
 
-def normalise(text: str) -> list[str]:
-    text = re.sub(r"\b\d+\.\d+ s\b", "<t> s", text)
+def normalise(text: str, *roots: Path) -> list[str]:
+    """Times, addresses, object ids and per-process counters out; the checkout's path as ``<repo>``."""
+    for root in (*roots, REPO):
+        text = text.replace(str(root), "<repo>")
+    text = re.sub(r"\b\d+\.\d+ ?s\b", "<t> s", text)
     text = re.sub(r"0x[0-9a-f]+", "0x<addr>", text)
+    text = re.sub(r"(___check_obj_id\([^,]+, )\d+\)", r"\1<id>)", text)
+    text = re.sub(r"__compiled_fn_\d+", "__compiled_fn_<n>", text)
+    text = re.sub(r"(def ___guards_\w+?)_\d+\(", r"\1_<n>(", text)
+    text = re.sub(r"(__resume_at_\d+)_\d+", r"\1_<n>", text)
     return [line.rstrip() for line in text.strip("\n").splitlines()]
 
 
@@ -74,8 +81,9 @@ def _run_console(source: str, home: Path) -> None:
             continue
         extra, argv = _command(line)
         result = subprocess.run(argv, cwd=work, env={**base, **extra}, capture_output=True, text=True, timeout=600)
-        got = normalise(result.stdout + result.stderr)
-        assert got == normalise(expected), f"$ {line}\n--- got ---\n" + "\n".join(got)
+        got = normalise(result.stdout + result.stderr, work)
+        want = normalise(expected)
+        assert got == want, f"$ {line}\n" + "\n".join(difflib.unified_diff(want, got, lineterm=""))
 
 
 def evaluate_python(example) -> None:
@@ -91,7 +99,8 @@ def evaluate_text(example) -> None:
     if source.startswith("$ "):
         _run_console(source, example.namespace["__home__"])
     elif pending is not None and not example.document.text[pending[0]:example.start].strip():
-        assert normalise(pending[1]) == normalise(source), "printed:\n" + pending[1]
+        got, want = normalise(pending[1]), normalise(source)
+        assert got == want, "printed, not as the page says:\n" + "\n".join(difflib.unified_diff(want, got, lineterm=""))
 
 
 def evaluate_console(example) -> None:
@@ -131,9 +140,18 @@ def _checked_pages() -> list[Path]:
     return [p for p in PAGES if str(p.relative_to(REPO)) not in NOT_CHECKED]
 
 
+def test_every_code_block_has_a_language_this_test_runs():
+    runs = {"python", "text", "console", "yaml", "json", "bash"}
+    for page in _checked_pages():
+        fences = re.findall(r"(?m)^```(.*)$", page.read_text())
+        opening = fences[::2]
+        assert all(lang in runs for lang in opening), (page, opening)
+
+
 @pytest.mark.parametrize("page", _checked_pages(), ids=lambda p: str(p.relative_to(REPO)))
 def test_every_code_block_of_the_page_runs(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(REPO / "examples"))  # the pages' example package, mymodels
     document = SYBIL.parse(page)
     document.namespace["__home__"] = tmp_path
     failures, skipped = [], []
@@ -143,7 +161,7 @@ def test_every_code_block_of_the_page_runs(page, tmp_path, monkeypatch):
         except unittest.SkipTest as skip:
             skipped.append(f"line {example.line}: {skip}")
         except Exception as exc:  # noqa: BLE001 - every block's failure is listed
-            failures.append(f"{page.name} line {example.line}: {type(exc).__name__}: {textwrap.shorten(str(exc), 2000)}")
+            failures.append(f"{page.name} line {example.line}: {type(exc).__name__}: {str(exc)[:3000]}")
     assert not failures, "\n\n".join(failures)
 
 
