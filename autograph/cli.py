@@ -26,13 +26,13 @@ from typing import Any, NoReturn, Sequence
 
 USAGE = """\
 usage: autograph run [options] (script.py | -m module) [args...]
-       autograph report FILE.json [--all]
+       autograph report FILE.json [--all | --html DIR]
        autograph config check [FILE]
        autograph config schema
        autograph --version
 
 run            run a Python script or module with the selected packages compiled
-report         print a saved run report again: the summary, or every table with --all
+report         print a saved run report again: the summary, every table (--all), or HTML pages (--html DIR)
 config check   validate a settings file (default: AUTOGRAPH_CONFIG or ./autograph.yaml)
                together with the AUTOGRAPH_* environment, and print the effective settings
 config schema  print the JSON Schema of the settings file
@@ -59,10 +59,12 @@ schema  print the JSON Schema of the settings file
 """
 
 REPORT_USAGE = """\
-usage: autograph report FILE.json [--all]
+usage: autograph report FILE.json [--all | --html DIR]
 
 Print a run report saved by `autograph run --report=FILE.json`: the summary (one row per
-function, worst first), or every function's table with --all.
+function, worst first), or every function's table with --all. --html DIR writes it as pages:
+DIR/index.html lists the functions worst first, each function's page shows its source with
+every line marked compiled, graph break (reason and hint inline), ran eagerly, or cold.
 """
 
 EXIT_USAGE = 2  # like Python itself for bad command lines and unreadable scripts
@@ -253,19 +255,35 @@ def report_command(argv: list[str]) -> int:
         sys.stdout.write(REPORT_USAGE)
         return 0
     show_all = "--all" in argv
-    files = [a for a in argv if a != "--all"]
-    unknown = [a for a in files if a.startswith("-")]
-    if unknown or len(files) != 1:
+    rest = [a for a in argv if a != "--all"]
+    html_dir = None
+    for i, arg in enumerate(rest):
+        if arg == "--html" or arg.startswith("--html="):
+            value = arg.partition("=")[2] if "=" in arg else (rest[i + 1] if i + 1 < len(rest) else "")
+            if not value:
+                raise UsageError("--html needs a directory")
+            html_dir = value
+            rest = rest[:i] + rest[i + (1 if "=" in arg else 2):]
+            break
+    unknown = [a for a in rest if a.startswith("-")]
+    if unknown or len(rest) != 1:
         raise UsageError(f"unknown option {unknown[0]!r} for report" if unknown else "report needs one FILE.json")
     from autograph.explain.report import RunReport
 
     try:
-        rep = RunReport.load(files[0])
+        data = json.loads(open(rest[0], encoding="utf-8").read())
+        rep = RunReport.from_dict(data)
     except OSError as exc:
-        _fail(f"cannot read {files[0]!r}: {exc.strerror or exc}")
-    except (ValueError, KeyError, TypeError) as exc:
-        _fail(f"{files[0]}: not a run report written by `autograph run --report=FILE.json` ({exc})")
-    print(str(rep) if show_all else rep.summary(None if show_all else f"autograph report {files[0]} --all"))
+        _fail(f"cannot read {rest[0]!r}: {exc.strerror or exc}")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        _fail(f"{rest[0]}: not a run report written by `autograph run --report=FILE.json` ({exc})")
+    if html_dir is not None:
+        from autograph.explain.html_report import load_kinds, write_html
+
+        index = write_html(rep, html_dir, load_kinds(data))
+        print(f"autograph: wrote {index} ({len(rep.functions)} function pages)")
+        return 0
+    print(str(rep) if show_all else rep.summary(f"autograph report {rest[0]} --all"))
     return 0
 
 
