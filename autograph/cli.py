@@ -141,11 +141,11 @@ def _is_launcher_frame(frame: types.FrameType) -> bool:
 def _exit_like_python(exc: BaseException) -> NoReturn:
     """Report an uncaught exception of the script the way the interpreter would (the user's
     frames only); Ctrl-C runs the exit handlers (the report) and ends with status 130."""
-    from autograph.hook.startup import exit_by_sigint, user_traceback
+    from autograph.hook.startup import exit_by_sigint, report_uncaught, user_traceback
 
     interrupted = isinstance(exc, KeyboardInterrupt)
     exc = exc.with_traceback(user_traceback(exc.__traceback__, interrupted=interrupted, leading=_is_launcher_frame))
-    sys.excepthook(type(exc), exc, exc.__traceback__)
+    report_uncaught(type(exc), exc, exc.__traceback__)
     if interrupted:
         exit_by_sigint()
     raise SystemExit(1)

@@ -16,9 +16,11 @@ from __future__ import annotations
 import atexit
 import importlib
 import os
+import re
 import signal
 import sys
 import threading
+import traceback
 import types
 import zipfile
 from typing import TYPE_CHECKING, Any, Callable, NoReturn
@@ -114,6 +116,59 @@ def is_autograph_frame(frame: types.FrameType) -> bool:
     return name.startswith("autograph.") and not name.startswith("autograph.testing")
 
 
+TRANSFORMED_PREFIX = "<autograph transformed "
+_RESUME_NAME = re.compile(r"__resume_at_\d+_\d+")
+
+
+def user_stack(stack: traceback.StackSummary) -> traceback.StackSummary:
+    """The printed frames as the user wrote the code: autograph's transformed-code frames (they
+    stand for a call of your function) left out, and the frames of code after a graph break
+    (``__resume_at_70_2``) named after your function, so the traceback reads as without autograph."""
+    frames = list(stack)
+    owner: str | None = None
+    out = []
+    for i, frame in enumerate(frames):
+        if frame.filename.startswith(TRANSFORMED_PREFIX) and frame.filename.endswith(">"):
+            qualname = frame.filename[len(TRANSFORMED_PREFIX):-1].split(".__resume_at_")[0]
+            owner = qualname.rpartition(".")[2] or owner
+            if i < len(frames) - 1:
+                continue  # a later frame shows where in your code it went on
+        elif _RESUME_NAME.fullmatch(frame.name or "") and owner:
+            frame = traceback.FrameSummary(frame.filename, frame.lineno, owner, line=frame.line)
+        else:
+            owner = None
+        out.append(frame)
+    return traceback.StackSummary.from_list(out)
+
+
+def print_user_exception(kind: type[BaseException], value: BaseException, tb: types.TracebackType | None) -> None:
+    """``sys.__excepthook__``'s output, with :func:`user_stack` applied to every traceback in the chain."""
+    te = traceback.TracebackException(kind, value, tb, compact=True)
+    seen = set()
+    todo = [te]
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.stack = user_stack(current.stack)
+        todo += [e for e in (current.__cause__, current.__context__) if e is not None]
+        todo += list(getattr(current, "exceptions", None) or ())
+    sys.stderr.write("".join(te.format()))
+    sys.stderr.flush()
+
+
+def report_uncaught(kind: type[BaseException], value: BaseException, tb: types.TracebackType | None) -> None:
+    """Print an uncaught exception: the user's own ``sys.excepthook`` if they set one, else ours."""
+    if sys.excepthook is not sys.__excepthook__ and getattr(sys.excepthook, "__module__", None) != __name__:
+        sys.excepthook(kind, value, tb)
+        return
+    try:
+        print_user_exception(kind, value, tb)
+    except Exception:  # noqa: BLE001 - never hide the user's error behind ours
+        sys.__excepthook__(kind, value, tb)
+
+
 def exit_by_sigint() -> NoReturn:
     """End the process as an uncaught Ctrl-C does (status 130 for the shell), after the exit
     handlers (the run report) ran: CPython's own path loses the status when they run code."""
@@ -145,7 +200,13 @@ def install_excepthook() -> None:
             tb = user_traceback(tb, interrupted=interrupted)
         except Exception:  # noqa: BLE001 - never hide the user's error behind ours
             pass
-        previous(kind, value.with_traceback(tb) if value is not None else value, tb)
+        if previous is sys.__excepthook__:
+            try:
+                print_user_exception(kind, value, tb)
+            except Exception:  # noqa: BLE001 - never hide the user's error behind ours
+                previous(kind, value, tb)
+        else:
+            previous(kind, value.with_traceback(tb) if value is not None else value, tb)
         if interrupted and threading.current_thread() is threading.main_thread():
             exit_by_sigint()
 
