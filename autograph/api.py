@@ -24,18 +24,51 @@ def _overrides(backend: Any, fullgraph: bool, dynamic: Any) -> dict:
     return out
 
 
-def compile(fn_or_module: Any = None, *, backend: Any = None, fullgraph: bool = False,
-            dynamic: Any = None) -> Any:
-    """Compile a function or ``nn.Module`` with autograph (decorator or call).
+TORCH_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
-    ``dynamic``: ``True``/``"always"``, ``False``/``"static"`` or ``"auto"``.
-    A module gets back a module sharing parameters, buffers, submodules and
-    ``state_dict`` keys with the original, whose ``forward`` is compiled.
+
+class CompileArgumentWarning(UserWarning):
+    """A ``torch.compile`` argument autograph accepts but does not apply as torch would."""
+
+
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, CompileArgumentWarning, stacklevel=4)
+
+
+def _check_torch_arguments(mode: str | None, options: dict | None) -> None:
+    """``mode``/``options`` as ``torch.compile`` checks them; what autograph does instead, said once."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if mode is not None and mode not in TORCH_MODES:
+        raise RuntimeError(f"Unrecognized mode={mode!r}, should be one of: {', '.join(TORCH_MODES)}")
+    if mode not in (None, "default"):
+        _warn(f"autograph.compile: mode={mode!r} is not applied: autograph has no autotuning and no CUDA graphs; "
+              "the backend compiles each graph with its defaults (choose one with backend=...)")
+    if options:
+        _warn(f"autograph.compile: options={sorted(options)} are not applied: autograph's backends take no "
+              "options; pass a backend callable (backend=my_compiler) to control compilation")
+
+
+def compile(fn_or_module: Any = None, *, fullgraph: bool = False, dynamic: Any = None, backend: Any = None,
+            mode: str | None = None, options: dict | None = None, disable: bool = False) -> Any:
+    """Compile a function, any callable or an ``nn.Module`` with autograph (decorator or call).
+
+    The signature is ``torch.compile``'s. ``dynamic``: ``True``/``"always"``, ``False``/``"static"``
+    or ``"auto"``; ``fullgraph``: a graph break is an error; ``backend``: a name or a callable;
+    ``disable=True`` returns the target unchanged; ``mode``/``options`` are checked as torch
+    checks them and otherwise not applied (a :class:`CompileArgumentWarning` says so).
+    A module gets back a module sharing parameters, buffers, submodules and ``state_dict``
+    keys with the original, whose ``forward`` is compiled. Builtins (``torch.add``), ``functools.partial``
+    objects and callable objects are compiled as a call of them; an already compiled function is
+    returned as it is (never wrapped twice).
     """
+    _check_torch_arguments(mode, options)
     overrides = _overrides(backend, fullgraph, dynamic)
 
     def apply(target: Any) -> Any:
-        return _compile_one(target, overrides)
+        return target if disable else _compile_one(target, overrides)
 
     if fn_or_module is None:
         return apply
@@ -66,9 +99,28 @@ def _report_at_exit_if_asked() -> None:
 
 
 def _compile_one(target: Any, overrides: dict) -> Any:
+    import functools
+
     from autograph.runtime.shim import Shim, shim_for
 
     _report_at_exit_if_asked()
+
+    if isinstance(target, Shim):  # already compiled: the same shim, or one over its function
+        if not overrides or target.overrides == overrides:
+            return target
+        return _compile_one(target.fn, overrides)
+    compiled_view = getattr(type(target), "_autograph_orig_mod", None)
+    if compiled_view is not None and getattr(type(target), "_autograph_shim", None) is not None:
+        return target if not overrides else _compile_one(compiled_view, overrides)
+    if isinstance(target, types.MethodType) and isinstance(target.__func__, Shim):
+        return target if not overrides else _compile_one(types.MethodType(target.__func__.fn, target.__self__),
+                                                         overrides)
+    if isinstance(target, functools.partial) and isinstance(target.func, (types.FunctionType, types.MethodType)):
+        compiled = _compile_one(target.func, overrides)
+        return functools.partial(compiled, *target.args, **target.keywords)
+    if isinstance(target, (types.BuiltinFunctionType, types.BuiltinMethodType, functools.partial)) or (
+            _is_c_callable(target)):
+        return _compile_call_of(target, overrides)
 
     if isinstance(target, types.MethodType):
         shim = Shim(target.__func__, overrides) if overrides else shim_for(target.__func__)
@@ -81,10 +133,55 @@ def _compile_one(target: Any, overrides: dict) -> Any:
     torch = sys.modules.get("torch")  # no module exists before torch is imported: never import it here
     if torch is not None and isinstance(target, torch.nn.Module):
         return _compile_module(target, overrides)
+    if _is_library_callable(target):
+        return _compile_call_of(target, overrides)
     call = getattr(target, "__call__", None)  # noqa: B004 - a bound Python __call__, not callable()
     if isinstance(call, types.MethodType):
         return _compile_one(call, overrides)
-    raise TypeError(f"autograph.compile expects a Python function or an nn.Module, got {type(target).__name__}")
+    if callable(target):
+        return _compile_call_of(target, overrides)
+    raise TypeError(f"autograph.compile expects a Python function, another callable or an nn.Module, "
+                    f"got {type(target).__name__}")
+
+
+def _is_c_callable(target: Any) -> bool:
+    """A callable with no Python code of its own: a builtin, a method descriptor, an op overload
+    (``torch.ops.aten.add.Tensor``), a ufunc-like object."""
+    if isinstance(target, (types.FunctionType, types.MethodType, type)):
+        return False
+    call = getattr(type(target), "__call__", None)  # noqa: B004 - the class's __call__: Python code or not
+    return callable(target) and not isinstance(call, types.FunctionType)
+
+
+def _is_library_callable(target: Any) -> bool:
+    """A callable object of a library autograph never instruments (``torch.ops.aten.add.Tensor``):
+    its call is recorded, its own Python is not captured."""
+    from autograph.settings import never_instrumented
+
+    if isinstance(target, (types.FunctionType, types.MethodType, type)) or not callable(target):
+        return False
+    return never_instrumented(type(target).__module__ or "")
+
+
+def _compile_call_of(target: Any, overrides: dict) -> Any:
+    """A compiled function that calls ``target``: capture records the call as one graph node
+    (a torch builtin) or follows it (a partial of Python code), as ``torch.compile(torch.add)`` does."""
+    from autograph.runtime.shim import Shim
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return target(*args, **kwargs)
+
+    name = getattr(target, "__name__", None) or type(target).__name__
+    module = getattr(target, "__module__", None) or type(target).__module__
+    call.__name__ = name
+    call.__qualname__ = name
+    call.__doc__ = getattr(target, "__doc__", None)
+    # a code object of its own: statistics, cache entries and the recompile limit are per code object
+    call.__code__ = call.__code__.replace(co_name=name, co_qualname=name,
+                                          co_filename=f"<autograph.compile of {module}.{name}>")
+    shim = Shim(call, overrides)
+    shim.explicit = True
+    return shim
 
 
 def _compile_module(module: Any, overrides: dict) -> Any:

@@ -1,6 +1,7 @@
 """``python -m autograph`` / ``autograph``: run a script with autograph, check settings.
 
-    autograph run [--config F] [--backend B] [--report[=PATH]] (script.py | -m module) [args...]
+    autograph run [options] (script.py | -m module) [args...]
+    autograph report FILE.json [--all]
     autograph config check [FILE]
     autograph config schema
 
@@ -12,28 +13,58 @@ settings to the environment so child processes compile the same packages.
 """
 from __future__ import annotations
 
-import atexit
 import builtins
 import importlib.machinery
 import io
 import json
 import os
 import runpy
-import signal
 import sys
 import types
 import zipfile
 from typing import Any, NoReturn, Sequence
 
 USAGE = """\
-usage: autograph run [--config F] [--backend B] [--report[=PATH]] (script.py | -m module) [args...]
+usage: autograph run [options] (script.py | -m module) [args...]
+       autograph report FILE.json [--all | --html DIR]
        autograph config check [FILE]
        autograph config schema
+       autograph --version
 
 run            run a Python script or module with the selected packages compiled
+report         print a saved run report again: the summary, every table (--all), or HTML pages (--html DIR)
 config check   validate a settings file (default: AUTOGRAPH_CONFIG or ./autograph.yaml)
                together with the AUTOGRAPH_* environment, and print the effective settings
 config schema  print the JSON Schema of the settings file
+
+run options (each sets the settings key named, over the file and the environment):
+  --config FILE          the settings file (YAML)
+  --packages RULES       packages.allow, comma-separated rules (added to the file's)
+  --deny RULES           packages.deny, comma-separated rules (added to the file's)
+  --backend NAME         backend: auto, eager, triton, inductor or module:function
+  --threshold N          compile_threshold: capture a function on its N-th call
+  --verify[=1|0]         verify: check compiled calls against the original function
+  --log CHANNELS         log: comma-separated channels (guards,recompiles,graph_breaks,...)
+  --report[=PATH]        report: print the run report at exit; PATH: also write it as JSON
+  --report-style STYLE   report_style: summary, all or quiet
+"""
+
+CONFIG_USAGE = """\
+usage: autograph config check [FILE]
+       autograph config schema
+
+check   validate FILE (default: AUTOGRAPH_CONFIG or ./autograph.yaml) with the AUTOGRAPH_*
+        environment and print the effective settings (status 0), or each error (status 2)
+schema  print the JSON Schema of the settings file
+"""
+
+REPORT_USAGE = """\
+usage: autograph report FILE.json [--all | --html DIR]
+
+Print a run report saved by `autograph run --report=FILE.json`: the summary (one row per
+function, worst first), or every function's table with --all. --html DIR writes it as pages:
+DIR/index.html lists the functions worst first, each function's page shows its source with
+every line marked compiled, graph break (reason and hint inline), ran eagerly, or cold.
 """
 
 EXIT_USAGE = 2  # like Python itself for bad command lines and unreadable scripts
@@ -103,46 +134,20 @@ def _parse_run(argv: list[str]) -> tuple[dict[str, Any], str, str, list[str]]:
     return options, "path", argv[i], argv[i + 1:]
 
 
-def _user_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
-    """The traceback the user would see without autograph.
-
-    Leading frames of this module and runpy always go. autograph's frames between two
-    user frames (the wrapper and shim around a compiled function) go too, unless the
-    error was raised inside autograph itself: then every frame stays, for the bug report.
-    """
-    while tb is not None and _is_launcher_frame(tb.tb_frame):
-        tb = tb.tb_next
-    frames = []
-    while tb is not None:
-        frames.append(tb)
-        tb = tb.tb_next
-    if not frames or _is_autograph_frame(frames[-1].tb_frame):
-        return frames[0] if frames else None
-    kept = [f for f in frames if not _is_autograph_frame(f.tb_frame)]
-    for outer, inner in zip(kept, kept[1:]):
-        outer.tb_next = inner
-    kept[-1].tb_next = None
-    return kept[0]
-
-
 def _is_launcher_frame(frame: types.FrameType) -> bool:
     return frame.f_globals.get("__name__") in (__name__, "runpy")
 
 
-def _is_autograph_frame(frame: types.FrameType) -> bool:
-    name = frame.f_globals.get("__name__") or ""
-    return name.startswith("autograph.") and not name.startswith("autograph.testing")
-
-
 def _exit_like_python(exc: BaseException) -> NoReturn:
-    """Report an uncaught exception of the script the way the interpreter would."""
-    exc = exc.with_traceback(_user_traceback(exc.__traceback__))
-    sys.excepthook(type(exc), exc, exc.__traceback__)
-    if isinstance(exc, KeyboardInterrupt):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGINT)  # the shell sees "killed by SIGINT" (status 130)
+    """Report an uncaught exception of the script the way the interpreter would (the user's
+    frames only); Ctrl-C runs the exit handlers (the report) and ends with status 130."""
+    from autograph.hook.startup import exit_by_sigint, report_uncaught, user_traceback
+
+    interrupted = isinstance(exc, KeyboardInterrupt)
+    exc = exc.with_traceback(user_traceback(exc.__traceback__, interrupted=interrupted, leading=_is_launcher_frame))
+    report_uncaught(type(exc), exc, exc.__traceback__)
+    if interrupted:
+        exit_by_sigint()
     raise SystemExit(1)
 
 
@@ -157,6 +162,9 @@ def run(argv: list[str]) -> int:
     if kind == "path":
         if not os.path.exists(target):
             _fail(f"can't open file {os.path.abspath(target)!r}: [Errno 2] No such file or directory")
+        if os.path.isdir(target) and not os.path.isfile(os.path.join(target, "__main__.py")):
+            _fail(f"{target!r} is a directory without a __main__.py; give a script (run train.py) "
+                  "or a module (run -m package.module)")
         sys.path[0] = os.path.dirname(os.path.abspath(target))
         sys.argv = [target, *script_args]
     else:
@@ -172,14 +180,18 @@ def run(argv: list[str]) -> int:
     except SettingsError as exc:
         _fail(f"invalid settings, nothing was run:\n{exc}")
 
+    from autograph.hook.startup import activate_logs, print_report_at_exit, warn, warn_unmatched_rules_at_exit
+    from autograph.settings import start_warnings
+
+    for message in start_warnings(settings, config_given=options.get("config") is not None):
+        warn(message)
     os.environ.update(export_env(settings))
     from autograph.hook.install import install
-    from autograph.hook.startup import activate_logs, print_report_at_exit
 
     installation = install(settings=settings)
     activate_logs(settings)
     print_report_at_exit(settings)
-    atexit.register(_warn_unmatched_rules, installation)
+    warn_unmatched_rules_at_exit(installation)
 
     try:
         if kind == "path":
@@ -196,19 +208,6 @@ def run(argv: list[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - re-reported exactly like the interpreter does
         _exit_like_python(exc)
     return 0
-
-
-def _warn_unmatched_rules(installation: Any) -> None:
-    """At exit: name each allow rule that selected no imported module (a typo compiles nothing, silently)."""
-    try:
-        unmatched = installation.unmatched_rules()
-    except Exception:  # noqa: BLE001 - a diagnostic must never change the exit
-        return
-    for rule in unmatched:
-        sys.stderr.write(
-            f"autograph: warning: the rule {rule!r} (packages.allow / AUTOGRAPH_PACKAGES) matched no imported "
-            "module, so nothing it names was compiled. Check the spelling against the module names your "
-            "program imports (`python -m autograph config check` prints the rules).\n")
 
 
 def _run_script(path: str) -> None:
@@ -250,6 +249,44 @@ def _is_runpy_lookup(exc: ImportError) -> bool:
 # ---------------------------------------------------------------------------
 
 
+def report_command(argv: list[str]) -> int:
+    """``autograph report r.json [--all]``: render a saved JSON report again."""
+    if any(a in ("-h", "--help") for a in argv):
+        sys.stdout.write(REPORT_USAGE)
+        return 0
+    show_all = "--all" in argv
+    rest = [a for a in argv if a != "--all"]
+    html_dir = None
+    for i, arg in enumerate(rest):
+        if arg == "--html" or arg.startswith("--html="):
+            value = arg.partition("=")[2] if "=" in arg else (rest[i + 1] if i + 1 < len(rest) else "")
+            if not value:
+                raise UsageError("--html needs a directory")
+            html_dir = value
+            rest = rest[:i] + rest[i + (1 if "=" in arg else 2):]
+            break
+    unknown = [a for a in rest if a.startswith("-")]
+    if unknown or len(rest) != 1:
+        raise UsageError(f"unknown option {unknown[0]!r} for report" if unknown else "report needs one FILE.json")
+    from autograph.explain.report import RunReport
+
+    try:
+        data = json.loads(open(rest[0], encoding="utf-8").read())
+        rep = RunReport.from_dict(data)
+    except OSError as exc:
+        _fail(f"cannot read {rest[0]!r}: {exc.strerror or exc}")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        _fail(f"{rest[0]}: not a run report written by `autograph run --report=FILE.json` ({exc})")
+    if html_dir is not None:
+        from autograph.explain.html_report import load_kinds, write_html
+
+        index = write_html(rep, html_dir, load_kinds(data))
+        print(f"autograph: wrote {index} ({len(rep.functions)} function pages)")
+        return 0
+    print(str(rep) if show_all else rep.summary(f"autograph report {rest[0]} --all"))
+    return 0
+
+
 def config_check(argv: list[str]) -> int:
     """Validate settings (file + environment) and print the effective result as YAML."""
     import yaml
@@ -266,6 +303,10 @@ def config_check(argv: list[str]) -> int:
     except SettingsError as exc:
         sys.stderr.write(f"{exc}\n")
         return EXIT_USAGE
+    from autograph.settings import start_warnings
+
+    for message in start_warnings(settings, config_given=file is not None):
+        sys.stderr.write(f"autograph: warning: {message}\n")
     used_env = [name for name in dict.fromkeys(env_variable_names()) if name in os.environ]
     sources = [str(path) if path is not None else "no settings file (defaults)"]
     if used_env:
@@ -294,6 +335,7 @@ def config_schema(argv: list[str]) -> int:
 _NEEDS = {
     "run": {"torch": "torch", "pydantic": "pydantic", "yaml": "PyYAML", "wrapt": "wrapt", "bytecode": "bytecode"},
     "config": {"pydantic": "pydantic", "yaml": "PyYAML"},
+    "report": {"pydantic": "pydantic"},
 }
 
 
@@ -349,13 +391,23 @@ def _main(argv: Sequence[str] | None) -> int:
     if not args or args[0] in ("-h", "--help"):
         (sys.stdout if args else sys.stderr).write(USAGE)
         return 0 if args else EXIT_USAGE
+    if args[0] in ("-V", "--version"):
+        from autograph import __version__
+
+        print(f"autograph {__version__}")
+        return 0
     command, rest = args[0], args[1:]
+    if command == "config" and any(a in ("-h", "--help") for a in rest):
+        sys.stdout.write(CONFIG_USAGE)
+        return 0
     missing = _missing(command)
     if missing:
         return _refuse_missing(missing)
     try:
         if command == "run":
             return run(rest)
+        if command == "report":
+            return report_command(rest)
         if command == "config":
             sub = rest[0] if rest else ""
             if sub == "check":

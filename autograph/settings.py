@@ -276,8 +276,9 @@ def environment_variables() -> list[tuple[tuple[str, ...], EnvVar]]:
 
 
 def cli_flags() -> dict[str, tuple[str, EnvVar]]:
-    """``autograph run`` options: ``{"--backend": ("backend", EnvVar), ...}`` (top-level keys only)."""
-    return {var.flag: (path[0], var) for path, var in environment_variables() if var.flag and len(path) == 1}
+    """``autograph run`` options: ``{"--backend": ("backend", EnvVar), "--packages": ("packages.allow", ...)}``
+    (a nested key by its dotted path)."""
+    return {var.flag: (".".join(path), var) for path, var in environment_variables() if var.flag}
 
 
 class Packages(BaseModel):
@@ -285,11 +286,13 @@ class Packages(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    allow: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_PACKAGES", parse=_comma_list, render=_joined, append=True)] = Field(
+    allow: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_PACKAGES", parse=_comma_list, render=_joined, append=True,
+                                                        flag="--packages")] = Field(
         default=(),
         description="Rules 'module_glob[:qualname_glob]' selecting functions to compile, e.g. 'mymodels' or 'mymodels.attn:Attention.forward'.",
     )
-    deny: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_DENY", parse=_comma_list, render=_joined, append=True)] = Field(
+    deny: Annotated[tuple[RuleText, ...], EnvVar("AUTOGRAPH_DENY", parse=_comma_list, render=_joined, append=True,
+                                                       flag="--deny")] = Field(
         default=(),
         description="Rules excluding modules or functions; a deny rule always beats an allow rule.",
     )
@@ -329,7 +332,8 @@ class Settings(BaseModel):
         default=8, ge=1, strict=True,
         description="Cache entries per code object before autograph gives up on it and runs it eagerly.",
     )
-    compile_threshold: Annotated[int, EnvVar("AUTOGRAPH_COMPILE_THRESHOLD", parse=_whole_number)] = Field(
+    compile_threshold: Annotated[int, EnvVar("AUTOGRAPH_COMPILE_THRESHOLD", parse=_whole_number,
+                                                                     flag="--threshold")] = Field(
         default=3, ge=1, strict=True,
         description="Functions selected by the import hook are captured on their N-th call; earlier calls run "
         "eagerly, so code that runs once (constructors, initialisers, optimizer set-up) is never compiled. "
@@ -357,9 +361,17 @@ class Settings(BaseModel):
     report: Annotated[Union[bool, Path], EnvVar("AUTOGRAPH_REPORT", parse=_report_value, render=_report_text,
                                                 flag="--report", flag_without_value=True)] = Field(
         default=False,
-        description="true: print the run report at exit; a path: also write it there as JSON.",
+        description="true: print the run report at exit; a path: also write it there as JSON (one file per "
+        "rank under torchrun: r.json -> r.rank0.json).",
     )
-    log: Annotated[tuple[str, ...], EnvVar("AUTOGRAPH_LOG", parse=_comma_list, render=_joined, empty_is_unset=False)] = Field(
+    report_style: Annotated[Literal["summary", "all", "quiet"], EnvVar("AUTOGRAPH_REPORT_STYLE",
+                                                                      flag="--report-style")] = Field(
+        default="summary",
+        description="How the run report is printed: 'summary' (one row per function, worst first), 'all' "
+        "(every table) or 'quiet' (nothing printed; the JSON file only).",
+    )
+    log: Annotated[tuple[str, ...], EnvVar("AUTOGRAPH_LOG", parse=_comma_list, render=_joined, empty_is_unset=False,
+                                         flag="--log")] = Field(
         default=(), description="Log channels to enable: " + ", ".join(LOG_CHANNELS) + ".")
     cache_dir: Annotated[Path | None, EnvVar("AUTOGRAPH_CACHE_DIR", render=_optional_path_text)] = Field(
         default=None,
@@ -370,7 +382,8 @@ class Settings(BaseModel):
         description="Directory where every new cache entry's guards, transformed code, graphs and kernels are "
         "written as files; null: no dumps.",
     )
-    verify: Annotated[bool, EnvVar("AUTOGRAPH_VERIFY", parse=_switch, render=_switch_text)] = Field(
+    verify: Annotated[bool, EnvVar("AUTOGRAPH_VERIFY", parse=_switch, render=_switch_text,
+                                                 flag="--verify", flag_without_value=True)] = Field(
         default=False, strict=True,
         description="Check compiled calls against the original function: the first verify_calls calls of each "
         "cache entry also run the original on copies of the arguments and compare; a mismatch is reported, "
@@ -616,7 +629,47 @@ def _config_path(config: str | Path | None, env: Mapping[str, str]) -> Path | No
         value = env[CONFIG_ENV].strip()
         return Path(value) if value else None  # set but empty: no file at all
     default = Path(CONFIG_FILE_NAME)
-    return default if default.is_file() else None
+    if default.is_file():
+        return default
+    project = Path(PYPROJECT_FILE_NAME)
+    return project if _pyproject_table(project) is not None else None
+
+
+PYPROJECT_FILE_NAME = "pyproject.toml"
+
+
+def _is_toml(path: Path) -> bool:
+    return path.suffix == ".toml"
+
+
+def _pyproject_table(path: Path) -> dict[str, Any] | None:
+    """The ``[tool.autograph]`` table of a ``pyproject.toml`` (as black, ruff, mypy and pytest
+    read theirs), or None when the file or the table is absent."""
+    if not path.is_file():
+        return None
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    table = data.get("tool", {}).get("autograph")
+    return table if isinstance(table, dict) else None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """``[tool.autograph]`` of ``path``; a file that is not TOML or lacks the table is an error."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(_read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+    table = data.get("tool", {}).get("autograph")
+    if not isinstance(table, dict):
+        raise SettingsError(f"{path}: no [tool.autograph] table; autograph's settings go there "
+                            "(or in autograph.yaml)")
+    return table
 
 
 CONFIG_ENV = "AUTOGRAPH_CONFIG"  # the settings file, not a key: set but empty means no file at all
@@ -706,23 +759,58 @@ def load_settings(
         if not path.is_file():
             source = "--config" if config is not None else "AUTOGRAPH_CONFIG"
             raise SettingsError(f"{path}: settings file not found (given by {source}); check the path or unset it")
-        data, marks = _read_yaml(path)
-        settings = _validate(data, lambda err: _yaml_location(path, marks, err))
+        if _is_toml(path):
+            settings = _validate(_read_toml(path), lambda err: f"{path} [tool.autograph]: ")
+        else:
+            data, marks = _read_yaml(path)
+            settings = _validate(data, lambda err: _yaml_location(path, marks, err))
 
     overrides, origin = _env_overrides(settings, env)
     settings = _overlay(settings, overrides, lambda loc: _origin_of(loc, origin))
 
     if cli:
-        unknown = [key for key in cli if key not in Settings.model_fields]
-        if unknown:
-            raise SettingsError(f"unknown setting {unknown[0]!r}{_closest(unknown[0], tuple(Settings.model_fields)) or '.'}")
-        cli_data = {key: value for key, value in cli.items() if value is not None}
-        flags = {key: flag for flag, (key, _) in cli_flags().items()}
-        settings = _overlay(settings, cli_data, lambda loc: flags.get(loc[0], f"--{loc[0].replace('_', '-')}"))
+        settings = _cli_overlay(settings, cli)
 
     if check_backend:
         check_backend_importable(settings.backend)
     return settings
+
+
+def _cli_overlay(settings: Settings, cli: Mapping[str, Any]) -> Settings:
+    """Command-line values over ``settings``: a key by name or dotted path (``packages.allow``); a flag's
+    text is read as its variable's is (``--threshold 5``, ``--packages a,b`` appended to the file's rules)."""
+    known = {".".join(path): path for path, _ in settings_keys()} | {key: (key,) for key in Settings.model_fields}
+    by_key = {key: (flag, var) for flag, (key, var) in cli_flags().items()}
+    unknown = [key for key in cli if key not in known]
+    if unknown:
+        raise SettingsError(f"unknown setting {unknown[0]!r}{_closest(unknown[0], tuple(known)) or '.'}")
+    data: dict[str, Any] = {}
+    for key, value in cli.items():
+        if value is None:
+            continue
+        flag, var = by_key.get(key, (f"--{key.replace('_', '-')}", None))
+        if var is not None and isinstance(value, str):
+            try:
+                value = var.parse(value)
+            except ValueError as exc:
+                raise SettingsError(f"{flag}={value!r}: {exc}") from None
+            if value is UNSET:
+                continue
+        path = known[key]
+        if var is not None and var.append:
+            value = list(_get(settings, path)) + list(value)
+        _put(data, path, value)
+    if "packages" in data and isinstance(data["packages"], dict):
+        data["packages"] = {**settings.packages.model_dump(), **data["packages"]}
+    flags = {path: flag for flag, (path, _) in cli_flags().items()}
+
+    def name_of(loc: tuple) -> str:
+        for n in range(len(loc), 0, -1):
+            if ".".join(loc[:n]) in flags:
+                return flags[".".join(loc[:n])]
+        return f"--{str(loc[0]).replace('_', '-')}"
+
+    return _overlay(settings, data, name_of)
 
 
 def check_backend_importable(backend: str) -> None:
@@ -752,6 +840,71 @@ def check_backend_importable(backend: str) -> None:
         obj = getattr(obj, part)
     if not callable(obj):
         raise SettingsError(f"backend {backend!r}: {attr_path!r} is not callable; a backend is backend(gm, example_inputs)")
+
+
+# Variables named AUTOGRAPH_* that are not settings: the tools of this repository read them.
+OTHER_VARIABLES = {"AUTOGRAPH_PYTHON": "scripts/setup: the Python that creates .venv"}
+SIBLING_CONFIG_NAMES = ("autograph.yml", ".autograph.yaml", ".autograph.yml", "autograph.json", "autograph.toml")
+
+
+def unknown_variables(env: Mapping[str, str] | None = None) -> list[str]:
+    """A warning for each ``AUTOGRAPH_*`` variable that autograph does not read (a typo is
+    otherwise silently ignored), with the closest known name."""
+    env = os.environ if env is None else env
+    known = set(env_variable_names()) | set(OTHER_VARIABLES) | {"AUTOGRAPH"}
+    out = []
+    for name in sorted(env):
+        if name.startswith("AUTOGRAPH_") and name not in known:
+            hint = _closest(name, sorted(known - {"AUTOGRAPH"})) or "."
+            out.append(f"unknown environment variable {name} is ignored{hint} "
+                       "(`python -m autograph config check` lists the settings and their variables)")
+    return out
+
+
+def unread_config_files(env: Mapping[str, str] | None = None, cwd: Path | None = None) -> list[str]:
+    """A warning for a settings file next to the program that autograph will not read
+    (``autograph.yml`` when it looks for ``autograph.yaml``)."""
+    env = os.environ if env is None else env
+    cwd = Path.cwd() if cwd is None else cwd
+    if env.get(CONFIG_ENV, "").strip() or CONFIG_ENV in env:
+        return []
+    out = []
+    for name in SIBLING_CONFIG_NAMES:
+        if (cwd / name).is_file():
+            read = CONFIG_FILE_NAME if (cwd / CONFIG_FILE_NAME).is_file() else None
+            out.append(f"{name} is not read (autograph reads {CONFIG_FILE_NAME}, [tool.autograph] in "
+                       f"{PYPROJECT_FILE_NAME}, or the file --config/AUTOGRAPH_CONFIG names)"
+                       + (f"; {read} is used instead" if read else f"; rename it to {CONFIG_FILE_NAME}"))
+    return out
+
+
+def nothing_selected(settings: Settings) -> list[str]:
+    """A warning when no rule selects anything: the program would run with nothing compiled."""
+    if settings.mode == "off" or settings.packages.allow:
+        return []
+    return ["no package is selected (packages.allow is empty): the import hook compiles nothing, only functions "
+            "given to autograph.compile are; name your packages with --packages mymodels, "
+            "AUTOGRAPH_PACKAGES=mymodels or packages.allow in autograph.yaml"]
+
+
+def unusable_dump_dir(settings: Settings) -> list[str]:
+    """A warning when ``dump`` names a directory that cannot be created or written."""
+    if settings.dump is None:
+        return []
+    path = settings.dump.expanduser()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return [f"dump directory {str(path)!r} cannot be created ({exc.strerror or exc}): no dumps will be written"]
+    if not os.access(path, os.W_OK | os.X_OK):
+        return [f"dump directory {str(path)!r} is not writable: no dumps will be written"]
+    return []
+
+
+def start_warnings(settings: Settings, env: Mapping[str, str] | None = None, *, config_given: bool = False) -> list[str]:
+    """Every settings problem that is not an error but would make autograph silently do nothing."""
+    files = [] if config_given else unread_config_files(env)
+    return unknown_variables(env) + files + nothing_selected(settings) + unusable_dump_dir(settings)
 
 
 def export_env(settings: Settings) -> dict[str, str]:

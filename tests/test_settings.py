@@ -333,7 +333,7 @@ def test_settings_are_immutable_and_hashable():
 NON_DEFAULT = {
     ("packages", "allow"): ("a", "b.c:F.forward"), ("packages", "deny"): ("a.x",), ("backend",): "eager",
     ("recompile_limit",): 3, ("compile_threshold",): 5, ("dynamic",): "always", ("fullgraph",): True, ("on_error",): "raise",
-    ("mode",): "run-only", ("report",): Path("out/r.json"), ("log",): ("guards", "recompiles"),
+    ("mode",): "run-only", ("report",): Path("out/r.json"), ("report_style",): "quiet", ("log",): ("guards", "recompiles"),
     ("cache_dir",): Path("/tmp/agcache"), ("dump",): Path("/tmp/agdumps"), ("verify",): True, ("verify_calls",): 5,
 }
 
@@ -404,7 +404,7 @@ def test_schema_names_each_keys_variable_and_flag():
 
 
 def _readme_settings_rows() -> dict[str, list[str]]:
-    readme = (REPO / "README.md").read_text()
+    readme = (REPO / "docs" / "guide" / "settings.md").read_text()
     section = readme.split("## Settings reference", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():

@@ -25,6 +25,8 @@ from autograph.explain import render
 from autograph.settings import Settings
 
 SCHEMA_VERSION = 1
+SUMMARY_WIDTH = 100   # columns of the summary at exit
+SUMMARY_ROWS = 20     # functions shown in it (the rest: `autograph report r.json --all`)
 NOT_AVAILABLE = "n/a"
 MISSING_DATA = ["torch_call_share: torch calls are counted only when the report is on from the start "
                 "(settings.report / --report / AUTOGRAPH_REPORT)"]
@@ -119,6 +121,57 @@ class FunctionReport:
             "verify_mismatches": list(self.verify_mismatches), "verify_skipped": list(self.verify_skipped),
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "FunctionReport":
+        """The inverse of :meth:`as_dict` (``autograph report r.json`` re-renders a saved report)."""
+        return cls(
+            qualname=d["qualname"], filename=d.get("filename") or "", lineno=d.get("lineno") or 0,
+            calls=d.get("calls", 0), hits=d.get("cache_hits", 0), misses=d.get("misses", 0),
+            eager_calls=d.get("eager_calls", 0), captures=d.get("captures", 0),
+            cache_entries=d.get("cache_entries", 0),
+            recompiles=[(r["guard"], r["reason"]) for r in d.get("recompiles", ())],
+            breaks=[BreakInfo(b["reason"], b.get("filename"), b.get("lineno"), b.get("kind", "unsupported"))
+                    for b in d.get("graph_breaks", ())],
+            errors=list(d.get("errors", ())), ops_in_graphs=d.get("ops_in_graphs", 0),
+            capture_seconds=d.get("capture_seconds", 0.0), compile_seconds=d.get("compile_seconds", 0.0),
+            eager_reason=d.get("eager_reason"), resume_of=d.get("resume_of"),
+            torch_calls_in_graphs=d.get("torch_calls_in_graphs"), torch_calls_total=d.get("torch_calls_total"),
+            cold_calls=d.get("cold_calls", 0), compile_threshold=d.get("compile_threshold"),
+            eager_reasons=[(r["reason"], r["calls"]) for r in d.get("eager_reasons", ())],
+            backend=d.get("backend"), verified_calls=d.get("verified_calls", 0),
+            verify_mismatches=list(d.get("verify_mismatches", ())), verify_skipped=list(d.get("verify_skipped", ())))
+
+    @property
+    def hot_eager_calls(self) -> int:
+        """Calls that ran the original although the function was warm (a fallback, not the warm-up)."""
+        return max(self.eager_calls - self.cold_calls, 0)
+
+    @property
+    def only_cold(self) -> bool:
+        """Never compiled, and every call was part of the warm-up: nothing to look at."""
+        return not self.captures and not self.hot_eager_calls and not self.errors and not self.breaks
+
+    def badness(self) -> tuple[int, ...]:
+        """Sort key, worst first: verify mismatches, warm calls run eagerly, breaks, recompiles, errors."""
+        return (len(self.verify_mismatches), self.hot_eager_calls, len(self.breaks), len(self.recompiles),
+                len(self.errors), 0 if self.only_cold else 1, self.calls)
+
+    def status(self) -> str:
+        """One phrase for the summary's last column."""
+        if self.verify_mismatches:
+            return f"VERIFY MISMATCH: {self.verify_mismatches[0]}"
+        if self.not_compiled:
+            return self.not_compiled.replace("cold, not compiled: ", "cold: ")
+        if self.hot_eager_calls and self.eager_reasons:
+            return self.eager_reasons[0][0]
+        if self.breaks:
+            first = self.breaks[0]
+            return f"{first.kind}, line {first.lineno}" if first.filename == self.filename else \
+                f"{first.kind}, {first.where}"
+        if self.recompiles:
+            return f"recompiled: {self.recompiles[0][1] or self.recompiles[0][0]}"
+        return f"compiled ({self.ops_in_graphs} ops)"
+
     def rows(self, run_backend: str | None = None) -> list[tuple[str, str]]:
         rows = [("not compiled", self.not_compiled)] if self.not_compiled else []
         if self.backend and self.backend != run_backend:
@@ -204,6 +257,53 @@ class RunReport:
                 "torch_call_counting": COUNTING_NOTE if self.counted else None,
                 "not_measured": [] if self.counted else list(MISSING_DATA)}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "RunReport":
+        if d.get("autograph_report") != SCHEMA_VERSION:
+            raise ValueError(f"not an autograph run report (schema {SCHEMA_VERSION}): "
+                             f"'autograph_report' is {d.get('autograph_report')!r}")
+        return cls([FunctionReport.from_dict(f) for f in d.get("functions", ())],
+                   counted=d.get("torch_call_counting") is not None, backend=d.get("backend"))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "RunReport":
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def headline(self) -> str:
+        t = self.totals()
+        s = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"  # noqa: E731
+        line = (f"autograph: {s(t['functions'], 'function')}, {s(t['calls'], 'call')}, "
+                f"{s(t['captures'], 'capture')}, {s(t['recompiles'], 'recompile')}, "
+                f"{s(t['graph_breaks'], 'graph break')}")
+        times = f"capture {t['capture_seconds']:.2f} s, compile {t['compile_seconds']:.2f} s"
+        return f"{line}\n" + (f"backend: {self.backend}; {times}" if self.backend else times)
+
+    def summary(self, details: str | None = None, max_rows: int = SUMMARY_ROWS) -> str:
+        """One row per function, worst first, at most ``SUMMARY_WIDTH`` columns; functions that only
+        warmed up (cold, never compiled) folded into one line; ``details`` names the full report."""
+        if not self.functions:
+            return "autograph: no compiled function was called." + (f"\nbackend: {self.backend}" if self.backend else "")
+        ranked = sorted(self.functions, key=lambda f: f.badness(), reverse=True)
+        shown = [f for f in ranked if not f.only_cold][:max_rows]
+        rest = [f for f in ranked if f not in shown]
+        head = ("function", "where", "calls", "eager", "breaks", "recomp", "status")
+        rows = [(f.qualname, f.where, str(f.calls), str(f.hot_eager_calls), str(len(f.breaks)),
+                 str(len(f.recompiles)), f.status()) for f in shown]
+        lines = [self.headline()]
+        t = self.totals()
+        if t["verify_mismatches"]:
+            lines.append(f"VERIFY: {t['verify_mismatches']} cache entries behaved differently from the original "
+                         "function (those entries now run the original)")
+        if rows:
+            lines += _columns(head, rows, SUMMARY_WIDTH)
+        if rest:
+            names = ", ".join(f.qualname for f in rest)
+            line = f"{len(rest)} more not compiled (cold: warm-up calls only): {names}"
+            lines.append(line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 3] + "...")
+        if details:
+            lines.append(f"details: `{details}`")
+        return "\n".join(lines)
+
     def to_json(self) -> str:
         return json.dumps(self.as_dict(), indent=2)
 
@@ -230,6 +330,24 @@ class RunReport:
         tail = [COUNTING_NOTE] if self.counted else []
         kinds = [self._kinds_text()] if self.breaks_by_kind() else []
         return "\n\n".join([head] + kinds + [x.table(self.backend) for x in self.functions] + tail)
+
+
+def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]], width: int) -> list[str]:
+    """A plain table (no borders): numbers right-aligned, the first column and the last cut to fit ``width``."""
+    numeric = [all(r[i].isdigit() for r in rows) for i in range(len(head))]
+    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head))]
+    widths[0] = min(widths[0], 24)
+    widths[1] = min(widths[1], 16)
+    fixed = sum(widths[:-1]) + 2 * (len(head) - 1)
+    widths[-1] = max(width - fixed, 10)
+
+    def cell(text: str, i: int) -> str:
+        w = widths[i]
+        if len(text) > w:
+            text = text[:w - 3] + "..." if i == len(head) - 1 else "..." + text[-(w - 3):]
+        return text.rjust(w) if numeric[i] else text.ljust(w)
+
+    return ["  ".join(cell(r[i], i) for i in range(len(head))).rstrip() for r in [head, *rows]]
 
 
 def _grouped(breaks: list[BreakInfo]) -> list[str]:
@@ -304,21 +422,77 @@ def _function_report(st: Any, counted: bool = False) -> FunctionReport:
         verify_skipped=list(getattr(st, "verify_skipped", ())))
 
 
+def rank_label() -> str | None:
+    """``rank1`` when this process is one rank of several (torchrun's ``RANK``/``WORLD_SIZE``), else None."""
+    dist = sys.modules.get("torch.distributed")
+    try:
+        if dist is not None and dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+            return f"rank{dist.get_rank()}"
+    except Exception:  # noqa: BLE001 - a torn-down process group at exit
+        pass
+    rank, world = os.environ.get("RANK"), os.environ.get("WORLD_SIZE")
+    if rank is not None and rank.isdigit() and world is not None and world.isdigit() and int(world) > 1:
+        return f"rank{rank}"
+    return None
+
+
+def rank_path(path: str | os.PathLike, label: str | None) -> Path:
+    """``r.json`` -> ``r.rank0.json`` for one rank of several (each rank writes its own file)."""
+    path = Path(path).expanduser()
+    return path if label is None else path.with_name(f"{path.stem}.{label}{path.suffix or '.json'}")
+
+
+def _keep_last(rep: RunReport, settings: Settings, label: str | None) -> Path | None:
+    """``report: true`` (no path): the JSON goes to ``<cache_dir>/reports/last.json``, best effort."""
+    try:
+        return rep.write_json(rank_path(settings.cache_path() / "reports" / "last.json", label))
+    except (OSError, TypeError, ValueError):
+        return None
+
+
+def _shown_path(path: Path) -> str:
+    """The path as a user would type it: relative below the current directory, ``~`` for home."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        pass
+    home = os.path.expanduser("~")
+    text = str(path)
+    return "~" + text[len(home):] if home not in ("", "/") and text.startswith(home + os.sep) else text
+
+
 def print_report(settings: Settings | None = None, *, stream: TextIO | None = None) -> RunReport:
-    """Print the run report (stderr) and, when ``settings.report`` is a path, write the JSON there."""
+    """At exit: write the JSON when ``settings.report`` is a path (one file per rank), and print
+    the summary (``report_style: summary``), every table (``all``) or nothing (``quiet``) on stderr,
+    each line prefixed ``[rankN]`` under torchrun."""
     rep = report(settings)
     stream = stream if stream is not None else sys.stderr
     target = settings.report if settings is not None else None
-    text = str(rep)
+    style = getattr(settings, "report_style", "summary") if settings is not None else "summary"
+    label = rank_label()
+    written: Path | None = None
+    note = ""
     if isinstance(target, (str, os.PathLike)) and not isinstance(target, bool) and str(target):
         try:
-            path = rep.write_json(target)
-            text += f"\n\nautograph: report written to {path}"
+            written = rep.write_json(rank_path(target, label))
         except OSError as exc:
-            text += f"\n\nautograph: could not write the report to {target}: {exc.strerror or exc}"
+            note = f"autograph: could not write the report to {target}: {exc.strerror or exc}"
+    elif settings is not None and style != "quiet":
+        written = _keep_last(rep, settings, label)  # so that `autograph report ... --all` always works
+    if style == "quiet":
+        text = note
+    elif style == "all":
+        text = str(rep) + (f"\n\nautograph: report written to {written}" if written else "")
+        text += f"\n\n{note}" if note else ""
+    else:
+        details = f"autograph report {_shown_path(written)} --all" if written else None
+        text = rep.summary(details) + (f"\n{note}" if note else "")
+    if label and text:
+        text = "\n".join(f"[{label}] {line}" for line in text.split("\n"))
     try:
-        stream.write(text + "\n")
-        stream.flush()
+        if text:
+            stream.write(text + "\n")
+            stream.flush()
     except Exception:  # noqa: BLE001 - at exit the stream may be gone; the report is best effort
         pass
     return rep

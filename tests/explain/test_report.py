@@ -59,7 +59,7 @@ def test_print_report_writes_json_when_report_is_a_path(tmp_path):
     _run_with_recompile()
     path = tmp_path / "sub" / "report.json"
     stream = io.StringIO()
-    print_report(Settings(report=path), stream=stream)
+    print_report(Settings(report=path, report_style="all"), stream=stream)
     data = json.loads(path.read_text())
     assert data["autograph_report"] == 1
     top = next(f for f in data["functions"] if f["qualname"] == "toy_example")
@@ -75,7 +75,7 @@ def test_print_report_writes_json_when_report_is_a_path(tmp_path):
 
 def test_print_report_true_prints_only(tmp_path, capsys):
     _run_with_recompile()
-    print_report(Settings(report=True))
+    print_report(Settings(report=True, report_style="all", cache_dir=tmp_path))
     captured = capsys.readouterr()
     assert captured.out == "" and "| calls " in captured.err
 
@@ -103,8 +103,8 @@ def test_cli_hands_over_to_print_report(tmp_path):
     out_json = tmp_path / "r.json"
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}{':' + str(tmp_path)}", "AUTOGRAPH_BACKEND": "eager",
            "HOME": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-m", "autograph", "run", f"--report={out_json}", "--config",
-                           str(_config(tmp_path)), str(script)], env=env, cwd=tmp_path,
+    proc = subprocess.run([sys.executable, "-m", "autograph", "run", f"--report={out_json}", "--report-style=all",
+                           "--config", str(_config(tmp_path)), str(script)], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "done\n"
@@ -240,7 +240,8 @@ def test_cli_report_counts_torch_calls(tmp_path):
                       "print(len(torch.overrides._get_current_function_mode_stack()))\n")
     cfg = tmp_path / "autograph.yaml"
     cfg.write_text("packages:\n  allow: [sharepkg]\nbackend: eager\ncompile_threshold: 1\n")
-    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{tmp_path}", "HOME": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{root}:{tmp_path}", "HOME": str(tmp_path),
+           "AUTOGRAPH_REPORT_STYLE": "all"}
     out_json = tmp_path / "r.json"
     proc = subprocess.run([sys.executable, "-m", "autograph", "run", f"--report={out_json}", "--config",
                            str(cfg), str(script)], env=env, cwd=tmp_path, capture_output=True, text=True,

@@ -262,7 +262,8 @@ def _run_verified(tmp_path: Path, backend: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH")}
     env.update(PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]), AUTOGRAPH_VERIFY="1",
                AUTOGRAPH_PACKAGES="vpkg", AUTOGRAPH_BACKEND=backend, AUTOGRAPH_CONFIG="",
-               AUTOGRAPH_COMPILE_THRESHOLD="1")  # every call compiled, so every call is checked
+               AUTOGRAPH_COMPILE_THRESHOLD="1",  # every call compiled, so every call is checked
+               AUTOGRAPH_REPORT_STYLE="all")  # every table (the summary has one row per function)
     return subprocess.run([sys.executable, "-m", "autograph", "run", "--report", "main.py"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
 
