@@ -473,8 +473,14 @@ class _ShimLogic:
         warnings.warn_explicit(message, RecompileLimitWarning, code.co_filename, code.co_firstlineno,
                                module=self.fn.__module__ or code.co_filename)
 
-    def _wrap_nested(self, fn: types.FunctionType) -> "Shim":
-        """Shim of a resume function or a callee that broke: same per-compile overrides as ours."""
+    def _wrap_nested(self, fn: types.FunctionType) -> "Shim | types.FunctionType":
+        """Shim of a resume function or a callee that broke: same per-compile overrides as ours.
+        A callee outside the selection (torch, the standard library, unselected packages) is
+        called as it is: one call in Python, never compiled on its own (``runtime/outside.py``)."""
+        if not fn.__name__.startswith("__resume_at_"):
+            from autograph.runtime.outside import outside_selection
+            if outside_selection(fn, _with_overrides(_settings_provider(), self.overrides), beside=self.fn):
+                return fn
         shim = shim_for(fn, self.overrides)
         shim.explicit = True
         return shim
