@@ -66,3 +66,35 @@ def outside_selection(fn: types.FunctionType, settings: Settings, *, beside: typ
         return False
     selected = any(r.matches_function(module, qualname) for r in allow)
     return not selected or any(r.matches_function(module, qualname) for r in deny)
+
+
+# frames a call passes through on its way from the caller to the shim, skipped when looking for
+# the caller: autograph's own, wrapt's, and a module call's ``__call__`` (``model(x)`` runs
+# ``forward`` through ``Module._call_impl``: the caller is whoever called the module)
+_PASS_THROUGH = {("torch.nn.modules.module", "_call_impl"), ("torch.nn.modules.module", "_wrapped_call_impl")}
+
+
+def library_caller(frame: types.FrameType | None, settings: Settings) -> str | None:
+    """``module:function`` of the library code that called the shim whose frames start at
+    ``frame`` (a callback: ``Module.apply(self._init_weights)``, a hook), or None when the
+    caller is the user's code."""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        module = module if isinstance(module, str) else ""
+        if not ((module == "autograph" or module.startswith(("autograph.", "wrapt")))
+                and not module.startswith("autograph.testing")) \
+                and (module, frame.f_code.co_name) not in _PASS_THROUGH:
+            break
+        frame = frame.f_back
+    if frame is None:
+        return None
+    module, qualname = frame.f_globals.get("__name__", ""), frame.f_code.co_qualname
+    if not isinstance(module, str) or module in _SCRIPTS:
+        return None
+    if is_library_module(module):
+        return f"{module}:{qualname}"
+    allow, deny = _rules(settings)
+    if allow and not (any(r.matches_function(module, qualname) for r in allow)
+                      and not any(r.matches_function(module, qualname) for r in deny)):
+        return f"{module}:{qualname}"
+    return None
