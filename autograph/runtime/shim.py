@@ -483,8 +483,10 @@ class _ShimLogic:
         A callee outside the selection (torch, the standard library, unselected packages) is
         called as it is: one call in Python, never compiled on its own (``runtime/outside.py``)."""
         if not fn.__name__.startswith("__resume_at_"):
+            from autograph.capture.values.compile_markers import disabled_marker
             from autograph.runtime.outside import outside_selection
-            if outside_selection(fn, _with_overrides(_settings_provider(), self.overrides), beside=self.fn):
+            if disabled_marker(fn) is not None or \
+                    outside_selection(fn, _with_overrides(_settings_provider(), self.overrides), beside=self.fn):
                 return fn
         shim = shim_for(fn, self.overrides)
         shim.explicit = True
