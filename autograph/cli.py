@@ -174,10 +174,11 @@ def run(argv: list[str]) -> int:
 
     os.environ.update(export_env(settings))
     from autograph.hook.install import install
-    from autograph.hook.startup import activate_logs, print_report_at_exit
+    from autograph.hook.startup import activate_logs, fail_run_on_verify_mismatch, print_report_at_exit
 
     installation = install(settings=settings)
     activate_logs(settings)
+    fail_run_on_verify_mismatch(settings)
     print_report_at_exit(settings)
     atexit.register(_warn_unmatched_rules, installation)
 

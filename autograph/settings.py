@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal, Mapping, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, StrictBool, field_validator
 
 from autograph.errors import SettingsError
 
@@ -213,6 +213,11 @@ def _report_value(raw: str) -> Any:
     return True if word.lower() in _TRUE else False if word.lower() in _FALSE else word
 
 
+def _verify_value(raw: str) -> Any:
+    word = raw.strip().lower()
+    return "strict" if word == "strict" else _switch(word)
+
+
 def _report_text(value: Any) -> str:
     return _switch_text(value) if isinstance(value, bool) else str(value)
 
@@ -370,12 +375,12 @@ class Settings(BaseModel):
         description="Directory where every new cache entry's guards, transformed code, graphs and kernels are "
         "written as files; null: no dumps.",
     )
-    verify: Annotated[bool, EnvVar("AUTOGRAPH_VERIFY", parse=_switch, render=_switch_text)] = Field(
-        default=False, strict=True,
+    verify: Annotated[Union[StrictBool, Literal["strict"]], EnvVar("AUTOGRAPH_VERIFY", parse=_verify_value, render=_report_text)] = Field(
+        default=False, union_mode="left_to_right",
         description="Check compiled calls against the original function: the first verify_calls calls of each "
         "cache entry also run the original on copies of the arguments and compare; a mismatch is reported, "
         "the entry disabled and the original's outcome used. Costs one eager call plus argument copies per "
-        "checked call.",
+        "checked call. 'strict': the same, and a run with a mismatch exits with status 1 (for CI).",
     )
     verify_calls: Annotated[int, EnvVar("AUTOGRAPH_VERIFY_CALLS", parse=_whole_number)] = Field(
         default=3, ge=1, strict=True,

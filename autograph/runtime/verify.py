@@ -61,6 +61,9 @@ class Copies:
         self.memo: dict[int, Any] = {}        # id(original) -> copy (shared with copy.deepcopy)
         self.originals: dict[int, Any] = {}   # id(copy) -> original
         self._storages: dict[tuple, Any] = {}
+        # id(copy) -> attributes of the original its copy protocol leaves out (an optimizer's
+        # __getstate__ drops the LR scheduler's patched ``step``): not comparable, not compared
+        self.dropped: dict[int, frozenset] = {}
 
     def copy(self, value: Any) -> Any:
         torch = self._torch
@@ -91,11 +94,21 @@ class Copies:
         return made
 
     def finish(self) -> None:
-        """Also map the copies ``copy.deepcopy`` made inside objects back to their originals."""
+        """Also map the copies ``copy.deepcopy`` made inside objects back to their originals, and
+        note the attributes each object's copy protocol left out."""
         for original in self.memo.get(id(self.memo), ()):
             made = self.memo.get(id(original))
             if made is not None and made is not original:
                 self.originals.setdefault(id(made), original)
+        torch = self._torch
+        for made_id, original in list(self.originals.items()):
+            made = self.memo.get(id(original))
+            if isinstance(original, torch.Tensor) and isinstance(made, torch.Tensor) and made is not original \
+                    and original.is_leaf and made.is_leaf and original.grad is not None and made.grad is None:
+                made.grad = self.copy(original.grad)  # Parameter.__deepcopy__ leaves .grad out
+            state_o, state_m = _instance_dict(original), _instance_dict(made)
+            if state_o is not None and state_m is not None and set(state_o) - set(state_m):
+                self.dropped[made_id] = frozenset(set(state_o) - set(state_m))
 
     def _remember(self, original: Any, made: Any) -> Any:
         self.memo[id(original)] = made
@@ -121,12 +134,74 @@ class Copies:
                 made = torch.empty(0, dtype=t.dtype, device=t.device)
                 made.set_(new_storage, t.storage_offset(), t.size(), t.stride())
         if type(t) is torch.nn.Parameter:
-            return torch.nn.Parameter(made, requires_grad=t.requires_grad)
-        return made.requires_grad_(t.requires_grad)
+            made = torch.nn.Parameter(made, requires_grad=t.requires_grad)
+        else:
+            made.requires_grad_(t.requires_grad)
+        if t.grad is not None:  # an optimizer step in the call reads it
+            self._remember(t, made)
+            made.grad = self.copy(t.grad)
+        return made
 
     def original_of(self, value: Any) -> Any:
         """The caller's object a copy stands for (the value itself when it is no copy)."""
         return self.originals.get(id(value), value)
+
+
+def _instance_dict(obj: Any) -> dict | None:
+    try:
+        state = object.__getattribute__(obj, "__dict__")
+    except Exception:  # noqa: BLE001 - no instance dict
+        return None
+    return state if type(state) is dict and not isinstance(obj, type) else None
+
+
+# ------------------------------------------------------------------ autograd leaves outside the copies
+
+class GraphLeaves:
+    """The leaf tensors an argument's autograd graph reaches (a ``loss`` passed in).
+
+    A copied non-leaf keeps its graph, so ``loss.backward()`` in the reference run would
+    accumulate into the caller's own leaves. Their ``.grad`` is saved before the reference
+    run, taken as the eager result after it and put back before the compiled run."""
+
+    LIMIT = 10_000
+
+    def __init__(self, values: list) -> None:
+        import torch
+
+        self.leaves: list = []
+        seen: set[int] = set()
+        todo = [v.grad_fn for v in values if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+        while todo and len(seen) < self.LIMIT:
+            node = todo.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            leaf = getattr(node, "variable", None)
+            if isinstance(leaf, torch.Tensor):
+                self.leaves.append(leaf)
+            todo.extend(next_node for next_node, _ in getattr(node, "next_functions", ()))
+        self.saved = self._grads()
+        self.eager: list = []
+
+    def _grads(self) -> list:
+        return [(leaf.grad, None if leaf.grad is None else leaf.grad.detach().clone()) for leaf in self.leaves]
+
+    def _put(self, grads: list) -> None:
+        import torch
+
+        with torch.no_grad():
+            for leaf, (grad, value) in zip(self.leaves, grads):
+                if grad is not None and value is not None:
+                    grad.copy_(value)  # accumulated in place: the same object, its old values
+                leaf.grad = grad
+
+    def after_eager(self) -> None:
+        self.eager = self._grads()
+        self._put(self.saved)
+
+    def use_eager(self) -> None:
+        self._put(self.eager)
 
 
 # ------------------------------------------------------------------ random-number state
@@ -213,10 +288,11 @@ class Comparer:
                     return found
             return None
         if isinstance(eager, dict):
-            if list(compiled) != list(eager):
-                return f"{path}: keys {list(compiled)!r} (compiled) vs {list(eager)!r} (eager)"
-            for key_ in eager:
-                found = self.diff(compiled[key_], eager[key_], f"{path}[{key_!r}]", depth + 1)
+            keys_c, keys_e = list(compiled), list(eager)
+            if len(keys_c) != len(keys_e) or not all(self._same_key(c, e) for c, e in zip(keys_c, keys_e)):
+                return f"{path}: keys {_short_keys(keys_c)} (compiled) vs {_short_keys(keys_e)} (eager)"
+            for key_c, key_e in zip(keys_c, keys_e):
+                found = self.diff(compiled[key_c], eager[key_e], f"{path}[{_short_key(key_e)}]", depth + 1)
                 if found:
                     return found
             return None
@@ -235,6 +311,19 @@ class Comparer:
         if isinstance(eager, torch.nn.Module):
             return self._attributes(compiled, eager, path, depth, modules=True)
         return self._attributes(compiled, eager, path, depth)
+
+    def _same_key(self, compiled: Any, eager: Any) -> bool:
+        """Dict keys match: the argument a copied key stands for, or equal plain values
+        (tensor keys -- an optimizer's state -- by identity: ``==`` on tensors is elementwise)."""
+        meant = self.copies.original_of(eager)
+        if meant is compiled:
+            return True
+        if isinstance(eager, self._torch.Tensor) or isinstance(compiled, self._torch.Tensor):
+            return False
+        try:
+            return bool(type(compiled) is type(eager) and compiled == eager)
+        except Exception:  # noqa: BLE001 - a key whose __eq__ fails is not the same key
+            return False
 
     def _tensor(self, compiled: Any, eager: Any, path: str) -> str | None:
         torch = self._torch
@@ -265,6 +354,13 @@ class Comparer:
         state_c, state_e = getattr(compiled, "__dict__", None), getattr(eager, "__dict__", None)
         if not isinstance(state_c, dict) or not isinstance(state_e, dict):
             return None  # nothing comparable without running user code (__eq__ may be anything)
+        if self.copies.dropped.get(id(eager)):
+            # the copy protocol left attributes out (an optimizer's __getstate__ drops the LR
+            # scheduler's patched ``step``), so the runs differ in what they set on it: only
+            # the attributes both have are comparable
+            both = set(state_c) & set(state_e)
+            state_c = {k: v for k, v in state_c.items() if k in both}
+            state_e = {k: v for k, v in state_e.items() if k in both}
         if modules:
             return (self._attributes_of(dict(compiled.named_parameters()), dict(eager.named_parameters()),
                                         f"{path} parameter", depth)
@@ -285,6 +381,18 @@ class Comparer:
             if found:
                 return found
         return None
+
+
+def _short_key(key: Any) -> str:
+    import torch
+
+    if isinstance(key, torch.Tensor):
+        return f"<tensor {tuple(key.shape)} at {id(key):#x}>"
+    return repr(key)
+
+
+def _short_keys(keys: list) -> str:
+    return "[" + ", ".join(_short_key(k) for k in keys) + "]"
 
 
 # ------------------------------------------------------------------ making the caller's state eager's
@@ -423,6 +531,18 @@ class VerifiedEntry:
                 stats.verify_skipped.append(note)
                 log.info("%s (%s): %s", fn.__qualname__, _where(fn), note)
             return self.compiled(*args, **kwargs)
+        leaves = GraphLeaves(list(args) + list(kwargs.values()))
+        tangled = [leaf for leaf in leaves.leaves if id(leaf) in copies.memo]
+        if tangled:
+            # a copied non-leaf (a ``loss``) keeps its graph to the caller's own leaves while
+            # their copies stand in for them elsewhere (the model's parameters): a backward or a
+            # step in the reference run would mix the two, so there is no faithful reference
+            note = ("not verified: an argument's autograd graph reaches tensors the call also gets "
+                    "directly (e.g. a loss and the model's parameters); copies cannot keep both apart")
+            if note not in stats.verify_skipped:
+                stats.verify_skipped.append(note)
+                log.info("%s (%s): %s", fn.__qualname__, _where(fn), note)
+            return self.compiled(*args, **kwargs)
         stats.verified_calls += 1
         scope = fn.__globals__
         before = dict(scope)
@@ -432,10 +552,13 @@ class VerifiedEntry:
         eager_rng = RngState()
         eager_scope = dict(scope)
         _rebind(scope, before)
+        leaves.after_eager()
         rng.restore()
         compiled = _run(self.compiled, args, kwargs)
         what = _compare(compiled, eager, args, kwargs, eager_args, eager_kwargs, copies, fn,
                         before, eager_scope, scope)
+        if what is None:
+            what = _compare_leaf_grads(leaves, Comparer(copies))
         if what is None:
             if compiled.error is not None:
                 raise compiled.error
@@ -446,6 +569,7 @@ class VerifiedEntry:
             if real is not made:
                 _adopt(real, made, copies)
         _rebind(scope, {name: _to_real(value, copies) for name, value in eager_scope.items()})
+        leaves.use_eager()
         eager_rng.restore()
         if eager.error is not None:
             raise eager.error
@@ -535,6 +659,21 @@ def _compare(compiled: Outcome, eager: Outcome, args: tuple, kwargs: dict, eager
         why = comparer.diff(c_value, e_value, f"global {name!r}")
         if why:
             return why
+    return None
+
+
+def _compare_leaf_grads(leaves: GraphLeaves, comparer: Comparer) -> str | None:
+    """The ``.grad`` of every leaf an argument's autograd graph reaches, compiled vs eager."""
+    for index, (leaf, (eager_grad, eager_value)) in enumerate(zip(leaves.leaves, leaves.eager)):
+        grad = leaf.grad
+        where = f"the .grad of leaf tensor {index} {tuple(leaf.shape)} reached through an argument's autograd graph"
+        if (grad is None) != (eager_grad is None):
+            return f"{where}: {'set' if grad is not None else 'None'} (compiled) vs " \
+                   f"{'set' if eager_grad is not None else 'None'} (eager)"
+        if grad is not None:
+            found = comparer._tensor(grad, eager_value, where)
+            if found:
+                return found
     return None
 
 
