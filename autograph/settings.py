@@ -129,6 +129,21 @@ def never_instrumented(module: str) -> bool:
     return top in NEVER_INSTRUMENTED or top in sys.stdlib_module_names or top in sys.builtin_module_names
 
 
+def check_deny_rule(rule: "Rule") -> None:
+    """Refuse a deny rule that can only name modules autograph never instruments: it changes nothing
+    (code of torch or the standard library is never compiled on its own; see "Code outside the selection")."""
+    top = rule.module_glob.partition(".")[0]
+    if any(ch in top for ch in "*?[") or not never_instrumented(top) or top in ("__main__", "__mp_main__"):
+        return
+    what = "the standard library" if (top in sys.stdlib_module_names or top in sys.builtin_module_names) \
+        else "autograph itself or one of its dependencies"
+    raise ValueError(
+        f"deny rule {rule.text!r} names modules of {what} ({top!r}), which autograph never instruments: "
+        "it would change nothing. Their code is never compiled on its own (it is inlined into your "
+        "function's graph or called as one call); deny your own function that calls it instead, "
+        "e.g. 'mypkg.train:train_step'")
+
+
 def check_allow_rule(rule: "Rule") -> None:
     """Refuse an allow rule that can only name modules autograph never instruments (it compiles nothing)."""
     top = rule.module_glob.partition(".")[0]
@@ -314,6 +329,13 @@ class Packages(BaseModel):
     def _selects_something_instrumentable(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for text in value:
             check_allow_rule(Rule.parse(text))
+        return value
+
+    @field_validator("deny", mode="after")
+    @classmethod
+    def _denies_something_instrumentable(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for text in value:
+            check_deny_rule(Rule.parse(text))
         return value
 
 
