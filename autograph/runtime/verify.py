@@ -119,8 +119,12 @@ class Copies:
         """A clone keeping dtype, strides, requires_grad, the Parameter class and the
         storage sharing between tensors of the same call (views of one base stay views)."""
         torch = self._torch
-        if t.grad_fn is not None:  # a non-leaf: keep it a non-leaf (in-place ops behave alike)
-            return t.clone()
+        if t.grad_fn is not None:
+            # a non-leaf stays a non-leaf (in-place ops behave alike), but its graph ends at a
+            # leaf of its own: a backward in the reference run must not reach (nor free the
+            # saved tensors of) the caller's graph, which the compiled run backpropagates through
+            own_leaf = t.detach().clone().requires_grad_(True)
+            return own_leaf.clone()
         try:
             storage = t.untyped_storage()
             key = (storage.data_ptr(), storage.nbytes(), str(t.device))
@@ -157,51 +161,24 @@ def _instance_dict(obj: Any) -> dict | None:
 
 # ------------------------------------------------------------------ autograd leaves outside the copies
 
-class GraphLeaves:
-    """The leaf tensors an argument's autograd graph reaches (a ``loss`` passed in).
+def graph_leaves(values: list, limit: int = 10_000) -> list:
+    """The leaf tensors the autograd graphs of ``values`` reach (a ``loss`` passed in: the
+    model's parameters)."""
+    import torch
 
-    A copied non-leaf keeps its graph, so ``loss.backward()`` in the reference run would
-    accumulate into the caller's own leaves. Their ``.grad`` is saved before the reference
-    run, taken as the eager result after it and put back before the compiled run."""
-
-    LIMIT = 10_000
-
-    def __init__(self, values: list) -> None:
-        import torch
-
-        self.leaves: list = []
-        seen: set[int] = set()
-        todo = [v.grad_fn for v in values if isinstance(v, torch.Tensor) and v.grad_fn is not None]
-        while todo and len(seen) < self.LIMIT:
-            node = todo.pop()
-            if node is None or id(node) in seen:
-                continue
-            seen.add(id(node))
-            leaf = getattr(node, "variable", None)
-            if isinstance(leaf, torch.Tensor):
-                self.leaves.append(leaf)
-            todo.extend(next_node for next_node, _ in getattr(node, "next_functions", ()))
-        self.saved = self._grads()
-        self.eager: list = []
-
-    def _grads(self) -> list:
-        return [(leaf.grad, None if leaf.grad is None else leaf.grad.detach().clone()) for leaf in self.leaves]
-
-    def _put(self, grads: list) -> None:
-        import torch
-
-        with torch.no_grad():
-            for leaf, (grad, value) in zip(self.leaves, grads):
-                if grad is not None and value is not None:
-                    grad.copy_(value)  # accumulated in place: the same object, its old values
-                leaf.grad = grad
-
-    def after_eager(self) -> None:
-        self.eager = self._grads()
-        self._put(self.saved)
-
-    def use_eager(self) -> None:
-        self._put(self.eager)
+    leaves: list = []
+    seen: set[int] = set()
+    todo = [v.grad_fn for v in values if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+    while todo and len(seen) < limit:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        leaf = getattr(node, "variable", None)
+        if isinstance(leaf, torch.Tensor):
+            leaves.append(leaf)
+        todo.extend(next_node for next_node, _ in getattr(node, "next_functions", ()))
+    return leaves
 
 
 # ------------------------------------------------------------------ random-number state
@@ -531,12 +508,11 @@ class VerifiedEntry:
                 stats.verify_skipped.append(note)
                 log.info("%s (%s): %s", fn.__qualname__, _where(fn), note)
             return self.compiled(*args, **kwargs)
-        leaves = GraphLeaves(list(args) + list(kwargs.values()))
-        tangled = [leaf for leaf in leaves.leaves if id(leaf) in copies.memo]
+        tangled = [leaf for leaf in graph_leaves(list(args) + list(kwargs.values())) if id(leaf) in copies.memo]
         if tangled:
-            # a copied non-leaf (a ``loss``) keeps its graph to the caller's own leaves while
-            # their copies stand in for them elsewhere (the model's parameters): a backward or a
-            # step in the reference run would mix the two, so there is no faithful reference
+            # the copy of a non-leaf (a ``loss``) ends its graph at a leaf of its own, while the
+            # leaves of the caller's graph (the model's parameters) are arguments too: the
+            # reference run's backward would not reach their copies, so it is no faithful reference
             note = ("not verified: an argument's autograd graph reaches tensors the call also gets "
                     "directly (e.g. a loss and the model's parameters); copies cannot keep both apart")
             if note not in stats.verify_skipped:
@@ -552,13 +528,10 @@ class VerifiedEntry:
         eager_rng = RngState()
         eager_scope = dict(scope)
         _rebind(scope, before)
-        leaves.after_eager()
         rng.restore()
         compiled = _run(self.compiled, args, kwargs)
         what = _compare(compiled, eager, args, kwargs, eager_args, eager_kwargs, copies, fn,
                         before, eager_scope, scope)
-        if what is None:
-            what = _compare_leaf_grads(leaves, Comparer(copies))
         if what is None:
             if compiled.error is not None:
                 raise compiled.error
@@ -569,7 +542,6 @@ class VerifiedEntry:
             if real is not made:
                 _adopt(real, made, copies)
         _rebind(scope, {name: _to_real(value, copies) for name, value in eager_scope.items()})
-        leaves.use_eager()
         eager_rng.restore()
         if eager.error is not None:
             raise eager.error
@@ -659,21 +631,6 @@ def _compare(compiled: Outcome, eager: Outcome, args: tuple, kwargs: dict, eager
         why = comparer.diff(c_value, e_value, f"global {name!r}")
         if why:
             return why
-    return None
-
-
-def _compare_leaf_grads(leaves: GraphLeaves, comparer: Comparer) -> str | None:
-    """The ``.grad`` of every leaf an argument's autograd graph reaches, compiled vs eager."""
-    for index, (leaf, (eager_grad, eager_value)) in enumerate(zip(leaves.leaves, leaves.eager)):
-        grad = leaf.grad
-        where = f"the .grad of leaf tensor {index} {tuple(leaf.shape)} reached through an argument's autograd graph"
-        if (grad is None) != (eager_grad is None):
-            return f"{where}: {'set' if grad is not None else 'None'} (compiled) vs " \
-                   f"{'set' if eager_grad is not None else 'None'} (eager)"
-        if grad is not None:
-            found = comparer._tensor(grad, eager_value, where)
-            if found:
-                return found
     return None
 
 

@@ -375,3 +375,22 @@ def test_a_loss_passed_with_the_model_is_not_verified_and_says_why(verify):
     assert all(torch.equal(p, q) for p, q in zip(after, want_model.parameters()))  # one backward, one step
     assert any(not torch.equal(p, q) for p, q in zip(after, before))
     assert any("autograd graph reaches" in note for note in f.stats.verify_skipped)
+
+
+def scaled_backward(loss, scale):
+    (loss * scale).backward()
+    return scale
+
+
+def test_a_backward_through_a_passed_loss_verifies_clean_and_runs_once(verify):
+    """The reference run's backward must not free (or accumulate into) the caller's graph."""
+    model, _, _ = _train_parts()
+    want, _, _ = _train_parts()
+    f = autograph.compile(scaled_backward)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VerifyMismatchWarning)
+        for i in range(3):
+            f(model(torch.full((2, 4), float(i))).sum(), 0.5)
+            scaled_backward(want(torch.full((2, 4), float(i))).sum(), 0.5)
+    assert f.stats.verify_mismatches == [] and f.stats.verified_calls >= 1
+    assert all(torch.equal(p.grad, q.grad) for p, q in zip(model.parameters(), want.parameters()))
