@@ -490,6 +490,12 @@ class _ShimLogic:
                 return fn
         shim = shim_for(fn, self.overrides)
         shim.explicit = True
+        st = shim.stats
+        if fn.__name__.startswith("__resume_at_") and st.filename != self.stats.filename and not st.calls:
+            # a resume function of a decorator's wrapper (``@torch.no_grad()``'s code lives in
+            # torch): its row belongs to the decorated function, as the wrapper's does
+            st.qualname = f"{self.stats.qualname.split('.__resume_at_')[0]}.{fn.__name__}"
+            st.filename, st.lineno = self.stats.filename, self.stats.lineno
         return shim
 
     def _install_eager_entry(self) -> None:
