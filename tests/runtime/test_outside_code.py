@@ -131,3 +131,19 @@ def test_library_caller_skips_module_calls():
     torch.nn.Sequential(torch.nn.Identity()).apply(
         lambda m: seen.append(library_caller(__import__("sys")._getframe(1), settings)))
     assert seen and seen[0].startswith("torch.nn.modules.module:Module.apply")
+
+
+@torch.no_grad()
+def decorated_with_break(x):
+    y = x * 2
+    print("", end="")  # a break inside the decorated function
+    return y + 1
+
+
+def test_resume_functions_of_a_decorators_wrapper_are_reported_under_the_decorated_function(clean):
+    f = autograph.compile(decorated_with_break)
+    for _ in range(3):
+        assert torch.equal(f(torch.ones(2)), torch.ones(2) * 2 + 1)
+    rows = [(st.qualname, st.filename) for st in stats_mod.all_stats()]
+    assert rows and all(filename == __file__ for _, filename in rows), rows
+    assert all(name.startswith("decorated_with_break") for name, _ in rows), rows
