@@ -55,8 +55,8 @@ class TorchFunctionValue(Value):
             if isinstance(self.fn, types.FunctionType) and not _tensor_values((args, kwargs)):
                 # running its body on fake tensors is running it for real (a closure's object
                 # changed, a counter bumped) and the graph would run it once more
-                raise Unsupported(f"{self.describe()}() takes no tensor: no graph operation",
-                                  kind="unsupported-call")
+                raise Unsupported(f"{self.describe()}() gets no tensor argument: not a graph operation "
+                                  f"(interpreted, or called once in Python)", kind="unsupported-call")
             out = tx.graph.call("call_function", self.fn, tuple(args), kwargs)
             guard_answer(tx, self.fn, args, kwargs, out, self.describe())  # reads global state
             return out
