@@ -180,7 +180,8 @@ def run(argv: list[str]) -> int:
     except SettingsError as exc:
         _fail(f"invalid settings, nothing was run:\n{exc}")
 
-    from autograph.hook.startup import activate_logs, print_report_at_exit, warn, warn_unmatched_rules_at_exit
+    from autograph.hook.startup import (activate_logs, fail_run_on_verify_mismatch, print_report_at_exit, warn,
+                                        warn_unmatched_rules_at_exit)
     from autograph.settings import start_warnings
 
     for message in start_warnings(settings, config_given=options.get("config") is not None):
@@ -190,6 +191,7 @@ def run(argv: list[str]) -> int:
 
     installation = install(settings=settings)
     activate_logs(settings)
+    fail_run_on_verify_mismatch(settings)
     print_report_at_exit(settings)
     warn_unmatched_rules_at_exit(installation)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal, Mapping, Union
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, StrictBool, field_validator
 
 from autograph.errors import SettingsError
 
@@ -129,6 +129,21 @@ def never_instrumented(module: str) -> bool:
     return top in NEVER_INSTRUMENTED or top in sys.stdlib_module_names or top in sys.builtin_module_names
 
 
+def check_deny_rule(rule: "Rule") -> None:
+    """Refuse a deny rule that can only name modules autograph never instruments: it changes nothing
+    (code of torch or the standard library is never compiled on its own; see "Code outside the selection")."""
+    top = rule.module_glob.partition(".")[0]
+    if any(ch in top for ch in "*?[") or not never_instrumented(top) or top in ("__main__", "__mp_main__"):
+        return
+    what = "the standard library" if (top in sys.stdlib_module_names or top in sys.builtin_module_names) \
+        else "autograph itself or one of its dependencies"
+    raise ValueError(
+        f"deny rule {rule.text!r} names modules of {what} ({top!r}), which autograph never instruments: "
+        "it would change nothing. Their code is never compiled on its own (it is inlined into your "
+        "function's graph or called as one call); deny your own function that calls it instead, "
+        "e.g. 'mypkg.train:train_step'")
+
+
 def check_allow_rule(rule: "Rule") -> None:
     """Refuse an allow rule that can only name modules autograph never instruments (it compiles nothing)."""
     top = rule.module_glob.partition(".")[0]
@@ -211,6 +226,11 @@ def _switch_text(value: bool) -> str:
 def _report_value(raw: str) -> Any:
     word = raw.strip()
     return True if word.lower() in _TRUE else False if word.lower() in _FALSE else word
+
+
+def _verify_value(raw: str) -> Any:
+    word = raw.strip().lower()
+    return "strict" if word == "strict" else _switch(word)
 
 
 def _report_text(value: Any) -> str:
@@ -314,6 +334,13 @@ class Packages(BaseModel):
             check_allow_rule(Rule.parse(text))
         return value
 
+    @field_validator("deny", mode="after")
+    @classmethod
+    def _denies_something_instrumentable(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for text in value:
+            check_deny_rule(Rule.parse(text))
+        return value
+
 
 class Settings(BaseModel):
     """Every setting autograph has. Immutable: derive a changed copy with ``model_copy(update=...)``."""
@@ -382,13 +409,14 @@ class Settings(BaseModel):
         description="Directory where every new cache entry's guards, transformed code, graphs and kernels are "
         "written as files; null: no dumps.",
     )
-    verify: Annotated[bool, EnvVar("AUTOGRAPH_VERIFY", parse=_switch, render=_switch_text,
-                                                 flag="--verify", flag_without_value=True)] = Field(
-        default=False, strict=True,
+    verify: Annotated[Union[StrictBool, Literal["strict"]],
+                      EnvVar("AUTOGRAPH_VERIFY", parse=_verify_value, render=_report_text,
+                             flag="--verify", flag_without_value=True)] = Field(
+        default=False, union_mode="left_to_right",
         description="Check compiled calls against the original function: the first verify_calls calls of each "
         "cache entry also run the original on copies of the arguments and compare; a mismatch is reported, "
         "the entry disabled and the original's outcome used. Costs one eager call plus argument copies per "
-        "checked call.",
+        "checked call. 'strict': the same, and a run with a mismatch exits with status 1 (for CI).",
     )
     verify_calls: Annotated[int, EnvVar("AUTOGRAPH_VERIFY_CALLS", parse=_whole_number)] = Field(
         default=3, ge=1, strict=True,

@@ -213,6 +213,11 @@ def _record(fn, exc: BreakAt) -> BreakRecord:
     stack = exc.cause.user_stack
     filename, lineno, _ = stack[-1] if stack else (fn.__code__.co_filename, exc.inst.lineno, "")
     reason = exc.cause.reason
+    from autograph.capture.library_files import is_library_file
+    users = [entry for entry in stack if not is_library_file(entry[0])]
+    if users and users[-1] is not stack[-1]:  # inside inlined library code: the break is the call
+        reason = f"{reason} (inside {_short(filename)}:{lineno})"
+        filename, lineno, _ = users[-1]
     line = source_line(filename, lineno)
     if reason.startswith("data-dependent branch") and line:
         reason = f"{reason} (`{line}`, {_short(filename)}:{lineno})"

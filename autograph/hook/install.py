@@ -24,6 +24,7 @@ from autograph.settings import (
     Rule,
     Settings,
     check_allow_rule,
+    check_deny_rule,
     current_settings,
     loaded_settings,
     set_current_settings,
@@ -164,6 +165,8 @@ def install(*rules: str, deny: Iterable[str] = (), settings: Settings | None = N
         denied = tuple(Rule.parse(r).text for r in deny)
         for text in allow:
             check_allow_rule(Rule.parse(text))
+        for text in denied:
+            check_deny_rule(Rule.parse(text))
     except ValueError as exc:
         raise SettingsError(f"autograph.install: {exc}") from None
     with _install_lock:

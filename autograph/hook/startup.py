@@ -48,6 +48,39 @@ def print_report_at_exit(settings: Settings) -> None:
         atexit.register(_report_now)
 
 
+_strict_registered = False
+
+
+def fail_run_on_verify_mismatch(settings: Settings) -> None:
+    """``verify: strict``: a run in which verify mode found a mismatch exits with status 1 (for CI).
+
+    Registered before the report, so it runs after it (``atexit`` runs the last registered
+    first) and the report still prints."""
+    global _strict_registered
+    if settings.verify == "strict" and not _strict_registered:
+        _strict_registered = True
+        atexit.register(_exit_if_mismatched)
+
+
+def _exit_if_mismatched() -> None:
+    from autograph.runtime.stats import all_stats
+
+    mismatches = [(st.qualname, m) for st in all_stats() for m in st.verify_mismatches]
+    if not mismatches:
+        return
+    mp = sys.modules.get("multiprocessing")
+    if mp is not None and mp.parent_process() is not None:
+        return
+    sys.stderr.write(f"autograph verify (strict): {len(mismatches)} mismatch(es) between compiled and original "
+                     f"calls, first: {mismatches[0][0]}: {mismatches[0][1]}; exit status 1\n")
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed stream: nothing more to say
+            pass
+    os._exit(1)  # atexit handlers cannot set the exit status otherwise
+
+
 def _report_now() -> None:
     settings = _report_settings
     if settings is None or not settings.report:
@@ -331,6 +364,7 @@ def activate() -> None:
 
     installation = install(settings=settings)
     activate_logs(settings)
+    fail_run_on_verify_mismatch(settings)
     print_report_at_exit(settings)
     install_excepthook()
     warn_unmatched_rules_at_exit(installation)

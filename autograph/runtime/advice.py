@@ -28,7 +28,7 @@ EXCLUDE = ("or keep this function out of the selection (a packages.deny rule suc
 def recompile_advice(guard: Guard, fn: types.FunctionType, args: tuple, kwargs: dict, settings: Settings) -> str:
     """One or two sentences: what changes between calls and what the user can do about it."""
     expr = guard.source.expr if guard.source is not None else "a value"
-    exclude = EXCLUDE.format(module=fn.__module__, qualname=fn.__qualname__)
+    exclude = EXCLUDE.format(**dict(zip(("module", "qualname"), deny_rule_parts(fn))))
     kind = guard.kind
     if kind is TENSOR_MATCH:
         return _tensor_advice(guard, expr, fn, args, kwargs, settings, exclude)
@@ -61,6 +61,16 @@ def recompile_advice(guard: Guard, fn: types.FunctionType, args: tuple, kwargs: 
     if kind is KEY_ABSENT:
         return f"an attribute or key that was absent ({guard.src}) now exists on some calls: {exclude}."
     return f"raise recompile_limit if the variants are few, {exclude}."
+
+
+def deny_rule_parts(fn: types.FunctionType) -> tuple[str, str]:
+    """``(module, qualname)`` of the function a deny rule must name to keep ``fn`` out: where its
+    code lives (a decorated function's own), and for a resume function the function it resumes
+    (resume functions are never instrumented themselves: denying their function removes them)."""
+    from autograph.runtime.outside import code_module
+
+    module, qualname = code_module(fn)
+    return module, qualname.split(".__resume_at_")[0]
 
 
 def _tensor_advice(guard: Guard, expr: str, fn: types.FunctionType, args: tuple, kwargs: dict,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import sys
 import time
 import types
 import warnings
@@ -161,17 +162,18 @@ def cold_reason(threshold: int) -> str:
     return f"cold, not compiled: below compile_threshold ({threshold})"
 
 
-# Calls made while another selected function runs cold are part of that function's warm-up:
-# they wait for COLD_NESTED_FACTOR times the threshold (a JIT's loop threshold is higher than
-# its call threshold the same way). The n layers of a model's first, cold forward are then
-# not compiled one by one just before the forward itself compiles and inlines them, while a
-# loop inside a function that runs once (a selected train()) still compiles its body.
+# Hotness is a function's own: it compiles on its compile_threshold-th call, whoever calls it (a
+# loop in a cold main() compiles its train_step). One exception keeps one-off set-up code
+# uncompiled: a callback that library code calls while a selected function runs cold
+# (``self.apply(self._init_weights)`` in a model's ``__init__``, a hook) waits for
+# COLD_NESTED_FACTOR times as many calls, so the n modules of a model do not compile their
+# initialiser one type at a time.
 COLD_NESTED_FACTOR = 16
 
 
-def deferred_reason(threshold: int) -> str:
-    return (f"cold, not compiled: called inside a cold call of another selected function "
-            f"(compiled after {threshold * COLD_NESTED_FACTOR} such calls)")
+def deferred_reason(threshold: int, caller: str = "library code") -> str:
+    return (f"cold, not compiled: a callback run by {caller} inside a cold call of a selected function "
+            f"(one-off set-up; compiled after {threshold * COLD_NESTED_FACTOR} such calls)")
 
 
 _cold_runs = threading.local()  # .depth: cold calls running on this thread
@@ -355,24 +357,27 @@ class _ShimLogic:
         """JIT warm-up (as HotSpot and PyPy count): an import-hook function runs its original until
         its code's ``compile_threshold``-th call, so code that runs once never pays for a capture.
 
-        Inside another selected function's cold call, calls (and misses of compiled code) wait
-        for ``COLD_NESTED_FACTOR`` times as many: they are that function's warm-up, and it
-        compiles them inlined. Counted on the miss path only (the hit path is untouched); per
+        A callback that library code runs inside another selected function's cold call (and its
+        misses of compiled code) waits for ``COLD_NESTED_FACTOR`` times as many: one-off set-up
+        such as ``self.apply(self._init_weights)``. Counted on the miss path only (the hit path is untouched); per
         code object, from the last capture or ``reset()``. A count lost to a race between
         threads only moves the capture by a call.
         """
         state = self.state
         if state.eager or state.limit_reached:
             return False
-        nested = _cold_depth() > 0
-        if state.captures and not nested:
-            return False  # compiled code that misses outside a cold call recompiles at once
+        caller = None
+        if _cold_depth() > 0:
+            from autograph.runtime.outside import library_caller
+            caller = library_caller(sys._getframe(1), settings)
+        if state.captures and caller is None:
+            return False  # compiled code that misses outside a cold callback recompiles at once
         state.warmup_calls += 1
         threshold = settings.compile_threshold
-        if state.warmup_calls >= (threshold * COLD_NESTED_FACTOR if nested else threshold):
+        if state.warmup_calls >= (threshold * COLD_NESTED_FACTOR if caller else threshold):
             return False
         st = self.stats
-        st.ran_eagerly(deferred_reason(threshold) if nested else cold_reason(threshold))
+        st.ran_eagerly(deferred_reason(threshold, caller) if caller else cold_reason(threshold))
         st.cold_calls += 1
         st.compile_threshold = threshold
         return True
@@ -473,10 +478,24 @@ class _ShimLogic:
         warnings.warn_explicit(message, RecompileLimitWarning, code.co_filename, code.co_firstlineno,
                                module=self.fn.__module__ or code.co_filename)
 
-    def _wrap_nested(self, fn: types.FunctionType) -> "Shim":
-        """Shim of a resume function or a callee that broke: same per-compile overrides as ours."""
+    def _wrap_nested(self, fn: types.FunctionType) -> "Shim | types.FunctionType":
+        """Shim of a resume function or a callee that broke: same per-compile overrides as ours.
+        A callee outside the selection (torch, the standard library, unselected packages) is
+        called as it is: one call in Python, never compiled on its own (``runtime/outside.py``)."""
+        if not fn.__name__.startswith("__resume_at_"):
+            from autograph.capture.values.compile_markers import disabled_marker
+            from autograph.runtime.outside import outside_selection
+            if disabled_marker(fn) is not None or \
+                    outside_selection(fn, _with_overrides(_settings_provider(), self.overrides), beside=self.fn):
+                return fn
         shim = shim_for(fn, self.overrides)
         shim.explicit = True
+        st = shim.stats
+        if fn.__name__.startswith("__resume_at_") and st.filename != self.stats.filename and not st.calls:
+            # a resume function of a decorator's wrapper (``@torch.no_grad()``'s code lives in
+            # torch): its row belongs to the decorated function, as the wrapper's does
+            st.qualname = f"{self.stats.qualname.split('.__resume_at_')[0]}.{fn.__name__}"
+            st.filename, st.lineno = self.stats.filename, self.stats.lineno
         return shim
 
     def _install_eager_entry(self) -> None:

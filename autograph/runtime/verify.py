@@ -61,6 +61,9 @@ class Copies:
         self.memo: dict[int, Any] = {}        # id(original) -> copy (shared with copy.deepcopy)
         self.originals: dict[int, Any] = {}   # id(copy) -> original
         self._storages: dict[tuple, Any] = {}
+        # id(copy) -> attributes of the original its copy protocol leaves out (an optimizer's
+        # __getstate__ drops the LR scheduler's patched ``step``): not comparable, not compared
+        self.dropped: dict[int, frozenset] = {}
 
     def copy(self, value: Any) -> Any:
         torch = self._torch
@@ -91,11 +94,21 @@ class Copies:
         return made
 
     def finish(self) -> None:
-        """Also map the copies ``copy.deepcopy`` made inside objects back to their originals."""
+        """Also map the copies ``copy.deepcopy`` made inside objects back to their originals, and
+        note the attributes each object's copy protocol left out."""
         for original in self.memo.get(id(self.memo), ()):
             made = self.memo.get(id(original))
             if made is not None and made is not original:
                 self.originals.setdefault(id(made), original)
+        torch = self._torch
+        for made_id, original in list(self.originals.items()):
+            made = self.memo.get(id(original))
+            if isinstance(original, torch.Tensor) and isinstance(made, torch.Tensor) and made is not original \
+                    and original.is_leaf and made.is_leaf and original.grad is not None and made.grad is None:
+                made.grad = self.copy(original.grad)  # Parameter.__deepcopy__ leaves .grad out
+            state_o, state_m = _instance_dict(original), _instance_dict(made)
+            if state_o is not None and state_m is not None and set(state_o) - set(state_m):
+                self.dropped[made_id] = frozenset(set(state_o) - set(state_m))
 
     def _remember(self, original: Any, made: Any) -> Any:
         self.memo[id(original)] = made
@@ -106,8 +119,12 @@ class Copies:
         """A clone keeping dtype, strides, requires_grad, the Parameter class and the
         storage sharing between tensors of the same call (views of one base stay views)."""
         torch = self._torch
-        if t.grad_fn is not None:  # a non-leaf: keep it a non-leaf (in-place ops behave alike)
-            return t.clone()
+        if t.grad_fn is not None:
+            # a non-leaf stays a non-leaf (in-place ops behave alike), but its graph ends at a
+            # leaf of its own: a backward in the reference run must not reach (nor free the
+            # saved tensors of) the caller's graph, which the compiled run backpropagates through
+            own_leaf = t.detach().clone().requires_grad_(True)
+            return own_leaf.clone()
         try:
             storage = t.untyped_storage()
             key = (storage.data_ptr(), storage.nbytes(), str(t.device))
@@ -121,12 +138,47 @@ class Copies:
                 made = torch.empty(0, dtype=t.dtype, device=t.device)
                 made.set_(new_storage, t.storage_offset(), t.size(), t.stride())
         if type(t) is torch.nn.Parameter:
-            return torch.nn.Parameter(made, requires_grad=t.requires_grad)
-        return made.requires_grad_(t.requires_grad)
+            made = torch.nn.Parameter(made, requires_grad=t.requires_grad)
+        else:
+            made.requires_grad_(t.requires_grad)
+        if t.grad is not None:  # an optimizer step in the call reads it
+            self._remember(t, made)
+            made.grad = self.copy(t.grad)
+        return made
 
     def original_of(self, value: Any) -> Any:
         """The caller's object a copy stands for (the value itself when it is no copy)."""
         return self.originals.get(id(value), value)
+
+
+def _instance_dict(obj: Any) -> dict | None:
+    try:
+        state = object.__getattribute__(obj, "__dict__")
+    except Exception:  # noqa: BLE001 - no instance dict
+        return None
+    return state if type(state) is dict and not isinstance(obj, type) else None
+
+
+# ------------------------------------------------------------------ autograd leaves outside the copies
+
+def graph_leaves(values: list, limit: int = 10_000) -> list:
+    """The leaf tensors the autograd graphs of ``values`` reach (a ``loss`` passed in: the
+    model's parameters)."""
+    import torch
+
+    leaves: list = []
+    seen: set[int] = set()
+    todo = [v.grad_fn for v in values if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+    while todo and len(seen) < limit:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        leaf = getattr(node, "variable", None)
+        if isinstance(leaf, torch.Tensor):
+            leaves.append(leaf)
+        todo.extend(next_node for next_node, _ in getattr(node, "next_functions", ()))
+    return leaves
 
 
 # ------------------------------------------------------------------ random-number state
@@ -213,10 +265,11 @@ class Comparer:
                     return found
             return None
         if isinstance(eager, dict):
-            if list(compiled) != list(eager):
-                return f"{path}: keys {list(compiled)!r} (compiled) vs {list(eager)!r} (eager)"
-            for key_ in eager:
-                found = self.diff(compiled[key_], eager[key_], f"{path}[{key_!r}]", depth + 1)
+            keys_c, keys_e = list(compiled), list(eager)
+            if len(keys_c) != len(keys_e) or not all(self._same_key(c, e) for c, e in zip(keys_c, keys_e)):
+                return f"{path}: keys {_short_keys(keys_c)} (compiled) vs {_short_keys(keys_e)} (eager)"
+            for key_c, key_e in zip(keys_c, keys_e):
+                found = self.diff(compiled[key_c], eager[key_e], f"{path}[{_short_key(key_e)}]", depth + 1)
                 if found:
                     return found
             return None
@@ -235,6 +288,19 @@ class Comparer:
         if isinstance(eager, torch.nn.Module):
             return self._attributes(compiled, eager, path, depth, modules=True)
         return self._attributes(compiled, eager, path, depth)
+
+    def _same_key(self, compiled: Any, eager: Any) -> bool:
+        """Dict keys match: the argument a copied key stands for, or equal plain values
+        (tensor keys -- an optimizer's state -- by identity: ``==`` on tensors is elementwise)."""
+        meant = self.copies.original_of(eager)
+        if meant is compiled:
+            return True
+        if isinstance(eager, self._torch.Tensor) or isinstance(compiled, self._torch.Tensor):
+            return False
+        try:
+            return bool(type(compiled) is type(eager) and compiled == eager)
+        except Exception:  # noqa: BLE001 - a key whose __eq__ fails is not the same key
+            return False
 
     def _tensor(self, compiled: Any, eager: Any, path: str) -> str | None:
         torch = self._torch
@@ -265,6 +331,13 @@ class Comparer:
         state_c, state_e = getattr(compiled, "__dict__", None), getattr(eager, "__dict__", None)
         if not isinstance(state_c, dict) or not isinstance(state_e, dict):
             return None  # nothing comparable without running user code (__eq__ may be anything)
+        if self.copies.dropped.get(id(eager)):
+            # the copy protocol left attributes out (an optimizer's __getstate__ drops the LR
+            # scheduler's patched ``step``), so the runs differ in what they set on it: only
+            # the attributes both have are comparable
+            both = set(state_c) & set(state_e)
+            state_c = {k: v for k, v in state_c.items() if k in both}
+            state_e = {k: v for k, v in state_e.items() if k in both}
         if modules:
             return (self._attributes_of(dict(compiled.named_parameters()), dict(eager.named_parameters()),
                                         f"{path} parameter", depth)
@@ -285,6 +358,18 @@ class Comparer:
             if found:
                 return found
         return None
+
+
+def _short_key(key: Any) -> str:
+    import torch
+
+    if isinstance(key, torch.Tensor):
+        return f"<tensor {tuple(key.shape)} at {id(key):#x}>"
+    return repr(key)
+
+
+def _short_keys(keys: list) -> str:
+    return "[" + ", ".join(_short_key(k) for k in keys) + "]"
 
 
 # ------------------------------------------------------------------ making the caller's state eager's
@@ -423,6 +508,17 @@ class VerifiedEntry:
                 stats.verify_skipped.append(note)
                 log.info("%s (%s): %s", fn.__qualname__, _where(fn), note)
             return self.compiled(*args, **kwargs)
+        tangled = [leaf for leaf in graph_leaves(list(args) + list(kwargs.values())) if id(leaf) in copies.memo]
+        if tangled:
+            # the copy of a non-leaf (a ``loss``) ends its graph at a leaf of its own, while the
+            # leaves of the caller's graph (the model's parameters) are arguments too: the
+            # reference run's backward would not reach their copies, so it is no faithful reference
+            note = ("not verified: an argument's autograd graph reaches tensors the call also gets "
+                    "directly (e.g. a loss and the model's parameters); copies cannot keep both apart")
+            if note not in stats.verify_skipped:
+                stats.verify_skipped.append(note)
+                log.info("%s (%s): %s", fn.__qualname__, _where(fn), note)
+            return self.compiled(*args, **kwargs)
         stats.verified_calls += 1
         scope = fn.__globals__
         before = dict(scope)
@@ -516,6 +612,10 @@ def _compare(compiled: Outcome, eager: Outcome, args: tuple, kwargs: dict, eager
         return why
     names = _parameter_names(fn, len(args))
     for name, real, made in zip(names, args, eager_args):
+        if name.startswith("___stack"):
+            # a resume function's stack slot (a `with` block's context manager object made by
+            # the compiled code): no name of the user's reaches it, so only results matter
+            continue
         why = comparer.diff(real, made, f"argument {name!r} after the call")
         if why:
             return why

@@ -253,14 +253,14 @@ for _ in range(3):
 '''
 
 
-def _run_verified(tmp_path: Path, backend: str) -> subprocess.CompletedProcess:
+def _run_verified(tmp_path: Path, backend: str, verify: str = "1") -> subprocess.CompletedProcess:
     (tmp_path / "vpkg").mkdir(exist_ok=True)
     (tmp_path / "vpkg" / "__init__.py").write_text("")
     (tmp_path / "vpkg" / "model.py").write_text(MODEL)
     (tmp_path / "wrong_backend.py").write_text(WRONG_BACKEND)
     (tmp_path / "main.py").write_text(SCRIPT)
     env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH")}
-    env.update(PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]), AUTOGRAPH_VERIFY="1",
+    env.update(PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]), AUTOGRAPH_VERIFY=verify,
                AUTOGRAPH_PACKAGES="vpkg", AUTOGRAPH_BACKEND=backend, AUTOGRAPH_CONFIG="",
                AUTOGRAPH_COMPILE_THRESHOLD="1",  # every call compiled, so every call is checked
                AUTOGRAPH_REPORT_STYLE="all")  # every table (the summary has one row per function)
@@ -285,3 +285,113 @@ def test_autograph_run_with_verify_and_a_correct_backend_reports_nothing(tmp_pat
     assert result.returncode == 0, result.stderr
     assert "VerifyMismatchWarning" not in result.stderr and "VERIFY" not in result.stderr
     assert re.search(r"verified calls\s+\|\s+3\s", result.stderr), result.stderr  # all three calls checked
+
+
+def test_settings_read_verify_strict():
+    assert load_settings(env={"AUTOGRAPH_VERIFY": "strict"}).verify == "strict"
+    assert Settings(verify="strict").verify == "strict"
+
+
+def test_verify_strict_makes_a_run_with_a_mismatch_exit_1_after_the_report(tmp_path):
+    result = _run_verified(tmp_path, "wrong_backend:perturb", verify="strict")
+    assert result.returncode == 1, result.stderr
+    assert "VERIFY MISMATCH" in result.stderr  # the report still printed
+    assert "autograph verify (strict): 1 mismatch(es)" in result.stderr
+
+
+def test_verify_strict_with_a_correct_backend_exits_0(tmp_path):
+    result = _run_verified(tmp_path, "eager", verify="strict")
+    assert result.returncode == 0, result.stderr
+
+
+# -- optimizers and schedulers (issue 26): compare like with like ----------------------
+
+def _train_parts(momentum: float = 0.9):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 2))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=momentum)
+    sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.9)  # patches opt.step
+    return model, opt, sched
+
+
+def optimizer_train_step(model, opt, sched, x):
+    opt.zero_grad()
+    loss = model(x).square().mean()
+    loss.backward()
+    opt.step()
+    sched.step()
+    return loss.detach()
+
+
+def step_only(model, opt):
+    opt.step()  # grads computed by the caller: the copies need them too
+    return model[0].weight.sum()
+
+
+def test_a_train_step_with_optimizer_and_scheduler_verifies_clean(verify):
+    model, opt, sched = _train_parts()
+    f = autograph.compile(optimizer_train_step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VerifyMismatchWarning)
+        for i in range(4):
+            f(model, opt, sched, torch.full((2, 4), float(i)))
+    assert f.stats.verify_mismatches == [] and f.stats.verified_calls >= 1
+
+
+def test_a_step_with_grads_from_the_caller_verifies_clean(verify):
+    model, opt, _ = _train_parts()
+    f = autograph.compile(step_only)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VerifyMismatchWarning)
+        for i in range(3):
+            model(torch.full((2, 4), float(i + 1))).sum().backward()
+            f(model, opt)
+    assert f.stats.verify_mismatches == []
+
+
+def test_dicts_keyed_by_tensors_are_compared_by_identity():
+    from autograph.runtime.verify import Comparer
+    a, b = torch.ones(2), torch.zeros(3)
+    copies = Copies()
+    ca, cb = copies.copy(a), copies.copy(b)
+    copies.finish()
+    assert Comparer(copies).diff({a: 1, b: 2}, {ca: 1, cb: 2}, "state") is None
+    assert "keys" in Comparer(copies).diff({a: 1, b: 2}, {cb: 2, ca: 1}, "state")
+
+
+def test_a_loss_passed_with_the_model_is_not_verified_and_says_why(verify):
+    """A copied loss keeps its graph to the caller's parameters: no faithful reference."""
+    def backward_and_step(loss, model, opt):
+        loss.backward()
+        opt.step()
+        return model[0].weight.sum()
+
+    model, opt, _ = _train_parts()
+    f = autograph.compile(backward_and_step)
+    before = [p.detach().clone() for p in model.parameters()]
+    f(model(torch.ones(2, 4)).sum(), model, opt)
+    want_model, want_opt, _ = _train_parts()
+    backward_and_step(want_model(torch.ones(2, 4)).sum(), want_model, want_opt)
+    after = list(model.parameters())
+    assert all(torch.equal(p, q) for p, q in zip(after, want_model.parameters()))  # one backward, one step
+    assert any(not torch.equal(p, q) for p, q in zip(after, before))
+    assert any("autograd graph reaches" in note for note in f.stats.verify_skipped)
+
+
+def scaled_backward(loss, scale):
+    (loss * scale).backward()
+    return scale
+
+
+def test_a_backward_through_a_passed_loss_verifies_clean_and_runs_once(verify):
+    """The reference run's backward must not free (or accumulate into) the caller's graph."""
+    model, _, _ = _train_parts()
+    want, _, _ = _train_parts()
+    f = autograph.compile(scaled_backward)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", VerifyMismatchWarning)
+        for i in range(3):
+            f(model(torch.full((2, 4), float(i))).sum(), 0.5)
+            scaled_backward(want(torch.full((2, 4), float(i))).sum(), 0.5)
+    assert f.stats.verify_mismatches == [] and f.stats.verified_calls >= 1
+    assert all(torch.equal(p.grad, q.grad) for p, q in zip(model.parameters(), want.parameters()))

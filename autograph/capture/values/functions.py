@@ -58,6 +58,8 @@ class UserFunctionValue(Value):
         side_effects.record_store(tx, self, self.fn, name, value)
 
     def call(self, tx, args, kwargs):
+        from autograph.capture.values.compile_markers import refuse_marked
+        refuse_marked(self.fn)  # torch._disable_dynamo, torch.compiler.disable: one opaque call
         return tx.inline_function(self, args, kwargs)
 
     # what inlining needs

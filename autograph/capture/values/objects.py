@@ -8,7 +8,6 @@ import torch
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import side_effects
 from autograph.capture.values.base import Value, generic_getattribute, mro_lookup
-from autograph.guards import model
 from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
 # modules whose attributes are trusted not to change: reads are not guarded
@@ -141,9 +140,8 @@ class ObjectValue(Value):
         present = name in obj.__dict__ if stored is None else stored is not side_effects.DELETED
         if stored is None:
             source = self.source
-            tx.guards._add(("in-dict", source, name), lambda: model.python_guard(
-                f"({name!r} in {source.expr}.__dict__) == {present}",
-                lambda v: (name in v.__dict__) == present, [source]))
+            tx.guards.python(("in-dict", source, name), f"({name!r} in {source.expr}.__dict__) == {present}",
+                             lambda v: (name in v.__dict__) == present, [source])
         if not present:  # Python raises AttributeError here, with its own message
             raise Unsupported(f"`del` of missing attribute {name!r} of {self.describe()}", generic=True,
                               kind="python-exception")

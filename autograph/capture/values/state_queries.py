@@ -8,6 +8,7 @@ guarded: the guard makes the same call with the same constant arguments and comp
 """
 from __future__ import annotations
 
+import types
 from typing import Any, Callable
 
 
@@ -17,6 +18,10 @@ def guard_answer(tx: Any, fn: Callable, args: list, kwargs: dict, result: Any, n
     argument is a constant; calls on tensors are answered by the tensor guards instead."""
     if not result.is_constant():
         return
+    if isinstance(fn, types.FunctionType):
+        from autograph.capture.values.torch_calls import is_state_query
+        if not is_state_query(fn):  # the guard calls it on every call: only a query may be
+            return
     if not (all(a.is_constant() for a in args) and all(v.is_constant() for v in kwargs.values())):
         return
     reals = tuple(a.as_python_constant() for a in args)

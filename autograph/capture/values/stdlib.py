@@ -18,7 +18,6 @@ from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import DictValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.values.objects import ObjectValue
-from autograph.guards import model
 from autograph.guards.sources import AttrSource, ItemSource
 
 
@@ -123,8 +122,8 @@ def _fspath(tx, *args, **kwargs):
         text = os.fspath(path.obj)
         if path.source is not None:
             source = path.source
-            tx.guards._add(("fspath", source), lambda: model.python_guard(
-                f"os.fspath({source.expr}) == {text!r}", lambda v: os.fspath(v) == text, [source]))
+            tx.guards.python(("fspath", source), f"os.fspath({source.expr}) == {text!r}",
+                             lambda v: os.fspath(v) == text, [source])
         return ConstantValue(text)
     kind = path.python_type()
     method = getattr(kind, "__fspath__", None)

@@ -1,12 +1,14 @@
 """Calling a torch function: into the graph, answered at capture time, or a graph break."""
 from __future__ import annotations
 
+import re
 import types
 from typing import Callable
 
 import torch
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.graph import _tensor_values
 from autograph.capture.values.base import Value
 from autograph.capture.values.builtins import _all_constant, fold
 from autograph.capture.values.constants import ConstantValue
@@ -50,17 +52,25 @@ class TorchFunctionValue(Value):
             return ConstantValue(args[0].is_tensor())
         from autograph.capture.values.state_queries import guard_answer
         try:
+            if isinstance(self.fn, types.FunctionType) and not _tensor_values((args, kwargs)):
+                # running its body on fake tensors is running it for real (a closure's object
+                # changed, a counter bumped) and the graph would run it once more
+                raise Unsupported(f"{self.describe()}() gets no tensor argument: not a graph operation "
+                                  f"(interpreted, or called once in Python)", kind="unsupported-call")
             out = tx.graph.call("call_function", self.fn, tuple(args), kwargs)
             guard_answer(tx, self.fn, args, kwargs, out, self.describe())  # reads global state
             return out
         except Unsupported as exc:
-            # a query without tensor arguments (torch.cuda.is_available(), is_scripting(), ...)
-            if _all_constant(args, kwargs) and isinstance(self.fn, types.FunctionType):
+            constant = _all_constant(args, kwargs) and isinstance(self.fn, types.FunctionType)
+            if constant and is_state_query(self.fn):
+                # a query without tensor arguments (torch.cuda.is_available(), is_scripting(), ...):
+                # run for real at capture and by the guard, so it must not change anything
                 result = fold(tx, self.fn, args, kwargs, self.describe())
                 if not result.is_tensor():
                     guard_answer(tx, self.fn, args, kwargs, result, self.describe())
                     return result
-            if exc.reason.endswith("passed to a torch operation") and type(self.fn) is types.FunctionType \
+            if (constant or exc.reason.endswith("passed to a torch operation")) \
+                    and type(self.fn) is types.FunctionType \
                     and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):
                 # a Python function of torch taking a value that is no graph argument (a class,
                 # a function, a Python object): interpreted like user code instead
@@ -73,6 +83,18 @@ class TorchFunctionValue(Value):
 
     def reconstruct(self, cg):
         return cg.const(self.fn)
+
+
+# what a torch function that only reads state is called: ``is_available``, ``get_default_dtype``,
+# ``are_deterministic_algorithms_enabled``, ``is_scripting``, ``_profiler_enabled`` ...
+_QUERY_NAME = re.compile(r"^_*(is|are|has|get|can)_|_(enabled|available|initialized|precision)$")
+
+
+def is_state_query(fn: Callable) -> bool:
+    """Whether ``fn`` (a torch Python function with constant arguments) only reads state by its
+    name, so capture may run it for real and the guard call it again. Anything else
+    (``opt.step``, a scheduler, a patched wrapper) is interpreted, or called once at run time."""
+    return bool(_QUERY_NAME.search(getattr(fn, "__name__", "") or ""))
 
 
 def install() -> None:

@@ -52,6 +52,8 @@ class TorchCompiledValue(Value):
         return self.fn
 
     def call(self, tx, args, kwargs) -> Value:
+        from autograph.capture.values.compile_markers import refuse_marked
+        refuse_marked(self.fn)  # torch.compiler.disable: not a torch.compile call
         raise Unsupported(f"call of {self.describe()}: torch.compile runs it", kind=TORCH_COMPILE_CALL)
 
     def getattr(self, tx, name: str) -> Value:

@@ -1,0 +1,3 @@
+from cnn_adamw.train import main
+
+main()

@@ -1,0 +1,3 @@
+from eval_loop.train import main
+
+main()

@@ -1,0 +1,3 @@
+from mlp_sgd.train import main
+
+main()

@@ -1,0 +1,3 @@
+from transformer_amp.train import main
+
+main()
