@@ -41,6 +41,7 @@ HOT_CALLS = 3          # calls of the eager graph before a compile is asked for
 HOT_SECONDS = 0.25    # ... and seconds spent in them, in all
 TRIAL_CALLS = 5        # timed calls of each version in the trial
 MARGIN = 0.03          # the compiled version must be this much faster to be kept
+REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
 
 _graphs: "weakref.WeakSet[SwappableGraph]" = weakref.WeakSet()
 
@@ -140,7 +141,12 @@ class SwappableGraph:
         if loaded is not None:
             with self._lock:
                 if self.state == "loading" and self.loaded is loaded:
-                    if isinstance(loaded, BaseException):
+                    if isinstance(loaded, BaseException) and self.job is None:  # the cache's file
+                        log.info("cached compiled graph %s not used (%s: %s); compiling again",
+                                 self.loaded_from, type(loaded).__name__, loaded)
+                        self.state, self.fn, self.loaded = "warming", self._warming, None
+                        self.reason = f"the cached file was not usable ({type(loaded).__name__}: {loaded})"
+                    elif isinstance(loaded, BaseException):
                         self._settle("eager", "the compiled file could not be loaded: "
                                               f"{type(loaded).__name__}: {loaded}")
                     else:
@@ -260,8 +266,8 @@ def _serialize(request: dict) -> dict:
 
 
 def _load(path: str, request: dict) -> Callable[..., Any]:
-    from autograph.backends.inductor_artifacts import load_file
-    return load_file(path, request["constants"])
+    from autograph.backends.compile_worker import import_object
+    return import_object(request["loader"])(path, request)
 
 
 def _no_sync() -> None:
@@ -299,6 +305,7 @@ def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
             req = request(gm, example_inputs, directory)
         except Unsupported as exc:
             return SwappableGraph(eager, None, None, f"not compiled in the background: {exc}")
+        req.update(REQUEST_DEFAULTS)
         holder = SwappableGraph(eager, req, directory)
         if Path(req["path"]).is_file():  # a second run of the program: the compiled file is there
             with holder._lock:

@@ -248,7 +248,7 @@ def run_job(job_id: int, request: dict) -> dict:
 
     t0 = time.perf_counter()
     try:
-        compile_fn = _import(request["compiler"])
+        compile_fn = import_object(request["compiler"])
         path = compile_fn(request)
         return {"id": job_id, "path": path, "seconds": time.perf_counter() - t0}
     except BaseException as exc:  # noqa: BLE001 - every failure is an answer, never a dead worker
@@ -258,7 +258,8 @@ def run_job(job_id: int, request: dict) -> dict:
                 "seconds": time.perf_counter() - t0}
 
 
-def _import(spec: str) -> Any:
+def import_object(spec: str) -> Any:
+    """``module:attr.path`` → the object."""
     import importlib
 
     module, _, name = spec.partition(":")

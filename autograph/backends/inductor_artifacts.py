@@ -130,7 +130,8 @@ def request(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path) -> 
             raise Unsupported(f"autocast is on for {device}")
     options = {**OPTIONS, "grad_enabled": torch.is_grad_enabled()}  # an inference graph without grad
     key = artifact_key(graph_fingerprint(gm), specs, options)
-    return {"compiler": "autograph.backends.inductor_artifacts:compile_to_file", "gm": gm,
+    return {"compiler": "autograph.backends.inductor_artifacts:compile_to_file",
+            "loader": "autograph.backends.inductor_artifacts:load_request", "gm": gm,
             "specs": specs, "constants": held_constants(gm), "options": options, "key": key,
             "path": str(artifact_path(cache_dir, key))}
 
@@ -234,11 +235,16 @@ def compile_to_file(req: dict) -> str:
         artifact.save(path=raw, format="binary")
         with open(raw, "rb") as f:
             payload = f.read()
+    return write_artifact(Path(req["path"]), payload)
+
+
+def write_artifact(path: Path, payload: bytes) -> str:
+    """Write ``payload`` with its header at ``path`` (atomically); returns where it went: a
+    read-only cache makes it a private temporary directory, so the program still gets it."""
     data = FORMAT + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
-    path = Path(req["path"])
     try:
         _write_atomic(path, data)
-    except OSError:  # a read-only cache: the program still gets the file, from a private place
+    except OSError:
         path = Path(tempfile.mkdtemp(prefix="autograph-inductor-")) / path.name
         _write_atomic(path, data)
     return str(path)
@@ -271,6 +277,11 @@ def read_payload(path: str | Path) -> bytes:
     if not sep or hashlib.sha256(payload).hexdigest().encode() != digest:
         raise ValueError(f"{path}: corrupt (checksum mismatch)")
     return payload
+
+
+def load_request(path: str | Path, req: dict) -> Callable[..., Any]:
+    """:func:`load_file` for a request (the loader a request names)."""
+    return load_file(path, req["constants"])
 
 
 def load_file(path: str | Path, constants: list[torch.Tensor]) -> Callable[..., Any]:

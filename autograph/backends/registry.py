@@ -118,7 +118,7 @@ def _resolve(spec: Any, device_hint: str | None, settings: Settings | None) -> t
     if spec == "auto":
         spec = auto_choice(device_hint)[0]
         if spec == "eager":  # no compiler worth waiting for: eager now, inductor when ready
-            return "auto", _background(settings)
+            return "background", _background(settings)
     if spec == "eager":
         return spec, _eager()
     if spec == "inductor":
