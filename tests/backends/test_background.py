@@ -282,3 +282,14 @@ def test_inductor_in_the_background_runs_the_same_function(monkeypatch, tmp_path
         out.sum().backward()
         torch.testing.assert_close(out, f(x), rtol=1e-4, atol=1e-5)
     autograph.reset()
+
+
+def test_the_report_says_which_version_each_graph_runs(fake_compiler, tmp_path):
+    fake_compiler["fake_fail"] = "no compiler today"
+    cf = _compiled(lambda x: x.sin() + 2, tmp_path)
+    x = torch.randn(3)
+    cf(x)
+    (holder,) = _holders()
+    _until(lambda: holder.state == "eager", lambda: cf(x))
+    text = str(autograph.report())
+    assert "graphs compiled in the background" in text and "no compiler today" in text
