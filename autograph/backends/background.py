@@ -305,6 +305,9 @@ def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
             req = request(gm, example_inputs, directory)
         except Unsupported as exc:
             return SwappableGraph(eager, None, None, f"not compiled in the background: {exc}")
+        except Exception as exc:  # noqa: BLE001 - never fail a capture for the optional compile
+            return SwappableGraph(eager, None, None, "not compiled in the background: cannot describe the "
+                                                     f"graph ({type(exc).__name__}: {exc})")
         req.update(REQUEST_DEFAULTS)
         holder = SwappableGraph(eager, req, directory)
         if Path(req["path"]).is_file():  # a second run of the program: the compiled file is there

@@ -293,3 +293,17 @@ def test_the_report_says_which_version_each_graph_runs(fake_compiler, tmp_path):
     _until(lambda: holder.state == "eager", lambda: cf(x))
     text = str(autograph.report())
     assert "graphs compiled in the background" in text and "no compiler today" in text
+
+
+def test_a_graph_that_cannot_be_described_still_runs_eagerly(tmp_path):
+    class HoldsAMetaTensor(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("b", torch.empty(2, device="meta"))  # no bytes to hash
+
+        def forward(self, x):
+            return (x * self.b,)
+
+    gm = torch.fx.symbolic_trace(HoldsAMetaTensor())
+    held = background.make_background_backend(tmp_path)(gm, [torch.randn(2, device="meta")])
+    assert held.state == "eager" and "cannot describe" in held.describe()
