@@ -94,18 +94,23 @@ def _update_with_tensor(digest: Any, t: torch.Tensor) -> None:
 
 
 def _importable_name(value: Any) -> str:
+    """``module.name`` under which ``value`` is found again (by qualified name, or by its name
+    in its module: ``F.max_pool2d`` is a local function of ``boolean_dispatch`` bound there)."""
     if isinstance(value, types.ModuleType):
         return value.__name__
-    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
-    found: Any = sys.modules.get(module or "")
-    for part in (qualname or "<none>").split("."):
-        found = getattr(found, part, None)
-    if found is not value and not isinstance(value, torch._ops.OpOverload):
-        if isinstance(value, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)) or \
-                type(value).__name__ == "builtin_function_or_method":
-            return f"{module}.{qualname}.{getattr(value, '__name__', '')}"
-        raise Unsupported(f"the graph calls {value!r}, which cannot be named for the worker")
-    return f"{module}.{qualname}"
+    if isinstance(value, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)):
+        return f"torch.ops.{value}"
+    module_name = getattr(value, "__module__", None) or ""
+    module = sys.modules.get(module_name)
+    for name in (getattr(value, "__qualname__", None), getattr(value, "__name__", None)):
+        found: Any = module
+        for part in (name or "<none>").split("."):
+            found = getattr(found, part, None)
+        if found is value:
+            return f"{module_name}.{name}"
+    if type(value).__name__ == "builtin_function_or_method":  # C functions: named by their binding
+        return f"{module_name}.{getattr(value, '__qualname__', '')}.{getattr(value, '__name__', '')}"
+    raise Unsupported(f"the graph calls {value!r}, which cannot be named for the worker")
 
 
 def artifact_key(graph: bytes, specs: list[tuple], options: dict) -> str:

@@ -161,3 +161,12 @@ def test_three_processes_sharing_one_cache_read_only_whole_files(tmp_path):
         assert proc.returncode == 0, err
     assert not [p for p in path.parent.iterdir() if p.name != path.name]  # no temporary file left
     assert len(set(ia.read_payload(path))) == 1
+
+
+def test_functions_bound_under_another_name_are_named_by_their_binding():
+    import torch.nn.functional as F
+
+    gm = _graph(lambda x: F.max_pool2d(x, 2))  # boolean_dispatch's local function
+    node = next(n for n in gm.graph.nodes if n.op == "call_function")
+    assert "<locals>" in node.target.__qualname__
+    assert ia.request(gm, [torch.randn(1, 1, 4, 4)], Path("/nonexistent"))["key"]
