@@ -264,6 +264,8 @@ def test_the_worker_is_out_of_reach_of_the_terminals_ctrl_c(tmp_path):
 
 @pytest.mark.slow
 def test_inductor_in_the_background_runs_the_same_function(monkeypatch, tmp_path):
+    autograph.reset()
+    gc.collect()  # no holder of an earlier test in _holders()
     monkeypatch.setattr(background, "HOT_CALLS", 1)
     monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
     lin = torch.nn.Linear(8, 8)
