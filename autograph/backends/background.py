@@ -12,7 +12,10 @@ changes. Its stages, each one a different ``fn``:
    inductor's imports and its CPU checks, seconds in a fresh process, tens of milliseconds after).
 3. *trial*: the next calls alternate between the two versions, ``TRIAL_CALLS`` timed calls of
    each after one untimed warm-up call of each; the median times decide. Eager is kept unless
-   the compiled graph is faster by more than ``MARGIN`` (it is the exact one).
+   the compiled graph is faster by more than ``MARGIN`` (it is the exact one). A compiled call
+   that raises settles on eager; when the graph writes no input the same call then runs eagerly,
+   so the program sees the eager outcome (otherwise the error propagates, as under ``inductor``).
+   The trial times a graph's forward call only: a training graph's backward is not in it.
 4. *settled*: ``fn`` is the chosen callable itself; a call costs one Python call more than it.
 
 A failed compile (or a graph the worker cannot take: symbolic sizes, an unpicklable call) leaves
@@ -50,7 +53,7 @@ class SwappableGraph:
     """A compiled graph whose implementation is swapped while the program runs; ``describe()`` says which."""
 
     __slots__ = ("fn", "eager", "compiled", "state", "reason", "request", "job", "calls", "eager_seconds",
-                 "trial", "loaded_from", "loaded", "load_pid", "_lock", "_cache_dir", "__weakref__")
+                 "trial", "loaded_from", "loaded", "load_pid", "rerunnable", "_lock", "_cache_dir", "__weakref__")
 
     def __init__(self, eager: Callable[..., Any], request: dict | None, cache_dir: Path | None,
                  reason: str | None = None) -> None:
@@ -65,6 +68,7 @@ class SwappableGraph:
         self.loaded_from: str | None = None
         self.loaded: Any = None   # what the loader thread made: the compiled callable or the error
         self.load_pid = _pid()
+        self.rerunnable = False  # the graph writes no input: a failed compiled call can run again eagerly
         self._lock = threading.Lock()
         if request is None:
             self.state, self.reason, self.fn = "eager", reason or "not compiled in the background", eager
@@ -182,12 +186,15 @@ class SwappableGraph:
         t0 = time.perf_counter()
         try:
             out = fn(*args)
-        except BaseException:
-            if which == "compiled":
-                with self._lock:
-                    if self.state == "trial":
-                        self._settle("eager", "the compiled graph raised during the trial")
-            raise
+        except Exception as exc:
+            if which != "compiled":
+                raise
+            with self._lock:
+                if self.state == "trial":
+                    self._settle("eager", f"the compiled graph raised {type(exc).__name__}: {exc}")
+            if not self.rerunnable:
+                raise
+            return eager(*args)  # nothing was written: the eager graph's outcome is the program's
         sync()
         runs[which].append(time.perf_counter() - t0)
         if len(runs["eager"]) > TRIAL_CALLS and len(runs["compiled"]) > TRIAL_CALLS:
@@ -310,6 +317,7 @@ def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
                                                      f"graph ({type(exc).__name__}: {exc})")
         req.update(REQUEST_DEFAULTS)
         holder = SwappableGraph(eager, req, directory)
+        holder.rerunnable = not any(n.meta.get("writes_input") or n.meta.get("mutates") for n in gm.graph.nodes)
         if Path(req["path"]).is_file():  # a second run of the program: the compiled file is there
             with holder._lock:
                 holder._queue_load(req["path"], "loaded from the cache")

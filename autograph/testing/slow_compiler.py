@@ -31,6 +31,8 @@ def load(path: str, request: dict) -> Callable[..., Any]:
 
     def compiled(*args: Any) -> Any:
         CALLS.append(request["key"])
+        if request.get("fake_compiled_raises"):
+            raise RuntimeError("the compiled graph failed")
         if delay:
             time.sleep(delay)
         return eager(*args)

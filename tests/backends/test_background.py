@@ -309,3 +309,19 @@ def test_a_graph_that_cannot_be_described_still_runs_eagerly(tmp_path):
     gm = torch.fx.symbolic_trace(HoldsAMetaTensor())
     held = background.make_background_backend(tmp_path)(gm, [torch.randn(2, device="meta")])
     assert held.state == "eager" and "cannot describe" in held.describe()
+
+
+def test_a_compiled_graph_that_raises_gives_way_to_the_eager_one(fake_compiler, tmp_path):
+    fake_compiler["fake_compiled_raises"] = True
+
+    def f(x):
+        return torch.sigmoid(x) * 4
+
+    cf = _compiled(f, tmp_path)
+    x = torch.randn(5)
+    cf(x)
+    (holder,) = _holders()
+    assert holder.rerunnable  # writes no input: the eager graph may run after a failed call
+    _until(lambda: holder.state == "eager", lambda: torch.testing.assert_close(cf(x), f(x)))
+    assert slow_compiler.CALLS and "the compiled graph failed" in holder.describe()
+    torch.testing.assert_close(cf(x), f(x))
