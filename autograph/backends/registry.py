@@ -42,6 +42,12 @@ def _inductor() -> Backend:
     return inductor
 
 
+def _background(settings: Settings | None = None) -> Backend:
+    from autograph.backends.background import make_background_backend
+
+    return make_background_backend(settings.cache_path() if settings is not None else None)
+
+
 def _triton(settings: Settings | None = None) -> Backend:
     from autograph.backends.triton import make_triton_backend
 
@@ -96,6 +102,8 @@ def describe(spec: Any, device_hint: str | None = None) -> str:
         return getattr(spec, "__qualname__", None) or getattr(spec, "__name__", None) or repr(spec)
     if spec == "auto":
         name, why = auto_choice(device_hint)
+        if name == "eager":
+            return f"auto → eager, inductor in the background ({why})"
         return f"auto → {name} ({why})"
     return str(spec)
 
@@ -109,6 +117,8 @@ def _resolve(spec: Any, device_hint: str | None, settings: Settings | None) -> t
         return spec, _REGISTRY[spec]
     if spec == "auto":
         spec = auto_choice(device_hint)[0]
+        if spec == "eager":  # no compiler worth waiting for: eager now, inductor when ready
+            return "background", _background(settings)
     if spec == "eager":
         return spec, _eager()
     if spec == "inductor":

@@ -35,7 +35,14 @@ def _node_line(node: Any, filename: str) -> int | None:
 
 
 def with_user_lines(gm: Any, compiled: Callable, filename: str, default_line: int) -> Callable:
-    """``compiled`` with user file:line frames when it is ``gm``'s own forward; otherwise unchanged."""
+    """``compiled`` with user file:line frames when it is ``gm``'s own forward; otherwise unchanged.
+
+    A graph whose version is swapped while it runs (``backends/background.py``) gets the
+    user-line copy as its eager version."""
+    replace_eager = getattr(compiled, "replace_eager", None)
+    if replace_eager is not None:
+        replace_eager(with_user_lines(gm, compiled.eager, filename, default_line))
+        return compiled
     func = getattr(compiled, "__func__", None)
     if getattr(compiled, "__self__", None) is not gm or func is None or func is not type(gm).forward:
         return compiled  # the backend made something else (kernels, a wrapper): leave it alone

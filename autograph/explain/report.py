@@ -328,6 +328,7 @@ class RunReport:
                      "behaved differently from the original function (see the tables; those entries now run "
                      "the original)")
         tail = [COUNTING_NOTE] if self.counted else []
+        tail = _background_text() + tail
         kinds = [self._kinds_text()] if self.breaks_by_kind() else []
         return "\n\n".join([head] + kinds + [x.table(self.backend) for x in self.functions] + tail)
 
@@ -348,6 +349,18 @@ def _columns(head: tuple[str, ...], rows: list[tuple[str, ...]], width: int) -> 
         return text.rjust(w) if numeric[i] else text.ljust(w)
 
     return ["  ".join(cell(r[i], i) for i in range(len(head))).rstrip() for r in [head, *rows]]
+
+
+def _background_text() -> list[str]:
+    """Which version each graph of ``auto``'s background compiles runs, and why (none: nothing)."""
+    import sys
+
+    background = sys.modules.get("autograph.backends.background")
+    graphs = background.graphs() if background is not None else []
+    if not graphs:
+        return []
+    return ["graphs compiled in the background (version run, and why):\n"
+            + "\n".join(f"  {g.describe()}" for g in graphs)]
 
 
 def _grouped(breaks: list[BreakInfo]) -> list[str]:

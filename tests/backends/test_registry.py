@@ -23,8 +23,8 @@ def test_eager_runs_generated_code_without_module_call():
     assert compiled == gm.forward  # bound method of the generated code
 
 
-def test_auto_is_eager_on_cpu():
-    assert registry.lookup("auto", device_hint="cpu").backend_name == "eager"
+def test_auto_is_eager_now_inductor_in_the_background_on_cpu():
+    assert registry.lookup("auto", device_hint="cpu").backend_name == "background"
 
 
 def test_auto_is_triton_when_cuda_hinted():

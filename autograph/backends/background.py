@@ -1,0 +1,332 @@
+"""``auto`` on CPU: run the graph eagerly at once, compile it with inductor in the background, keep the faster.
+
+The backend returns a :class:`SwappableGraph`: a callable whose ``fn`` is replaced as the graph
+moves through its life, so whatever holds it (the capture's entry code, the shim's cache) never
+changes. Its stages, each one a different ``fn``:
+
+1. *warming*: the eager graph runs and its calls are timed; once it has run ``HOT_CALLS`` times
+   and for ``HOT_SECONDS`` in all, a compile request goes to the compile worker
+   (``compile_worker.py``, another process). A graph called a few times, or cheap, is never compiled.
+2. *pending*, then *loading*: the eager graph runs; each call looks at one flag. When the worker
+   has answered, the compiled file is loaded on a loader thread of the program (no compiling:
+   inductor's imports and its CPU checks, seconds in a fresh process, tens of milliseconds after).
+3. *trial*: the next calls alternate between the two versions, ``TRIAL_CALLS`` timed calls of
+   each after one untimed warm-up call of each; the median times decide. Eager is kept unless
+   the compiled graph is faster by more than ``MARGIN`` (it is the exact one). A compiled call
+   that raises settles on eager; when the graph writes no input the same call then runs eagerly,
+   so the program sees the eager outcome (otherwise the error propagates, as under ``inductor``).
+   The trial times a graph's forward call only: a training graph's backward is not in it.
+4. *settled*: ``fn`` is the chosen callable itself; a call costs one Python call more than it.
+
+A failed compile (or a graph the worker cannot take: symbolic sizes, an unpicklable call) leaves
+the eager graph in place; :meth:`SwappableGraph.describe` says which version runs and why, and
+``graphs()`` lists every live one for the report. A compiled file already in the cache (a second
+run of the program) is loaded at once on the loader thread, and the trial starts when it is.
+
+Loading on a thread is safe where compiling would not be: it runs no graph, takes no compile
+lock the program waits on, and a call never waits for it (it reads one attribute).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import statistics
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any, Callable
+
+log = logging.getLogger("autograph.kernels")  # the ``backend`` log channel
+
+HOT_CALLS = 3          # calls of the eager graph before a compile is asked for
+HOT_SECONDS = 0.25    # ... and seconds spent in them, in all
+TRIAL_CALLS = 5        # timed calls of each version in the trial
+MARGIN = 0.03          # the compiled version must be this much faster to be kept
+REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
+
+_graphs: "weakref.WeakSet[SwappableGraph]" = weakref.WeakSet()
+
+
+class SwappableGraph:
+    """A compiled graph whose implementation is swapped while the program runs; ``describe()`` says which."""
+
+    __slots__ = ("fn", "eager", "compiled", "state", "reason", "request", "job", "calls", "eager_seconds",
+                 "trial", "loaded_from", "loaded", "load_pid", "rerunnable", "_lock", "_cache_dir", "__weakref__")
+
+    def __init__(self, eager: Callable[..., Any], request: dict | None, cache_dir: Path | None,
+                 reason: str | None = None) -> None:
+        self.eager = eager
+        self.compiled: Callable[..., Any] | None = None
+        self.request = request
+        self._cache_dir = cache_dir
+        self.job: Any = None
+        self.calls = 0
+        self.eager_seconds = 0.0
+        self.trial: dict[str, list[float]] = {"compiled": [], "eager": []}
+        self.loaded_from: str | None = None
+        self.loaded: Any = None   # what the loader thread made: the compiled callable or the error
+        self.load_pid = _pid()
+        self.rerunnable = False  # the graph writes no input: a failed compiled call can run again eagerly
+        self._lock = threading.Lock()
+        if request is None:
+            self.state, self.reason, self.fn = "eager", reason or "not compiled in the background", eager
+        else:
+            self.state, self.reason, self.fn = "warming", None, self._warming
+        _graphs.add(self)
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+    def replace_eager(self, eager: Callable[..., Any]) -> None:
+        """Use ``eager`` as the eager version (capture's copy of it that names the user's lines)."""
+        with self._lock:
+            if self.fn is self.eager:
+                self.fn = eager
+            self.eager = eager
+
+    def describe(self) -> str:
+        """Which version runs, and why, in one line."""
+        if self.state == "warming":
+            return f"eager (not hot yet: {self.calls} calls, {self.eager_seconds * 1e3:.1f} ms)"
+        if self.state == "pending":
+            return "eager (inductor compiling in the background)"
+        if self.state == "loading":
+            return f"eager (loading the compiled graph: {self.reason})"
+        if self.state == "trial":
+            return "trial (timing eager against inductor on real calls)"
+        return f"{self.state} ({self.reason})"
+
+    # ---- the stages
+
+    def _warming(self, *args: Any) -> Any:
+        t0 = time.perf_counter()
+        out = self.eager(*args)
+        self.eager_seconds += time.perf_counter() - t0
+        self.calls += 1
+        if self.calls >= HOT_CALLS and self.eager_seconds >= HOT_SECONDS:
+            self._submit()
+        return out
+
+    def _submit(self) -> None:
+        from autograph.backends.compile_worker import client
+
+        with self._lock:
+            if self.state != "warming":
+                return
+            self.job = client().submit(self.request, prepare=_serialize)
+            self.state, self.fn = "pending", self._pending
+        log.info("background compile of a %d-input graph asked for", len(self.request["specs"]))
+
+    def _pending(self, *args: Any) -> Any:
+        job = self.job
+        if job.done:
+            with self._lock:
+                if self.state == "pending" and self.job is job:
+                    if job.error is not None:
+                        self._settle("eager", f"the background compile failed: {job.error}")
+                        log.warning("background compile failed; the graph stays eager: %s", job.error)
+                    else:
+                        self._queue_load(job.path, f"compiled in the background in {job.seconds:.1f} s")
+        elif job.pid != _pid():  # a forked child: the parent's worker answers the parent
+            self._restart_after_fork()
+        return self.eager(*args)
+
+    def _queue_load(self, path: str, origin: str) -> None:
+        """Load ``path`` on the loader thread (imports and the CPU checks take seconds in a fresh
+        process); calls run eagerly meanwhile. Called with the lock held."""
+        self.loaded, self.reason, self.loaded_from, self.load_pid = None, origin, path, _pid()
+        self.state, self.fn = "loading", self._loading
+        _loader().put((weakref.ref(self), path, _pid()))
+
+    def _loading(self, *args: Any) -> Any:
+        loaded = self.loaded
+        if loaded is not None:
+            with self._lock:
+                if self.state == "loading" and self.loaded is loaded:
+                    if isinstance(loaded, BaseException) and self.job is None:  # the cache's file
+                        log.info("cached compiled graph %s not used (%s: %s); compiling again",
+                                 self.loaded_from, type(loaded).__name__, loaded)
+                        self.state, self.fn, self.loaded = "warming", self._warming, None
+                        self.reason = f"the cached file was not usable ({type(loaded).__name__}: {loaded})"
+                    elif isinstance(loaded, BaseException):
+                        self._settle("eager", "the compiled file could not be loaded: "
+                                              f"{type(loaded).__name__}: {loaded}")
+                    else:
+                        self._start_trial(loaded)
+        elif self.load_pid != _pid():
+            self._restart_after_fork()
+        return self.eager(*args) if self.fn == self._loading else self.fn(*args)
+
+    def _load_now(self, path: str) -> None:
+        """On the loader thread: load, and leave the outcome for the next call to pick up."""
+        try:
+            self.loaded = _load(path, self.request)
+        except Exception as exc:  # noqa: BLE001 - a file we cannot load leaves eager in place
+            self.loaded = exc
+
+    def _restart_after_fork(self) -> None:
+        with self._lock:
+            if self.state in ("pending", "loading"):
+                self.state, self.fn, self.job, self.loaded = "warming", self._warming, None, None
+
+    def _start_trial(self, compiled: Callable[..., Any]) -> None:
+        self.compiled, self.loaded = compiled, None
+        self.trial = {"compiled": [], "eager": []}
+        self.state, self.fn = "trial", self._trial_call
+
+    def _trial_call(self, *args: Any) -> Any:
+        compiled, eager = self.compiled, self.eager
+        runs = self.trial
+        which = "compiled" if len(runs["compiled"]) <= len(runs["eager"]) else "eager"
+        fn = compiled if which == "compiled" else eager
+        sync = _synchronizer(args)
+        sync()
+        t0 = time.perf_counter()
+        try:
+            out = fn(*args)
+        except Exception as exc:
+            if which != "compiled":
+                raise
+            with self._lock:
+                if self.state == "trial":
+                    self._settle("eager", f"the compiled graph raised {type(exc).__name__}: {exc}")
+            if not self.rerunnable:
+                raise
+            return eager(*args)  # nothing was written: the eager graph's outcome is the program's
+        sync()
+        runs[which].append(time.perf_counter() - t0)
+        if len(runs["eager"]) > TRIAL_CALLS and len(runs["compiled"]) > TRIAL_CALLS:
+            self._decide()
+        return out
+
+    def _decide(self) -> None:
+        with self._lock:
+            if self.state != "trial":
+                return
+            compiled = statistics.median(self.trial["compiled"][1:])  # the first call of each warms up
+            eager = statistics.median(self.trial["eager"][1:])
+            times = f"median of {TRIAL_CALLS} interleaved calls: inductor {compiled * 1e3:.3f} ms, " \
+                    f"eager {eager * 1e3:.3f} ms; {self.reason}"
+            if compiled < eager * (1 - MARGIN):
+                self._settle("inductor", f"{eager / compiled:.2f}x faster than eager; {times}")
+            else:
+                self._settle("eager", f"inductor is not faster; {times}")
+
+    def _settle(self, version: str, reason: str) -> None:
+        self.state, self.reason = version, reason
+        self.fn = self.compiled if version == "inductor" else self.eager
+        if version != "inductor":
+            self.compiled = None
+        self.trial = {"compiled": [], "eager": []}
+
+    def __del__(self) -> None:
+        job = getattr(self, "job", None)
+        if job is not None and not job.done:
+            try:
+                from autograph.backends.compile_worker import client
+                client().cancel(job)
+            except Exception:  # noqa: BLE001 - at interpreter exit modules may be gone
+                pass
+
+
+_loader_queue: "queue.Queue | None" = None
+_loader_lock = threading.Lock()
+
+
+def _loader() -> "queue.Queue":
+    """The queue of the thread that loads compiled files (started on first use, one per process)."""
+    global _loader_queue
+    with _loader_lock:
+        if _loader_queue is None:
+            _loader_queue = queue.Queue()
+            threading.Thread(target=_load_forever, args=(_loader_queue,), name="autograph-graph-loader",
+                             daemon=True).start()
+        return _loader_queue
+
+
+def _load_forever(jobs: "queue.Queue") -> None:
+    while True:
+        ref, path, _ = jobs.get()
+        holder = ref()
+        if holder is not None:
+            holder._load_now(path)
+        del holder
+
+
+def _forget_loader_after_fork() -> None:
+    global _loader_queue
+    _loader_queue = None
+
+
+os.register_at_fork(after_in_child=_forget_loader_after_fork)
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+def _serialize(request: dict) -> dict:
+    from autograph.backends.inductor_artifacts import serialize
+    return serialize(request)
+
+
+def _load(path: str, request: dict) -> Callable[..., Any]:
+    from autograph.backends.compile_worker import import_object
+    return import_object(request["loader"])(path, request)
+
+
+def _no_sync() -> None:
+    return None
+
+
+def _synchronizer(args: tuple) -> Callable[[], None]:
+    """What makes a timing honest: the device's synchronize when an input is on CUDA."""
+    for a in args:
+        device = getattr(a, "device", None)
+        if device is not None and device.type == "cuda":
+            import torch
+            return torch.cuda.synchronize
+    return _no_sync
+
+
+def graphs() -> list[SwappableGraph]:
+    """Every live background-compiled graph."""
+    return list(_graphs)
+
+
+def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
+    """The ``auto`` backend on CPU: eager now, inductor later (see the module docstring)."""
+
+    def background(gm: Any, example_inputs: list) -> Callable:
+        from autograph.backends.functionalize import reason_to_run_as_captured
+        from autograph.backends.inductor_artifacts import Unsupported, request
+
+        eager = gm.forward
+        why_not = reason_to_run_as_captured(gm)
+        if why_not is not None:
+            return SwappableGraph(eager, None, None, f"runs as captured: {why_not}")
+        directory = cache_dir if cache_dir is not None else _default_cache_dir()
+        try:
+            req = request(gm, example_inputs, directory)
+        except Unsupported as exc:
+            return SwappableGraph(eager, None, None, f"not compiled in the background: {exc}")
+        except Exception as exc:  # noqa: BLE001 - never fail a capture for the optional compile
+            return SwappableGraph(eager, None, None, "not compiled in the background: cannot describe the "
+                                                     f"graph ({type(exc).__name__}: {exc})")
+        req.update(REQUEST_DEFAULTS)
+        holder = SwappableGraph(eager, req, directory)
+        holder.rerunnable = not any(n.meta.get("writes_input") or n.meta.get("mutates") for n in gm.graph.nodes)
+        if Path(req["path"]).is_file():  # a second run of the program: the compiled file is there
+            with holder._lock:
+                holder._queue_load(req["path"], "loaded from the cache")
+        return holder
+
+    background.__name__ = "background"
+    return background
+
+
+def _default_cache_dir() -> Path:
+    from autograph.settings import Settings
+    return Settings().cache_path()

@@ -1,0 +1,322 @@
+"""A captured graph's inductor compile as one file: made by the compile worker, loaded by the program.
+
+The file is ``torch._inductor.standalone_compile``'s saved artifact (AOTAutograd's and
+inductor's cache entries for the forward and backward, with the generated code) behind
+a header: a format line and the SHA-256 of the rest, so a truncated or altered file is
+refused and compiled again instead of loaded. It lives at ``<cache_dir>/inductor/<key>.bin``;
+``key`` hashes the graph (its code and the tensors it holds), the inputs' sizes, strides,
+dtypes, devices and ``requires_grad`` (what the entry's guards fix), the options, and the
+torch and Python versions: a file made by another torch, or for another graph, is never
+looked up. Files are written to a temporary name and renamed, so three processes sharing
+one cache read either nothing or a whole file; a directory that cannot be written makes
+the worker write to a private temporary directory instead (the program still gets it).
+
+Why standalone_compile's artifact (and not inductor's FX graph cache filled by the worker
+and hit by the program): a cache hit in the program needs the AOTAutograd trace of the graph
+first, seconds of work on the program's thread; loading the artifact skips tracing and
+compiling alike. Its AOTAutograd cache asks for ``example_value`` metadata on every node the
+worker fills in by running the graph on fake tensors.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import sys
+import types
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+FORMAT = b"autograph-inductor-artifact-1\n"
+OPTIONS = {"config_patches": {"fallback_random": True}}  # random ops draw from torch's generator, as the eager graph does
+
+
+class Unsupported(Exception):
+    """This graph cannot be compiled in the worker (the reason is the message)."""
+
+
+def input_specs(example_inputs: list) -> list[tuple]:
+    """What the worker needs to make stand-in inputs: one tuple per tensor input."""
+    specs = []
+    for value in example_inputs:
+        if not isinstance(value, torch.Tensor):
+            raise Unsupported(f"a graph input is a {type(value).__name__}, not a tensor")
+        if isinstance(value, torch._subclasses.FakeTensor) or type(value) is not torch.Tensor and \
+                not isinstance(value, torch.nn.Parameter):
+            raise Unsupported(f"a graph input is a {type(value).__name__} (symbolic sizes or a tensor subclass)")
+        specs.append((tuple(value.shape), tuple(value.stride()), str(value.dtype).removeprefix("torch."),
+                       str(value.device), bool(value.requires_grad)))
+    return specs
+
+
+def graph_bytes(gm: torch.fx.GraphModule) -> bytes:
+    """The graph as bytes the worker unpickles: node by node (``torch.fx``'s ``GraphPickler``),
+    without metadata. Not ``pickle.dumps(gm)``: that traces the graph's code again on loading,
+    which turns a factory call (``torch.arange(32)``, ``torch.rand(3)``) into a fixed constant."""
+    from torch.fx._graph_pickler import GraphPickler, Options
+
+    try:
+        return GraphPickler.dumps(gm, Options(ops_filter=None, node_metadata_key_filter=lambda key: False))
+    except Exception as exc:  # noqa: BLE001 - a graph calling something unpicklable stays eager
+        raise Unsupported(f"the graph cannot be sent to the worker ({type(exc).__name__}: {exc})") from exc
+
+
+def graph_fingerprint(gm: torch.fx.GraphModule) -> bytes:
+    """What identifies the graph in the cache key, cheaply: its code, what each called function
+    is (by its importable name), the tensors and other values in its nodes' arguments, and the
+    tensors it holds. A target that cannot be named (a local function) cannot be sent to the
+    worker either: :class:`Unsupported`."""
+    digest = hashlib.sha256(gm.code.encode())
+    for node in gm.graph.nodes:
+        if node.op == "call_function":
+            digest.update(_importable_name(node.target).encode())
+        if node.op in ("call_function", "call_method"):
+            torch.fx.node.map_aggregate((node.args, node.kwargs), lambda a: _update_with_value(digest, a))
+    for t in held_constants(gm):
+        _update_with_tensor(digest, t)
+    return digest.digest()
+
+
+def _update_with_value(digest: Any, value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        _update_with_tensor(digest, value)
+    elif not isinstance(value, torch.fx.Node):
+        digest.update(f"{type(value).__qualname__}:{value!r}".encode())
+    return value
+
+
+def _update_with_tensor(digest: Any, t: torch.Tensor) -> None:
+    digest.update(repr((tuple(t.shape), t.stride(), str(t.dtype), str(t.device))).encode())
+    digest.update(t.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+
+
+def _importable_name(value: Any) -> str:
+    """``module.name`` under which ``value`` is found again (by qualified name, or by its name
+    in its module: ``F.max_pool2d`` is a local function of ``boolean_dispatch`` bound there)."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    if isinstance(value, (torch._ops.OpOverloadPacket, torch._ops.OpOverload)):
+        return f"torch.ops.{value}"
+    module_name = getattr(value, "__module__", None) or ""
+    module = sys.modules.get(module_name)
+    for name in (getattr(value, "__qualname__", None), getattr(value, "__name__", None)):
+        found: Any = module
+        for part in (name or "<none>").split("."):
+            found = getattr(found, part, None)
+        if found is value:
+            return f"{module_name}.{name}"
+    if type(value).__name__ == "builtin_function_or_method":  # C functions: named by their binding
+        return f"{module_name}.{getattr(value, '__qualname__', '')}.{getattr(value, '__name__', '')}"
+    raise Unsupported(f"the graph calls {value!r}, which cannot be named for the worker")
+
+
+def artifact_key(graph: bytes, specs: list[tuple], options: dict) -> str:
+    h = hashlib.sha256()
+    for part in (FORMAT, torch.__version__.encode(), platform.python_version().encode(),
+                 repr(options).encode(), repr(specs).encode(), graph):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()
+
+
+def artifact_path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / "inductor" / f"{key}.bin"
+
+
+def request(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path) -> dict:
+    """A compile request for the worker (raises :class:`Unsupported`). Its ``graph`` entry is
+    filled by :func:`serialize` on the thread that sends it."""
+    specs = input_specs(example_inputs)
+    for device in ("cpu", "cuda"):
+        if torch.is_autocast_enabled(device):
+            raise Unsupported(f"autocast is on for {device}")
+    options = {**OPTIONS, "grad_enabled": torch.is_grad_enabled()}  # an inference graph without grad
+    key = artifact_key(graph_fingerprint(gm), specs, options)
+    return {"compiler": "autograph.backends.inductor_artifacts:compile_to_file",
+            "loader": "autograph.backends.inductor_artifacts:load_request", "gm": gm,
+            "specs": specs, "constants": held_constants(gm), "options": options, "key": key,
+            "path": str(artifact_path(cache_dir, key))}
+
+
+def serialize(req: dict) -> dict:
+    """The request as the worker gets it: the graph as bytes instead of the live module."""
+    out = {k: v for k, v in req.items() if k != "gm"}
+    out["graph"] = graph_bytes(req["gm"])
+    return out
+
+
+# ------------------------------------------------------------ in the worker
+
+def _stand_in(spec: tuple) -> torch.Tensor:
+    shape, stride, dtype, device, requires_grad = spec
+    t = torch.empty_strided(shape, stride, dtype=getattr(torch, dtype), device=device)
+    if t.is_floating_point() or t.is_complex():
+        t.normal_()
+    else:
+        t.zero_()
+    return t.requires_grad_(requires_grad)
+
+
+def _fill_example_values(gm: torch.fx.GraphModule, inputs: list) -> None:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.passes.fake_tensor_prop import FakeTensorProp
+
+    FakeTensorProp(gm, FakeTensorMode(allow_non_fake_inputs=True)).propagate(*inputs)
+    for node in gm.graph.nodes:
+        if "val" in node.meta:
+            node.meta["example_value"] = node.meta["val"]
+
+
+def _unpickle_graph(data: bytes) -> torch.fx.GraphModule:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx._graph_pickler import GraphPickler
+
+    gm = GraphPickler.loads(data, FakeTensorMode())
+    gm.recompile()
+    return gm
+
+
+def held_constants(gm: torch.fx.GraphModule) -> list[torch.Tensor]:
+    """The tensors ``gm`` holds (``get_attr`` targets), in node order: the worker makes them
+    inputs after the others, and the program passes them."""
+    return [v for v in (_attr(gm, n.target) for n in gm.graph.nodes if n.op == "get_attr")
+            if isinstance(v, torch.Tensor)]
+
+
+def _attr(gm: torch.fx.GraphModule, target: str) -> Any:
+    value: Any = gm
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def lifted_graph(data: bytes, expected: list[torch.Tensor]) -> torch.fx.GraphModule:
+    """The graph with each tensor it holds made an input after the others, in
+    :func:`held_constants`' order (checked against ``expected``, the program's list).
+    AOTAutograd passes a graph's buffers as leading arguments, which a loaded artifact does not
+    know to do: the program passes them itself, as trailing inputs."""  # noqa: D401
+    gm = _unpickle_graph(data)
+    graph = gm.graph
+    last = [n for n in graph.nodes if n.op == "placeholder"][-1:]
+    constants: list[torch.Tensor] = []
+    for node in [n for n in graph.nodes if n.op == "get_attr"]:
+        value = _attr(gm, node.target)
+        if not isinstance(value, torch.Tensor):
+            continue
+        anchor = last[0] if last else next(iter(graph.nodes))
+        with (graph.inserting_after(anchor) if last else graph.inserting_before(anchor)):
+            placeholder = graph.placeholder(f"_lifted_constant_{len(constants)}")
+        last = [placeholder]
+        node.replace_all_uses_with(placeholder)
+        graph.erase_node(node)
+        constants.append(value)
+        owner, _, name = node.target.rpartition(".")
+        holder = gm.get_submodule(owner) if owner else gm
+        if hasattr(holder, name):  # a buffer AOTAutograd would pass first; two nodes may read one
+            delattr(holder, name)
+    same = len(constants) == len(expected) and all(
+        a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b) for a, b in zip(constants, expected))
+    if not same:
+        raise Unsupported("the tensors the graph holds were not found in the program's order")
+    gm.recompile()
+    return gm
+
+
+def compile_to_file(req: dict) -> str:
+    """Compile the request's graph with inductor and write the artifact; returns its path."""
+    gm = lifted_graph(req["graph"], req["constants"])
+    inputs = [_stand_in(spec) for spec in req["specs"]] + list(req["constants"])
+    _fill_example_values(gm, inputs)
+    from torch._inductor import standalone_compile
+
+    options = dict(req["options"])
+    with torch.set_grad_enabled(options.pop("grad_enabled")):
+        artifact = standalone_compile(gm, inputs, dynamic_shapes="from_example_inputs", options=options)
+    with tempfile.TemporaryDirectory(prefix="autograph-artifact-") as tmp:
+        raw = os.path.join(tmp, "artifact.bin")
+        artifact.save(path=raw, format="binary")
+        with open(raw, "rb") as f:
+            payload = f.read()
+    return write_artifact(Path(req["path"]), payload)
+
+
+def write_artifact(path: Path, payload: bytes) -> str:
+    """Write ``payload`` with its header at ``path`` (atomically); returns where it went: a
+    read-only cache makes it a private temporary directory, so the program still gets it."""
+    data = FORMAT + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+    try:
+        _write_atomic(path, data)
+    except OSError:
+        path = Path(tempfile.mkdtemp(prefix="autograph-inductor-")) / path.name
+        _write_atomic(path, data)
+    return str(path)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ------------------------------------------------------------ in the program
+
+def read_payload(path: str | Path) -> bytes:
+    """The artifact inside the file; ``ValueError`` when the file is not a whole, unaltered one."""
+    data = Path(path).read_bytes()
+    if not data.startswith(FORMAT):
+        raise ValueError(f"{path}: not an autograph inductor artifact")
+    rest = data[len(FORMAT):]
+    digest, sep, payload = rest.partition(b"\n")
+    if not sep or hashlib.sha256(payload).hexdigest().encode() != digest:
+        raise ValueError(f"{path}: corrupt (checksum mismatch)")
+    return payload
+
+
+def load_request(path: str | Path, req: dict) -> Callable[..., Any]:
+    """:func:`load_file` for a request (the loader a request names)."""
+    return load_file(path, req["constants"])
+
+
+def load_file(path: str | Path, constants: list[torch.Tensor]) -> Callable[..., Any]:
+    """The compiled graph from an artifact file, called with the graph's inputs like ``gm.forward``
+    (``constants``: the request's, passed after them). Traces nothing, so a thread may call it."""
+    compiled = _load_artifact(path)
+    if not constants:
+        return compiled
+
+    def with_constants(*args: Any) -> Any:
+        return compiled(*args, *constants)
+
+    return with_constants
+
+
+def _load_artifact(path: str | Path) -> Callable[..., Any]:
+    from contextlib import nullcontext
+
+    from torch._inductor.codecache import torch_key
+    from torch._inductor.standalone_compile import CacheCompiledArtifact
+    from torch.utils._appending_byte_serializer import BytesReader
+
+    reader = BytesReader(read_payload(path))
+    if reader.read_bytes() != CacheCompiledArtifact.CACHE_HEADER:
+        raise ValueError(f"{path}: unknown artifact header")
+    if reader.read_bytes() != torch_key():
+        raise ValueError(f"{path}: made by another torch build")
+    key = reader.read_str()
+    artifact_bytes = reader.read_bytes()
+    if not reader.is_finished():
+        raise ValueError(f"{path}: trailing bytes")
+    torch.compiler.load_cache_artifacts(artifact_bytes)
+    return CacheCompiledArtifact._load_impl(nullcontext(), key)

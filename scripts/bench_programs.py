@@ -1,0 +1,186 @@
+"""Whole programs, side by side: plain PyTorch against autograph (auto, inductor) and torch.compile.
+
+Each (workload, mode, variant) runs in a child process of its own with fresh on-disk caches, then
+once more on the same caches (the warm start). In the child, two copies of the model take turns
+step by step: the variant's copy and a plain twin, so the machine's load hits both alike and the
+steady step is reported as a ratio to the twin's.
+
+    python scripts/bench_programs.py                      # the default table (about 15-20 minutes on 2 cores)
+    python scripts/bench_programs.py --smoke              # seconds: tiny run, eager variants only
+    python scripts/bench_programs.py --runs gpt:train:auto,resnet:infer:inductor
+
+Numbers per run: first step; time until steady (the variant's own step time summed until its
+steps stay within 10% of the steady median); steady step (median of the last steps) and its ratio
+to the plain twin's; peak RSS of the child; the warm start's first step and time until steady.
+``auto`` runs until every background compile has settled (or ``--settle-seconds``) before the
+steady steps are taken. The hook variants compile the model with ``autograph.compile`` (the same
+capture and backends the import hook uses, without the hook's ``compile_threshold`` warm-up).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_RUNS = (
+    "gpt:train:plain,gpt:train:auto,"
+    "bert:infer:plain,bert:infer:auto,"
+    "llama:train:plain,llama:train:auto,"
+    "resnet:infer:plain,resnet:infer:auto,resnet:infer:inductor,resnet:infer:compile,"
+    "unet:infer:plain,unet:infer:auto,unet:infer:inductor,unet:infer:compile"
+)
+SMOKE_RUNS = "gpt:infer:plain,resnet:train:eager,unet:infer:eager,bert:train:eager,llama:infer:eager"
+COMPILING = ("auto", "inductor", "compile")
+
+
+def _child(workload_name: str, mode: str, variant: str, steps: int, settle_seconds: float) -> dict:
+    """One run in this process; returns its numbers."""
+    import torch
+
+    torch.set_num_threads(1)  # 2 shared cores: one thread each keeps twins and worker apart
+    import autograph
+    from autograph.backends import background
+    from autograph.testing.programs import WORKLOADS
+    from autograph.testing.programs.workloads import infer_step, train_step
+
+    w = WORKLOADS[workload_name]
+    plain, plain_opt, batch = w.build(seed=0)
+    model, opt, _ = w.build(seed=0)
+    if variant in ("auto", "inductor", "eager"):
+        model = autograph.compile(model, backend=variant)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    elif variant == "compile":
+        model = torch.compile(model)
+    if variant == "auto":
+        background.HOT_CALLS, background.HOT_SECONDS = 2, 0.0  # ask at once: the run is short
+
+    def step(m, o):
+        t0 = time.perf_counter()
+        if mode == "train":
+            train_step(w, m, o, batch)
+        else:
+            infer_step(w, m, batch)
+        return time.perf_counter() - t0
+
+    times, twin = [], []
+    start = time.perf_counter()
+
+    def settled() -> bool:
+        return variant != "auto" or all(g.state in ("eager", "inductor") for g in background.graphs())
+
+    while True:
+        times.append(step(model, opt))
+        twin.append(step(plain, plain_opt))
+        if len(times) >= steps and settled():
+            break
+        if variant == "auto" and time.perf_counter() - start > settle_seconds:
+            break
+        if variant == "auto" and not settled():
+            time.sleep(0.01)
+    tail = max(3, steps // 2)
+    for _ in range(tail):  # the steady steps, after everything has settled
+        times.append(step(model, opt))
+        twin.append(step(plain, plain_opt))
+    steady = statistics.median(times[-tail:])
+    twin_steady = statistics.median(twin[-tail:])
+    until = sum(times)
+    for i in range(len(times)):
+        if all(t <= steady * 1.1 for t in times[i:i + 3]) and statistics.median(times[i:]) <= steady * 1.1:
+            until = sum(times[:i])
+            break
+    return {
+        "workload": workload_name, "mode": mode, "variant": variant, "first_step_s": times[0],
+        "until_steady_s": until, "steady_ms": steady * 1e3, "twin_steady_ms": twin_steady * 1e3,
+        "ratio_to_plain": steady / twin_steady, "steps": len(times),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "versions": [g.describe() for g in background.graphs()] if variant == "auto" else [],
+    }
+
+
+def _run_child(run: str, steps: int, settle: float, caches: Path, timeout: float) -> dict:
+    workload, mode, variant = run.split(":")
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(caches / "autograph"),
+               TORCHINDUCTOR_CACHE_DIR=str(caches / "inductor"),
+               PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", run, "--steps", str(steps),
+           "--settle-seconds", str(settle)]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"workload": workload, "mode": mode, "variant": variant, "error": f"timed out after {timeout:.0f} s"}
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        return {"workload": workload, "mode": mode, "variant": variant,
+                "error": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
+    out = json.loads(lines[-1])
+    out["process_s"] = time.perf_counter() - t0
+    return out
+
+
+def _fmt(x: float | None, unit: str = "", digits: int = 2) -> str:
+    return "—" if x is None else f"{x:.{digits}f}{unit}"
+
+
+def table(results: list[dict]) -> str:
+    head = ("| workload | mode | variant | first step | until steady | steady step | ÷ plain twin | peak RSS "
+            "| warm: first step | warm: until steady |\n|---|---|---|---|---|---|---|---|---|---|")
+    rows = []
+    for r in results:
+        if "error" in r:
+            rows.append(f"| {r['workload']} | {r['mode']} | {r['variant']} | error: {r['error'][:80]} |||||||")
+            continue
+        warm = r.get("warm") or {}
+        rows.append(
+            f"| {r['workload']} | {r['mode']} | {r['variant']} | {_fmt(r['first_step_s'], ' s')} "
+            f"| {_fmt(r['until_steady_s'], ' s')} | {_fmt(r['steady_ms'], ' ms')} | {_fmt(r['ratio_to_plain'])} "
+            f"| {_fmt(r['peak_rss_mb'], ' MB', 0)} | {_fmt(warm.get('first_step_s'), ' s')} "
+            f"| {_fmt(warm.get('until_steady_s'), ' s')} |")
+    return "\n".join([head, *rows])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", default=None, help="workload:mode:variant,... (variants: plain, eager, auto, "
+                        "inductor, compile)")
+    parser.add_argument("--smoke", action="store_true", help="a few steps of eager variants: seconds")
+    parser.add_argument("--steps", type=int, default=None)
+    parser.add_argument("--settle-seconds", type=float, default=240.0)
+    parser.add_argument("--timeout", type=float, default=420.0, help="per child process")
+    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    steps = args.steps or (3 if args.smoke else 12)
+    if args.child:
+        workload, mode, variant = args.child.split(":")
+        print(json.dumps(_child(workload, mode, variant, steps, args.settle_seconds)), flush=True)
+        return 0
+    runs = (args.runs or (SMOKE_RUNS if args.smoke else DEFAULT_RUNS)).split(",")
+    results = []
+    t0 = time.perf_counter()
+    for run in runs:
+        with tempfile.TemporaryDirectory(prefix="bench-programs-") as tmp:
+            result = _run_child(run, steps, args.settle_seconds, Path(tmp), args.timeout)
+            if run.split(":")[2] in COMPILING and "error" not in result:
+                result["warm"] = _run_child(run, steps, args.settle_seconds, Path(tmp), args.timeout)
+        results.append(result)
+        print(json.dumps(result), file=sys.stderr, flush=True)
+    print(f"# {platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.perf_counter() - t0:.0f} s in all")
+    print(table(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0 if all("error" not in r for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

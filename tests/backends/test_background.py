@@ -1,0 +1,327 @@
+"""``auto`` on CPU: eager at once, the optimising compile in a worker process, the faster version kept.
+
+The worker runs a stand-in compiler (``autograph.testing.slow_compiler``: it sleeps, then writes
+a marker file; its loaded graph counts its calls), so these tests take seconds; the one test with
+inductor itself is marked slow.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+import autograph
+from autograph.backends import background, compile_worker
+from autograph.testing import slow_compiler
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def fake_compiler(monkeypatch, tmp_path):
+    """Background compiles with the stand-in compiler, asked for at the first call, cache in tmp."""
+    monkeypatch.setattr(background, "HOT_CALLS", 1)
+    monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
+    defaults = dict(slow_compiler.SETTINGS)
+    monkeypatch.setattr(background, "REQUEST_DEFAULTS", defaults)
+    slow_compiler.CALLS.clear()
+    autograph.reset()
+    gc.collect()  # holders of earlier tests (a holder's stage is a bound method: a cycle)
+    yield defaults
+    autograph.reset()
+
+
+def _compiled(fn, tmp_path):
+    """``fn`` compiled with what ``auto`` is on CPU, its cache in ``tmp_path``."""
+    return autograph.compile(fn, backend=background.make_background_backend(tmp_path / "cache"))
+
+
+def _holders():
+    """The live graphs that asked (or will ask) the worker for a compile."""
+    return [g for g in background.graphs() if g.request is not None and "key" in g.request]
+
+
+def _until(predicate, call, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out: {[g.describe() for g in _holders()]}")
+        call()
+        time.sleep(0.02)
+
+
+def test_calls_return_while_the_compile_runs_and_the_compiled_graph_is_swapped_in_later(fake_compiler, tmp_path):
+    fake_compiler["fake_sleep"] = 3.0
+
+    def f(x):
+        return torch.sin(x) * 2 + 1
+
+    cf = _compiled(f, tmp_path)
+    x = torch.randn(16)
+    t0 = time.perf_counter()
+    torch.testing.assert_close(cf(x), f(x))
+    (holder,) = _holders()
+    returned_while_compiling = 0
+    while holder.state == "pending":  # each call returns at once, with the eager graph's result
+        t = time.perf_counter()
+        torch.testing.assert_close(cf(x), f(x))
+        assert time.perf_counter() - t < 1.0
+        returned_while_compiling += 1
+        if time.perf_counter() - t0 < 1.0:
+            assert not holder.job.done
+        time.sleep(0.05)
+    assert returned_while_compiling >= 5
+    assert not slow_compiler.CALLS  # the compiled version has not run yet
+    _until(lambda: holder.state in ("eager", "inductor"), lambda: cf(x))
+    assert slow_compiler.CALLS  # the trial ran the swapped-in version on real calls
+    assert "median of" in holder.reason
+    torch.testing.assert_close(cf(x), f(x))
+
+
+def test_the_faster_version_is_kept():
+    def slow(x):
+        time.sleep(0.004)
+        return x + 1
+
+    def fast(x):
+        return x + 1
+
+    for eager, compiled, expected in ((slow, fast, "inductor"), (fast, slow, "eager")):
+        holder = background.SwappableGraph(eager, {"specs": []}, None)
+        holder._start_trial(compiled)
+        for _ in range(2 * (background.TRIAL_CALLS + 1)):
+            assert holder(torch.zeros(1)).item() == 1
+        assert holder.state == expected, holder.describe()
+        assert holder.fn is (compiled if expected == "inductor" else eager)
+        assert "median of" in holder.describe()
+
+
+def test_a_failed_compile_leaves_the_eager_graph_with_the_reason(fake_compiler, tmp_path):
+    fake_compiler["fake_fail"] = "the compiler gave up on purpose"
+
+    def f(x):
+        return torch.cos(x) - x
+
+    cf = _compiled(f, tmp_path)
+    x = torch.randn(8)
+    cf(x)
+    (holder,) = _holders()
+    _until(lambda: holder.state == "eager", lambda: torch.testing.assert_close(cf(x), f(x)))
+    assert "the compiler gave up on purpose" in holder.describe()
+    assert holder.fn is holder.eager
+    torch.testing.assert_close(cf(x), f(x))
+
+
+def test_a_graph_the_worker_cannot_take_stays_eager_with_the_reason(tmp_path):
+    gm = torch.fx.symbolic_trace(lambda x: (x * 2,))
+    held = background.make_background_backend(tmp_path)(gm, ["not a tensor"])
+    assert held.state == "eager" and held.fn is held.eager
+    assert "not a tensor" in held.describe()
+
+
+def test_a_second_run_loads_the_compiled_file_from_the_cache(fake_compiler, tmp_path):
+    def f(x):
+        return torch.tanh(x) + x
+
+    x = torch.randn(4)
+    cf = _compiled(f, tmp_path)
+    cf(x)
+    (first,) = _holders()
+    _until(lambda: first.state in ("eager", "inductor"), lambda: cf(x))
+    autograph.reset()
+    slow_compiler.CALLS.clear()
+    cf = _compiled(f, tmp_path)  # the same program again: no compile asked for
+    cf(x)
+    (second,) = [g for g in _holders() if g is not first]
+    assert second.job is None and second.reason == "loaded from the cache"
+    _until(lambda: second.state in ("eager", "inductor"), lambda: cf(x), timeout=20)
+    assert second.job is None and slow_compiler.CALLS
+
+
+def test_a_corrupt_cached_file_is_compiled_again(fake_compiler, tmp_path):
+    def f(x):
+        return torch.exp(x) * 3
+
+    x = torch.randn(4)
+    cf = _compiled(f, tmp_path)
+    cf(x)
+    (first,) = _holders()
+    _until(lambda: first.state in ("eager", "inductor"), lambda: cf(x))
+    path = Path(first.loaded_from)
+    path.write_bytes(path.read_bytes()[:-3])  # truncated
+    autograph.reset()
+    cf = _compiled(f, tmp_path)
+    cf(x)
+    (second,) = [g for g in _holders() if g is not first]
+    _until(lambda: second.job is not None, lambda: torch.testing.assert_close(cf(x), f(x)))
+    assert "checksum" in second.reason or second.state != "loading"
+    _until(lambda: second.state in ("eager", "inductor"), lambda: cf(x))
+    assert "compiled in the background" in second.reason
+
+
+_PROGRAM = textwrap.dedent("""
+    import os, sys, time, signal, torch, autograph
+    from autograph.backends import background, compile_worker
+    from autograph.testing import slow_compiler
+    background.HOT_CALLS, background.HOT_SECONDS = 1, 0.0
+    background.REQUEST_DEFAULTS = dict(slow_compiler.SETTINGS, fake_sleep=120.0)
+    from pathlib import Path
+    cf = autograph.compile(lambda x: torch.sin(x) + 1,
+                           backend=background.make_background_backend(Path(sys.argv[2])))
+    cf(torch.randn(4))
+    while compile_worker.client().pid is None:
+        time.sleep(0.01)
+    print(compile_worker.client().pid, flush=True)
+    time.sleep(0.5)
+    how = sys.argv[1]
+    if how == "fork":
+        pid = os.fork()
+        if pid == 0:
+            for _ in range(20):
+                cf(torch.randn(4))  # the child runs on, eagerly, and may start its own worker
+            os._exit(0)
+        os.waitpid(pid, 0)
+        print("child done", flush=True)
+    elif how == "sigint":
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(30)
+    print("exiting", flush=True)
+""")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie waiting for its parent's wait() is gone for our purpose
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", ["exit", "sigint", "fork"])
+def test_exit_ctrl_c_and_fork_stay_clean_while_a_compile_runs(how, tmp_path):
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    t0 = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", _PROGRAM, how, str(tmp_path / "cache")], env=env,
+                          capture_output=True, text=True, timeout=90)
+    elapsed = time.monotonic() - t0
+    worker = int(proc.stdout.split()[0])
+    assert elapsed < 60, proc.stderr  # nobody waited for the 120-second compile
+    if how == "sigint":
+        assert "KeyboardInterrupt" in proc.stderr and proc.returncode != 0
+    else:
+        assert proc.returncode == 0, proc.stderr
+        assert "exiting" in proc.stdout
+    if how == "fork":
+        assert "child done" in proc.stdout
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(worker), "the compile worker outlived the program"
+
+
+def test_the_worker_leaves_when_its_program_is_killed(tmp_path):
+    client = compile_worker.WorkerClient()
+    job = client.submit(dict(slow_compiler.SETTINGS, fake_sleep=120.0, path=str(tmp_path / "x.bin"), key="k"))
+    deadline = time.monotonic() + 30
+    while client.pid is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid = client.pid
+    assert pid is not None and not job.done
+    client._proc.stdin.close()  # what the program's death does to the worker's input
+    deadline = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+    deadline = time.monotonic() + 10
+    while not job.done and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.done and "exited" in job.error
+
+
+def test_the_worker_is_out_of_reach_of_the_terminals_ctrl_c(tmp_path):
+    client = compile_worker.WorkerClient()
+    job = client.submit(dict(slow_compiler.SETTINGS, fake_sleep=0.5, path=str(tmp_path / "y.bin"), key="k"))
+    while client.pid is None:
+        time.sleep(0.01)
+    assert os.getsid(client.pid) != os.getsid(0)  # a session of its own: SIGINT to ours misses it
+    deadline = time.monotonic() + 30
+    while not job.done and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.done and job.error is None and Path(job.path).is_file()
+    client.shutdown()
+
+
+@pytest.mark.slow
+def test_inductor_in_the_background_runs_the_same_function(monkeypatch, tmp_path):
+    autograph.reset()
+    gc.collect()  # no holder of an earlier test in _holders()
+    monkeypatch.setattr(background, "HOT_CALLS", 1)
+    monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
+    lin = torch.nn.Linear(8, 8)
+
+    def f(x):
+        return torch.nn.functional.gelu(lin(x)).view(-1) * 2
+
+    cf = _compiled(f, tmp_path)
+    x = torch.randn(4, 8)
+    cf(x)
+    (holder,) = _holders()
+    _until(lambda: holder.state in ("eager", "inductor", "trial"), lambda: cf(x), timeout=600)
+    assert "failed" not in (holder.reason or ""), holder.describe()
+    for _ in range(4):  # trial calls run the inductor version on every other call
+        out = cf(x)
+        out.sum().backward()
+        torch.testing.assert_close(out, f(x), rtol=1e-4, atol=1e-5)
+    autograph.reset()
+
+
+def test_the_report_says_which_version_each_graph_runs(fake_compiler, tmp_path):
+    fake_compiler["fake_fail"] = "no compiler today"
+    cf = _compiled(lambda x: x.sin() + 2, tmp_path)
+    x = torch.randn(3)
+    cf(x)
+    (holder,) = _holders()
+    _until(lambda: holder.state == "eager", lambda: cf(x))
+    text = str(autograph.report())
+    assert "graphs compiled in the background" in text and "no compiler today" in text
+
+
+def test_a_graph_that_cannot_be_described_still_runs_eagerly(tmp_path):
+    class HoldsAMetaTensor(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("b", torch.empty(2, device="meta"))  # no bytes to hash
+
+        def forward(self, x):
+            return (x * self.b,)
+
+    gm = torch.fx.symbolic_trace(HoldsAMetaTensor())
+    held = background.make_background_backend(tmp_path)(gm, [torch.randn(2, device="meta")])
+    assert held.state == "eager" and "cannot describe" in held.describe()
+
+
+def test_a_compiled_graph_that_raises_gives_way_to_the_eager_one(fake_compiler, tmp_path):
+    fake_compiler["fake_compiled_raises"] = True
+
+    def f(x):
+        return torch.sigmoid(x) * 4
+
+    cf = _compiled(f, tmp_path)
+    x = torch.randn(5)
+    cf(x)
+    (holder,) = _holders()
+    assert holder.rerunnable  # writes no input: the eager graph may run after a failed call
+    _until(lambda: holder.state == "eager", lambda: torch.testing.assert_close(cf(x), f(x)))
+    assert slow_compiler.CALLS and "the compiled graph failed" in holder.describe()
+    torch.testing.assert_close(cf(x), f(x))
