@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values.base import Value, equal_or_identical, mro_lookup
+from autograph.capture.values.base import Value, equal_or_identical, mro_lookup, plain_class_attribute
 from autograph.capture.values.constants import ConstantValue
 from autograph.guards import model
 from autograph.guards.sources import AttrSource
@@ -67,6 +67,9 @@ class BaseSequenceValue(Value):
 
     def getattr(self, tx, name: str) -> Value:
         from autograph.capture.values.builtins import BuiltinMethodValue
+        data = plain_class_attribute(tx, self, name)  # `l.__class__`: data, not a method
+        if data is not None:
+            return data
         if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
         err = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
@@ -553,6 +556,9 @@ class DictValue(Value):
 
     def getattr(self, tx, name):
         from autograph.capture.values.builtins import BuiltinMethodValue
+        data = plain_class_attribute(tx, self, name)  # `d.__class__`: data, not a method
+        if data is not None:
+            return data
         if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
         if self.kind.__dictoffset__ == 0 and not hasattr(self.kind, "__getattr__"):  # no instance attributes

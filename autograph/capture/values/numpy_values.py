@@ -535,6 +535,7 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
             break
     changed = [i for i, a in enumerate(real_args) if isinstance(a, np.ndarray) and id(a) in before
                and a.tobytes() != before[id(a)].tobytes()]
+    changed += [i for i in _written(op, args, kwargs, zero_ints) if i not in changed]
     out_kw = kwargs.get("out")
     if any(i not in op.mutating_ok for i in changed) and out_kw is None:
         raise Unsupported(f"{op.what()} changes an argument in place", kind=NUMPY)
@@ -564,6 +565,32 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
             raise Unsupported(f"{op.what()} with an `out=` that is not a numpy array", kind=NUMPY)
         return out_kw
     return _typed(tx, op, expected, result, args, real_args)
+
+
+def _written(op: _Op, args: list[Value], kwargs: dict[str, Value], zero_ints: bool) -> list[int]:
+    """Positions of the arrays ``op`` writes into, found without reading the stand-ins' values
+    (``a %= 5`` leaves stand-ins 1..3 as they were, yet writes): the dry run again with one
+    argument's stand-in read-only at a time; NumPy refuses exactly the writes."""
+    if isinstance(op, _AttrOp) or (isinstance(op, _OperatorOp) and not op.mutating_ok):
+        return []  # reading an attribute, ``a + b``: no writes
+    out = []
+    for i, a in enumerate(args):
+        if not isinstance(a, NumpyArrayValue) or a.readonly or a.scalar is not None:
+            continue
+        dummies: dict = {}
+        real_args = [_dummy(v, dummies, zero_ints) for v in args]
+        real_kwargs = {k: _dummy(v, dummies, zero_ints) for k, v in kwargs.items()}
+        real_args[i].flags.writeable = False
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                op.real(*real_args, **real_kwargs)
+        except ValueError as exc:
+            if "read-only" in str(exc):
+                out.append(i)
+        except Exception:  # noqa: BLE001 - the writable run decided what raises
+            pass
+    return out
 
 
 def _pristine_tensors(dummies: dict) -> dict:
