@@ -664,16 +664,25 @@ _INT_DIVISIONS = {operator.floordiv, operator.ifloordiv, operator.mod, operator.
                   operator.ipow, divmod, np.floor_divide, np.remainder, np.mod, np.fmod, np.divmod, np.power}
 
 
+# ndarray's division methods: where the divisor (or exponent) is among the arguments
+# (``a.__rfloordiv__(0)`` is ``0 // a``: the array itself divides)
+_INT_DIVISION_METHODS = {"__floordiv__": 1, "__mod__": 1, "__pow__": 1, "__divmod__": 1, "__ifloordiv__": 1,
+                         "__imod__": 1, "__ipow__": 1, "__rfloordiv__": 0, "__rmod__": 0, "__rpow__": 0,
+                         "__rdivmod__": 0}
+
+
 def _check_integer_division(op, expected, args) -> None:
     """Integer ``//``, ``%`` and ``**`` by an array: NumPy gives 0 for a zero divisor (and raises for
     a negative exponent), torch raises (or wraps) -- known only at run time: NumPy runs them."""
     fn = getattr(op, "fn", None)
-    if fn not in _INT_DIVISIONS or len(args) < 2:
+    divisor_at = _INT_DIVISION_METHODS.get(op.name) if isinstance(op, _MethodOp) else 1
+    if (fn not in _INT_DIVISIONS and not isinstance(op, _MethodOp)) or divisor_at is None \
+            or len(args) <= divisor_at:
         return
     results = expected if type(expected) is tuple else (expected,)
     if not any(isinstance(r, (np.ndarray, np.generic)) and r.dtype.kind in "iub" for r in results):
         return
-    divisor = args[1]
+    divisor = args[divisor_at]
     if divisor.is_constant() and isinstance(divisor.as_python_constant(), (int, np.integer)) \
             and divisor.as_python_constant() > 0:
         return
