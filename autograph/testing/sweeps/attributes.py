@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 import random
 import re
+import sys
+import types
 import warnings
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -174,9 +176,13 @@ def _modes(kind: Kind) -> tuple[str, ...]:
 
 
 def _namespace() -> dict:
-    namespace: dict = {"__name__": _GENERATION_MODULE}  # the program classes' module, as text shows it
-    exec(compile(PRELUDE, "<attributes sweep prelude>", "exec"), namespace)  # noqa: S102
-    return namespace
+    """The prelude run in a module of its own (dataclasses look their module up in sys.modules)."""
+    module = sys.modules.get(_GENERATION_MODULE)
+    if module is None:
+        module = types.ModuleType(_GENERATION_MODULE)
+        sys.modules[_GENERATION_MODULE] = module
+        exec(compile(PRELUDE, "<attributes sweep prelude>", "exec"), module.__dict__)  # noqa: S102
+    return module.__dict__
 
 
 def _names(kind: Kind) -> list[str]:
@@ -216,6 +222,8 @@ def _plain(value: Any, depth: int = 0) -> bool:
     """Values the runner can compare between two runs (no addresses, no live objects)."""
     if depth > 3:
         return False
+    if type(value) is str and _GENERATION_MODULE in value:
+        return False  # the program module's name: one per loaded copy
     if value is None or type(value) in (int, float, bool, complex, str, bytes, range, slice, torch.dtype,
                                         torch.device, torch.Size):
         return not (type(value) is float and math.isnan(value))
