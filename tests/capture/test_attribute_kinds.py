@@ -72,3 +72,13 @@ def test_class_data_that_is_not_a_method():
 
     got, expected = _same_as_eager(fn, torch.ones(2), [1], (1,))
     assert got[1:] == expected[1:] == (True, False, True)
+
+
+def test_a_size_method_read_is_a_bound_builtin_method():
+    def fn(x, s):
+        m = s.numel
+        return x + 1, type(m).__name__, m(), x.shape.numel
+
+    got, expected = _same_as_eager(fn, torch.ones(2, 3), torch.Size([2, 3]))
+    assert got[1:3] == expected[1:3] == ("builtin_function_or_method", 6)
+    assert got[3]() == 6 and type(got[3]) is type(expected[3])

@@ -283,11 +283,16 @@ class SizeValue(TupleValue):
         return torch.Size
 
     def getattr(self, tx, name):
-        if name == "numel":
-            from autograph.capture.values.builtins import PyFunctionValue
-            import math
-            return PyFunctionValue(lambda: math.prod(self.as_python_constant()), "numel")
+        if name == "numel":  # a bound builtin method, as Python's (called: call_method below)
+            from autograph.capture.values.builtins import BuiltinMethodValue
+            return BuiltinMethodValue(self, name)
         return super().getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "numel" and not args and not kwargs:
+            import math
+            return ConstantValue(math.prod(self.as_python_constant()))  # (symbolic sizes: a SymInt)
+        return super().call_method(tx, name, args, kwargs)
 
     def describe(self) -> str:
         return "torch.Size"
