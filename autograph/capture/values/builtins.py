@@ -56,8 +56,9 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
 
 
 def _symbolic_arithmetic(result: Any) -> bool:
-    """A result torch's symbolic algebra computed: numbers (symbolic or plain), tuples of them."""
-    if type(result) is tuple:
+    """A result torch's symbolic algebra computed: numbers (symbolic or plain), tuples and lists
+    of them (``divmod(n, 2)``, ``[n] * 2``); sets and dicts hash their items: not these."""
+    if type(result) in (tuple, list):
         return all(_symbolic_arithmetic(r) for r in result)
     return type(result) in (int, float, bool) or isinstance(result, (torch.SymInt, torch.SymFloat, torch.SymBool))
 
