@@ -535,7 +535,7 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
             break
     changed = [i for i, a in enumerate(real_args) if isinstance(a, np.ndarray) and id(a) in before
                and a.tobytes() != before[id(a)].tobytes()]
-    changed += [i for i in _written(op, args, kwargs, zero_ints) if i not in changed]
+    changed += [i for i in _written(op, args, kwargs, zero_ints, expected, real_args) if i not in changed]
     out_kw = kwargs.get("out")
     if any(i not in op.mutating_ok for i in changed) and out_kw is None:
         raise Unsupported(f"{op.what()} changes an argument in place", kind=NUMPY)
@@ -567,12 +567,22 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
     return _typed(tx, op, expected, result, args, real_args)
 
 
-def _written(op: _Op, args: list[Value], kwargs: dict[str, Value], zero_ints: bool) -> list[int]:
+def _written(op: _Op, args: list[Value], kwargs: dict[str, Value], zero_ints: bool, expected: Any,
+             real_args: list) -> list[int]:
     """Positions of the arrays ``op`` writes into, found without reading the stand-ins' values
-    (``a %= 5`` leaves stand-ins 1..3 as they were, yet writes): the dry run again with one
-    argument's stand-in read-only at a time; NumPy refuses exactly the writes."""
+    (``a %= 5`` leaves stand-ins 1..3 as they were, yet writes). An in-place operator writes
+    into its left operand exactly when it returns it (``ndarray.__imod__`` returns ``self``); a
+    ufunc writes only through ``out=``; an item store always writes. Otherwise (methods, other
+    functions) the dry run runs again with one argument's stand-in read-only at a time: NumPy
+    refuses exactly the writes."""
     if isinstance(op, _AttrOp) or (isinstance(op, _OperatorOp) and not op.mutating_ok):
         return []  # reading an attribute, ``a + b``: no writes
+    if isinstance(op, _OperatorOp):
+        return [0] if isinstance(real_args[0], np.ndarray) and expected is real_args[0] else []
+    if isinstance(op, _SetitemOp):
+        return [0]
+    if isinstance(op, _FunctionOp) and isinstance(op.fn, np.ufunc) and "out" not in kwargs:
+        return []
     out = []
     for i, a in enumerate(args):
         if not isinstance(a, NumpyArrayValue) or a.readonly or a.scalar is not None:
