@@ -7,6 +7,7 @@ defaults raise :class:`Unsupported`, which becomes a graph break.
 from __future__ import annotations
 
 import collections
+import types
 from typing import TYPE_CHECKING, Any
 
 from autograph.capture.breaks import Unsupported
@@ -23,6 +24,37 @@ def mro_lookup(cls: type, name: str) -> tuple[type | None, Any]:
         if name in klass.__dict__:
             return klass, klass.__dict__[name]
     return None, None
+
+
+# what a class may store that binds when read through an instance (CPython's descriptors whose
+# ``__get__`` makes a bound method): Python functions, C method and slot descriptors, classmethods
+_BINDING_TYPES = (types.FunctionType, types.MethodDescriptorType, types.WrapperDescriptorType,
+                  types.ClassMethodDescriptorType, classmethod, staticmethod, types.BuiltinFunctionType)
+
+
+def attribute_binds(cls: type, name: str) -> bool:
+    """Whether ``obj.name`` for an instance of ``cls`` (generic lookup) is a method: the name is
+    found on the class as a function or method descriptor. Anything else is a data attribute,
+    even when callable: a class stored on a class (``obj.__class__``), a property's result."""
+    klass, raw = mro_lookup(cls, name)
+    if klass is None:
+        return False
+    if isinstance(raw, (types.GetSetDescriptorType, types.MemberDescriptorType, property)):
+        return False
+    return isinstance(raw, _BINDING_TYPES)
+
+
+def plain_class_attribute(tx: "Translator", value: "Value", name: str) -> "Value | None":
+    """``value.name`` when CPython's lookup answers it from the class alone, without the
+    instance: ``__class__`` (the value's type) and plain class data (``__doc__``, a
+    ``__hash__ = None``). None when the name binds (a method) or needs the instance."""
+    cls = value.python_type()
+    if name == "__class__":
+        return tx.wrap(cls, None, trusted=True)
+    klass, raw = mro_lookup(cls, name)
+    if klass is None or attribute_binds(cls, name) or hasattr(type(raw), "__get__"):
+        return None
+    return tx.wrap(raw, None, trusted=True)
 
 
 # builtin classes whose ``__getattribute__`` entry is Python's generic lookup: their C type names

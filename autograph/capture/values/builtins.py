@@ -23,10 +23,16 @@ def _all_constant(args, kwargs) -> bool:
 
 
 def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
-    """Run ``fn`` on the real constant values now; its exception is raised natively later."""
-    if fn in _TEXT_FUNCTIONS and _has_symbolic(args, kwargs):
-        raise Unsupported("formatting a dynamic size as text (its value is known only at run time)",
-                          kind="dynamic-shape")
+    """Run ``fn`` on the real constant values now; its exception is raised natively later.
+
+    With a symbolic number among the arguments (a dynamic size or int input), the run on the
+    symbol decides nothing Python observes: text made from it is a run-time value (the real
+    ``str``/``format`` on the real int after the graph), and a result that is not torch's own
+    symbolic arithmetic (an exception, ``hash``, a non-number) is recomputed on the specialised
+    numbers (guarded: the entry serves only calls with these values)."""
+    symbolic = _has_symbolic(args, kwargs)
+    if symbolic and fn in _TEXT_FUNCTIONS:
+        return _run_time_text(fn, args, kwargs, name)
     from autograph.capture.values.fresh import RealArguments  # new objects are made anew per call
     real = RealArguments(list(args) + list(kwargs.values()))
     reals = real.values[:len(args)]
@@ -35,14 +41,56 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     try:
         result = fn(*reals, **kw_reals)
     except Exception as exc:
+        if symbolic:
+            return _fold_specialised(tx, fn, args, kwargs, name)
         raise Unsupported(f"{name}() raised {type(exc).__name__}", generic=True, exc=exc, kind="python-exception")
     real.check_unchanged(name)
-    if isinstance(result, (str, bytes)) and _has_symbolic(args, kwargs):
+    if symbolic and isinstance(result, (str, bytes)):
         # text made from a symbolic size shows its symbol ('s9'), not the run's value (str.format,
         # str.join, ...): what the text says is known only at run time
+        return _run_time_text(fn, args, kwargs, name)
+    if symbolic and not _symbolic_arithmetic(result):
+        return _fold_specialised(tx, fn, args, kwargs, name)
+    return real.wrap_result(tx, result, name)
+
+
+def _symbolic_arithmetic(result: Any) -> bool:
+    """A result torch's symbolic algebra computed: numbers (symbolic or plain), tuples and lists
+    of them (``divmod(n, 2)``, ``[n] * 2``); sets and dicts hash their items: not these."""
+    if type(result) in (tuple, list):
+        return all(_symbolic_arithmetic(r) for r in result)
+    return type(result) in (int, float, bool) or isinstance(result, (torch.SymInt, torch.SymFloat, torch.SymBool))
+
+
+def _fold_specialised(tx, fn: Callable, args, kwargs, name: str) -> Value:
+    """``fn`` on the symbolic arguments made real numbers (each one guarded by the ShapeEnv)."""
+    from autograph.capture.values.constants import specialise
+
+    def real(v: Value) -> Value:
+        return ConstantValue(_specialise_deep(v.as_python_constant(), specialise))
+    return fold(tx, fn, [real(a) for a in args], {k: real(v) for k, v in kwargs.items()}, name)
+
+
+def _specialise_deep(x: Any, specialise: Callable) -> Any:
+    if type(x) in (tuple, list, set, frozenset):
+        return type(x)(_specialise_deep(i, specialise) for i in x)
+    return specialise(x)
+
+
+def _run_time_text(fn: Callable, args, kwargs, name: str) -> Value:
+    """``fn(*args)`` making text from a symbolic number: the transformed code calls the real
+    ``fn`` on the real numbers after the graph (values/run_time.py)."""
+    if kwargs:
         raise Unsupported(f"{name}() makes text from a dynamic size (its value is known only at run time)",
                           kind="dynamic-shape")
-    return real.wrap_result(tx, result, name)
+    from autograph.capture.values.run_time import RunTimeValue
+    return RunTimeValue(fn, list(args), str if fn in (str, repr, format, ascii) else _text_type(fn, args),
+                        f"{name}() of a dynamic number")
+
+
+def _text_type(fn: Callable, args) -> type:
+    owner = getattr(fn, "__self__", None)
+    return bytes if isinstance(owner, bytes) else str
 
 
 _TEXT_FUNCTIONS = {str, repr, format, ascii}
@@ -147,7 +195,7 @@ class BuiltinMethodValue(Value):
         raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")
 
     def reconstruct(self, cg):
-        return f"{cg.reconstruct(self.obj)}.{self.name}"
+        return f"({cg.reconstruct(self.obj)}).{self.name}"  # `(3).__add__`: valid for any expression
 
 
 # ---------------------------------------------------------------------------

@@ -9,9 +9,25 @@ import operator
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values.base import Value
+from autograph.capture.values.base import Value, attribute_binds
 
 _LITERAL_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis))
+# the Python type a symbolic number (dynamic shapes, dynamic int inputs) is for the program:
+# SymInt & co. exist only inside capture and the graph
+_PYTHON_TYPE_OF_SYMBOLIC = {"SymInt": int, "SymFloat": float, "SymBool": bool}
+
+
+def symbolic_python_type(obj: Any) -> type | None:
+    """``int``/``float``/``bool`` for a torch ``SymInt``/``SymFloat``/``SymBool``, else None."""
+    kind = type(obj)
+    return _PYTHON_TYPE_OF_SYMBOLIC.get(kind.__name__) if kind.__module__ == "torch" else None
+
+
+def specialise(obj: Any) -> Any:
+    """The real Python number a symbolic one stands for now, guarded by the ShapeEnv (the entry
+    serves only calls where it has this value); other objects unchanged."""
+    kind = symbolic_python_type(obj)
+    return obj if kind is None else kind(obj)
 
 
 class ConstantValue(Value):
@@ -25,7 +41,11 @@ class ConstantValue(Value):
         return f"constant {self.value!r}"[:80]
 
     def python_type(self) -> type:
-        return type(self.value)
+        return symbolic_python_type(self.value) or type(self.value)
+
+    def is_symbolic(self) -> bool:
+        """A dynamic size or int input: a symbol in capture, an ``int`` (``float``) for Python."""
+        return symbolic_python_type(self.value) is not None
 
     def is_constant(self) -> bool:
         return True
@@ -40,13 +60,21 @@ class ConstantValue(Value):
         return bool(self.value)
 
     def getattr(self, tx, name: str) -> Value:
+        """CPython's lookup on the value: a function or method descriptor found on its class binds
+        (a method, called later); anything else (``__class__``, ``real``, ``__doc__``, a class
+        stored on the class) is data, read now. A symbolic number is an ``int``/``float``: its
+        class is that, and any other attribute is read from its specialised value."""
         from autograph.capture.values.builtins import BuiltinMethodValue
+        if self.is_symbolic():
+            if name == "__class__":
+                return tx.wrap(self.python_type(), None, trusted=True)
+            return ConstantValue(specialise(self.value)).getattr(tx, name)
         try:
             attr = getattr(self.value, name)
         except AttributeError as exc:
             raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc,
                               kind="python-exception")
-        if callable(attr):
+        if attribute_binds(type(self.value), name):
             return BuiltinMethodValue(self, name)
         return tx.wrap(attr, None, trusted=True)
 

@@ -14,7 +14,7 @@ import torch
 
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values import cycles
-from autograph.capture.values.base import Value, equal_or_identical, mro_lookup
+from autograph.capture.values.base import Value, equal_or_identical, mro_lookup, plain_class_attribute
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.registry import state_slot
 from autograph.guards.sources import AttrSource
@@ -68,6 +68,9 @@ class BaseSequenceValue(Value):
 
     def getattr(self, tx, name: str) -> Value:
         from autograph.capture.values.builtins import BuiltinMethodValue
+        data = plain_class_attribute(tx, self, name)  # `l.__class__`: data, not a method
+        if data is not None:
+            return data
         if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
         err = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
@@ -282,11 +285,16 @@ class SizeValue(TupleValue):
         return torch.Size
 
     def getattr(self, tx, name):
-        if name == "numel":
-            from autograph.capture.values.builtins import PyFunctionValue
-            import math
-            return PyFunctionValue(lambda: math.prod(self.as_python_constant()), "numel")
+        if name == "numel":  # a bound builtin method, as Python's (called: call_method below)
+            from autograph.capture.values.builtins import BuiltinMethodValue
+            return BuiltinMethodValue(self, name)
         return super().getattr(tx, name)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "numel" and not args and not kwargs:
+            import math
+            return ConstantValue(math.prod(self.as_python_constant()))  # (symbolic sizes: a SymInt)
+        return super().call_method(tx, name, args, kwargs)
 
     def describe(self) -> str:
         return "torch.Size"
@@ -560,6 +568,9 @@ class DictValue(Value):
 
     def getattr(self, tx, name):
         from autograph.capture.values.builtins import BuiltinMethodValue
+        data = plain_class_attribute(tx, self, name)  # `d.__class__`: data, not a method
+        if data is not None:
+            return data
         if hasattr(self.kind, name):
             return BuiltinMethodValue(self, name)
         if self.kind.__dictoffset__ == 0 and not hasattr(self.kind, "__getattr__"):  # no instance attributes

@@ -70,7 +70,9 @@ class RealArguments:
                 out[k] = self._real(i)
             return out
         if isinstance(v, BaseSequenceValue):
-            out = v.kind(self._real(i) for i in v.items)
+            items = [self._real(i) for i in v.items]
+            # a tuple subclass (a named tuple, torch.Size) is its own class, as the value rebuilds it
+            out = v.kind(items) if v.python_type() is v.kind else _own_class(v.python_type(), items)
             self._real_of[key] = out
             return out
         return v.as_python_constant()
@@ -88,6 +90,12 @@ class RealArguments:
 
     def wrap_result(self, tx, result: Any, name: str) -> Value:
         return fresh_value(tx, result, name, self._value_of, {})
+
+
+def _own_class(cls: type, items: list) -> Any:
+    """``items`` as a tuple of ``cls`` (a named tuple is made without its ``__new__``)."""
+    from autograph.capture.values.named_tuples import _rebuild, is_named_tuple_class
+    return _rebuild(cls, tuple(items)) if is_named_tuple_class(cls) else cls(items)
 
 
 def _layout(obj: Any) -> Any:

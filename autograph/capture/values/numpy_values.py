@@ -534,6 +534,7 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
             break
     changed = [i for i, a in enumerate(real_args) if isinstance(a, np.ndarray) and id(a) in before
                and a.tobytes() != before[id(a)].tobytes()]
+    changed += [i for i in _written(op, args, kwargs, zero_ints, expected, real_args) if i not in changed]
     out_kw = kwargs.get("out")
     if any(i not in op.mutating_ok for i in changed) and out_kw is None:
         raise Unsupported(f"{op.what()} changes an argument in place", kind=NUMPY)
@@ -563,6 +564,42 @@ def numpy_operation(tx, op: _Op, args: list[Value], kwargs: dict[str, Value]) ->
             raise Unsupported(f"{op.what()} with an `out=` that is not a numpy array", kind=NUMPY)
         return out_kw
     return _typed(tx, op, expected, result, args, real_args)
+
+
+def _written(op: _Op, args: list[Value], kwargs: dict[str, Value], zero_ints: bool, expected: Any,
+             real_args: list) -> list[int]:
+    """Positions of the arrays ``op`` writes into, found without reading the stand-ins' values
+    (``a %= 5`` leaves stand-ins 1..3 as they were, yet writes). An in-place operator writes
+    into its left operand exactly when it returns it (``ndarray.__imod__`` returns ``self``); a
+    ufunc writes only through ``out=``; an item store always writes. Otherwise (methods, other
+    functions) the dry run runs again with one argument's stand-in read-only at a time: NumPy
+    refuses exactly the writes."""
+    if isinstance(op, _AttrOp) or (isinstance(op, _OperatorOp) and not op.mutating_ok):
+        return []  # reading an attribute, ``a + b``: no writes
+    if isinstance(op, _OperatorOp):
+        return [0] if isinstance(real_args[0], np.ndarray) and expected is real_args[0] else []
+    if isinstance(op, _SetitemOp):
+        return [0]
+    if isinstance(op, _FunctionOp) and isinstance(op.fn, np.ufunc) and "out" not in kwargs:
+        return []
+    out = []
+    for i, a in enumerate(args):
+        if not isinstance(a, NumpyArrayValue) or a.readonly or a.scalar is not None:
+            continue
+        dummies: dict = {}
+        real_args = [_dummy(v, dummies, zero_ints) for v in args]
+        real_kwargs = {k: _dummy(v, dummies, zero_ints) for k, v in kwargs.items()}
+        real_args[i].flags.writeable = False
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                op.real(*real_args, **real_kwargs)
+        except ValueError as exc:
+            if "read-only" in str(exc):
+                out.append(i)
+        except Exception:  # noqa: BLE001 - the writable run decided what raises
+            pass
+    return out
 
 
 def _pristine_tensors(dummies: dict) -> dict:
@@ -636,16 +673,25 @@ _INT_DIVISIONS = {operator.floordiv, operator.ifloordiv, operator.mod, operator.
                   operator.ipow, divmod, np.floor_divide, np.remainder, np.mod, np.fmod, np.divmod, np.power}
 
 
+# ndarray's division methods: where the divisor (or exponent) is among the arguments
+# (``a.__rfloordiv__(0)`` is ``0 // a``: the array itself divides)
+_INT_DIVISION_METHODS = {"__floordiv__": 1, "__mod__": 1, "__pow__": 1, "__divmod__": 1, "__ifloordiv__": 1,
+                         "__imod__": 1, "__ipow__": 1, "__rfloordiv__": 0, "__rmod__": 0, "__rpow__": 0,
+                         "__rdivmod__": 0}
+
+
 def _check_integer_division(op, expected, args) -> None:
     """Integer ``//``, ``%`` and ``**`` by an array: NumPy gives 0 for a zero divisor (and raises for
     a negative exponent), torch raises (or wraps) -- known only at run time: NumPy runs them."""
     fn = getattr(op, "fn", None)
-    if fn not in _INT_DIVISIONS or len(args) < 2:
+    divisor_at = _INT_DIVISION_METHODS.get(op.name) if isinstance(op, _MethodOp) else 1
+    if (fn not in _INT_DIVISIONS and not isinstance(op, _MethodOp)) or divisor_at is None \
+            or len(args) <= divisor_at:
         return
     results = expected if type(expected) is tuple else (expected,)
     if not any(isinstance(r, (np.ndarray, np.generic)) and r.dtype.kind in "iub" for r in results):
         return
-    divisor = args[1]
+    divisor = args[divisor_at]
     if divisor.is_constant() and isinstance(divisor.as_python_constant(), (int, np.integer)) \
             and divisor.as_python_constant() > 0:
         return

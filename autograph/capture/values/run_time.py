@@ -45,6 +45,36 @@ class RunTimeValue(Value):
         return cg.shared(self, call)
 
 
+def refuse_fake_text(result: Any, what: str, inputs: Any) -> None:
+    """The one check for text computed during capture from a fake tensor or a symbol among
+    ``inputs`` (``"%s" % t``, ``t.__repr__()``): it shows the fake (``FakeTensor(..., size=())``),
+    never the run's values, so it is never folded into the program; the operation runs in
+    Python after a break. (Text from no tensor, ``torch._C._get_privateuse1_backend_name()``,
+    is the real function's.)"""
+    if _holds_text(result) and _holds_fake(inputs):
+        raise Unsupported(f"{what} makes text from a tensor's values (known only at run time)",
+                          kind=RUN_TIME_VALUE)
+
+
+def _holds_text(result: Any) -> bool:
+    if isinstance(result, (str, bytes)):
+        return True
+    if type(result) in (tuple, list):
+        return any(_holds_text(r) for r in result)
+    return False
+
+
+def _holds_fake(x: Any) -> bool:
+    import torch
+    if isinstance(x, (torch.Tensor, torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(_holds_fake(i) for i in x)
+    if isinstance(x, dict):
+        return any(_holds_fake(i) for i in x.values())
+    return False
+
+
 def any_true(*flags: Any) -> bool:
     """``x in seq``'s loop over the comparisons that capture could not decide: each one's real
     truth in order, stopping at the first true one (``PySequence_Contains``)."""
