@@ -189,9 +189,10 @@ class GraphBuilder:
             # the fake input's sizes/strides change in place, and the guards and the backend's
             # example inputs are read from it at the end: capture with static sizes instead
             raise shapes.NeedsStaticSizes(f"{_target_name(target)} changes a tensor's sizes or strides in place")
-        before = getattr(self, "last_call_node", None)
+        from autograph.capture.values.tensors import tensor_values
+        before = self.last_call_node
         value = self.wrap_result(kind, target, node_args, node_kwargs, result, effect_kinds=kinds,
-                                 arguments=_tensor_values((args, kwargs)))
+                                 arguments=tensor_values((args, kwargs)))
         if effects.call_may_raise(target, recorder) and self.last_call_node is not before:
             self.last_call_node.meta["may_raise"] = True  # unused, it still raises as in eager
         if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
@@ -329,21 +330,6 @@ def _numpy_scalars_as_numbers(kind: str, target: Any, args: Any, kwargs: Any) ->
     return new_args, new_kwargs
 
 
-def _tensor_values(obj) -> list:
-    """The tensor values among a call's symbolic arguments (one level into containers)."""
-    from autograph.capture.values.containers import BaseSequenceValue, DictValue
-    from autograph.capture.values.tensors import TensorValue
-    if isinstance(obj, TensorValue):
-        return [obj]
-    if isinstance(obj, BaseSequenceValue):
-        return [t for i in obj.items for t in _tensor_values(i)]
-    if isinstance(obj, DictValue):
-        return [t for v in obj.items.values() for t in _tensor_values(v)]
-    if isinstance(obj, (tuple, list)):
-        return [t for o in obj for t in _tensor_values(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in _tensor_values(o)]
-    return []
 
 
 def _has_symbolic_shape(obj) -> bool:

@@ -235,3 +235,19 @@ class TensorMethodValue(Value):
 
     def reconstruct(self, cg):
         return f"{cg.reconstruct(self.tensor)}.{self.name}"
+
+
+def tensor_values(obj) -> list:
+    """The tensor values among a call's symbolic arguments (one level into containers)."""
+    from autograph.capture.values.containers import BaseSequenceValue, DictValue
+    if isinstance(obj, TensorValue):
+        return [obj]
+    if isinstance(obj, BaseSequenceValue):
+        return [t for i in obj.items for t in tensor_values(i)]
+    if isinstance(obj, DictValue):
+        return [t for v in obj.items.values() for t in tensor_values(v)]
+    if isinstance(obj, (tuple, list)):
+        return [t for o in obj for t in tensor_values(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in tensor_values(o)]
+    return []

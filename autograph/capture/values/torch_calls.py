@@ -8,10 +8,10 @@ from typing import Callable
 import torch
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.graph import _tensor_values
 from autograph.capture.values.base import Value
 from autograph.capture.values.builtins import _all_constant, fold
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.tensors import tensor_values
 from autograph.capture.values.registry import TORCH_BREAKS, TORCH_CALL_OVERRIDES, add_torch_breaks
 
 # torch functions that change global state: calling one is a graph break
@@ -52,7 +52,7 @@ class TorchFunctionValue(Value):
             return ConstantValue(args[0].is_tensor())
         from autograph.capture.values.state_queries import guard_answer
         try:
-            if isinstance(self.fn, types.FunctionType) and not _tensor_values((args, kwargs)):
+            if isinstance(self.fn, types.FunctionType) and not tensor_values((args, kwargs)):
                 # running its body on fake tensors is running it for real (a closure's object
                 # changed, a counter bumped) and the graph would run it once more
                 raise Unsupported(f"{self.describe()}() gets no tensor argument: not a graph operation "
