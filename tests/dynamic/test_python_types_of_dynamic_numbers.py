@@ -63,3 +63,20 @@ def test_a_dynamic_module_int_attribute_is_an_int():
     for n in (3, 5, 7):
         module_state.n = n
         assert compiled(torch.ones(2))[1:] == (True, False, "int")
+
+
+def test_text_of_a_list_holding_a_dynamic_int_is_made_at_its_program_point():
+    """``str([n])`` is not deferred past the graph: the list changes after the text is made."""
+    log: list = []
+
+    def fn(x, n):
+        items = [n]
+        log.append(str(items))
+        items.append(len(items))
+        return x * n, items
+
+    compiled = autograph.compile(fn, backend="eager")
+    for n in (3, 5, 7):  # the second value makes n dynamic
+        log.clear()
+        got = compiled(torch.ones(2), n)
+        assert log == [f"[{n}]"] and got[1] == [n, 1]

@@ -80,12 +80,24 @@ def _specialise_deep(x: Any, specialise: Callable) -> Any:
 def _run_time_text(fn: Callable, args, kwargs, name: str) -> Value:
     """``fn(*args)`` making text from a symbolic number: the transformed code calls the real
     ``fn`` on the real numbers after the graph (values/run_time.py)."""
-    if kwargs:
+    if kwargs or not all(_immutable(a.as_python_constant()) for a in args):
+        # a list/dict/set made or changed in the call may change before the transformed code reads
+        # it after the graph: the text must be made at its program point
         raise Unsupported(f"{name}() makes text from a dynamic size (its value is known only at run time)",
                           kind="dynamic-shape")
     from autograph.capture.values.run_time import RunTimeValue
     return RunTimeValue(fn, list(args), str if fn in (str, repr, format, ascii) else _text_type(fn, args),
                         f"{name}() of a dynamic number")
+
+
+def _immutable(x: Any) -> bool:
+    """Numbers (symbolic ones too), text and tuples/frozensets of them: nothing can change them
+    between their program point and the transformed code's use after the graph."""
+    import torch
+    if isinstance(x, (tuple, frozenset)):
+        return all(_immutable(i) for i in x)
+    return x is None or isinstance(x, (int, float, complex, str, bytes, torch.SymInt, torch.SymFloat,
+                                       torch.SymBool))
 
 
 def _text_type(fn: Callable, args) -> type:
