@@ -162,6 +162,9 @@ class Translator:
         self.root_steps = 0
         self.step = 0
         self.graph = GraphBuilder()
+        from autograph.capture import prechecks
+        # the entry can fall back to the original function when a pre-check fails
+        self.graph.can_precheck = prechecks.supported(fn)
         self.guards = GuardRecorder()
         self.depth = 0
         # the exception being handled (values/exception_state.py); at entry, the caller's

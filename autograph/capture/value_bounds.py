@@ -1,0 +1,131 @@
+"""Static bounds of an integer tensor computed in the graph, read off the ops that made it.
+
+A value-checked op (an embedding, a gather) whose index is computed in the graph cannot be
+pre-checked before the graph runs, but often its values are known to lie in a range whatever the
+inputs hold: ``arange(n) + past``, ``cumsum(ids.ne(pad).int(), 1) * mask + pad`` (Hugging Face
+position ids). Interval arithmetic over the few ops below proves such an op cannot raise; any
+other op, or a size the graph knows only as a symbol, gives no bounds.
+"""
+from __future__ import annotations
+
+import operator
+
+import torch
+import torch.nn.functional as F
+
+_INTEGER = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
+_PREDICATE_METHODS = frozenset({"ne", "eq", "lt", "le", "gt", "ge", "__ne__", "__eq__", "__lt__", "__le__",
+                                "__gt__", "__ge__", "logical_not", "logical_and", "logical_or", "bool"})
+_PREDICATE_FUNCTIONS = (torch.ne, torch.eq, torch.lt, torch.le, torch.gt, torch.ge, operator.ne, operator.eq,
+                        operator.lt, operator.le, operator.gt, operator.ge, torch.logical_not,
+                        torch.logical_and, torch.logical_or)
+# ops whose result's elements are elements of their first operand
+SUBSET_METHODS = frozenset({"view", "reshape", "flatten", "unflatten", "unsqueeze", "squeeze", "expand",
+                             "expand_as", "view_as", "reshape_as", "contiguous", "permute", "transpose", "t",
+                             "clone", "detach", "narrow", "select", "__getitem__", "long", "int", "to",
+                             "type_as", "repeat", "gather", "index_select", "take_along_dim"})
+SUBSET_FUNCTIONS = (torch.reshape, torch.flatten, torch.unsqueeze, torch.squeeze, torch.permute,
+                     torch.transpose, torch.narrow, torch.select, torch.clone, operator.getitem, torch.gather,
+                     torch.index_select, torch.take_along_dim)
+_ADD = (operator.add, torch.add, "add", "__add__", "__radd__")
+_SUB = (operator.sub, torch.sub, "sub", "__sub__")
+_MUL = (operator.mul, torch.mul, "mul", "__mul__", "__rmul__")
+
+
+def _dtype(node):
+    return getattr(node.meta.get("example_value"), "dtype", None) if isinstance(node, torch.fx.Node) else None
+
+
+def _fits(bounds, dtype) -> bool:
+    if dtype == torch.bool:
+        return bounds[0] >= 0 and bounds[1] <= 1
+    info = torch.iinfo(dtype)
+    return info.min <= bounds[0] and bounds[1] <= info.max
+
+
+def bounds(arg, stale=lambda node: False, depth: int = 0) -> tuple[int, int] | None:
+    """``(low, high)``, inclusive, of every element ``arg`` (an fx node or a Python int) can hold;
+    ``stale(node)``: the node's tensor was written in place after it was made (no bounds)."""
+    if isinstance(arg, bool):
+        return int(arg), int(arg)
+    if isinstance(arg, int):
+        return arg, arg
+    if not isinstance(arg, torch.fx.Node) or depth > 64 or arg.op not in ("call_function", "call_method"):
+        return None
+    if stale(arg):
+        return None
+    dtype = _dtype(arg)
+    if dtype not in _INTEGER:
+        return None
+    found = _bounds_of_op(arg, stale, depth + 1)
+    return found if found is not None and _fits(found, dtype) else None
+
+
+def _bounds_of_op(node, stale, depth: int):
+    target, args = node.target, node.args
+    is_method = node.op == "call_method"
+    if target in _PREDICATE_FUNCTIONS or is_method and target in _PREDICATE_METHODS:
+        return 0, 1
+    if is_method and target in SUBSET_METHODS or not is_method and target in SUBSET_FUNCTIONS:
+        if node.kwargs.get("out") is not None or not args:
+            return None
+        return bounds(args[0], stale, depth)
+    if target is F.pad:
+        padding, source = constant_padding(node), bounds(args[0], stale, depth)
+        if padding is None or source is None:
+            return None
+        return min(source[0], padding), max(source[1], padding)
+    if target is torch.arange:
+        return _arange(args, node.kwargs)
+    if target in (torch.cumsum, "cumsum"):
+        return _cumsum(node, stale, depth)
+    if len(args) != 2 or node.kwargs:
+        return None
+    left, right = bounds(args[0], stale, depth), bounds(args[1], stale, depth)
+    if left is None or right is None:
+        return None
+    if target in _ADD:
+        return left[0] + right[0], left[1] + right[1]
+    if target in _SUB:
+        return left[0] - right[1], left[1] - right[0]
+    if target in _MUL:
+        products = [a * b for a in left for b in right]
+        return min(products), max(products)
+    return None
+
+
+def _arange(args, kwargs):
+    if any(k not in ("dtype", "device", "layout", "requires_grad", "pin_memory") for k in kwargs):
+        return None
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in args) or not 1 <= len(args) <= 3:
+        return None
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+    values = range(start, end, step)
+    if len(values) == 0:
+        return None
+    return min(values[0], values[-1]), max(values[0], values[-1])
+
+
+def _cumsum(node, stale, depth: int):
+    args = list(node.args)
+    dim = args[1] if len(args) > 1 else node.kwargs.get("dim")
+    if not isinstance(dim, int) or set(node.kwargs) - {"dim"}:
+        return None
+    source = bounds(args[0], stale, depth)
+    size = node.meta["example_value"].shape[dim]
+    if source is None or not isinstance(size, int):
+        return None
+    low, high = source
+    return min(low, size * low), max(high, size * high)
+
+
+def constant_padding(node) -> int | None:
+    """The value ``F.pad`` fills in, when it pads with a constant integer (None otherwise)."""
+    args, kwargs = node.args, node.kwargs
+    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+    value = args[3] if len(args) > 3 else kwargs.get("value", None)
+    if mode != "constant":
+        return None
+    if value is None:
+        return 0
+    return int(value) if isinstance(value, int) or isinstance(value, float) and value.is_integer() else None
