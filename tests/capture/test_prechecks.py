@@ -1,0 +1,126 @@
+"""Pre-checks before the graph for value-checked ops on graph inputs (capture/prechecks.py).
+
+Each function has an effect pending before a value-checked op, so without a pre-check the graph
+would split. The first call captures one graph; later calls bring indices in range, out of range,
+negative and empty: the compiled function must give eager's results, errors and effects.
+"""
+import pytest
+import torch
+import torch.nn.functional as F
+
+import autograph
+from autograph.explain.find import find_shim
+
+X = torch.arange(12.0).view(3, 4)
+W = torch.randn(5, 2)
+
+
+class Box:
+    mark = None
+
+
+def _compare(f, calls):
+    """Compile ``f`` (taking a box it marks first); plain and compiled results, errors and marks
+    agree; the capture is one graph without breaks. Returns the entry's transformed source."""
+    def run(fn):
+        box, out = Box(), []
+        for args in calls:
+            box.mark = None
+            try:
+                result = fn(box, *args)
+                result = result.tolist() if isinstance(result, torch.Tensor) else result
+            except Exception as exc:  # noqa: BLE001 - the comparison is the point
+                result = (type(exc).__name__, str(exc))
+            out.append((result, box.mark))
+        return out
+    plain = run(f)
+    cf = autograph.compile(f, backend="eager")
+    assert run(cf) == plain
+    entries = find_shim(cf).entries  # one per shape seen
+    for entry in entries:
+        assert entry.result.breaks == [] and len(entry.result.graphs) == 1, entry.result.breaks
+    return entries[0].result.transformed_source
+
+
+def test_embedding_ids_in_range_out_of_range_negative_and_empty():
+    def f(log, ids):
+        log.mark = "ran"
+        return F.embedding(ids, W)
+    source = _compare(f, [(torch.tensor([0, 4]),), (torch.tensor([5]),), (torch.tensor([-1]),),
+                          (torch.tensor([], dtype=torch.long),), (torch.tensor([[1], [2]]),)])
+    assert "if not (" in source  # the pre-check, before the graph call
+
+
+def test_embedding_of_a_view_of_the_input():
+    def f(log, ids):
+        log.mark = "ran"
+        return torch.nn.functional.embedding(ids.reshape(-1).unsqueeze(0), W)
+    _compare(f, [(torch.tensor([[0, 4]]),), (torch.tensor([[3, 7]]),), (torch.tensor([[2, 2]]),)])
+
+
+@pytest.mark.parametrize("loss", [F.cross_entropy, lambda x, t, **kw: F.nll_loss(x.log_softmax(-1), t, **kw)])
+def test_loss_targets_with_ignore_index(loss):
+    logits = torch.randn(3, 4)
+
+    def f(log, target):
+        log.mark = "ran"
+        return loss(logits, target, ignore_index=-100)
+    _compare(f, [(torch.tensor([0, 3, 1]),), (torch.tensor([0, -100, 1]),), (torch.tensor([0, 4, 1]),),
+                 (torch.tensor([-1, 0, 0]),), (torch.tensor([2, 2, 2]),)])
+
+
+def test_gather_and_index_select_refuse_negative_indices():
+    def f(log, idx):
+        log.mark = "ran"
+        return torch.gather(X, 1, idx.view(3, 1)) + X.index_select(0, idx)
+    _compare(f, [(torch.tensor([0, 1, 2]),), (torch.tensor([0, -1, 2]),), (torch.tensor([0, 3, 2]),),
+                 (torch.tensor([2, 2, 0]),)])
+
+
+def test_tensor_indexing_allows_negative_indices():
+    def f(log, idx):
+        log.mark = "ran"
+        return X[idx]
+    _compare(f, [(torch.tensor([0]),), (torch.tensor([-3]),), (torch.tensor([-4]),), (torch.tensor([3]),),
+                 (torch.tensor([], dtype=torch.long),), (torch.tensor([2, -1]),)])
+
+
+def test_in_finally_block_without_pending_effects():
+    def f(log, ids):
+        try:
+            return F.embedding(ids, W)
+        finally:
+            log.mark = "finally"
+    _compare(f, [(torch.tensor([1]),), (torch.tensor([9]),), (torch.tensor([4]),)])
+
+
+def test_positions_computed_from_sizes_need_no_check():
+    """``arange`` positions (plus a predicate's cumsum) are in range whatever the inputs hold."""
+    pos_w = torch.randn(16, 2)
+
+    def f(log, ids):
+        log.mark = "ran"
+        positions = torch.arange(ids.shape[1]).unsqueeze(0) + 1
+        mask = ids.ne(0).int()
+        counted = torch.cumsum(mask, dim=1).type_as(mask) * mask + 2
+        return F.embedding(positions, pos_w) + F.embedding(counted.long(), pos_w)
+    source = _compare(f, [(torch.tensor([[1, 0, 3]]),), (torch.tensor([[0, 0, 0]]),)])
+    assert "if not (" not in source
+
+
+def test_no_pre_check_when_nothing_is_pending():
+    def f(log, ids):
+        return F.embedding(ids, W)
+    source = _compare(f, [(torch.tensor([1]),), (torch.tensor([7]),)])
+    assert "if not (" not in source
+
+
+def test_values_in_range():
+    from autograph.capture.prechecks import values_in_range
+    assert values_in_range(torch.tensor([0, 4]), 0, 5)
+    assert not values_in_range(torch.tensor([0, 5]), 0, 5)
+    assert not values_in_range(torch.tensor([-1]), 0, 5)
+    assert values_in_range(torch.tensor([-3, 2]), -3, 3)
+    assert values_in_range(torch.zeros(0, 3, dtype=torch.long), 0, 1)
+    assert values_in_range(torch.tensor([-100, 1]), 0, 2, -100)
+    assert not values_in_range(torch.tensor([-99, 1]), 0, 2, -100)
