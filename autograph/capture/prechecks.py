@@ -122,7 +122,7 @@ def plan(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None
     def accepted(value: int) -> bool:
         return low <= value < high or value == allowed
 
-    known = value_bounds.bounds(checked.node, stale)
+    known = value_bounds.bounds(checked.node, stale) or value_bounds.evaluated_bounds(graph.graph, checked.node)
     if known is not None and (low <= known[0] and known[1] < high or known == (allowed, allowed)):
         return PROVEN  # computed in the graph from ops that keep it in range whatever the inputs hold
     node = _input_behind(checked.node, stale, accepted)

@@ -129,3 +129,57 @@ def constant_padding(node) -> int | None:
     if value is None:
         return 0
     return int(value) if isinstance(value, int) or isinstance(value, float) and value.is_integer() else None
+
+
+_MAX_ELEMENTS = 1 << 20  # constant tensors larger than this are not evaluated at capture
+_PLAIN = (int, float, bool, str, type(None), torch.dtype, torch.device, torch.layout, torch.memory_format,
+          slice, type(Ellipsis))
+
+
+def evaluated_bounds(graph: torch.fx.Graph, target_node) -> tuple[int, int] | None:
+    """Bounds of ``target_node`` when it depends on no input: the graph's prefix of ops on
+    constants only (``arange`` of static sizes, T5's relative-position buckets) is run once on real
+    tensors, in order, in-place updates included. Deterministic ops on constants give the same values
+    at every run, so its min/max are exact. None when an input, a parameter, a random or
+    state-changing op, or a write by any other op reaches it."""
+    env: dict = {}
+    for node in graph.nodes:
+        if node.op not in ("call_function", "call_method") or not _evaluable(node, env):
+            if node.meta.get("mutates") and any(arg in env for arg in _node_args(node)):
+                return None  # an op that cannot run here may write a tensor the prefix computed
+            continue
+        try:
+            with torch._C.DisableTorchFunction(), torch.no_grad():
+                value = _run(node, env)
+        except Exception:  # noqa: BLE001 - an op that raises here proves nothing
+            return None
+        env[node] = value
+    value = env.get(target_node)
+    if not isinstance(value, torch.Tensor) or value.dtype not in _INTEGER or value.numel() == 0:
+        return None
+    low, high = torch.aminmax(value.to(torch.int64))
+    return int(low), int(high)
+
+
+def _node_args(node) -> list:
+    flat, _ = torch.utils._pytree.tree_flatten((node.args, node.kwargs))
+    return [a for a in flat if isinstance(a, torch.fx.Node)]
+
+
+def _evaluable(node, env: dict) -> bool:
+    effects = node.meta.get("effects") or ()
+    if any(kind != "write" for kind in effects) or node.meta.get("state"):
+        return False  # random numbers, autograd or global state: not a constant, or not to run twice
+    example = node.meta.get("example_value")
+    if not isinstance(example, torch.Tensor) or not isinstance(example.numel(), int) \
+            or example.numel() > _MAX_ELEMENTS:
+        return False
+    flat, _ = torch.utils._pytree.tree_flatten((node.args, node.kwargs))
+    return all(a in env if isinstance(a, torch.fx.Node) else isinstance(a, _PLAIN) for a in flat)
+
+
+def _run(node, env: dict):
+    args, kwargs = torch.fx.node.map_arg((node.args, node.kwargs), lambda n: env[n])
+    if node.op == "call_method":
+        return getattr(args[0], node.target)(*args[1:], **kwargs)
+    return node.target(*args, **kwargs)

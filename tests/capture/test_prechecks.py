@@ -124,3 +124,38 @@ def test_values_in_range():
     assert values_in_range(torch.zeros(0, 3, dtype=torch.long), 0, 1)
     assert values_in_range(torch.tensor([-100, 1]), 0, 2, -100)
     assert not values_in_range(torch.tensor([-99, 1]), 0, 2, -100)
+
+
+def test_buckets_computed_from_constants_only_need_no_check():
+    """Indices the graph computes from static sizes alone (T5's relative-position buckets: floats,
+    ``where``, an in-place ``+=``) are run once at capture: their range is known exactly."""
+    bias = torch.randn(8, 2)
+
+    def buckets(n):
+        relative = torch.arange(n)[None, :] - torch.arange(n)[:, None]
+        out = 0
+        out += (relative > 0).to(torch.long) * 4
+        relative = torch.abs(relative)
+        large = 2 + (torch.log(relative.float() / 2 + 1e-6) * 2).to(torch.long)
+        large = torch.min(large, torch.full_like(large, 3))
+        out += torch.where(relative < 2, relative, large)
+        return out
+
+    def f(box, x):
+        box.mark = "ran"
+        return F.embedding(buckets(x.shape[0]), bias).sum(-1) + x
+    source = _compare(f, [(torch.ones(5, 5),), (torch.zeros(5, 5),)])
+    assert "if not (" not in source
+
+
+def test_constant_index_written_by_an_input_still_splits():
+    """A constant index that an op on an input writes in place is no longer a constant."""
+    def f(box, x, idx):
+        box.mark = "ran"
+        pos = torch.arange(3)
+        pos.add_(idx)
+        return x[pos]
+    cf = autograph.compile(f, backend="eager")
+    cf(Box(), torch.arange(5.0), torch.tensor(1))
+    kinds = [b.kind for b in find_shim(cf).entries[0].result.breaks]
+    assert kinds == ["effects-before-run-time-error"]
