@@ -166,10 +166,17 @@ def _node_args(node) -> list:
     return [a for a in flat if isinstance(a, torch.fx.Node)]
 
 
+# results that are not a function of the arguments: uninitialized memory, the generator's state
+_NOT_CONSTANT = ("empty", "rng_state", "seed")
+
+
 def _evaluable(node, env: dict) -> bool:
     effects = node.meta.get("effects") or ()
     if any(kind != "write" for kind in effects) or node.meta.get("state"):
         return False  # random numbers, autograd or global state: not a constant, or not to run twice
+    name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+    if not isinstance(name, str) or any(word in name for word in _NOT_CONSTANT):
+        return False
     example = node.meta.get("example_value")
     if not isinstance(example, torch.Tensor) or not isinstance(example.numel(), int) \
             or example.numel() > _MAX_ELEMENTS:

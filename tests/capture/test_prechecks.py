@@ -159,3 +159,14 @@ def test_constant_index_written_by_an_input_still_splits():
     cf(Box(), torch.arange(5.0), torch.tensor(1))
     kinds = [b.kind for b in find_shim(cf).entries[0].result.breaks]
     assert kinds == ["effects-before-run-time-error"]
+
+
+def test_uninitialized_memory_is_no_constant():
+    """``torch.empty`` holds whatever memory held: its values at capture say nothing about the run."""
+    def f(box, x):
+        box.mark = "ran"
+        return x[torch.empty(2, dtype=torch.long).clamp(0, 0)]
+    cf = autograph.compile(f, backend="eager")
+    cf(Box(), torch.arange(5.0))
+    kinds = [b.kind for b in find_shim(cf).entries[0].result.breaks]
+    assert kinds == ["effects-before-run-time-error"]
