@@ -11,6 +11,7 @@ the error, the ``finally`` and the effects happen as in eager). No split, one gr
 """
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ class PreCheck:
     low: int
     high: int
     allowed: int | None = None  # a value also accepted (a loss's ignore_index)
+    nonzero: bool = False  # instead: no element is 0 (an integer divisor)
 
 
 PROVEN = "proven"  # the op cannot raise: no pre-check needed
@@ -48,6 +50,32 @@ def values_in_range(t: torch.Tensor, low: int, high: int, allowed: int | None = 
         if allowed is None:
             return False
         return bool(((t == allowed) | ((t >= low) & (t < high))).all())
+
+
+def values_nonzero(t: torch.Tensor) -> bool:
+    """Whether no element of ``t`` is 0 (an integer divisor; empty: True)."""
+    with torch._C.DisableTorchFunction():
+        return bool((t != 0).all())
+
+
+# integer ops that raise on an operand's values: the operand's position and what it must be
+_DIVISIONS = {operator.floordiv: 1, operator.mod: 1, operator.truediv: 1, torch.div: 1, torch.floor_divide: 1,
+              torch.remainder: 1, torch.fmod: 1, "div": 1, "floor_divide": 1, "remainder": 1, "fmod": 1,
+              "__floordiv__": 1, "__mod__": 1, "__truediv__": 1, "__rfloordiv__": 0, "__rmod__": 0,
+              "__rtruediv__": 0}
+_POWERS = {operator.pow: 1, torch.pow: 1, "pow": 1, "__pow__": 1, "__rpow__": 0}
+
+
+def _arithmetic_operand(target: Any, args: tuple) -> tuple[Any, str] | None:
+    """``(operand, "nonzero" | "nonnegative")`` for integer division and power, else None."""
+    try:
+        if target in _DIVISIONS and len(args) > _DIVISIONS[target]:
+            return args[_DIVISIONS[target]], "nonzero"
+        if target in _POWERS and len(args) > _POWERS[target]:
+            return args[_POWERS[target]], "nonnegative"
+    except TypeError:  # an unhashable target
+        return None
+    return None
 
 
 def _arg(args: tuple, kwargs: dict, index: int, name: str, default: Any = None) -> Any:
@@ -91,7 +119,7 @@ def _plan(target: Any, args: tuple, kwargs: dict):
         if not isinstance(dim, int):
             return None
         return _arg(args, kwargs, 2, "index"), 0, _size(source.fake, dim), None
-    if target is operator.getitem or target == "__getitem__":
+    if target in (operator.getitem, operator.setitem, "__getitem__", "__setitem__"):  # x[idx], x[idx] = v
         source, index = args[0], args[1]
         if source.fake.dim() == 0:
             return None
@@ -107,6 +135,14 @@ def plan(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None
     from autograph.capture.values.tensors import TensorValue
     if graph.wrote_input:  # the checked input (or memory it shares) may hold other values by then
         return None
+    def stale(node) -> bool:  # written in place by an op of the graph: its example value is old news
+        return bool(effects.storages_of(node.meta.get("example_value")) & graph.written_storages)
+
+    if target in (torch.histc, "histc"):
+        return _plan_histc(args, kwargs)
+    arithmetic = _arithmetic_operand(target, args)
+    if arithmetic is not None:
+        return _plan_arithmetic(graph, *arithmetic, stale)
     try:
         planned = _plan(target, args, kwargs)
     except Exception:  # a non-constant argument, an unexpected argument shape
@@ -116,8 +152,6 @@ def plan(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None
     checked, low, high, allowed = planned
     if high is None or not isinstance(checked, TensorValue) or checked.is_attr:
         return None
-    def stale(node) -> bool:  # written in place by an op of the graph: its example value is old news
-        return bool(effects.storages_of(node.meta.get("example_value")) & graph.written_storages)
 
     def accepted(value: int) -> bool:
         return low <= value < high or value == allowed
@@ -129,6 +163,49 @@ def plan(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None
     if node is None or checked.fake.dtype not in _INDEX_DTYPES:
         return None
     return PreCheck(node, low, high, allowed)
+
+
+def _plan_histc(args: tuple, kwargs: dict) -> str | None:
+    """``histc`` checks values only to find a range it is not given (min == max): a finite
+    constant range raises on no value (values outside it, NaN included, are not counted)."""
+    try:
+        bins = _constant(_arg(args, kwargs, 1, "bins", 100))
+        low = _constant(_arg(args, kwargs, 2, "min", 0))
+        high = _constant(_arg(args, kwargs, 3, "max", 0))
+    except Exception:  # a symbolic bound
+        return None
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (bins, low, high))
+    if numbers and isinstance(bins, int) and bins > 0 and math.isfinite(low) and math.isfinite(high) and low < high:
+        return PROVEN
+    return None
+
+
+def _plan_arithmetic(graph, operand: Any, need: str, stale) -> PreCheck | str | None:
+    """Integer division needs a divisor without zeros, integer power an exponent without negatives."""
+    from autograph.capture.values.tensors import TensorValue
+    if not isinstance(operand, TensorValue):
+        try:
+            value = _constant(operand)
+        except Exception:  # a symbolic number: unknown until the run
+            return None
+        if isinstance(value, float) or isinstance(value, int) and (value != 0 if need == "nonzero" else value >= 0):
+            return PROVEN  # a float operand makes the op a float one: nothing to raise
+        return None
+    if operand.fake.dtype.is_floating_point or operand.fake.dtype.is_complex:
+        return PROVEN
+    if operand.is_attr:
+        return None
+    known = value_bounds.bounds(operand.node, stale) or value_bounds.evaluated_bounds(graph.graph, operand.node)
+    if known is not None and (known[0] > 0 or known[1] < 0 if need == "nonzero" else known[0] >= 0):
+        return PROVEN
+    if operand.fake.dtype not in _INDEX_DTYPES:
+        return None
+    node = _input_behind(operand.node, stale, lambda v: v != 0 if need == "nonzero" else v >= 0)
+    if node is None:
+        return None
+    if need == "nonzero":
+        return PreCheck(node, 0, 0, nonzero=True)
+    return PreCheck(node, 0, 1 << 63)
 
 
 def _input_behind(node, stale, accepted):
@@ -170,8 +247,9 @@ def entry_lines(cg, checks: list[PreCheck], inputs: list[tuple[Any, str]]) -> li
     if not checks:
         return []
     by_node = {node: name for node, name in inputs}
-    test = cg.const(values_in_range)
-    conditions = [f"{test}({by_node[c.node]}, {c.low}, {c.high}, {c.allowed!r})" for c in dict.fromkeys(checks)]
+    in_range, nonzero = cg.const(values_in_range), cg.const(values_nonzero)
+    conditions = [f"{nonzero}({by_node[c.node]})" if c.nonzero else
+                  f"{in_range}({by_node[c.node]}, {c.low}, {c.high}, {c.allowed!r})" for c in dict.fromkeys(checks)]
     eager = cg.const(cg.fn)
     return [f"if not ({' and '.join(conditions)}):", f"    return {eager}({_forwarded_arguments(cg.fn)})"]
 

@@ -30,6 +30,35 @@ SUBSET_FUNCTIONS = (torch.reshape, torch.flatten, torch.unsqueeze, torch.squeeze
 _ADD = (operator.add, torch.add, "add", "__add__", "__radd__")
 _SUB = (operator.sub, torch.sub, "sub", "__sub__")
 _MUL = (operator.mul, torch.mul, "mul", "__mul__", "__rmul__")
+_FLOORDIV = (operator.floordiv, torch.floor_divide, "floor_divide", "__floordiv__")
+_MOD = (operator.mod, torch.remainder, "remainder", "__mod__")
+# ops giving positions along a dimension: (the dim argument's position, its default; None: all elements)
+_POSITIONS = {torch.sort: (1, -1), "sort": (1, -1), torch.topk: (2, -1), "topk": (2, -1), torch.max: (1, None),
+              "max": (1, None), torch.min: (1, None), "min": (1, None), torch.kthvalue: (2, -1),
+              "kthvalue": (2, -1), torch.argsort: (1, -1), "argsort": (1, -1), torch.argmax: (1, None),
+              "argmax": (1, None), torch.argmin: (1, None), "argmin": (1, None)}
+_POSITION_FUNCTIONS = (torch.argsort, "argsort", torch.argmax, "argmax", torch.argmin, "argmin")
+
+
+def _positions(node):
+    """``(0, n - 1)`` for the positions an op like ``sort``/``topk``/``argmax`` gives along a dim of size n."""
+    if node.op not in ("call_function", "call_method") or node.target not in _POSITIONS:
+        return None
+    place, default = _POSITIONS[node.target]
+    args = node.args
+    dim = args[place] if len(args) > place else node.kwargs.get("dim", default)
+    source = args[0].meta.get("example_value") if args and isinstance(args[0], torch.fx.Node) else None
+    if not isinstance(source, torch.Tensor) or isinstance(dim, torch.fx.Node):
+        return None
+    if dim is None:
+        if node.target in ("max", "min", torch.max, torch.min):
+            return None  # the values themselves, no positions
+        size = source.numel()
+    else:
+        size = source.shape[dim] if source.dim() else 1
+    if not isinstance(size, int) or size == 0:
+        return None
+    return 0, size - 1
 
 
 def _dtype(node):
@@ -66,6 +95,12 @@ def _bounds_of_op(node, stale, depth: int):
     is_method = node.op == "call_method"
     if target in _PREDICATE_FUNCTIONS or is_method and target in _PREDICATE_METHODS:
         return 0, 1
+    if target is operator.getitem and len(args) == 2 and args[1] == 1 and isinstance(args[0], torch.fx.Node):
+        positions = _positions(args[0])  # the indices half of (values, indices)
+        if positions is not None:
+            return positions
+    if target in _POSITION_FUNCTIONS:
+        return _positions(node)
     if is_method and target in SUBSET_METHODS or not is_method and target in SUBSET_FUNCTIONS:
         if node.kwargs.get("out") is not None or not args:
             return None
@@ -88,6 +123,10 @@ def _bounds_of_op(node, stale, depth: int):
         return left[0] + right[0], left[1] + right[1]
     if target in _SUB:
         return left[0] - right[1], left[1] - right[0]
+    if target in _FLOORDIV and right[0] == right[1] and right[0] > 0:
+        return left[0] // right[0], left[1] // right[0]
+    if target in _MOD and right[0] == right[1] and right[0] > 0:
+        return 0, right[0] - 1
     if target in _MUL:
         products = [a * b for a in left for b in right]
         return min(products), max(products)

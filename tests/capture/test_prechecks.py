@@ -116,13 +116,15 @@ def test_no_pre_check_when_nothing_is_pending():
 
 
 def test_values_in_range():
-    from autograph.capture.prechecks import values_in_range
+    from autograph.capture.prechecks import values_in_range, values_nonzero
     assert values_in_range(torch.tensor([0, 4]), 0, 5)
     assert not values_in_range(torch.tensor([0, 5]), 0, 5)
     assert not values_in_range(torch.tensor([-1]), 0, 5)
     assert values_in_range(torch.tensor([-3, 2]), -3, 3)
     assert values_in_range(torch.zeros(0, 3, dtype=torch.long), 0, 1)
     assert values_in_range(torch.tensor([-100, 1]), 0, 2, -100)
+    assert values_nonzero(torch.tensor([-1, 2])) and not values_nonzero(torch.tensor([1, 0]))
+    assert values_nonzero(torch.zeros(0, dtype=torch.long))
     assert not values_in_range(torch.tensor([-99, 1]), 0, 2, -100)
 
 
@@ -170,3 +172,57 @@ def test_uninitialized_memory_is_no_constant():
     cf(Box(), torch.arange(5.0))
     kinds = [b.kind for b in find_shim(cf).entries[0].result.breaks]
     assert kinds == ["effects-before-run-time-error"]
+
+
+def test_integer_division_by_an_input_checks_for_zeros():
+    a = torch.tensor([7, 9])
+
+    def f(box, d):
+        box.mark = "ran"
+        return (a // d) + (a % d.view(-1))
+    source = _compare(f, [(torch.tensor([2, 3]),), (torch.tensor([2, 0]),), (torch.tensor([-1, 4]),)])
+    assert "if not (" in source
+
+
+def test_integer_division_and_power_by_constants_need_no_check():
+    def f(box, ids):
+        box.mark = "ran"
+        return W[ids] + (ids // 2).view(-1, 1) + ids.view(-1, 1) ** 2 + ids.view(-1, 1) % 3
+    source = _compare(f, [(torch.tensor([0, 4]),), (torch.tensor([4, 10]),)])
+    checks = source.split("if not (")[1].split("\n")[0]
+    assert checks.count("__in") == 1  # only the index into W is checked
+
+
+def test_integer_power_by_an_input_checks_for_negative_exponents():
+    a = torch.tensor([2, 3])
+
+    def f(box, e):
+        box.mark = "ran"
+        return a ** e
+    _compare(f, [(torch.tensor([1, 2]),), (torch.tensor([1, -1]),), (torch.tensor([0, 5]),)])
+
+
+def test_positions_from_sort_and_argmax_need_no_check():
+    """``sort``'s indices and ``argmax`` are positions along the dim: in range of a tensor that long."""
+    def f(box, x):
+        box.mark = "ran"
+        _, perm = torch.sort(x)
+        return x[perm // 1] + torch.gather(x, 0, torch.argmax(x).view(1)) + x[x.argsort()]
+    source = _compare(f, [(torch.tensor([3.0, 1.0, 2.0]),), (torch.tensor([0.0, 5.0, 1.0]),)])
+    assert "if not (" not in source
+
+
+def test_histc_with_a_constant_range_needs_no_split():
+    def f(box, x):
+        box.mark = "ran"
+        return torch.histc(x, bins=4, min=0, max=3)
+    _compare(f, [(torch.tensor([0.0, 2.5]),), (torch.tensor([float("nan"), 9.0]),)])
+
+
+def test_index_assignment_with_an_input_index():
+    def f(box, idx):
+        box.mark = "ran"
+        out = torch.zeros(4)
+        out[idx] = 1.0
+        return out
+    _compare(f, [(torch.tensor([0, 3]),), (torch.tensor([4]),), (torch.tensor([-4]),), (torch.tensor([-5]),)])
