@@ -129,12 +129,19 @@ def _plan(target: Any, args: tuple, kwargs: dict):
 
 
 def plan(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None:
-    """:data:`PROVEN` when static bounds show the op cannot raise, else the pre-check that makes ``target(*args, **kwargs)``'s run-time errors foreseeable before
-    the graph runs, or None (the op's operand is computed in the graph, the graph wrote an input
-    before, the bound is not a static size, or no rule knows the op)."""
+    """:data:`PROVEN` when static bounds show the op cannot raise, else the pre-check that makes
+    ``target(*args, **kwargs)``'s run-time errors foreseeable before the graph runs, or None (the
+    op's operand is computed in the graph, the graph wrote an input before, the bound is not a
+    static size, or no rule knows the op)."""
+    found = _plan_call(graph, target, args, kwargs)
+    if isinstance(found, PreCheck) and graph.wrote_input:
+        return None  # the checked input (or memory it shares) may hold other values by then
+    return found
+
+
+def _plan_call(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None:
     from autograph.capture.values.tensors import TensorValue
-    if graph.wrote_input:  # the checked input (or memory it shares) may hold other values by then
-        return None
+
     def stale(node) -> bool:  # written in place by an op of the graph: its example value is old news
         return bool(effects.storages_of(node.meta.get("example_value")) & graph.written_storages)
 

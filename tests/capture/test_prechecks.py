@@ -226,3 +226,20 @@ def test_index_assignment_with_an_input_index():
         out[idx] = 1.0
         return out
     _compare(f, [(torch.tensor([0, 3]),), (torch.tensor([4]),), (torch.tensor([-4]),), (torch.tensor([-5]),)])
+
+
+def test_input_written_in_the_graph_before_the_op_is_not_pre_checked():
+    """The entry would check the values the input has before the graph, not those the op sees."""
+    def f(box, ids):
+        box.mark = "ran"
+        ids.add_(3)
+        return F.embedding(ids, W)
+    cf = autograph.compile(f, backend="eager")
+    ids = torch.tensor([0, 1])
+    cf(Box(), ids)
+    kinds = [b.kind for b in find_shim(cf).entries[0].result.breaks]
+    assert kinds == ["effects-before-run-time-error"]
+    box, late = Box(), torch.tensor([1, 2])  # in range before the write, out of range after it
+    with pytest.raises(IndexError):
+        cf(box, late)
+    assert box.mark == "ran" and late.tolist() == [4, 5]
