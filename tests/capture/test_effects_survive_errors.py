@@ -466,3 +466,17 @@ def test_index_computed_in_the_graph_still_splits():
     cf(X, torch.tensor([1]))
     kinds = [b.kind for b in find_shim(cf).entries[0].result.breaks]
     assert kinds == ["effects-before-run-time-error"]
+
+
+def test_cross_entropy_targets_under_inference_mode():
+    """Under inference mode a dispatch mode sees ``cross_entropy_loss`` whole (not ``nll_loss``):
+    it is value-checked too."""
+    log = []
+
+    def make():
+        def f(x, idx):
+            log.append(1)
+            with torch.inference_mode():
+                return torch.nn.functional.cross_entropy(x.view(1, 4), idx).view(1) + x
+        return f, lambda: list(log), log.clear
+    _same(make)
