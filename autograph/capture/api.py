@@ -167,6 +167,12 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         graph_name = f"__compiled_fn_{next(_graph_counter)}"
         cg.ns[graph_name] = compiled
         input_exprs = [cg.source_expr(src) for src, _, _ in tx.graph.inputs]
+        if tx.graph.pre_checks:  # inputs read once, checked, then passed to the graph (prechecks.py)
+            from autograph.capture import prechecks
+            names = [f"__in{i}" for i in range(len(input_exprs))]
+            cg.checks = [f"{name} = {expr}" for name, expr in zip(names, input_exprs)] + prechecks.entry_lines(
+                cg, tx.graph.pre_checks, [(node, name) for (_, _, node), name in zip(tx.graph.inputs, names)])
+            input_exprs = names
         ops = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
         graphs.append(GraphRecord(graph_name, gm, compiled, ops))
     compile_seconds = time.perf_counter() - t1

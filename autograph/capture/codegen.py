@@ -61,6 +61,8 @@ class Codegen:
         # statements before the graph call: snapshots of what side effects replayed after the
         # graph will change (values/live_iterators.py)
         self.prologue: list[str] = []
+        # statements first of all: the graph's inputs read and pre-checked (prechecks.py)
+        self.checks: list[str] = []
         self._shared: dict[Hashable, str] = {}  # what is read (id of a value, or a key) -> its name in pre
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
@@ -362,6 +364,7 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"
     lines = [f"def {name}({params}):"]
+    lines += ["    " + line for line in cg.checks]
     lines += ["    " + line for line in cg.prologue]
     if has_graph:
         lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")

@@ -52,7 +52,9 @@ VALUE_CHECKED_OPS = frozenset({
     "nll_loss", "nll_loss_nd", "multi_margin_loss", "multilabel_margin_loss_forward", "ctc_loss", "_ctc_loss",
     "binary_cross_entropy", "bincount", "_assert_async", "_assert_scalar", "multinomial", "poisson",
     "binomial", "_linalg_check_errors", "searchsorted", "histc", "histogram", "max_unpool2d", "max_unpool3d",
-    "masked_scatter", "masked_scatter_", "_cdist_forward"})
+    "masked_scatter", "masked_scatter_", "_cdist_forward",
+    # composites a dispatch mode sees whole under inference mode (no decomposition to the ops above)
+    "cross_entropy_loss", "nll_loss2d", "multilabel_margin_loss"})
 # integer division and remainder raise on a zero divisor, integer pow on a negative exponent
 _INTEGER_CHECKED_OPS = frozenset({"div", "div_", "floor_divide", "floor_divide_", "remainder", "remainder_",
                                   "fmod", "fmod_", "pow", "pow_"})

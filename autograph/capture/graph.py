@@ -63,6 +63,13 @@ class GraphBuilder:
         self.names: set[str] = {"self"}
         self.input_storages: set = set()  # storages of inputs, parameters and buffers (effects.py)
         self.last_call_node: torch.fx.Node | None = None  # the latest operation node (create_node)
+        # conditions on graph inputs the entry checks before the graph instead of splitting
+        # before a value-checked op (prechecks.py); whether the entry can; whether an op of the graph
+        # wrote an input and which storages ops wrote (values read off the graph's ops may be stale)
+        self.pre_checks: list = []
+        self.can_precheck = False
+        self.wrote_input = False
+        self.written_storages: set = set()
 
     # --- leaves ------------------------------------------------------------
     def _fake(self, real: torch.Tensor) -> torch.Tensor:
@@ -182,7 +189,7 @@ class GraphBuilder:
         if recorder.may_overlap:  # eager raises a partial-overlap error only on real memory
             raise Unsupported(f"in-place {_target_name(target)} on a tensor sharing memory with its operand "
                               "— runs in Python", generic=True, kind=INPLACE_OVERLAP)
-        self._split_before_unseen_errors(target, recorder)
+        self._split_before_unseen_errors(target, recorder, args, kwargs)
         kinds = recorder.kinds + [k for k in effects.by_name(target) if k not in recorder.kinds]
         if effects.METADATA in kinds and self.fake_mode.shape_env is not None:
             from autograph.capture import shapes
@@ -197,21 +204,32 @@ class GraphBuilder:
             self.last_call_node.meta["may_raise"] = True  # unused, it still raises as in eager
         if recorder.writes_graph_input or effects.AUTOGRAD in kinds:
             self.last_call_node.meta["writes_input"] = True  # the caller can see this effect
+        self.wrote_input = self.wrote_input or recorder.writes_graph_input
+        self.written_storages |= recorder.written
         return value
 
-    def _split_before_unseen_errors(self, target: Any, recorder: effects.EffectRecorder) -> None:
+    def _split_before_unseen_errors(self, target: Any, recorder: effects.EffectRecorder, args: tuple = (),
+                                    kwargs: dict | None = None) -> None:
         """Break before an operation whose effect or error the world would see out of order.
 
         * It can raise at run time on values the fake run cannot see, while effects replayed after
           the graph are pending (they come first in program order and would be lost) or while a
           ``with`` block's ``__exit__``/a ``finally`` would run user code on the way out (a graph
-          call is outside the block): the op then runs in Python, inside the real blocks.
+          call is outside the block): the op then runs in Python, inside the real blocks — unless
+          the operand it checks is a graph input the entry can check before the graph
+          (prechecks.py): then the condition becomes a pre-check and the graph goes on.
         * It writes a tensor a pending logging call will format: the handler must see the value
           the tensor had at the call.
         """
         may_raise = effects.call_may_raise(target, recorder)
         pending = (self.side_effects is not None and bool(self.side_effects)) or \
             any(switch.entered_step is None for switch in self.immediate_switches)
+        if may_raise and (pending or self.unwinds):
+            check = self._pre_check(target, args, kwargs or {})
+            if check is not None:
+                if check != "proven":
+                    self.pre_checks.append(check)
+                may_raise = False
         if may_raise and (pending or self.unwinds):
             why = "effects before it are replayed after the graph" if pending else \
                 "a `with` block's exit or a `finally` must run if it raises"
@@ -221,6 +239,12 @@ class GraphBuilder:
                 effects.storages_of(t.fake) & recorder.written for t in self.side_effects.formatted_tensors()):
             raise Unsupported(f"in-place {_target_name(target)} on a tensor a logging call before it formats "
                               "— the graph ends before the write", kind=RUN_TIME_ERROR)
+
+    def _pre_check(self, target: Any, args: tuple, kwargs: dict):
+        if not self.can_precheck:
+            return None
+        from autograph.capture import prechecks
+        return prechecks.plan(self, target, args, kwargs)
 
     def _run_fake(self, kind: str, target: Any, fake_args: tuple, fake_kwargs: dict, recorder) -> Any:
         with self.fake_mode, recorder:

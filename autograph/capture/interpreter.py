@@ -164,6 +164,9 @@ class Translator:
         self.step = 0
         self.state = CaptureState()  # what the capture accumulates (capture/state.py)
         self.graph = GraphBuilder(self.state.shape_records)
+        from autograph.capture import prechecks
+        # the entry can fall back to the original function when a pre-check fails
+        self.graph.can_precheck = prechecks.supported(fn)
         self.guards = GuardRecorder()
         self.depth = 0
         # the exception being handled (values/exception_state.py); at entry, the caller's

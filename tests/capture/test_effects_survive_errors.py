@@ -395,3 +395,88 @@ def test_one_hot_in_a_callee_inside_the_callers_block():
                 return inner(x * 2, idx)
         return f, lambda: len(warnings.filters), lambda: None
     _same(make)
+
+
+class _Recording:
+    """Stands for transformers' output-capturing state: set before the model runs, reset after."""
+    active = False
+
+
+def _hf_style_model():
+    """A wrapper that stores state in a ``try/finally`` around a module embedding its input ids
+    (the pattern of transformers' output-capturing decorators)."""
+    state = _Recording()
+    log = []
+    emb = torch.nn.Embedding(10, 3)
+
+    def forward(ids):
+        state.active = True
+        log.append("enter")
+        try:
+            return emb(ids.view(-1)) * 2
+        finally:
+            log.append("exit")
+            state.active = False
+    return forward, lambda: (list(log), state.active), log.clear
+
+
+def test_hf_style_wrapper_is_one_graph_without_breaks():
+    """The embedding of an input is pre-checked before the graph instead of splitting it."""
+    from autograph.explain.find import find_shim
+    forward, _, _ = _hf_style_model()
+    cf = autograph.compile(forward, backend="eager")
+    cf(torch.tensor([[1, 2], [3, 4]]))
+    result = find_shim(cf).entries[0].result
+    assert result.breaks == [] and len(result.graphs) == 1
+
+
+def test_hf_style_wrapper_out_of_range_id_raises_as_in_eager_with_finally_and_effects():
+    calls = [torch.tensor([[1, 2]]), torch.tensor([[1, 10]]), torch.tensor([[-1, 0]]),
+             torch.zeros(0, 2, dtype=torch.long), torch.tensor([[9, 0]])]
+
+    def run(fn, world):
+        out = []
+        for ids in calls:
+            try:
+                result = fn(ids).shape
+            except Exception as exc:  # noqa: BLE001 - the comparison is the point
+                result = (type(exc).__name__, str(exc))
+            out.append((result, world()))
+        return out
+    forward, world, _ = _hf_style_model()
+    plain = run(forward, world)
+    forward, world, _ = _hf_style_model()
+    compiled = run(autograph.compile(forward, backend="eager"), world)
+    assert compiled == plain
+    assert plain[1][0][0] == "IndexError" and plain[1][1] == (["enter", "exit"] * 2, False)
+
+
+def test_index_computed_in_the_graph_still_splits():
+    """No pre-check can see an index the graph computes: the op runs in Python after a split."""
+    from autograph.explain.find import find_shim
+    log = []
+
+    def make():
+        def f(x, idx):
+            log.append(1)
+            return x[idx + 0]
+        return f, lambda: list(log), log.clear
+    _same(make)
+    cf = autograph.compile(make()[0], backend="eager")
+    cf(X, torch.tensor([1]))
+    kinds = [b.kind for b in find_shim(cf).entries[0].result.breaks]
+    assert kinds == ["effects-before-run-time-error"]
+
+
+def test_cross_entropy_targets_under_inference_mode():
+    """Under inference mode a dispatch mode sees ``cross_entropy_loss`` whole (not ``nll_loss``):
+    it is value-checked too."""
+    log = []
+
+    def make():
+        def f(x, idx):
+            log.append(1)
+            with torch.inference_mode():
+                return torch.nn.functional.cross_entropy(x.view(1, 4), idx).view(1) + x
+        return f, lambda: list(log), log.clear
+    _same(make)
