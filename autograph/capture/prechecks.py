@@ -157,7 +157,7 @@ def _plan_call(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str 
     if planned is None:
         return None
     checked, low, high, allowed = planned
-    if high is None or not isinstance(checked, TensorValue) or checked.is_attr:
+    if high is None or not isinstance(checked, TensorValue):
         return None
 
     def accepted(value: int) -> bool:
@@ -200,8 +200,6 @@ def _plan_arithmetic(graph, operand: Any, need: str, stale) -> PreCheck | str | 
         return None
     if operand.fake.dtype.is_floating_point or operand.fake.dtype.is_complex:
         return PROVEN
-    if operand.is_attr:
-        return None
     known = value_bounds.bounds(operand.node, stale) or value_bounds.evaluated_bounds(graph.graph, operand.node)
     if known is not None and (known[0] > 0 or known[1] < 0 if need == "nonzero" else known[0] >= 0):
         return PROVEN
