@@ -22,23 +22,8 @@ from autograph.testing.sweeps.case import SweepCase
 SEED = 20261127
 BUDGET_S = 40.0   # the CI bound (cases are drawn in the seed's order until it is spent)
 MIN_CASES = 40
-# differences known and not yet fixed, by the case name's ``name:form`` part, each with why
-KNOWN_DIFFERENCES = {
-    "__format__:call-raises": "an inherited builtin method called with the wrong argument count at a graph "
-                              "break is called bound, so CPython names the instance's class in the TypeError "
-                              "('range.__format__()') where the eager LOAD_METHOD call names the defining "
-                              "class ('object.__format__()')",
-    "apply_:call-raises": "the same bound-method TypeError message ('Tensor.apply_()' vs 'TensorBase.apply_()')",
-    "ndarray:flags": "an ndarray made by compiled code is a view of the graph's output tensor: flags.owndata is False",
-    "ndarray:base": "an ndarray made by compiled code is a view of the graph's output tensor: its base is not None",
-    "ndarray:resize": "an ndarray made by compiled code is a view of the graph's output tensor: it cannot resize",
-    "tensor:bitwise_not:call-raises": "a tensor operation whose result is unused is dropped from the graph, so "
-                                      "its kernel's dtype error is not raised",
-}
-
-
 def _known(case: SweepCase) -> bool:
-    return any(f":{key}:" in case.name for key in KNOWN_DIFFERENCES)
+    return attributes.known_difference(case) is not None
 
 
 def _outcome(module, i: int):

@@ -13,6 +13,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from autograph.testing.compare import same
@@ -158,7 +159,18 @@ def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = DEFAULT_T
         return recurse(state_e, state_c, f"{path} attributes")
     if type(eager) is object:
         return None  # object() markers: only their identity (paired above) is observable
-    return None if eager == compiled else f"{path}: {eager!r} != {compiled!r}"
+    if isinstance(eager, np.ndarray):
+        if eager.dtype != compiled.dtype or eager.shape != compiled.shape:
+            return f"{path}: array {eager.dtype} {eager.shape} vs {compiled.dtype} {compiled.shape}"
+        if eager.dtype.kind == "O":
+            return recurse(eager.tolist(), compiled.tolist(), f"{path}.tolist()")
+        same_values = np.array_equal(eager, compiled, equal_nan=eager.dtype.kind in "fc")
+        return None if same_values else f"{path}: {eager!r} != {compiled!r}"
+    try:
+        equal = bool(eager == compiled)
+    except Exception:  # an == that returns no truth value (elementwise): compare what it shows
+        equal = repr(eager) == repr(compiled)
+    return None if equal else f"{path}: {eager!r} != {compiled!r}"
 
 
 def _sorted(items: Any) -> str:
