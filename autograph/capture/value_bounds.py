@@ -46,8 +46,9 @@ _POSITIONS = {torch.sort: (1, -1), "sort": (1, -1), torch.topk: (2, -1), "topk":
               "kthvalue": (2, -1), torch.argsort: (1, -1), "argsort": (1, -1), torch.argmax: (1, None),
               "argmax": (1, None), torch.argmin: (1, None), "argmin": (1, None)}
 _POSITION_FUNCTIONS = (torch.argsort, "argsort", torch.argmax, "argmax", torch.argmin, "argmin")
-# ops whose indices output, along the only dim of a 1-D tensor and as long as it, is a permutation of it
-_PERMUTING = (torch.sort, "sort", torch.argsort, "argsort", torch.topk, "topk")
+# ops whose (values, indices) result has indices that, along the only dim of a 1-D tensor and as
+# long as it, are a permutation of its positions (``argsort`` gives the indices alone)
+_PERMUTING = (torch.sort, "sort", torch.topk, "topk")
 # ops giving the same elements in the same order when their result is as long as their 1-D operand
 _SAME_SEQUENCE = frozenset({"view", "reshape", "flatten", "contiguous", "clone", "detach", "long", "int", "to",
                             "type_as", "view_as", "reshape_as", torch.reshape, torch.flatten, torch.clone})

@@ -269,7 +269,9 @@ def test_inverse_permutation_in_a_finally_block():
             perm = x.argsort()
             inv = torch.empty_like(perm)
             inv[perm] = torch.arange(3)
-            return x[inv]
+            top = torch.empty(3, dtype=torch.long)
+            top[x.topk(3).indices] = torch.arange(3)  # all n of n: a permutation too
+            return x[inv] + x[top]
         finally:
             box.mark = "finally"
     _compare(f, [(torch.tensor([3.0, 1.0, 2.0]),), (torch.tensor([0.0, 0.0, 1.0]),)])
