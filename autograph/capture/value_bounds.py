@@ -5,6 +5,12 @@ pre-checked before the graph runs, but often its values are known to lie in a ra
 inputs hold: ``arange(n) + past``, ``cumsum(ids.ne(pad).int(), 1) * mask + pad`` (Hugging Face
 position ids). Interval arithmetic over the few ops below proves such an op cannot raise; any
 other op, or a size the graph knows only as a symbol, gives no bounds.
+
+A tensor the graph wrote in place has bounds when every write to its memory before the read is an
+index assignment into that very tensor with bounded values: it then holds its own op's values and
+the written ones, or only the written ones once an index that is a permutation of ``[0, n)`` (the
+indices of ``sort``/``argsort`` of a 1-D tensor) wrote all n elements, uninitialised ones included
+(``inv = torch.empty_like(perm); inv[perm] = torch.arange(n)``).
 """
 from __future__ import annotations
 
@@ -12,6 +18,8 @@ import operator
 
 import torch
 import torch.nn.functional as F
+
+from autograph.capture import effects
 
 _INTEGER = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
 _PREDICATE_METHODS = frozenset({"ne", "eq", "lt", "le", "gt", "ge", "__ne__", "__eq__", "__lt__", "__le__",
@@ -38,6 +46,14 @@ _POSITIONS = {torch.sort: (1, -1), "sort": (1, -1), torch.topk: (2, -1), "topk":
               "kthvalue": (2, -1), torch.argsort: (1, -1), "argsort": (1, -1), torch.argmax: (1, None),
               "argmax": (1, None), torch.argmin: (1, None), "argmin": (1, None)}
 _POSITION_FUNCTIONS = (torch.argsort, "argsort", torch.argmax, "argmax", torch.argmin, "argmin")
+# ops whose (values, indices) result has indices that, along the only dim of a 1-D tensor and as
+# long as it, are a permutation of its positions (``argsort`` gives the indices alone)
+_PERMUTING = (torch.sort, "sort", torch.topk, "topk")
+# ops giving the same elements in the same order when their result is as long as their 1-D operand
+_SAME_SEQUENCE = frozenset({"view", "reshape", "flatten", "contiguous", "clone", "detach", "long", "int", "to",
+                            "type_as", "view_as", "reshape_as", torch.reshape, torch.flatten, torch.clone})
+_INDEX_WRITES = (operator.setitem, "__setitem__")
+_INDEX_PUTS = (torch.index_put_, "index_put_")
 
 
 def _positions(node):
@@ -72,21 +88,23 @@ def _fits(bounds, dtype) -> bool:
     return info.min <= bounds[0] and bounds[1] <= info.max
 
 
-def bounds(arg, stale=lambda node: False, depth: int = 0) -> tuple[int, int] | None:
-    """``(low, high)``, inclusive, of every element ``arg`` (an fx node or a Python int) can hold;
-    ``stale(node)``: the node's tensor was written in place after it was made (no bounds)."""
+def bounds(arg, stale=lambda node: False, depth: int = 0, reader=None) -> tuple[int, int] | None:
+    """``(low, high)``, inclusive, of every element ``arg`` (an fx node or a Python int) can hold
+    when ``reader`` (a later node; None: after the whole graph) reads it; ``stale(node)``: the
+    node's tensor was written in place after it was made (bounds only from the writes)."""
     if isinstance(arg, bool):
         return int(arg), int(arg)
     if isinstance(arg, int):
         return arg, arg
     if not isinstance(arg, torch.fx.Node) or depth > 64 or arg.op not in ("call_function", "call_method"):
         return None
-    if stale(arg):
-        return None
     dtype = _dtype(arg)
     if dtype not in _INTEGER:
         return None
-    found = _bounds_of_op(arg, stale, depth + 1)
+    if stale(arg):
+        found = _bounds_after_writes(arg, stale, depth + 1, reader)
+    else:
+        found = _bounds_of_op(arg, stale, depth + 1)
     return found if found is not None and _fits(found, dtype) else None
 
 
@@ -104,9 +122,9 @@ def _bounds_of_op(node, stale, depth: int):
     if is_method and target in SUBSET_METHODS or not is_method and target in SUBSET_FUNCTIONS:
         if node.kwargs.get("out") is not None or not args:
             return None
-        return bounds(args[0], stale, depth)
+        return bounds(args[0], stale, depth, node)
     if target is F.pad:
-        padding, source = constant_padding(node), bounds(args[0], stale, depth)
+        padding, source = constant_padding(node), bounds(args[0], stale, depth, node)
         if padding is None or source is None:
             return None
         return min(source[0], padding), max(source[1], padding)
@@ -114,9 +132,11 @@ def _bounds_of_op(node, stale, depth: int):
         return _arange(args, node.kwargs)
     if target in (torch.cumsum, "cumsum"):
         return _cumsum(node, stale, depth)
+    if target in (torch.index_put, "index_put"):
+        return _index_put(node, stale, depth)
     if len(args) != 2 or node.kwargs:
         return None
-    left, right = bounds(args[0], stale, depth), bounds(args[1], stale, depth)
+    left, right = bounds(args[0], stale, depth, node), bounds(args[1], stale, depth, node)
     if left is None or right is None:
         return None
     if target in _ADD:
@@ -150,12 +170,106 @@ def _cumsum(node, stale, depth: int):
     dim = args[1] if len(args) > 1 else node.kwargs.get("dim")
     if not isinstance(dim, int) or set(node.kwargs) - {"dim"}:
         return None
-    source = bounds(args[0], stale, depth)
+    source = bounds(args[0], stale, depth, node)
     size = node.meta["example_value"].shape[dim]
     if source is None or not isinstance(size, int):
         return None
     low, high = source
     return min(low, size * low), max(high, size * high)
+
+
+def _index_put(node, stale, depth: int):
+    """``index_put``: the operand's values and the written ones, or only these when the index
+    writes every element."""
+    written = _index_write(node, node.args[0] if node.args else None, stale, depth)
+    if written is None:
+        return None
+    values, whole = written
+    if whole:
+        return values
+    source = bounds(node.args[0], stale, depth, node)
+    return None if source is None else (min(source[0], values[0]), max(source[1], values[1]))
+
+
+def _bounds_after_writes(node, stale, depth: int, reader):
+    """Bounds of ``node``'s tensor, written in place, as ``reader`` sees it: every op between them
+    that touches its memory must be an index assignment into ``node`` itself."""
+    memory = effects.storages_of(node.meta.get("example_value"))
+    found, whole = None, False
+    step = node.next
+    while step is not reader and step.op != "root":
+        touched = step.meta.get("mutates") and any(
+            effects.storages_of(a.meta.get("example_value")) & memory for a in _node_args(step))
+        if touched:
+            written = _index_write(step, node, stale, depth)
+            if written is None:
+                return None
+            values, full = written
+            found = values if found is None else (min(found[0], values[0]), max(found[1], values[1]))
+            whole = whole or full
+        step = step.next
+    if found is None:
+        return None  # written by no op this rule knows (or only after the read)
+    if whole:
+        return found
+    own = _bounds_of_op(node, stale, depth)
+    return None if own is None else (min(own[0], found[0]), max(own[1], found[1]))
+
+
+def _index_write(step, target, stale, depth: int):
+    """``(value bounds, writes every element)`` when ``step`` is ``target[index] = values`` or
+    ``index_put(_)`` into ``target`` without accumulating; None otherwise."""
+    args, kwargs = step.args, step.kwargs
+    if step.target in _INDEX_WRITES and len(args) == 3 and not kwargs:
+        index, values = args[1], args[2]
+    elif step.target in _INDEX_PUTS or step.target in (torch.index_put, "index_put"):
+        names = ("indices", "values", "accumulate")
+        given = list(args[1:]) + [kwargs[k] for k in names[len(args) - 1:] if k in kwargs]
+        if set(kwargs) - set(names) or len(given) < 2 or (len(given) > 2 and given[2] is not False):
+            return None
+        index, values = given[0], given[1]
+    else:
+        return None
+    if not args or args[0] is not target:
+        return None
+    found = bounds(values, stale, depth, step)
+    if found is None:
+        return None
+    if isinstance(index, (tuple, list)):
+        index = index[0] if len(index) == 1 else None
+    size = _length(target)
+    return found, size is not None and _is_permutation(index, size, stale)
+
+
+def _length(node) -> int | None:
+    value = node.meta.get("example_value") if isinstance(node, torch.fx.Node) else None
+    if not isinstance(value, torch.Tensor) or value.dim() != 1 or not isinstance(value.shape[0], int):
+        return None
+    return value.shape[0]
+
+
+def _is_permutation(index, size: int, stale) -> bool:
+    """``index`` holds each of ``0 .. size - 1`` once: the indices of sorting a 1-D tensor of
+    ``size`` elements, through ops that keep elements and order in integer types that hold them."""
+    final = True
+    while isinstance(index, torch.fx.Node) and index.op in ("call_function", "call_method") \
+            and not stale(index) and _length(index) == size and size > 0:
+        dtype = _dtype(index)
+        if dtype in (torch.bool, None) or dtype not in _INTEGER or not _fits((0, size - 1), dtype) or \
+                final and dtype not in (torch.int64, torch.int32):
+            return False
+        final = False
+        args = index.args
+        if index.target is operator.getitem and len(args) == 2 and args[1] == 1 \
+                and isinstance(args[0], torch.fx.Node) and args[0].target in _PERMUTING:
+            return _length(args[0].args[0] if args[0].args else None) == size \
+                and _positions(args[0]) == (0, size - 1)
+        if index.target in (torch.argsort, "argsort"):
+            return _length(args[0] if args else None) == size and _positions(index) == (0, size - 1)
+        if index.target not in _SAME_SEQUENCE or index.kwargs.get("out") is not None or not args:
+            return False
+        index = args[0]
+    return False
 
 
 def constant_padding(node) -> int | None:

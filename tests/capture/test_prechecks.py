@@ -243,3 +243,94 @@ def test_input_written_in_the_graph_before_the_op_is_not_pre_checked():
     with pytest.raises(IndexError):
         cf(box, late)
     assert box.mark == "ran" and late.tolist() == [4, 5]
+
+
+def test_inverse_permutation_of_a_sort_is_in_range():
+    """``inv[perm] = arange(n)`` with ``perm`` from sorting n elements writes every element of an
+    uninitialised ``empty_like``: its values are positions, as in Hugging Face's MoE un-permute."""
+    def f(box, x, ids):
+        order = (x.argsort(descending=True).long(),)
+        back = torch.empty(3, dtype=torch.long).index_put(order, torch.arange(3))  # before the effect
+        box.mark = "ran"
+        _, perm = torch.sort(x)
+        inv = torch.empty_like(perm)
+        inv[perm] = torch.arange(perm.size(0))
+        return x[perm][inv] + x[back] + F.embedding(ids, W).sum()
+    source = _compare(f, [(torch.tensor([3.0, 1.0, 2.0]), torch.tensor([0])),
+                          (torch.tensor([1.0, 1.0, 0.0]), torch.tensor([4])),
+                          (torch.tensor([2.0, 0.0, 1.0]), torch.tensor([5]))])  # raises in the pre-check
+    checks = source.split("if not (")[1].split("\n")[0]
+    assert checks.count("__in") == 1  # only the embedding's ids
+
+
+def test_inverse_permutation_in_a_finally_block():
+    def f(box, x):
+        try:
+            perm = x.argsort()
+            inv = torch.empty_like(perm)
+            inv[perm] = torch.arange(3)
+            top = torch.empty(3, dtype=torch.long)
+            top[x.topk(3).indices] = torch.arange(3)  # all n of n: a permutation too
+            return x[inv] + x[top]
+        finally:
+            box.mark = "finally"
+    _compare(f, [(torch.tensor([3.0, 1.0, 2.0]),), (torch.tensor([0.0, 0.0, 1.0]),)])
+
+
+def test_partial_writes_with_bounded_values_keep_bounds():
+    """``arange`` with some elements overwritten by constants holds the union of both."""
+    def f(box, x, mask):
+        pos = torch.arange(3)
+        pos[mask] = 7  # a mask assignment is value-checked itself: before the effect
+        box.mark = "ran"
+        return x[pos // 3]
+    _compare(f, [(torch.tensor([3.0, 1.0, 2.0]), torch.tensor([True, False, True]))])
+
+
+def _breaks(f, *args) -> list:
+    """``(kind, source line)`` of each break of ``f`` compiled and called once."""
+    cf = autograph.compile(f, backend="eager")
+    try:
+        cf(Box(), *args)
+    except IndexError:
+        pass  # uninitialised memory may hold anything: compare only the graph's shape
+    return [(b.kind, b.source_line) for b in find_shim(cf).entries[0].result.breaks]
+
+
+@pytest.mark.parametrize("index", ["remainder", "partial_topk", "rows_of_argsort"])
+def test_index_that_is_no_permutation_leaves_uninitialised_memory(index):
+    """Indices that may repeat or miss a position leave elements of ``empty`` unwritten."""
+    def f(box, x):
+        box.mark = "ran"
+        if index == "remainder":
+            p = torch.arange(4) % 2
+        elif index == "partial_topk":
+            p = x.topk(3).indices
+        else:
+            p = x.view(2, 2).argsort(dim=1).view(-1)
+        inv = torch.empty(4, dtype=torch.long)
+        inv[p] = torch.arange(p.size(0))
+        return x[inv]
+    assert _breaks(f, torch.tensor([3.0, 1.0, 2.0, 0.0])) == [("effects-before-run-time-error", "return x[inv]")]
+
+
+def test_read_before_the_permutation_write_is_uninitialised():
+    """Only writes before a read count: a value computed from the memory before it is filled
+    holds whatever it held."""
+    def f(box, x):
+        box.mark = "ran"
+        perm = x.argsort()
+        inv = torch.empty_like(perm)
+        early = inv * 1
+        inv[perm] = torch.arange(3)
+        return x[early]
+    assert _breaks(f, torch.tensor([3.0, 1.0, 2.0])) == [("effects-before-run-time-error", "return x[early]")]
+
+
+def test_accumulating_index_put_can_leave_the_range():
+    def f(box, x):
+        pos = torch.arange(3)
+        pos.index_put_((x.argsort(),), torch.arange(3), accumulate=True)  # before the effect
+        box.mark = "ran"
+        return x[pos // 2]
+    assert _breaks(f, torch.tensor([3.0, 1.0, 2.0])) == [("effects-before-run-time-error", "return x[pos // 2]")]
