@@ -96,6 +96,9 @@ def bounds(arg, stale=lambda node: False, depth: int = 0, reader=None) -> tuple[
         return int(arg), int(arg)
     if isinstance(arg, int):
         return arg, arg
+    size = _symbolic_size(arg)
+    if size is not None:  # a dynamic size the graph reads: comparing it later guards the entry
+        return size, size
     if not isinstance(arg, torch.fx.Node) or depth > 64 or arg.op not in ("call_function", "call_method"):
         return None
     dtype = _dtype(arg)
@@ -153,10 +156,29 @@ def _bounds_of_op(node, stale, depth: int):
     return None
 
 
+def _symbolic_size(arg) -> torch.SymInt | None:
+    """The SymInt an fx node computes (a dynamic size, ``x.size(1)``), else None."""
+    if isinstance(arg, torch.fx.Node):
+        value = arg.meta.get("example_value")
+        if isinstance(value, torch.SymInt):
+            return value
+    return None
+
+
 def _arange(args, kwargs):
     if any(k not in ("dtype", "device", "layout", "requires_grad", "pin_memory") for k in kwargs):
         return None
-    if not all(isinstance(a, int) and not isinstance(a, bool) for a in args) or not 1 <= len(args) <= 3:
+    if not 1 <= len(args) <= 3:
+        return None
+    args = tuple(_symbolic_size(a) if _symbolic_size(a) is not None else a for a in args)
+    if any(isinstance(a, torch.SymInt) for a in args):
+        # arange(n) / arange(start, n) with a dynamic end and unit step: [start, n - 1] when not
+        # empty (the comparison guards the entry, as any decision on a dynamic size does)
+        start, end, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+        if step != 1 or not all(isinstance(a, (int, torch.SymInt)) and not isinstance(a, bool) for a in (start, end)):
+            return None
+        return (start, end - 1) if bool(end > start) else None
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in args):
         return None
     start, end, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
     values = range(start, end, step)

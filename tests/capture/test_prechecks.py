@@ -334,3 +334,25 @@ def test_accumulating_index_put_can_leave_the_range():
         box.mark = "ran"
         return x[pos // 2]
     assert _breaks(f, torch.tensor([3.0, 1.0, 2.0])) == [("effects-before-run-time-error", "return x[pos // 2]")]
+
+
+def test_positions_from_a_dynamic_arange_are_proven_in_range():
+    """``arange(x.size(1))`` under dynamic shapes: its bound is a guarded comparison of the size,
+    so the embedding after a pending effect stays in the graph."""
+    table = torch.nn.Embedding(64, 4)
+    seen: list = []
+
+    def fn(ids):
+        seen.append(1)  # a pending effect
+        pos = torch.arange(ids.size(1))
+        return table(pos) + ids.sum()
+
+    compiled = autograph.compile(fn, backend="eager", dynamic=True)
+    for n in (3, 5, 7):
+        seen.clear()
+        got = compiled(torch.ones(2, n, dtype=torch.long))
+        assert seen == [1]
+        seen.clear()
+        torch.testing.assert_close(got, fn(torch.ones(2, n, dtype=torch.long)))
+    stats = find_shim(compiled).stats
+    assert not stats.break_reasons and stats.captures == 1, stats.recompiles

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import autograph
+from autograph.explain.find import find_shim
 
 module_state = types.SimpleNamespace(n=3)
 
@@ -80,3 +81,16 @@ def test_text_of_a_list_holding_a_dynamic_int_is_made_at_its_program_point():
         log.clear()
         got = compiled(torch.ones(2), n)
         assert log == [f"[{n}]"] and got[1] == [n, 1]
+
+
+def test_a_size_plus_a_tuple_stays_symbolic():
+    """``x.shape + (n,)`` is torch's own symbolic arithmetic: no specialisation, no break."""
+    def fn(x):
+        shape = x.shape + (1,)
+        return x.reshape(shape) * 2
+
+    compiled = autograph.compile(fn, backend="eager")
+    for n in (3, 5, 7, 9):
+        torch.testing.assert_close(compiled(torch.ones(n)), fn(torch.ones(n)))
+    stats = find_shim(compiled).stats
+    assert stats.captures <= 2 and not stats.break_reasons and not stats.errors

@@ -57,7 +57,7 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
 def _symbolic_arithmetic(result: Any) -> bool:
     """A result torch's symbolic algebra computed: numbers (symbolic or plain), tuples and lists
     of them (``divmod(n, 2)``, ``[n] * 2``); sets and dicts hash their items: not these."""
-    if type(result) in (tuple, list):
+    if type(result) in (tuple, list, torch.Size):  # ``x.shape + (n,)``
         return all(_symbolic_arithmetic(r) for r in result)
     return type(result) in (int, float, bool) or isinstance(result, (torch.SymInt, torch.SymFloat, torch.SymBool))
 
@@ -68,7 +68,10 @@ def _fold_specialised(tx, fn: Callable, args, kwargs, name: str) -> Value:
 
     def real(v: Value) -> Value:
         return ConstantValue(_specialise_deep(v.as_python_constant(), specialise))
-    return fold(tx, fn, [real(a) for a in args], {k: real(v) for k, v in kwargs.items()}, name)
+    real_args, real_kwargs = [real(a) for a in args], {k: real(v) for k, v in kwargs.items()}
+    if _has_symbolic(real_args, real_kwargs):  # a symbol inside an object specialising cannot reach
+        raise Unsupported(f"{name}() of a dynamic number that cannot be made a real one here", kind="dynamic-shape")
+    return fold(tx, fn, real_args, real_kwargs, name)
 
 
 def _specialise_deep(x: Any, specialise: Callable) -> Any:
