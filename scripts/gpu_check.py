@@ -434,14 +434,24 @@ def main(argv=None) -> int:
         return 0
     hard_stop = start + args.budget_s
 
+    finished = threading.Event()
+
     def watchdog():  # a hung compile or kernel: write what there is and leave, with status 0
-        time.sleep(max(0.0, hard_stop + 15 - time.monotonic()))
+        if finished.wait(max(0.0, hard_stop + 15 - time.monotonic())):
+            return  # main() returned in time (it may run inside another program: never exit that)
         report.data["error"] = "stopped by the watchdog at the time budget"
         report.write()
         print(f"gpu_check: time budget spent; partial results in {out}", flush=True)
         os._exit(0)
 
-    threading.Thread(target=watchdog, daemon=True).start()
+    threading.Thread(target=watchdog, name="gpu_check-watchdog", daemon=True).start()
+    try:
+        return _run_stages(args, report, device, start, hard_stop, out)
+    finally:
+        finished.set()
+
+
+def _run_stages(args, report, device: str, start: float, hard_stop: float, out) -> int:
     # the timings first: they are what a short GPU lease is for; the lowerings get the rest
     stages = [("timings", 0.65), ("lowerings", 1.0)]
     for name, share in stages:
