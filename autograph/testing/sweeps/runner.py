@@ -132,6 +132,7 @@ def _run_side(source: str, compile_fn: Callable | None) -> list[CallRecord]:
         for i in range(calls):
             args, kwargs = module.make_call(i)
             record = CallRecord()
+            torch.manual_seed(i)  # both sides draw the same random numbers (``t.normal_()``)
             try:
                 record.result = fn(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001 - compared between the sides
