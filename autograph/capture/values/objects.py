@@ -127,26 +127,6 @@ class ObjectValue(Value):
             return super().setattr(tx, name, value)
         side_effects.record_store(tx, self, self.obj, name, value)
 
-    def delattr(self, tx, name):
-        """``del obj.name`` of a plain instance-``__dict__`` entry: recorded and replayed after the
-        graph (the entry's presence guarded); a later read of the name in this capture breaks."""
-        cls, obj = type(self.obj), self.obj
-        plain = getattr(cls, "__delattr__", None) is object.__delattr__ and isinstance(
-            getattr(obj, "__dict__", None), dict)
-        descriptor = any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__get__") for k in cls.__mro__)
-        if not plain or descriptor or self.source is None:
-            raise Unsupported(f"`del` of attribute {name!r} of {self.describe()} — a side effect", kind="side-effect")
-        stored = side_effects.pending(tx, obj, name)
-        present = name in obj.__dict__ if stored is None else stored is not side_effects.DELETED
-        if stored is None:
-            source = self.source
-            tx.guards.python(("in-dict", source, name), f"({name!r} in {source.expr}.__dict__) == {present}",
-                             lambda v: (name in v.__dict__) == present, [source])
-        if not present:  # Python raises AttributeError here, with its own message
-            raise Unsupported(f"`del` of missing attribute {name!r} of {self.describe()}", generic=True,
-                              kind="python-exception")
-        side_effects.record_delete(tx, self, obj, name)
-
     def __init__(self, obj, source=None, what: str = ""):
         self.obj = obj
         self.source = source
@@ -166,8 +146,6 @@ class ObjectValue(Value):
         class attributes, then a Python ``__getattr__``; what was absent is guarded to stay so."""
         obj = self.obj
         stored = side_effects.pending(tx, obj, name)
-        if stored is side_effects.DELETED:  # lookup would go on past the instance dict: not modelled
-            raise Unsupported(f"attribute `.{name}` read after `del` in the same call", kind="unsupported-operation")
         if stored is not None:  # written earlier in this capture (replayed after the graph)
             return stored
         cls = type(obj)

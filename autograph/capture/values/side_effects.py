@@ -101,21 +101,6 @@ def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> No
     _events(tx).append(("store", obj_value, real, name, value))
 
 
-class _Deleted(Value):
-    """What ``pending`` answers for an attribute the capture deleted (``del o.name``)."""
-
-    def describe(self):
-        return "a deleted attribute"
-
-
-DELETED = _Deleted()
-
-
-def record_delete(tx, obj_value: Value, real: Any, name: str) -> None:
-    """Remember ``del real.name``, replayed in order with the stores after the graph."""
-    _events(tx).append(("store", obj_value, real, name, DELETED))
-
-
 def pending(tx, real: Any, name: str) -> Value | None:
     """The value stored into ``real.name`` earlier in this capture, if any."""
     for event in reversed(_events(tx)):
@@ -190,10 +175,7 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
                 lines.append(text)
         elif event[0] == "store":
             _, obj_value, _real, name, value = event
-            if value is DELETED:
-                lines.append(f"delattr({cg.reconstruct(obj_value)}, {name!r})")
-            else:
-                lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+            lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
         else:
             _, fn, args, kwargs = event
             parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
