@@ -22,6 +22,7 @@ body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; }
 th, td { padding: 2px 10px; text-align: left; border-bottom: 1px solid #ddd; }
 td.num { text-align: right; }
+pre.code { font-family: ui-monospace, monospace; background: #f7f7f7; padding: 0.6em; overflow-x: auto; }
 pre.source { font-family: ui-monospace, monospace; line-height: 1.35; }
 .line { display: block; white-space: pre; padding-left: 0.5em; border-left: 6px solid transparent; }
 .compiled { background: #e6f6e6; border-left-color: #3a3; }
@@ -43,7 +44,11 @@ def write_html(report: RunReport, directory: str | os.PathLike, kinds: dict[str,
     ranked = sorted(report.functions, key=lambda f: f.badness(), reverse=True)
     pages = {id(f): f"f{i}.html" for i, f in enumerate(ranked)}
     for f in ranked:
-        (out / pages[id(f)]).write_text(_function_page(f, kinds or {}), encoding="utf-8")
+        page = pages[id(f)]
+        code_page = _code_page_name(page) if f.code else None
+        (out / page).write_text(_function_page(f, kinds or {}, code_page), encoding="utf-8")
+        if code_page:
+            (out / code_page).write_text(_code_page(f, page), encoding="utf-8")
     index = out / "index.html"
     index.write_text(_index_page(report, ranked, pages), encoding="utf-8")
     return index
@@ -81,7 +86,48 @@ def _index_page(report: RunReport, ranked: list[FunctionReport], pages: dict[int
     return _page("autograph run report", f"<h1>autograph run report</h1>{head}{LEGEND}{table}")
 
 
-def _function_page(f: FunctionReport, kinds: dict[str, dict[str, str]]) -> str:
+def _code_page_name(page: str) -> str:
+    return page[:-len(".html")] + ".code.html"
+
+
+def _anchor(i: int, part: str) -> str:
+    return f"entry{i}-{part}"
+
+
+def _code_links(f: FunctionReport, code_page: str) -> str:
+    """Per cache entry, links to its guards, transformed code and graphs on the code page."""
+    items = []
+    for i, entry in enumerate(f.code):
+        links = [f'<a href="{code_page}#{_anchor(i, "guards")}">guards ({len(entry.guards)})</a>']
+        if entry.transformed:
+            links.append(f'<a href="{code_page}#{_anchor(i, "transformed")}">transformed code</a>')
+        links += [f'<a href="{code_page}#{_anchor(i, "graph-" + name)}">graph {html.escape(name)} ({ops} ops)</a>'
+                  for name, ops, _ in entry.graphs]
+        items.append(f"<li>cache entry {i}: " + ", ".join(links) + "</li>")
+    return "<h2>What runs</h2><ul class=\"code-links\">" + "".join(items) + "</ul>"
+
+
+def _code_page(f: FunctionReport, page: str) -> str:
+    """Every cache entry's guards (plain words, then the generated check), transformed code and graphs."""
+    title = f"{f.qualname}: what runs"
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f'<p><a href="{page}">the function</a> · <a href="index.html">all functions</a></p>']
+    for i, entry in enumerate(f.code):
+        body.append(f"<h2>Cache entry {i}</h2>")
+        words = "".join(f"<li>{html.escape(w)}</li>" for w in entry.guards) or "<li>(none)</li>"
+        body.append(f'<h3 id="{_anchor(i, "guards")}">Guards</h3><ul>{words}</ul>'
+                    f'<details><summary>the generated check</summary><pre class="code">'
+                    f"{html.escape(entry.guard_check)}</pre></details>")
+        if entry.transformed:
+            body.append(f'<h3 id="{_anchor(i, "transformed")}">Transformed code</h3>'
+                        f'<pre class="code">{html.escape(entry.transformed)}</pre>')
+        for name, ops, code in entry.graphs:
+            body.append(f'<h3 id="{_anchor(i, "graph-" + name)}">Graph {html.escape(name)} ({ops} ops)</h3>'
+                        f'<pre class="code">{html.escape(code)}</pre>')
+    return _page(title, "\n".join(body))
+
+
+def _function_page(f: FunctionReport, kinds: dict[str, dict[str, str]], code_page: str | None = None) -> str:
     title = f"{f.qualname} ({f.where})"
     facts = [("calls", f.calls), ("cache hits", f.hits), ("captures", f.captures), ("eager calls", f.eager_calls),
              ("recompiles", len(f.recompiles)), ("graph breaks", len(f.breaks)), ("ops in graphs", f.ops_in_graphs),
@@ -95,6 +141,8 @@ def _function_page(f: FunctionReport, kinds: dict[str, dict[str, str]]) -> str:
     if f.eager_reasons and f.eager_calls:
         body.append("<h2>Calls that ran the original code</h2><ul>" + "".join(
             f"<li>{html.escape(r)} ×{n}</li>" for r, n in f.eager_reasons) + "</ul>")
+    if code_page:
+        body.append(_code_links(f, code_page))
     body.append(_source(f, kinds))
     return _page(title, "\n".join(body))
 

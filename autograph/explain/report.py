@@ -50,6 +50,44 @@ class BreakInfo:
         return {"kind": self.kind, "reason": self.reason, "filename": self.filename, "lineno": self.lineno}
 
 
+CODE_LIMIT = 200_000  # characters kept of one piece of code in the saved report
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= CODE_LIMIT else text[:CODE_LIMIT] + f"\n# ... cut at {CODE_LIMIT} characters\n"
+
+
+@dataclass
+class EntryCode:
+    """What one cache entry runs, as text, so a saved report can show it (``report --html``):
+    its guards in plain words and as the generated check, its transformed code, and each graph's FX code."""
+    guards: list[str]
+    guard_check: str
+    transformed: str | None
+    graphs: list[tuple[str, int, str]]   # (name, op count, FX code)
+
+    @classmethod
+    def of(cls, entry: Any) -> "EntryCode":
+        guards = getattr(entry, "guards", None)
+        result = getattr(entry, "result", None)
+        transformed = render.transformed_text(result)[0] if result is not None else ""
+        graphs = [(str(g.name), int(getattr(g, "op_count", 0)), _cut(render.graph_code(g.gm)))
+                  for g in getattr(result, "graphs", ()) or ()]
+        return cls(guards=render.guard_words(getattr(guards, "guards", ()) or ()),
+                   guard_check=_cut(render.guard_source(guards)), transformed=_cut(transformed) or None,
+                   graphs=graphs)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"guards": list(self.guards), "guard_check": self.guard_check, "transformed": self.transformed,
+                "graphs": [{"name": n, "ops": ops, "code": code} for n, ops, code in self.graphs]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "EntryCode":
+        return cls(guards=list(d.get("guards", ())), guard_check=d.get("guard_check", ""),
+                   transformed=d.get("transformed"),
+                   graphs=[(g["name"], g.get("ops", 0), g.get("code", "")) for g in d.get("graphs", ())])
+
+
 @dataclass
 class FunctionReport:
     qualname: str
@@ -78,6 +116,7 @@ class FunctionReport:
     verified_calls: int = 0                    # settings.verify: calls checked against the original
     verify_mismatches: list[str] = field(default_factory=list)
     verify_skipped: list[str] = field(default_factory=list)
+    code: list[EntryCode] = field(default_factory=list)  # per live cache entry (empty when none is live)
 
     @property
     def torch_call_share(self) -> float | None:
@@ -119,6 +158,7 @@ class FunctionReport:
             "backend": self.backend,
             "verified_calls": self.verified_calls,
             "verify_mismatches": list(self.verify_mismatches), "verify_skipped": list(self.verify_skipped),
+            "cache_entry_code": [c.as_dict() for c in self.code],
         }
 
     @classmethod
@@ -139,7 +179,8 @@ class FunctionReport:
             cold_calls=d.get("cold_calls", 0), compile_threshold=d.get("compile_threshold"),
             eager_reasons=[(r["reason"], r["calls"]) for r in d.get("eager_reasons", ())],
             backend=d.get("backend"), verified_calls=d.get("verified_calls", 0),
-            verify_mismatches=list(d.get("verify_mismatches", ())), verify_skipped=list(d.get("verify_skipped", ())))
+            verify_mismatches=list(d.get("verify_mismatches", ())), verify_skipped=list(d.get("verify_skipped", ())),
+            code=[EntryCode.from_dict(c) for c in d.get("cache_entry_code", ())])
 
     @property
     def hot_eager_calls(self) -> int:
@@ -432,7 +473,18 @@ def _function_report(st: Any, counted: bool = False) -> FunctionReport:
         torch_calls_in_graphs=in_graphs, torch_calls_total=total, cold_calls=st.cold_calls,
         compile_threshold=st.compile_threshold, eager_reasons=st.eager_reasons(), backend=st.backend,
         verified_calls=getattr(st, "verified_calls", 0), verify_mismatches=list(getattr(st, "verify_mismatches", ())),
-        verify_skipped=list(getattr(st, "verify_skipped", ())))
+        verify_skipped=list(getattr(st, "verify_skipped", ())), code=_entry_code(entries))
+
+
+def _entry_code(entries: list[Any]) -> list[EntryCode]:
+    """The code of each live entry; an entry whose text cannot be made is left out (the report is best effort)."""
+    out = []
+    for e in entries:
+        try:
+            out.append(EntryCode.of(e))
+        except Exception:  # noqa: BLE001 - a half-built entry must not cost the whole report
+            continue
+    return out
 
 
 def rank_label() -> str | None:
