@@ -19,6 +19,7 @@ call, with the time of its guard check alone.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -155,6 +156,7 @@ def main() -> None:
                          "(parameters as inputs) against the plain call")
     ap.add_argument("--number", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--json", dest="json_path", help="also write the rows here (µs per call)")
     ap.add_argument("--cpu-time", action="store_true",
                     help="time with this thread's CPU clock (torch on 1 thread): ignores time spent "
                          "descheduled when other processes share the cores")
@@ -193,6 +195,7 @@ def main() -> None:
               f"{'(x plain)':>9} {'added ag/tc':>11} {'time ag/tc':>10}")
     print(header)
     print("-" * len(header))
+    rows = []
     if True:
         for name, fn, args, kwargs, number in cases:
             ag = autograph.compile(fn)
@@ -210,6 +213,9 @@ def main() -> None:
             added = f"{(am - p) / (tm - p):11.2f}" if tm - p > 0 and am - p > 0 else f"{'n/a':>11}"
             print(f"{name:26} {p:9.2f} {am - p:14.2f} {am / p:9.2f} {tm - p:18.2f} {tm / p:9.2f} "
                   f"{added} {am / tm:10.2f}")
+            rows.append({"row": name, "plain_us": p, "autograph_us": am, "torch_compile_us": tm})
+    if opts.json_path:
+        Path(opts.json_path).write_text(json.dumps(rows, indent=2))
     if opts.llama_layer and not opts.runtime_only:
         llama_layer_side_by_side(opts, min if opts.best else statistics.median)
 
