@@ -31,6 +31,7 @@ from autograph.backends.functionalize import run_as_captured
 from autograph.backends.triton.codegen import CannotFuse, kernel_source, launch_config
 from autograph.backends.triton.fuse import KernelGroup, fuse
 from autograph.backends.triton.ir import ExternItem
+from autograph.backends.triton.launch import FastLaunch
 from autograph.backends.triton.lower import LOWERING_ERROR, GraphNotLowerable, Lowering
 from autograph.backends.triton.runtime import KernelCache, ensure_strides, graph_key, restride
 from autograph.backends.triton.wrapper import generate_wrapper
@@ -211,7 +212,8 @@ class TritonBackend:
         for var, dev in record["devices"].items():
             namespace[var] = torch.device(dev)
         for k in info.kernels:
-            namespace[k.name] = self.cache.load_kernel(k.name, k.source, interpret=not gpu)
+            kernel = self.cache.load_kernel(k.name, k.source, interpret=not gpu)
+            namespace[k.name] = FastLaunch(kernel) if gpu else kernel
         exec(compile(info.wrapper_source, f"<autograph wrapper {info.kind}>", "exec"), namespace)
         return _Result(info, _first_call_checked(namespace["call"], gm, info), boxed=True)
 
