@@ -141,6 +141,11 @@ def test_a_launch_hook_keeps_launching_through_triton(direct, monkeypatch):
     assert kernel.slow_calls == 2
 
 
+def test_no_launch_hook_is_installed_by_default():
+    pytest.importorskip("triton")
+    assert not launch._launch_hooks_installed()
+
+
 def test_current_triton_is_recognised():
     triton = pytest.importorskip("triton")
     major, minor = (int(p) for p in triton.__version__.split(".")[:2])
@@ -163,3 +168,27 @@ def test_generated_gpu_wrapper_runs_with_direct_launches(direct, tmp_path):
     for k in kernels:
         slow, fast = k.kernel.launches
         assert slow[:9] == fast[:9] and slow[0] >= 1
+
+
+def test_wrapper_allocation_matches_torch_empty_strided():
+    from autograph.backends.triton.runtime import empty_strided
+
+    for dtype in (torch.float32, torch.bfloat16, torch.int64, torch.bool):
+        t = empty_strided((3, 4, 5), (20, 1, 4), device=torch.device("cpu"), dtype=dtype)
+        assert (t.shape, t.stride(), t.dtype, t.device, t.requires_grad) == (
+            (3, 4, 5), (20, 1, 4), dtype, torch.device("cpu"), False)
+    assert empty_strided((), (), device=torch.device("cpu"), dtype=torch.float16).shape == ()
+
+
+@pytest.mark.parametrize("index, current, fast", [(0, 0, True), (1, 0, False), (None, 0, False)])
+def test_wrapper_allocation_on_cuda_uses_the_fast_path_only_on_the_current_device(monkeypatch, index, current, fast):
+    # the C++ entry point allocates on the current device: another device index goes through torch
+    from autograph.backends.triton import runtime
+
+    calls = []
+    monkeypatch.setattr(runtime, "_EMPTY_CUDA", lambda size, stride, dtype: calls.append("fast") or "fast")
+    monkeypatch.setattr(runtime, "_CUDA_DEVICE", lambda: current)
+    monkeypatch.setattr(runtime.torch, "empty_strided", lambda *a, **k: calls.append("torch") or "torch")
+    device = torch.device("cuda", index) if index is not None else torch.device("cuda")
+    runtime.empty_strided((2,), (1,), device=device, dtype=torch.float32)
+    assert calls == ["fast" if fast else "torch"]

@@ -26,14 +26,14 @@ def gpu_wrapper_with_fake_kernels(fn, inputs: list, tmp_path: Path, kernel_class
     :class:`FastLaunch` around a stand-in (``kernel_class(arg_names, **config)``)."""
     from autograph.backends.triton.backend import TritonBackend, decompositions
     from autograph.backends.triton.launch import FastLaunch
-    from autograph.backends.triton.runtime import ensure_strides, restride
+    from autograph.backends.triton.runtime import empty_strided, ensure_strides, restride
 
     if kernel_class is None:
         from tests.backends.test_triton_launch import FakeAutotuner as kernel_class
     gm = make_fx(fn, decomposition_table=decompositions())(*inputs)
     record = TritonBackend(str(tmp_path))._generate(gm, gpu=True)
     namespace = {"torch": torch, "aten": torch.ops.aten, "prims": torch.ops.prims,
-                 "empty_strided": torch.empty_strided, "restride": restride, "ensure_strides": ensure_strides}
+                 "empty_strided": empty_strided, "restride": restride, "ensure_strides": ensure_strides}
     namespace.update(record["_constants"])
     namespace.update({var: torch.device("cpu") for var in record["devices"]})
     kernels = []
@@ -58,6 +58,15 @@ def gpt2_block(batch: int = 2, seq: int = 64, dim: int = 64):
     return fn, [x, *params.values()]
 
 
+def norm_chain():
+    """Kernels only (no extern call): LayerNorm, GELU, softmax and a residual."""
+    def fn(x, w, b):
+        y = torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b)
+        return torch.softmax(torch.nn.functional.gelu(y), -1) + x, y.sum(0)
+
+    return fn, [torch.randn(8, 64), torch.randn(64), torch.randn(64)]
+
+
 def main() -> None:
     import tempfile
     import time
@@ -73,20 +82,21 @@ def main() -> None:
             super().__init__(*a, **k)
             self.launches = _Discard()
 
-    fn, inputs = gpt2_block()
+    fn, inputs = norm_chain()
     with tempfile.TemporaryDirectory() as tmp:
         for mode in ("kernel[grid] stand-in", "direct"):
             launch.triton_supports_direct_launch = (lambda m=mode: m == "direct")
             call, kernels, args = gpu_wrapper_with_fake_kernels(fn, inputs, Path(tmp), NoRecord)
             for _ in range(20):
                 call(list(args))
-            n = 300
-            start = time.perf_counter()
-            for _ in range(n):
-                call(list(args))
-            per_call = (time.perf_counter() - start) / n * 1e6
-            print(f"{mode}: {len(kernels)} kernels, {per_call:.1f} us per wrapper call "
-                  f"(includes CPU extern matmuls)")
+            n, best = 500, float("inf")
+            for _ in range(7):  # the best of 7 rounds: the box is shared
+                start = time.perf_counter()
+                for _ in range(n):
+                    call(list(args))
+                best = min(best, (time.perf_counter() - start) / n * 1e6)
+            print(f"{mode}: {len(kernels)} kernels, {best:.1f} us per wrapper call "
+                  f"(the stand-in costs less than triton's own argument binding)")
 
 
 class _Discard(list):

@@ -33,7 +33,7 @@ from autograph.backends.triton.fuse import KernelGroup, fuse
 from autograph.backends.triton.ir import ExternItem
 from autograph.backends.triton.launch import FastLaunch
 from autograph.backends.triton.lower import LOWERING_ERROR, GraphNotLowerable, Lowering
-from autograph.backends.triton.runtime import KernelCache, ensure_strides, graph_key, restride
+from autograph.backends.triton.runtime import KernelCache, empty_strided, ensure_strides, graph_key, restride
 from autograph.backends.triton.wrapper import generate_wrapper
 
 log = logging.getLogger("autograph.backends.triton")
@@ -206,7 +206,7 @@ class TritonBackend:
         info.externs = record["externs"]
         namespace: dict[str, Any] = {
             "torch": torch, "aten": aten, "prims": torch.ops.prims,
-            "empty_strided": torch.empty_strided, "restride": restride, "ensure_strides": ensure_strides,
+            "empty_strided": empty_strided, "restride": restride, "ensure_strides": ensure_strides,
         }
         namespace.update(record.get("_constants", {}))
         for var, dev in record["devices"].items():

@@ -46,11 +46,15 @@ def triton_supports_direct_launch() -> bool:
 
 
 def _launch_hooks_installed() -> bool:
+    """Whether triton would call a launch hook (a profiler's): direct launches call none. A hook
+    is None, or (triton >= 3.7) a ``HookChain`` that is empty unless a hook was added. Checked
+    when a direct launcher is built, as Inductor does."""
     try:
         from triton import knobs
     except ImportError:
         return True
-    return knobs.runtime.launch_enter_hook is not None or knobs.runtime.launch_exit_hook is not None
+    hooks = (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
+    return any(h is not None and (not hasattr(h, "calls") or h.calls) for h in hooks)
 
 
 def _current_device() -> int:
@@ -72,16 +76,10 @@ class _NotDirect(Exception):
 def specialization_key(args: tuple) -> tuple:
     """What triton specialises a compiled kernel on, for our kernels' arguments: int values and
     tensor alignment. Raises :class:`_NotDirect` for any other kind of argument."""
-    key = []
-    for a in args:
-        if a.__class__ is int:
-            key.append(a)
-        else:
-            data_ptr = getattr(a, "data_ptr", None)
-            if data_ptr is None:
-                raise _NotDirect(f"argument of type {type(a).__name__}")
-            key.append(data_ptr() % 16 == 0)
-    return tuple(key)
+    try:
+        return tuple([a if a.__class__ is int else a.data_ptr() % 16 == 0 for a in args])
+    except AttributeError:
+        raise _NotDirect(f"argument types {[type(a).__name__ for a in args]}") from None
 
 
 class FastLaunch:
