@@ -29,6 +29,7 @@ import torch.fx
 
 from autograph.backends.functionalize import run_as_captured
 from autograph.backends.triton.codegen import CannotFuse, kernel_source, launch_config
+from autograph.backends.triton.cudagraphs import maybe_cuda_graph
 from autograph.backends.triton.fuse import KernelGroup, fuse
 from autograph.backends.triton.ir import ExternItem
 from autograph.backends.triton.launch import FastLaunch
@@ -135,9 +136,12 @@ def _devices(inputs) -> set[str]:
 class TritonBackend:
     """Callable backend; one instance shares its kernel cache across graphs."""
 
-    def __init__(self, cache_dir: str | None = None, *, fuse: bool = True):
+    def __init__(self, cache_dir: str | None = None, *, fuse: bool = True, cuda_graphs: bool = False):
+        """``cuda_graphs``: replay inference graphs on CUDA from a CUDA graph (``torch.compile``'s
+        ``mode="reduce-overhead"``; see cudagraphs.py for which graphs qualify)."""
         self.cache = KernelCache(cache_dir)
         self.fuse = fuse
+        self.cuda_graphs = cuda_graphs
         self.compiled: list[CompiledAtenGraph] = []
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
@@ -158,6 +162,8 @@ class TritonBackend:
                 record = self.compile_aten(aten_gm, inputs, kind if kind != "forward" or training else "inference")
                 graphs.append(record.info)
                 self.compiled.append(record.info)
+                if self.cuda_graphs and record.info.kind == "inference" and record.info.fallback_reason is None:
+                    return maybe_cuda_graph(record.call, aten_gm, inputs, record.info.kind)
                 return record.call
 
             return compile_graph
