@@ -114,3 +114,24 @@ def test_workers_from_the_environment(monkeypatch):
     assert parallel_compile_workers() == 0
     monkeypatch.delenv("AUTOGRAPH_TRITON_COMPILE_WORKERS")
     assert 1 <= parallel_compile_workers() <= 16
+
+
+def test_autotuning_times_each_config_briefly():
+    triton = pytest.importorskip("triton")
+    from autograph.backends.triton.precompile import quick_benchmark, shorten_autotuning
+
+    @triton.autotune(configs=[triton.Config({"XBLOCK": 8}), triton.Config({"XBLOCK": 16})], key=["n"])
+    @triton.jit
+    def kernel(x, n, XBLOCK: "triton.language.constexpr"):
+        pass
+
+    assert shorten_autotuning(kernel) and kernel.do_bench is quick_benchmark
+
+    class ReadOnly:
+        configs = [1, 2]
+        do_bench = property(lambda self: "triton's")
+
+    single = FakeAutotuner(["x"], [FakeConfig(XBLOCK=8)], [])
+    single.do_bench = "triton's"
+    assert not shorten_autotuning(ReadOnly()) and not shorten_autotuning(single)
+    assert single.do_bench == "triton's"

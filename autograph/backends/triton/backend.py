@@ -34,7 +34,7 @@ from autograph.backends.triton.fuse import KernelGroup, fuse
 from autograph.backends.triton.ir import ExternItem
 from autograph.backends.triton.launch import FastLaunch
 from autograph.backends.triton.lower import LOWERING_ERROR, GraphNotLowerable, Lowering
-from autograph.backends.triton.precompile import precompile
+from autograph.backends.triton.precompile import precompile, shorten_autotuning
 from autograph.backends.triton.runtime import KernelCache, empty_strided, ensure_strides, graph_key, restride
 from autograph.backends.triton.wrapper import generate_wrapper
 
@@ -222,6 +222,8 @@ class TritonBackend:
             kernel = self.cache.load_kernel(k.name, k.source, interpret=not gpu)
             namespace[k.name] = FastLaunch(kernel) if gpu else kernel
         if gpu:
+            for k in info.kernels:
+                shorten_autotuning(namespace[k.name].kernel)
             precompile({k.name: namespace[k.name].kernel for k in info.kernels}, record)
         exec(compile(info.wrapper_source, f"<autograph wrapper {info.kind}>", "exec"), namespace)
         return _Result(info, _first_call_checked(namespace["call"], gm, info), boxed=True)

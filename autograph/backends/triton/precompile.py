@@ -115,3 +115,29 @@ def _precompile(kernels: dict[str, Any], record: dict, workers: int | None) -> i
     log.info("triton backend: %d kernel compiles in %.2f s on %d threads", submitted,
              time.perf_counter() - start, workers)
     return submitted
+
+
+AUTOTUNE_WARMUP_MS, AUTOTUNE_REP_MS = 5, 20
+
+
+def quick_benchmark(kernel_call, quantiles=None):
+    """Time one autotune config: triton's ``do_bench`` with 5 ms of warm-up and 20 ms of
+    repetitions instead of its defaults (25 and 100 ms per config, which made choosing among a
+    graph's configs take most of its cold compile)."""
+    from triton.testing import do_bench
+
+    return do_bench(kernel_call, warmup=AUTOTUNE_WARMUP_MS, rep=AUTOTUNE_REP_MS, quantiles=quantiles)
+
+
+def shorten_autotuning(kernel: Any) -> bool:
+    """Make a triton ``Autotuner`` time its configs with :func:`quick_benchmark`; False (and
+    triton's own timing kept) where this triton's autotuner does not allow it."""
+    # (reading ``do_bench`` would build triton's benchmarker, which needs a driver: not read here)
+    if len(getattr(kernel, "configs", ())) < 2 or not (
+            hasattr(type(kernel), "do_bench") or "do_bench" in getattr(kernel, "__dict__", {})):
+        return False
+    try:
+        kernel.do_bench = quick_benchmark  # an instance value wins over triton's cached_property
+    except AttributeError:
+        return False
+    return vars(kernel).get("do_bench") is quick_benchmark
