@@ -341,6 +341,7 @@ def time_workloads(report: Report, stage: dict, device: str, dry: bool, deadline
         if with_inductor:
             compilers["inductor"] = lambda m: torch.compile(m)
         compilers["autograph"] = lambda m: torch.compile(m, backend=TritonBackend(tempfile.mkdtemp(prefix="gpu-check-ag-")))
+        add_reduce_overhead_column(compilers)
         for label, wrap in compilers.items():
             if time.monotonic() > deadline - (2 if dry else 20):
                 row[label] = {"status": "skipped: stage time is up"}
@@ -363,6 +364,18 @@ def time_workloads(report: Report, stage: dict, device: str, dry: bool, deadline
             if ind.get("cold_compile_s") and ag.get("cold_compile_s"):
                 row["cold_compile_ratio"] = round(ag["cold_compile_s"] / ind["cold_compile_s"], 3)
         report.write()
+
+
+def add_reduce_overhead_column(compilers: dict) -> None:
+    """Optional extra column "autograph reduce-overhead": the Triton backend replaying inference
+    graphs from CUDA graphs (torch.compile's mode="reduce-overhead"). Training graphs and CPU
+    tensors are not recorded, so there it measures the same as "autograph"."""
+    import torch
+
+    from autograph.backends.triton.backend import TritonBackend
+
+    compilers["autograph reduce-overhead"] = lambda m: torch.compile(
+        m, backend=TritonBackend(tempfile.mkdtemp(prefix="gpu-check-ag-ro-"), cuda_graphs=True))
 
 
 def _measure(timer: Timer, wrap, model, inputs, train, reference, warmup, runs, device) -> dict:

@@ -29,10 +29,13 @@ import torch.fx
 
 from autograph.backends.functionalize import run_as_captured
 from autograph.backends.triton.codegen import CannotFuse, kernel_source, launch_config
+from autograph.backends.triton.cudagraphs import maybe_cuda_graph
 from autograph.backends.triton.fuse import KernelGroup, fuse
 from autograph.backends.triton.ir import ExternItem
+from autograph.backends.triton.launch import FastLaunch
 from autograph.backends.triton.lower import LOWERING_ERROR, GraphNotLowerable, Lowering
-from autograph.backends.triton.runtime import KernelCache, ensure_strides, graph_key, restride
+from autograph.backends.triton.precompile import precompile, shorten_autotuning
+from autograph.backends.triton.runtime import KernelCache, empty_strided, ensure_strides, graph_key, restride
 from autograph.backends.triton.wrapper import generate_wrapper
 
 log = logging.getLogger("autograph.backends.triton")
@@ -134,9 +137,12 @@ def _devices(inputs) -> set[str]:
 class TritonBackend:
     """Callable backend; one instance shares its kernel cache across graphs."""
 
-    def __init__(self, cache_dir: str | None = None, *, fuse: bool = True):
+    def __init__(self, cache_dir: str | None = None, *, fuse: bool = True, cuda_graphs: bool = False):
+        """``cuda_graphs``: replay inference graphs on CUDA from a CUDA graph (``torch.compile``'s
+        ``mode="reduce-overhead"``; see cudagraphs.py for which graphs qualify)."""
         self.cache = KernelCache(cache_dir)
         self.fuse = fuse
+        self.cuda_graphs = cuda_graphs
         self.compiled: list[CompiledAtenGraph] = []
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list) -> Callable:
@@ -157,6 +163,8 @@ class TritonBackend:
                 record = self.compile_aten(aten_gm, inputs, kind if kind != "forward" or training else "inference")
                 graphs.append(record.info)
                 self.compiled.append(record.info)
+                if self.cuda_graphs and record.info.kind == "inference" and record.info.fallback_reason is None:
+                    return maybe_cuda_graph(record.call, aten_gm, inputs, record.info.kind)
                 return record.call
 
             return compile_graph
@@ -205,13 +213,18 @@ class TritonBackend:
         info.externs = record["externs"]
         namespace: dict[str, Any] = {
             "torch": torch, "aten": aten, "prims": torch.ops.prims,
-            "empty_strided": torch.empty_strided, "restride": restride, "ensure_strides": ensure_strides,
+            "empty_strided": empty_strided, "restride": restride, "ensure_strides": ensure_strides,
         }
         namespace.update(record.get("_constants", {}))
         for var, dev in record["devices"].items():
             namespace[var] = torch.device(dev)
         for k in info.kernels:
-            namespace[k.name] = self.cache.load_kernel(k.name, k.source, interpret=not gpu)
+            kernel = self.cache.load_kernel(k.name, k.source, interpret=not gpu)
+            namespace[k.name] = FastLaunch(kernel) if gpu else kernel
+        if gpu:
+            for k in info.kernels:
+                shorten_autotuning(namespace[k.name].kernel)
+            precompile({k.name: namespace[k.name].kernel for k in info.kernels}, record)
         exec(compile(info.wrapper_source, f"<autograph wrapper {info.kind}>", "exec"), namespace)
         return _Result(info, _first_call_checked(namespace["call"], gm, info), boxed=True)
 

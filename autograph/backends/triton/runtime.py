@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -205,3 +205,28 @@ def ensure_strides(t: torch.Tensor, size: tuple, stride: tuple) -> torch.Tensor:
     if tuple(t.stride()) == stride or t.numel() <= 1:
         return t
     return restride(t, size, stride)
+
+
+def _fast_allocators() -> tuple[Callable | None, Callable | None, Callable | None]:
+    """torch's C++ allocation entry points Inductor's wrappers use (``(size, stride, dtype)``,
+    no argument parsing), and the current CUDA device; None where this torch lacks one."""
+    guards = getattr(getattr(torch._C, "_dynamo", None), "guards", None)
+    return (getattr(guards, "_empty_strided_cpu", None), getattr(guards, "_empty_strided_cuda", None),
+            getattr(torch._C, "_cuda_getDevice", None))
+
+
+_EMPTY_CPU, _EMPTY_CUDA, _CUDA_DEVICE = _fast_allocators()
+
+
+def empty_strided(size: tuple, stride: tuple, *, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """``torch.empty_strided`` for the wrapper's buffers, a few microseconds faster per buffer.
+
+    The fast CUDA entry point allocates on the current device, so it is used only when that is
+    the buffer's device; anything else goes through ``torch.empty_strided``."""
+    kind = device.type
+    if kind == "cuda":
+        if _EMPTY_CUDA is not None and device.index is not None and device.index == _CUDA_DEVICE():
+            return _EMPTY_CUDA(size, stride, dtype)
+    elif kind == "cpu" and _EMPTY_CPU is not None:
+        return _EMPTY_CPU(size, stride, dtype)
+    return torch.empty_strided(size, stride, device=device, dtype=dtype)
