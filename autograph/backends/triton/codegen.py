@@ -87,6 +87,30 @@ def literal(value) -> str:
     return repr(int(value))
 
 
+FLOAT32_NORMAL_RANGE = (2.0 ** -126, (2 - 2 ** -23) * 2.0 ** 127)
+SIGN_BITS = {torch.float32: ("-2147483648", "tl.int32"), torch.float64: ("-9223372036854775808", "tl.int64")}
+
+
+def float_constant(value: float, dtype: torch.dtype) -> str | None:
+    """Triton source for a float constant of compute dtype ``dtype`` where a bare literal would
+    be wrong on the GPU, else None (the literal is exact).
+
+    Triton types a Python float literal float32 when it is a normal float32 number and float64
+    otherwise, so ``x64 == 0.3`` compares with float32 0.3 and ``x32 * 1e-40`` computes in float64;
+    and its compiler (before 3.7) makes a constant equal to zero the null value, +0.0, so a -0.0
+    literal loses its sign. A float64 constant, and a float32 one outside the normal range, is a
+    ``tl.full`` of its dtype; -0.0 is the sign bit reinterpreted."""
+    if value == 0 and math.copysign(1.0, value) < 0:
+        bits, int_dtype = SIGN_BITS[dtype]
+        return f"tl.full([], {bits}, {int_dtype}).to({tl_dtype(dtype)}, bitcast=True)"
+    if dtype == torch.float64 and not (value == 0 or math.isinf(value) or math.isnan(value)):
+        return f"tl.full([], {value!r}, tl.float64)"
+    if dtype == torch.float32 and value != 0 and math.isfinite(value) \
+            and not FLOAT32_NORMAL_RANGE[0] <= abs(value) <= FLOAT32_NORMAL_RANGE[1]:
+        return f"tl.full([], {value!r}, tl.float32)"
+    return None
+
+
 def next_pow2(n: int) -> int:
     return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
 
@@ -302,6 +326,18 @@ class TritonExpr:
         return self.text
 
 
+def _is_literal(x: TritonExpr) -> bool:
+    """A Python number in the source (a constexpr in the kernel: it has no dtype)."""
+    text = x.text.strip("()")
+    if text.startswith("float("):
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _operand(x: TritonExpr, prec: int) -> str:
     return x.text if x.prec >= prec else f"({x.text})"
 
@@ -344,6 +380,10 @@ class TritonOps(OpsHandler):
     def constant(self, value, dtype):
         if dtype == torch.uint8 and not isinstance(value, bool) and isinstance(value, int) and value < 0:
             value %= 256  # torch wraps a negative scalar into uint8; triton refuses the negative literal
+        if dtype.is_floating_point and not isinstance(value, bool):
+            text = float_constant(float(value), compute_dtype(dtype))
+            if text is not None:
+                return TritonExpr(text, ATOM)
         text = literal(value)
         return TritonExpr(text, UNARY if text.startswith("-") else ATOM)
 
@@ -401,7 +441,18 @@ class TritonOps(OpsHandler):
         return self._binary(a, b, "*", MUL)
 
     def truediv(self, a, b):
-        return self._binary(a, b, "/", MUL)
+        # triton's float32 `/` is the approximate div.full.f32 (2 ulp); torch divides with IEEE rounding
+        probe = b if not _is_literal(b) else a
+        if _is_literal(probe):
+            return self._binary(a, b, "/", MUL)
+        a, b = (x if _is_literal(x) else self._name(x) for x in (a, b))
+        probe = b if not _is_literal(b) else a
+        return self._float32_choice(probe, f"tl.math.div_rn({a.text}, {b.text})", self._binary(a, b, "/", MUL).text)
+
+    def _float32_choice(self, probe: TritonExpr, float32: str, other: str) -> TritonExpr:
+        """``float32`` where the named value ``probe`` is float32, else ``other``: chosen when
+        triton compiles the kernel (a constexpr condition), for its float32-only IEEE functions."""
+        return TritonExpr(f"({float32} if {probe.text}.dtype == tl.float32 else {other})")
 
     def mod(self, a, b):
         return self._binary(a, b, "%", MUL)
@@ -410,13 +461,21 @@ class TritonOps(OpsHandler):
         return self._binary(a, b, "%", MUL)  # triton's float % is C fmod (frem)
 
     def neg(self, x):
-        return TritonExpr(f"-{_operand(x, UNARY)}", UNARY)
+        # triton before 3.7 compiles a float's unary minus to 0 - x, so -(+0.0) is +0.0 there
+        if _is_literal(x):
+            return TritonExpr(f"-{_operand(x, UNARY)}", UNARY)
+        x = self._name(x)
+        return self._float_or_int(x, f"{x.text} * -1.0", f"-{x.text}")
+
+    def _float_or_int(self, probe: TritonExpr, floating: str, other: str) -> TritonExpr:
+        """``floating`` where the named value ``probe`` is a float, else ``other`` (compile time)."""
+        return TritonExpr(f"({floating} if {probe.text}.dtype.is_floating() else {other})")
 
     def abs(self, x):
         return self._call("tl.abs", x)
 
     def reciprocal(self, x):
-        return self.truediv(TritonExpr("1.0"), x)
+        return self.truediv(TritonExpr("1.0"), self._name(x))
 
     def maximum(self, a, b):
         return self._call("tl.maximum", a, b)
@@ -498,10 +557,14 @@ class TritonOps(OpsHandler):
         return self.where(self.eq(u, TritonExpr("1.0")), x, self.where(plain, self.log(u), corrected))
 
     def sqrt(self, x):
-        return self._call("tl.sqrt", x)
+        # tl.sqrt of float32 is the approximate sqrt.approx.ftz.f32 (0 for denormals); torch's is IEEE
+        x = self._name(x)
+        return self._float32_choice(x, f"tl.math.sqrt_rn({x.text})", f"tl.sqrt({x.text})")
 
     def rsqrt(self, x):
-        return self._call("tl.rsqrt", x)
+        # 1 / sqrt with IEEE rounding: tl.rsqrt flushes denormals (rsqrt(1e-40) is inf) and rsqrt(-0.0) is -inf
+        x = self._name(x)
+        return self._float32_choice(x, f"tl.math.div_rn(1.0, tl.math.sqrt_rn({x.text}))", f"tl.rsqrt({x.text})")
 
     def sin(self, x):
         return self._call("tl.sin", x)
@@ -524,10 +587,18 @@ class TritonOps(OpsHandler):
         return self._call("tl.math.erf", x)
 
     def floor(self, x):
-        return self._call("tl.floor", x)
+        # libdevice is linked flushing denormals to zero: floor(-1e-40) would be -0.0, not -1.0
+        x = self._name(x)
+        floored = self._name(self._call("tl.floor", x))
+        flushed = self.and_(self.lt(x, TritonExpr("0.0")), self.eq(floored, TritonExpr("0.0")))
+        return self.where(flushed, TritonExpr("-1.0"), floored)
 
     def ceil(self, x):
-        return self._call("tl.math.ceil", x)
+        # ceil(1e-40) would be 0.0, not 1.0, for the same reason
+        x = self._name(x)
+        ceiled = self._name(self._call("tl.math.ceil", x))
+        flushed = self.and_(self.gt(x, TritonExpr("0.0")), self.eq(ceiled, TritonExpr("0.0")))
+        return self.where(flushed, TritonExpr("1.0"), ceiled)
 
     def trunc(self, x):
         return self.where(self.lt(x, TritonExpr("0")), self.ceil(x), self.floor(x))

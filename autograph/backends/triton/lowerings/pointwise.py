@@ -43,6 +43,25 @@ def cpu_half_scalar(L: Lowering, a, b):
     return rounded(a, b), rounded(b, a)
 
 
+def on_cuda(L: Lowering) -> bool:
+    """Whether the graph's tensors are on a CUDA device (aten's CUDA kernels round some results
+    differently from its CPU kernels; the kernels follow the device the graph runs on)."""
+    return L.device is not None and L.device.type == "cuda"
+
+
+def half_scalar(a, b):
+    """``(a, b)`` with a Python float operand rounded to the half dtype of the tensor operand:
+    aten's comparison kernels, CPU and CUDA alike, compare in the tensor's dtype
+    (``fp16(0.3) == 0.3`` is true in eager)."""
+
+    def rounded(scalar, tensor):
+        if isinstance(tensor, IRNode) and tensor.dtype in HALF_DTYPES and isinstance(scalar, float):
+            return float(torch.tensor(scalar, dtype=tensor.dtype))
+        return scalar
+
+    return rounded(a, b), rounded(b, a)
+
+
 def _binary(op: str, name: str):
     """``a op b`` (``alpha`` scales ``b``, as in ``add(a, b, alpha=2)``)."""
 
@@ -83,6 +102,11 @@ def _div(L, node, a, b, rounding_mode=None):
         raise LoweringDeclined("integer division")
     dtype = meta(node).dtype
     if rounding_mode is None:
+        if on_cuda(L) and isinstance(b, (int, float)) and not isinstance(b, bool):
+            # aten's CUDA kernel divides by a CPU scalar as a * (1 / b), the reciprocal computed
+            # once in the op-math type (div_true_kernel_cuda): x / 3 there is not x / 3 on the CPU
+            inverse = reciprocal_in(float(b), compute_dtype(dtype))
+            return L.pointwise(node, [a], lambda ops, x: ops.mul(x, ops.constant(inverse, dtype)), "div")
         return L.pointwise(node, [a, b], lambda ops, x, y: ops.truediv(x, y), "div")
     if dtype in HALF_DTYPES:
         # aten rounds intermediate results of its rounding division to the half type (vectorized
@@ -91,6 +115,12 @@ def _div(L, node, a, b, rounding_mode=None):
     if rounding_mode == "floor":
         return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype), "div")
     return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
+
+
+def reciprocal_in(value: float, dtype: torch.dtype) -> float:
+    """``1 / value`` computed in ``dtype`` (float32 or float64), as a Python float (IEEE: ±inf for ±0)."""
+    divisor = torch.tensor(value, dtype=dtype)
+    return float(torch.tensor(1.0, dtype=dtype) / divisor)
 
 
 def floor_divide(ops, a, b, dtype: torch.dtype):
@@ -147,8 +177,10 @@ def _relu(L, node, a):
     dtype = meta(node).dtype
     if dtype == torch.bool:
         raise LoweringDeclined("relu of bools")
-    # only negatives become 0: relu(nan) is nan and relu(-0.0) is -0.0 in torch
-    return L.pointwise(node, [a], lambda ops, x: ops.where(ops.lt(x, ops.constant(0, dtype)), ops.constant(0, dtype), x),
+    # relu(nan) is nan; relu(-0.0) is -0.0 in aten's CPU kernel (only negatives become 0) and
+    # +0.0 in its CUDA kernel (every x <= 0 becomes 0)
+    below = (lambda ops, x, zero: ops.le(x, zero)) if on_cuda(L) else (lambda ops, x, zero: ops.lt(x, zero))
+    return L.pointwise(node, [a], lambda ops, x: ops.where(below(ops, x, ops.constant(0, dtype)), ops.constant(0, dtype), x),
                        "relu")
 
 
@@ -184,7 +216,7 @@ def _bnot(L, node, a):
 def _compare(name: str):
     def lower(L, node, a, b):
         compute = promoted(a, b)
-        a, b = cpu_half_scalar(L, a, b)
+        a, b = half_scalar(a, b)
         return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, name)(x, y), name, compute=compute)
 
     return lower
@@ -286,7 +318,7 @@ def _pow(L, node, a, e):
         return L.pointwise(node, [a], lambda ops, x: _power(ops, x, n), "pow")
     if not dtype.is_floating_point:
         raise LoweringDeclined("integer pow with a negative or fractional exponent")
-    if abs(e) == 0.5 and dtype != torch.float16:  # aten's float/double/bfloat16 kernels use sqrt here
+    if abs(e) == 0.5 and (dtype != torch.float16 or on_cuda(L)):  # aten's kernels use sqrt here (not CPU float16)
         return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x) if e > 0 else ops.rsqrt(x), "pow")
     if float(e).is_integer() and -8 <= e < 0:
         return L.pointwise(node, [a], lambda ops, x: ops.truediv(ops.constant(1.0, dtype), _power(ops, x, int(-e))), "pow")
