@@ -96,6 +96,10 @@ def test_signed_zero_scalars_and_negation(compile_fn, gpu_front_end, dtype):
 def test_float64_maths_with_python_floats_stays_float64(compile_fn):
     x = torch.tensor([0.3, 0.1, 1 / 3, 2.5], dtype=torch.float64)
     _check(compile_fn, lambda x: (x == 0.3, x < 0.3, x * 0.1, x + 1 / 3, torch.where(x > 0.2, x, 0.7)), x)
+    y = torch.tensor([0.3, 8.0, 1000.0, 7.0], dtype=torch.float64)
+    compiled = compile_fn(lambda y: (torch.log2(y), torch.log10(y)), y)
+    for got, want in zip(compiled(y), (torch.log2(y), torch.log10(y))):  # within a few float64 ulps
+        torch.testing.assert_close(got, want, rtol=1e-15, atol=0)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -125,13 +129,15 @@ def _cuda_record(fn, *shapes_dtypes):
 
 def test_cuda_graphs_follow_aten_cuda_kernels_in_their_source():
     # x / 3 on CUDA is x * (1 / 3) rounded once (div_true_kernel_cuda); relu(-0.0) is +0.0 there
-    record = _cuda_record(lambda x, d, h: (x / 3, torch.relu(x), d / 3, h ** 0.5, h == 0.3),
+    record = _cuda_record(lambda x, d, h: (x / 3, torch.relu(x), d / 3, h ** 0.5, h == 0.3,
+                                           torch.div(x, 0.3, rounding_mode="floor")),
                           ((8,), torch.float32), ((8,), torch.float64), ((8,), torch.float16))
     source = "\n".join(s for _, s in record["kernels"])
     assert f"== {float(torch.tensor(0.3, dtype=torch.float16))!r}" in source  # CompareEqFunctor<Half>
     assert f"* {float(np.float32(1) / np.float32(3))!r}" in source
     assert f"tl.full([], {1 / 3!r}, tl.float64)" in source
     assert "<= 0, 0," in source
+    assert f"* {float(np.float32(1) / np.float32(0.3))!r}" in source  # div_floor_kernel_cuda's reciprocal
     assert "tl.math.sqrt_rn" in source  # float16 ** 0.5 is sqrt on CUDA (exp/log on the CPU)
 
 
@@ -140,7 +146,7 @@ def test_float32_maths_compiles_to_ieee_instructions(tmp_path):
     from tests.backends.ptx import compile_kernels_to_ptx
 
     record = _cuda_record(lambda x, y, d: (x / y, torch.sqrt(x), torch.rsqrt(y), torch.reciprocal(x), x.mean(),
-                                           d == 0.3, -x),
+                                           d == 0.3, -x, torch.log2(d), torch.log10(x)),
                           ((64,), torch.float32), ((64,), torch.float32), ((64,), torch.float64))
     compile_kernels_to_ptx(record, tmp_path)
     ptx = "\n".join((tmp_path / f"{name}.ptx").read_text() for name, _ in record["kernels"])

@@ -542,10 +542,14 @@ class TritonOps(OpsHandler):
         return self._call("tl.log", x)
 
     def log2(self, x):
-        return self.mul(self.log(x), TritonExpr("1.4426950408889634"))
+        return self._scaled(self._name(self.log(x)), 1.4426950408889634)
 
     def log10(self, x):
-        return self.mul(self.log(x), TritonExpr("0.4342944819032518"))
+        return self._scaled(self._name(self.log(x)), 0.4342944819032518)
+
+    def _scaled(self, x: TritonExpr, factor: float) -> TritonExpr:
+        """``x * factor`` with the factor in ``x``'s dtype (a bare literal is float32, also for float64)."""
+        return self._float32_choice(x, f"{x.text} * {factor!r}", f"{x.text} * tl.full([], {factor!r}, {x.text}.dtype)")
 
     def log1p(self, x):
         # log(1 + x) loses every digit for tiny x; Goldberg's correction log(u) * x / (u - 1) does not

@@ -113,6 +113,12 @@ def _div(L, node, a, b, rounding_mode=None):
         # and scalar loops alike); the float32 registers of a kernel would give other integers
         raise LoweringDeclined(f"{rounding_mode} division of {dtype}")
     if rounding_mode == "floor":
+        if on_cuda(L) and isinstance(b, (int, float)) and not isinstance(b, bool):
+            # div_floor_kernel_cuda: by a CPU scalar b, (a - fmod(a, b)) * (1 / b); by zero, a * (1 / b)
+            inverse = reciprocal_in(float(b), compute_dtype(dtype))
+            if b == 0:
+                return L.pointwise(node, [a], lambda ops, x: ops.mul(x, ops.constant(inverse, dtype)), "div")
+            return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype, inverse), "div")
         return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype), "div")
     return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
 
@@ -123,21 +129,26 @@ def reciprocal_in(value: float, dtype: torch.dtype) -> float:
     return float(torch.tensor(1.0, dtype=dtype) / divisor)
 
 
-def floor_divide(ops, a, b, dtype: torch.dtype):
+def floor_divide(ops, a, b, dtype: torch.dtype, inverse: float | None = None):
     """Python's ``a // b`` of floats, exactly as aten computes it (``div_floor_floating``): from
     the exact remainder ``fmod(a, b)``, not ``floor(a / b)``, whose rounding can cross an integer
-    (``3.0 // 0.3`` is 9, ``floor(3.0 / 0.3)`` is 10)."""
+    (``3.0 // 0.3`` is 9, ``floor(3.0 / 0.3)`` is 10). ``inverse``: ``1 / b`` for a nonzero scalar
+    ``b``, which aten's CUDA kernel multiplies by instead of dividing."""
     zero, one = ops.constant(0.0, dtype), ops.constant(1.0, dtype)
     mod = ops.fmod(a, b)
-    div = ops.truediv(ops.sub(a, mod), b)
+    if inverse is None:
+        div, quotient = ops.truediv(ops.sub(a, mod), b), ops.truediv(a, b)
+    else:
+        div, quotient = (ops.mul(v, ops.constant(inverse, dtype)) for v in (ops.sub(a, mod), a))
     wrong_sign = ops.and_(ops.ne(mod, zero), ops.ne(ops.lt(b, zero), ops.lt(mod, zero)))
     div = ops.where(wrong_sign, ops.sub(div, one), div)
     floored = ops.floor(div)
     floored = ops.where(ops.gt(ops.sub(div, floored), ops.constant(0.5, dtype)), ops.add(floored, one), floored)
-    quotient = ops.truediv(a, b)
     signed_zero = ops.where(ops.lt(quotient, zero), ops.constant(-0.0, dtype),
                             ops.where(ops.gt(quotient, zero), zero, quotient))  # copysign(0, a / b)
     floored = ops.where(ops.eq(div, zero), signed_zero, floored)
+    if inverse is not None:  # b is a nonzero scalar
+        return floored
     return ops.where(ops.eq(b, zero), quotient, floored)  # division by zero: the IEEE quotient
 
 
