@@ -6,11 +6,17 @@ timings run first (65% of the budget), the lowerings get the rest:
 
 * ``lowerings`` (a): every registered lowering against eager on the device, in fp32/fp16/bf16
   (and the integer/bool dtypes of its cases), on edge values and on random values, with
-  per-dtype tolerances (the cases of ``tests/backends/test_triton_exactness.py``).
+  per-dtype tolerances (the cases of ``tests/backends/test_triton_exactness.py``). Each case
+  reports ``exact`` (the exactness test's comparison: bits, sign of zero) and
+  ``within_tolerance`` (``RTOL`` per dtype, absolute floor the dtype's smallest normal, zero's
+  sign ignored): status ``ok``, ``within tolerance`` (last-ulp or flushed-denormal differences)
+  or ``mismatch`` (a wrong value).
 * ``timings`` (b): pointwise chains, softmax, LayerNorm, RMSNorm, a GELU MLP and a GPT-2-small
   block forward and forward+backward (batch 8, seq 512, bf16), each with eager, ``torch.compile``
   (Inductor) and autograph's Triton backend: CUDA events, warm-up, median of N, cold-compile
-  time (fresh caches), peak memory, and the largest difference from eager.
+  time (fresh caches), peak memory, and the largest difference from eager; beside the median
+  per-call latency, ``back_to_back_ms_per_call``: N calls issued back to back between one pair
+  of CUDA events, averaged (far below the latency: the case is bound by CPU overhead per call).
 
 The Triton backend is reached through ``torch.compile(backend=TritonBackend(...))``: Dynamo
 captures, autograph's backend compiles. Nothing here imports ``autograph.settings`` (pydantic
