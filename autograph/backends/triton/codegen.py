@@ -152,6 +152,7 @@ class KernelWriter:
         self.handler = TritonOps(self)
         # triton's interpreter truncates float32 -> bfloat16; rounding is then written out (RNE)
         self.emulate_bf16_rounding = False
+        self.gpu = False  # CUDA source (PTX inline assembly allowed), not for the interpreter
         self._setup_symbols()
 
     # -- iteration space -------------------------------------------------
@@ -566,9 +567,16 @@ class TritonOps(OpsHandler):
         return self._float32_choice(x, f"tl.math.sqrt_rn({x.text})", f"tl.sqrt({x.text})")
 
     def rsqrt(self, x):
-        # 1 / sqrt with IEEE rounding: tl.rsqrt flushes denormals (rsqrt(1e-40) is inf) and rsqrt(-0.0) is -inf
+        # tl.rsqrt of float32 is libdevice's, linked flushing denormals (rsqrt(1e-40) is inf). aten's
+        # CUDA kernel calls rsqrtf: the non-flushing rsqrt.approx.f32, emitted as such on the GPU;
+        # the interpreter's is exact (1 / sqrt with IEEE rounding here)
         x = self._name(x)
-        return self._float32_choice(x, f"tl.math.div_rn(1.0, tl.math.sqrt_rn({x.text}))", f"tl.rsqrt({x.text})")
+        if self.k.gpu:
+            float32 = (f'tl.inline_asm_elementwise("rsqrt.approx.f32 $0, $1;", "=r,r", [{x.text}], '
+                       "dtype=tl.float32, is_pure=True, pack=1)")
+        else:
+            float32 = f"tl.math.div_rn(1.0, tl.math.sqrt_rn({x.text}))"
+        return self._float32_choice(x, float32, f"tl.rsqrt({x.text})")
 
     def sin(self, x):
         return self._call("tl.sin", x)
@@ -673,6 +681,7 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     """Generate the complete module source (imports + kernel) for ``group``."""
     k = KernelWriter(group, persistent=persistent, stores=stores)
     k.emulate_bf16_rounding = not gpu
+    k.gpu = gpu
     head = KernelWriter.__new__(KernelWriter)  # only used for dims code
     head.lines, head.indent = [], 1
     if group.kind == "pointwise":
