@@ -29,9 +29,9 @@ BOOL_ARITHMETIC = {"add": "or_", "mul": "and_"}
 
 def cpu_half_scalar(L: Lowering, a, b):
     """``(a, b)`` with a Python float operand rounded to the half dtype of the tensor operand,
-    on CPU tensors only: aten's CPU kernels of add/sub/rsub and the comparisons convert such a
-    scalar to the tensor's dtype before computing in float32 (``fp16(-0.3) + 0.3`` is 0 there);
-    its CUDA kernels keep the scalar in float32, as the kernels do."""
+    on CPU tensors only: aten's CPU kernels of add/sub/rsub convert such a scalar to the tensor's
+    dtype before computing in float32 (``fp16(-0.3) + 0.3`` is 0 there); its CUDA kernels keep
+    the scalar in float32, as the kernels do (comparisons: :func:`half_scalar`)."""
     if L.device is None or L.device.type != "cpu":
         return a, b
 
