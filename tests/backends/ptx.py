@@ -79,6 +79,7 @@ def _compile_in_this_process(record: dict, directory: Path) -> list[list[str]]:
         compiled = triton.compile(triton.compiler.ASTSource(fn=autotuner.fn, signature=signature, constexprs=constexprs),
                                   target=GPUTarget("cuda", 90, 32))
         assert ".entry " + name in compiled.asm["ptx"], f"{name}: no entry in the PTX"
+        (directory / f"{name}.ptx").write_text(compiled.asm["ptx"])  # for tests that read the code
         params_of.append(params)
     return params_of
 

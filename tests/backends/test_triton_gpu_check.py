@@ -38,6 +38,8 @@ def test_dry_run_runs_every_stage_and_writes_its_json(tmp_path):
     assert lowerings["status"] == "done" and timings["status"] == "done", (lowerings, timings)
     assert lowerings["results"] and all(r["status"] == "ok" for r in lowerings["results"]), lowerings["results"]
     assert {r["values"] for r in lowerings["results"]} == {"edge", "random"}
+    assert all(r["exact"] is True and r["within_tolerance"] is True for r in lowerings["results"])
+    assert lowerings["summary"]["exact"] == lowerings["summary"]["within_tolerance"] == len(lowerings["results"])
     names = [r["workload"] for r in timings["results"]]
     for kind in ("pointwise chain", "softmax", "layernorm", "rmsnorm", "gelu mlp", "gpt2 block fwd ", "gpt2 block fwd+bwd"):
         assert any(kind in n for n in names), (kind, names)
@@ -45,8 +47,31 @@ def test_dry_run_runs_every_stage_and_writes_its_json(tmp_path):
         for label in ("eager", "autograph"):
             assert row[label]["status"] == "ok", (row["workload"], label, row[label])
             assert row[label]["median_ms"] > 0 and row[label]["cold_compile_s"] >= 0
+            assert row[label]["back_to_back_ms_per_call"] > 0 and row[label]["back_to_back_calls"] >= 1
         assert row["autograph"]["max_diff_rel_to_max_vs_eager"] < 0.05, row  # bf16, eager rounds every op
-    assert "| workload |" in done.stdout
+    assert "| workload |" in done.stdout and "back-to-back ms/call" in done.stdout
+
+
+def _script_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpu_check_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tolerance_verdict_separates_last_ulp_and_flushed_denormals_from_wrong_values():
+    check = _script_module()
+    one_ulp = torch.tensor([0.4285714328289032, 1.0]).nextafter(torch.tensor([1.0, 2.0]))
+    assert check.beyond_tolerance(one_ulp, torch.tensor([0.4285714328289032, 1.0])) is None
+    assert check.beyond_tolerance(torch.tensor([0.0]), torch.tensor([1e-40])) is None  # a flushed denormal
+    assert check.beyond_tolerance(torch.tensor([0.0]), torch.tensor([-0.0])) is None  # sign of zero
+    assert "element 0" in check.beyond_tolerance(torch.tensor([float("inf")]), torch.tensor([1e20]))
+    assert "element 1" in check.beyond_tolerance(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.001]))
+    assert check.beyond_tolerance(torch.tensor([10]), torch.tensor([9])) is not None  # integers: exact
+    half = torch.tensor([0.3], dtype=torch.float16)
+    assert check.beyond_tolerance(half.nextafter(torch.tensor([1.0], dtype=torch.float16)), half) is None
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU path")

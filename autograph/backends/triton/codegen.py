@@ -87,6 +87,30 @@ def literal(value) -> str:
     return repr(int(value))
 
 
+FLOAT32_NORMAL_RANGE = (2.0 ** -126, (2 - 2 ** -23) * 2.0 ** 127)
+SIGN_BITS = {torch.float32: ("-2147483648", "tl.int32"), torch.float64: ("-9223372036854775808", "tl.int64")}
+
+
+def float_constant(value: float, dtype: torch.dtype) -> str | None:
+    """Triton source for a float constant of compute dtype ``dtype`` where a bare literal would
+    be wrong on the GPU, else None (the literal is exact).
+
+    Triton types a Python float literal float32 when it is a normal float32 number and float64
+    otherwise, so ``x64 == 0.3`` compares with float32 0.3 and ``x32 * 1e-40`` computes in float64;
+    and its compiler (before 3.7) makes a constant equal to zero the null value, +0.0, so a -0.0
+    literal loses its sign. A float64 constant, and a float32 one outside the normal range, is a
+    ``tl.full`` of its dtype; -0.0 is the sign bit reinterpreted."""
+    if value == 0 and math.copysign(1.0, value) < 0:
+        bits, int_dtype = SIGN_BITS[dtype]
+        return f"tl.full([], {bits}, {int_dtype}).to({tl_dtype(dtype)}, bitcast=True)"
+    if dtype == torch.float64 and not (value == 0 or math.isinf(value) or math.isnan(value)):
+        return f"tl.full([], {value!r}, tl.float64)"
+    if dtype == torch.float32 and value != 0 and math.isfinite(value) \
+            and not FLOAT32_NORMAL_RANGE[0] <= abs(value) <= FLOAT32_NORMAL_RANGE[1]:
+        return f"tl.full([], {value!r}, tl.float32)"
+    return None
+
+
 def next_pow2(n: int) -> int:
     return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
 
@@ -128,6 +152,7 @@ class KernelWriter:
         self.handler = TritonOps(self)
         # triton's interpreter truncates float32 -> bfloat16; rounding is then written out (RNE)
         self.emulate_bf16_rounding = False
+        self.gpu = False  # CUDA source (PTX inline assembly allowed), not for the interpreter
         self._setup_symbols()
 
     # -- iteration space -------------------------------------------------
@@ -302,6 +327,18 @@ class TritonExpr:
         return self.text
 
 
+def _is_literal(x: TritonExpr) -> bool:
+    """A Python number in the source (a constexpr in the kernel: it has no dtype)."""
+    text = x.text.strip("()")
+    if text.startswith("float("):
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _operand(x: TritonExpr, prec: int) -> str:
     return x.text if x.prec >= prec else f"({x.text})"
 
@@ -344,6 +381,10 @@ class TritonOps(OpsHandler):
     def constant(self, value, dtype):
         if dtype == torch.uint8 and not isinstance(value, bool) and isinstance(value, int) and value < 0:
             value %= 256  # torch wraps a negative scalar into uint8; triton refuses the negative literal
+        if dtype.is_floating_point and not isinstance(value, bool):
+            text = float_constant(float(value), compute_dtype(dtype))
+            if text is not None:
+                return TritonExpr(text, ATOM)
         text = literal(value)
         return TritonExpr(text, UNARY if text.startswith("-") else ATOM)
 
@@ -401,7 +442,18 @@ class TritonOps(OpsHandler):
         return self._binary(a, b, "*", MUL)
 
     def truediv(self, a, b):
-        return self._binary(a, b, "/", MUL)
+        # triton's float32 `/` is the approximate div.full.f32 (2 ulp); torch divides with IEEE rounding
+        probe = b if not _is_literal(b) else a
+        if _is_literal(probe):
+            return self._binary(a, b, "/", MUL)
+        a, b = (x if _is_literal(x) else self._name(x) for x in (a, b))
+        probe = b if not _is_literal(b) else a
+        return self._float32_choice(probe, f"tl.math.div_rn({a.text}, {b.text})", self._binary(a, b, "/", MUL).text)
+
+    def _float32_choice(self, probe: TritonExpr, float32: str, other: str) -> TritonExpr:
+        """``float32`` where the named value ``probe`` is float32, else ``other``: chosen when
+        triton compiles the kernel (a constexpr condition), for its float32-only IEEE functions."""
+        return TritonExpr(f"({float32} if {probe.text}.dtype == tl.float32 else {other})")
 
     def mod(self, a, b):
         return self._binary(a, b, "%", MUL)
@@ -410,13 +462,21 @@ class TritonOps(OpsHandler):
         return self._binary(a, b, "%", MUL)  # triton's float % is C fmod (frem)
 
     def neg(self, x):
-        return TritonExpr(f"-{_operand(x, UNARY)}", UNARY)
+        # triton before 3.7 compiles a float's unary minus to 0 - x, so -(+0.0) is +0.0 there
+        if _is_literal(x):
+            return TritonExpr(f"-{_operand(x, UNARY)}", UNARY)
+        x = self._name(x)
+        return self._float_or_int(x, f"{x.text} * -1.0", f"-{x.text}")
+
+    def _float_or_int(self, probe: TritonExpr, floating: str, other: str) -> TritonExpr:
+        """``floating`` where the named value ``probe`` is a float, else ``other`` (compile time)."""
+        return TritonExpr(f"({floating} if {probe.text}.dtype.is_floating() else {other})")
 
     def abs(self, x):
         return self._call("tl.abs", x)
 
     def reciprocal(self, x):
-        return self.truediv(TritonExpr("1.0"), x)
+        return self.truediv(TritonExpr("1.0"), self._name(x))
 
     def maximum(self, a, b):
         return self._call("tl.maximum", a, b)
@@ -483,10 +543,14 @@ class TritonOps(OpsHandler):
         return self._call("tl.log", x)
 
     def log2(self, x):
-        return self.mul(self.log(x), TritonExpr("1.4426950408889634"))
+        return self._scaled(self._name(self.log(x)), 1.4426950408889634)
 
     def log10(self, x):
-        return self.mul(self.log(x), TritonExpr("0.4342944819032518"))
+        return self._scaled(self._name(self.log(x)), 0.4342944819032518)
+
+    def _scaled(self, x: TritonExpr, factor: float) -> TritonExpr:
+        """``x * factor`` with the factor in ``x``'s dtype (a bare literal is float32, also for float64)."""
+        return self._float32_choice(x, f"{x.text} * {factor!r}", f"{x.text} * tl.full([], {factor!r}, {x.text}.dtype)")
 
     def log1p(self, x):
         # log(1 + x) loses every digit for tiny x; Goldberg's correction log(u) * x / (u - 1) does not
@@ -498,10 +562,21 @@ class TritonOps(OpsHandler):
         return self.where(self.eq(u, TritonExpr("1.0")), x, self.where(plain, self.log(u), corrected))
 
     def sqrt(self, x):
-        return self._call("tl.sqrt", x)
+        # tl.sqrt of float32 is the approximate sqrt.approx.ftz.f32 (0 for denormals); torch's is IEEE
+        x = self._name(x)
+        return self._float32_choice(x, f"tl.math.sqrt_rn({x.text})", f"tl.sqrt({x.text})")
 
     def rsqrt(self, x):
-        return self._call("tl.rsqrt", x)
+        # tl.rsqrt of float32 is libdevice's, linked flushing denormals (rsqrt(1e-40) is inf). aten's
+        # CUDA kernel calls rsqrtf: the non-flushing rsqrt.approx.f32, emitted as such on the GPU;
+        # the interpreter's is exact (1 / sqrt with IEEE rounding here)
+        x = self._name(x)
+        if self.k.gpu:
+            float32 = (f'tl.inline_asm_elementwise("rsqrt.approx.f32 $0, $1;", "=r,r", [{x.text}], '
+                       "dtype=tl.float32, is_pure=True, pack=1)")
+        else:
+            float32 = f"tl.math.div_rn(1.0, tl.math.sqrt_rn({x.text}))"
+        return self._float32_choice(x, float32, f"tl.rsqrt({x.text})")
 
     def sin(self, x):
         return self._call("tl.sin", x)
@@ -524,10 +599,18 @@ class TritonOps(OpsHandler):
         return self._call("tl.math.erf", x)
 
     def floor(self, x):
-        return self._call("tl.floor", x)
+        # libdevice is linked flushing denormals to zero: floor(-1e-40) would be -0.0, not -1.0
+        x = self._name(x)
+        floored = self._name(self._call("tl.floor", x))
+        flushed = self.and_(self.lt(x, TritonExpr("0.0")), self.eq(floored, TritonExpr("0.0")))
+        return self.where(flushed, TritonExpr("-1.0"), floored)
 
     def ceil(self, x):
-        return self._call("tl.math.ceil", x)
+        # ceil(1e-40) would be 0.0, not 1.0, for the same reason
+        x = self._name(x)
+        ceiled = self._name(self._call("tl.math.ceil", x))
+        flushed = self.and_(self.gt(x, TritonExpr("0.0")), self.eq(ceiled, TritonExpr("0.0")))
+        return self.where(flushed, TritonExpr("1.0"), ceiled)
 
     def trunc(self, x):
         return self.where(self.lt(x, TritonExpr("0")), self.ceil(x), self.floor(x))
@@ -598,6 +681,7 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     """Generate the complete module source (imports + kernel) for ``group``."""
     k = KernelWriter(group, persistent=persistent, stores=stores)
     k.emulate_bf16_rounding = not gpu
+    k.gpu = gpu
     head = KernelWriter.__new__(KernelWriter)  # only used for dims code
     head.lines, head.indent = [], 1
     if group.kind == "pointwise":

@@ -29,11 +29,30 @@ BOOL_ARITHMETIC = {"add": "or_", "mul": "and_"}
 
 def cpu_half_scalar(L: Lowering, a, b):
     """``(a, b)`` with a Python float operand rounded to the half dtype of the tensor operand,
-    on CPU tensors only: aten's CPU kernels of add/sub/rsub and the comparisons convert such a
-    scalar to the tensor's dtype before computing in float32 (``fp16(-0.3) + 0.3`` is 0 there);
-    its CUDA kernels keep the scalar in float32, as the kernels do."""
+    on CPU tensors only: aten's CPU kernels of add/sub/rsub convert such a scalar to the tensor's
+    dtype before computing in float32 (``fp16(-0.3) + 0.3`` is 0 there); its CUDA kernels keep
+    the scalar in float32, as the kernels do (comparisons: :func:`half_scalar`)."""
     if L.device is None or L.device.type != "cpu":
         return a, b
+
+    def rounded(scalar, tensor):
+        if isinstance(tensor, IRNode) and tensor.dtype in HALF_DTYPES and isinstance(scalar, float):
+            return float(torch.tensor(scalar, dtype=tensor.dtype))
+        return scalar
+
+    return rounded(a, b), rounded(b, a)
+
+
+def on_cuda(L: Lowering) -> bool:
+    """Whether the graph's tensors are on a CUDA device (aten's CUDA kernels round some results
+    differently from its CPU kernels; the kernels follow the device the graph runs on)."""
+    return L.device is not None and L.device.type == "cuda"
+
+
+def half_scalar(a, b):
+    """``(a, b)`` with a Python float operand rounded to the half dtype of the tensor operand:
+    aten's comparison kernels, CPU and CUDA alike, compare in the tensor's dtype
+    (``fp16(0.3) == 0.3`` is true in eager)."""
 
     def rounded(scalar, tensor):
         if isinstance(tensor, IRNode) and tensor.dtype in HALF_DTYPES and isinstance(scalar, float):
@@ -83,31 +102,53 @@ def _div(L, node, a, b, rounding_mode=None):
         raise LoweringDeclined("integer division")
     dtype = meta(node).dtype
     if rounding_mode is None:
+        if on_cuda(L) and isinstance(b, (int, float)) and not isinstance(b, bool):
+            # aten's CUDA kernel divides by a CPU scalar as a * (1 / b), the reciprocal computed
+            # once in the op-math type (div_true_kernel_cuda): x / 3 there is not x / 3 on the CPU
+            inverse = reciprocal_in(float(b), compute_dtype(dtype))
+            return L.pointwise(node, [a], lambda ops, x: ops.mul(x, ops.constant(inverse, dtype)), "div")
         return L.pointwise(node, [a, b], lambda ops, x, y: ops.truediv(x, y), "div")
     if dtype in HALF_DTYPES:
         # aten rounds intermediate results of its rounding division to the half type (vectorized
         # and scalar loops alike); the float32 registers of a kernel would give other integers
         raise LoweringDeclined(f"{rounding_mode} division of {dtype}")
     if rounding_mode == "floor":
+        if on_cuda(L) and isinstance(b, (int, float)) and not isinstance(b, bool):
+            # div_floor_kernel_cuda: by a CPU scalar b, (a - fmod(a, b)) * (1 / b); by zero, a * (1 / b)
+            inverse = reciprocal_in(float(b), compute_dtype(dtype))
+            if b == 0:
+                return L.pointwise(node, [a], lambda ops, x: ops.mul(x, ops.constant(inverse, dtype)), "div")
+            return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype, inverse), "div")
         return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype), "div")
     return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
 
 
-def floor_divide(ops, a, b, dtype: torch.dtype):
+def reciprocal_in(value: float, dtype: torch.dtype) -> float:
+    """``1 / value`` computed in ``dtype`` (float32 or float64), as a Python float (IEEE: ±inf for ±0)."""
+    divisor = torch.tensor(value, dtype=dtype)
+    return float(torch.tensor(1.0, dtype=dtype) / divisor)
+
+
+def floor_divide(ops, a, b, dtype: torch.dtype, inverse: float | None = None):
     """Python's ``a // b`` of floats, exactly as aten computes it (``div_floor_floating``): from
     the exact remainder ``fmod(a, b)``, not ``floor(a / b)``, whose rounding can cross an integer
-    (``3.0 // 0.3`` is 9, ``floor(3.0 / 0.3)`` is 10)."""
+    (``3.0 // 0.3`` is 9, ``floor(3.0 / 0.3)`` is 10). ``inverse``: ``1 / b`` for a nonzero scalar
+    ``b``, which aten's CUDA kernel multiplies by instead of dividing."""
     zero, one = ops.constant(0.0, dtype), ops.constant(1.0, dtype)
     mod = ops.fmod(a, b)
-    div = ops.truediv(ops.sub(a, mod), b)
+    if inverse is None:
+        div, quotient = ops.truediv(ops.sub(a, mod), b), ops.truediv(a, b)
+    else:
+        div, quotient = (ops.mul(v, ops.constant(inverse, dtype)) for v in (ops.sub(a, mod), a))
     wrong_sign = ops.and_(ops.ne(mod, zero), ops.ne(ops.lt(b, zero), ops.lt(mod, zero)))
     div = ops.where(wrong_sign, ops.sub(div, one), div)
     floored = ops.floor(div)
     floored = ops.where(ops.gt(ops.sub(div, floored), ops.constant(0.5, dtype)), ops.add(floored, one), floored)
-    quotient = ops.truediv(a, b)
     signed_zero = ops.where(ops.lt(quotient, zero), ops.constant(-0.0, dtype),
                             ops.where(ops.gt(quotient, zero), zero, quotient))  # copysign(0, a / b)
     floored = ops.where(ops.eq(div, zero), signed_zero, floored)
+    if inverse is not None:  # b is a nonzero scalar
+        return floored
     return ops.where(ops.eq(b, zero), quotient, floored)  # division by zero: the IEEE quotient
 
 
@@ -147,8 +188,10 @@ def _relu(L, node, a):
     dtype = meta(node).dtype
     if dtype == torch.bool:
         raise LoweringDeclined("relu of bools")
-    # only negatives become 0: relu(nan) is nan and relu(-0.0) is -0.0 in torch
-    return L.pointwise(node, [a], lambda ops, x: ops.where(ops.lt(x, ops.constant(0, dtype)), ops.constant(0, dtype), x),
+    # relu(nan) is nan; relu(-0.0) is -0.0 in aten's CPU kernel (only negatives become 0) and
+    # +0.0 in its CUDA kernel (every x <= 0 becomes 0)
+    below = (lambda ops, x, zero: ops.le(x, zero)) if on_cuda(L) else (lambda ops, x, zero: ops.lt(x, zero))
+    return L.pointwise(node, [a], lambda ops, x: ops.where(below(ops, x, ops.constant(0, dtype)), ops.constant(0, dtype), x),
                        "relu")
 
 
@@ -184,7 +227,7 @@ def _bnot(L, node, a):
 def _compare(name: str):
     def lower(L, node, a, b):
         compute = promoted(a, b)
-        a, b = cpu_half_scalar(L, a, b)
+        a, b = half_scalar(a, b)
         return L.pointwise(node, [a, b], lambda ops, x, y: getattr(ops, name)(x, y), name, compute=compute)
 
     return lower
@@ -286,7 +329,7 @@ def _pow(L, node, a, e):
         return L.pointwise(node, [a], lambda ops, x: _power(ops, x, n), "pow")
     if not dtype.is_floating_point:
         raise LoweringDeclined("integer pow with a negative or fractional exponent")
-    if abs(e) == 0.5 and dtype != torch.float16:  # aten's float/double/bfloat16 kernels use sqrt here
+    if abs(e) == 0.5 and (dtype != torch.float16 or on_cuda(L)):  # aten's kernels use sqrt here (not CPU float16)
         return L.pointwise(node, [a], lambda ops, x: ops.sqrt(x) if e > 0 else ops.rsqrt(x), "pow")
     if float(e).is_integer() and -8 <= e < 0:
         return L.pointwise(node, [a], lambda ops, x: ops.truediv(ops.constant(1.0, dtype), _power(ops, x, int(-e))), "pow")
