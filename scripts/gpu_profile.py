@@ -1,0 +1,81 @@
+#!/usr/bin/env python
+"""Where the GPU time goes: the CUDA kernels of one workload of ``scripts/gpu_check.py``, for
+Inductor and autograph's Triton backend side by side (torch.profiler, self CUDA time per kernel).
+
+    python scripts/gpu_profile.py [--workload "gpt2 block fwd"] [--calls 20] [--out profile.txt]
+
+Needs a CUDA device. Prints, per compiler, the kernels sorted by total CUDA time with their
+counts per call, and the number of kernel launches per call (the CPU-side cost).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    import gpu_check
+    from autograph.backends.triton.backend import TritonBackend
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", action="append", default=None, help="a name fragment (repeatable)")
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--rows", type=int, default=25, help="kernels listed per compiler")
+    parser.add_argument("--dry-run", action="store_true", help="CPU, tiny sizes, no Inductor: checks the script")
+    opts = parser.parse_args(argv)
+    device = "cpu" if opts.dry_run else "cuda"
+    activity = ProfilerActivity.CPU if opts.dry_run else ProfilerActivity.CUDA
+    sync = (lambda: None) if opts.dry_run else torch.cuda.synchronize
+    wanted = opts.workload or ["gpt2 block fwd b", "pointwise chain 16"]
+    compilers = {"eager": lambda m: m, "inductor": lambda m: torch.compile(m),
+                 "autograph": lambda m: torch.compile(m, backend=TritonBackend(tempfile.mkdtemp()))}
+    if opts.dry_run:
+        compilers.pop("inductor")
+    for name, (make, make_inputs, train) in gpu_check.workloads(device, opts.dry_run).items():
+        if not any(w in name for w in wanted):
+            continue
+        for label, compile_fn in compilers.items():
+            torch.manual_seed(0)
+            module = make().to(device, torch.bfloat16)
+            step = _step(compile_fn(module), make_inputs(), train)
+            for _ in range(3):
+                step()
+            sync()
+            with profile(activities=[activity]) as prof:
+                for _ in range(opts.calls):
+                    step()
+                sync()
+            events = [e for e in prof.key_averages() if opts.dry_run or getattr(e, "self_device_time_total", 0)]
+            events.sort(key=lambda e: -getattr(e, "self_device_time_total", 0))
+            launches = sum(e.count for e in events) / opts.calls
+            total = sum(getattr(e, "self_device_time_total", 0) for e in events) / opts.calls
+            print(f"\n== {name} / {label}: {launches:.0f} kernels per call, {total / 1e3:.3f} ms GPU per call")
+            for e in events[:opts.rows]:
+                print(f"  {getattr(e, 'self_device_time_total', 0) / opts.calls:9.1f} us  x{e.count / opts.calls:4.1f}  "
+                      f"{e.key[:110]}")
+    return 0
+
+
+def _step(fn, inputs, train: bool):
+    import torch
+
+    def step():
+        if train:
+            fn(*inputs).float().sum().backward()
+        else:
+            with torch.no_grad():
+                fn(*inputs)
+
+    return step
+
+
+if __name__ == "__main__":
+    sys.exit(main())
