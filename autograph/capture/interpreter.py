@@ -876,7 +876,7 @@ def _build_string(tx, frame, inst):
 def _format_value(tx, frame, inst):
     spec = frame.pop().as_python_constant() if (inst.arg & 0x04) == 0x04 else ""
     value = frame.pop()
-    snapshot = value.text_snapshot()
+    snapshot = vb.text_snapshot(tx, value)
     if snapshot is None and not value.is_constant():
         raise Unsupported(f"f-string formatting of {value.describe()}", kind="unsupported-operation")
     if vb._has_symbolic([value if snapshot is None else ConstantValue(snapshot)], {}):

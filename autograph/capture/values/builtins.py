@@ -201,7 +201,9 @@ class BuiltinMethodValue(Value):
 
     def call(self, tx, args, kwargs):
         from autograph.capture.values.containers import BaseSequenceValue, DictValue
-        if isinstance(self.obj, (BaseSequenceValue, DictValue)) and type(self.obj).call_method is not Value.call_method:
+        from autograph.capture.values.sets import SetValue
+        if isinstance(self.obj, (BaseSequenceValue, DictValue, SetValue)) \
+                and type(self.obj).call_method is not Value.call_method:
             return self.obj.call_method(tx, self.name, args, kwargs)
         if self.obj.is_constant() and _all_constant(args, kwargs):
             return fold(tx, getattr(self.obj.as_python_constant(), self.name), args, kwargs, self.name)
@@ -800,17 +802,23 @@ def _super(tx, *args):
     raise Unsupported("super()", kind="unsupported-call")  # replaced by values.user_objects when installed
 
 
-def _snapshot_text(fn, value: Value) -> Value | None:
+def text_snapshot(tx, value: Value) -> Any:
+    """``value.text_snapshot()``, or the guarded one of a value whose class decides how it prints."""
+    guarded = getattr(value, "guarded_text_snapshot", None)
+    return guarded(tx) if guarded is not None else value.text_snapshot()
+
+
+def _snapshot_text(fn, value: Value, tx=None) -> Value | None:
     """``str``/``repr`` of a container of constants, run on its real snapshot."""
     if value.is_constant():
         return None
-    snapshot = value.text_snapshot()
+    snapshot = value.text_snapshot() if tx is None else text_snapshot(tx, value)
     return None if snapshot is None else ConstantValue(fn(snapshot))
 
 
 def _repr(tx, value=None, *rest, **kwargs):
     if value is not None and not rest and not kwargs:
-        text = _snapshot_text(repr, value)
+        text = _snapshot_text(repr, value, tx)
         if text is not None:
             return text
         if _default_repr(value):
@@ -911,7 +919,7 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
             from autograph.capture.values.run_time import RunTimeValue
             return RunTimeValue(cls, [args[0]], str, f"{cls.__name__}() of {args[0].describe()}")
         if cls is str:
-            text = _snapshot_text(str, args[0])
+            text = _snapshot_text(str, args[0], tx)
             if text is not None:
                 return text
             out = _python_text(tx, str, args[0])

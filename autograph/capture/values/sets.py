@@ -32,6 +32,9 @@ _RESULT_SETS = {"union", "intersection", "difference", "symmetric_difference", "
 _PREDICATES = {"issubset", "issuperset", "isdisjoint"}
 _INPLACE_OPS = {"|=": "__ior__", "&=": "__iand__", "-=": "__isub__", "^=": "__ixor__"}
 _OPS = {"|": "__or__", "&": "__and__", "-": "__sub__", "^": "__xor__"}
+_BOUND_DUNDERS = {"__contains__", "__len__", "__iter__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+                  "__or__", "__and__", "__sub__", "__xor__", "__ror__", "__rand__", "__rsub__", "__rxor__",
+                  "__ior__", "__iand__", "__isub__", "__ixor__"}
 _COMPARE = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
 
 
@@ -140,7 +143,8 @@ class SetValue(Value):
         return [value_of(k) for k in self.real]
 
     def contains(self, tx, item: Value) -> Value:
-        return ConstantValue(key_of(item) in self.real)
+        from autograph.capture.values.set_subclasses import lookup_key
+        return ConstantValue(lookup_key(tx, item) in self.real)
 
     def get_iter(self, tx) -> Value:
         """Live, as Python's set iterator: a size change while looping raises (natively)."""
@@ -157,6 +161,9 @@ class SetValue(Value):
     def getattr(self, tx, name: str) -> Value:
         if callable(getattr(self.kind, name, None)) and not name.startswith("__"):
             return vb.BuiltinMethodValue(self, name)
+        if name in _BOUND_DUNDERS and hasattr(self.kind, name):  # ``s.__contains__``: set's C method bound to the set
+            from autograph.capture.values.user_objects import NativeMethodValue
+            return NativeMethodValue(self, getattr(self.kind, name), name)
         if hasattr(self.kind, name):
             raise Unsupported(f"`.{name}` of a {self.kind.__name__}", kind="unsupported-operation")
         err = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
@@ -175,7 +182,10 @@ class SetValue(Value):
         if name == "pop" and len(self.real) > 1 and self.has_identity_keys():
             raise Unsupported(f"pop() from a {self.describe()} holding tensors or objects", kind=SET_ORDER)
         consumed: dict[int, list[Value]] = {}
-        if name in ("add", "discard", "remove"):
+        if name in ("discard", "remove"):
+            from autograph.capture.values.set_subclasses import lookup_key
+            real_args = [lookup_key(tx, a) for a in args]
+        elif name == "add":
             real_args = [key_of(a) for a in args]
         else:
             real_args = [_keys_of(tx, a, consumed=consumed.setdefault(i, [])) for i, a in enumerate(args)]
@@ -206,9 +216,12 @@ class SetValue(Value):
             name = _OPS.get(op.rstrip("="))
             if name is None:
                 return NotImplemented
-        try:
-            other_keys = _keys_of(tx, other, sets_only=True)
+        from autograph.capture.values.set_subclasses import operand_keys
+        try:  # an in-place operator runs first whatever the right operand's type
+            other_keys = operand_keys(tx, other, () if name in _INPLACE_OPS.values() else (name, "__r" + name[2:]))
         except Unsupported:
+            return NotImplemented
+        if other_keys is None:  # a set subclass's own operator decides
             return NotImplemented
         if reflected:  # Python tried the left operand's own operator first: run exactly that
             out = getattr(other_keys, name)(self.real)
@@ -231,8 +244,13 @@ class SetValue(Value):
         return _wrap_result(out, _ordered(self, other))
 
     def compare_op(self, tx, op: str, other: Value) -> Value:
+        from autograph.capture.values.set_subclasses import operand_keys, set_items
+        if set_items(other) is None and getattr(other, "cls", None) is not None:
+            return NotImplemented  # a user object: its own reflected comparison may decide
         try:
-            other_keys = _keys_of(tx, other, sets_only=True)
+            other_keys = operand_keys(tx, other, tuple(_COMPARE.values()))
+            if other_keys is None:  # a set subclass comparing in Python
+                return NotImplemented
         except Unsupported:
             if op in ("==", "!="):
                 return ConstantValue(op == "!=")  # a set never equals a non-set
@@ -269,6 +287,10 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
     items it gave in ``consumed``)."""
     if isinstance(value, SetValue):
         return value.real
+    from autograph.capture.values.set_subclasses import set_items
+    own = set_items(value)  # a set subclass's table, read by set's C code (not its __iter__)
+    if own is not None and not sets_only:
+        return own.real
     exact = _exact_dict_keys(value)
     if exact is not None:
         return exact
@@ -311,10 +333,12 @@ def _construct(kind: type):
         if kwargs or len(args) > 1:
             raise Unsupported(f"TypeError: {kind.__name__}() takes at most 1 argument", generic=True,
                               kind="python-exception")
-        if args and isinstance(args[0], SetValue):  # the real call on the real set (its own path)
-            if len(args[0].real) > 1:
-                args[0].iter_items(tx)  # its order must be known
-            return _wrap_result(kind(args[0].real), args[0].order_known)
+        from autograph.capture.values.set_subclasses import set_items
+        operand = args[0] if args and isinstance(args[0], SetValue) else set_items(args[0]) if args else None
+        if operand is not None:  # the real call on the real set (its own path)
+            if len(operand.real) > 1:
+                operand.iter_items(tx)  # its order must be known
+            return _wrap_result(kind(operand.real), operand.order_known)
         exact = _exact_dict_keys(args[0]) if args else None
         if exact is not None:
             return _wrap_result(kind(exact))
