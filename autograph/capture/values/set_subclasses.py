@@ -18,7 +18,7 @@ from autograph.capture.breaks import Unsupported
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
-from autograph.capture.values.sets import SET_HISTORY, SetValue, _keys_of, key_of, value_of
+from autograph.capture.values.sets import SET_HISTORY, SetValue, _keys_of, key_of, scalar_operand_error, value_of
 
 SET_BASES = (set, frozenset)
 _COMPARISONS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
@@ -109,10 +109,12 @@ def text_object(tx, obj: Value) -> Any:
         return None
     if not all(_c_entry(tx, obj.cls, n) for n in _TEXT_DUNDERS):
         return None
-    base = frozenset if items.kind is frozenset else set
-    real = base.__new__(obj.cls, items.real) if base is frozenset else base.__new__(obj.cls)
-    if base is set:
-        set.update(real, items.real)
+    from autograph.capture.values.user_objects import _rebuild
+    try:
+        source = rebuild_source(items)
+    except Unsupported:
+        return None
+    real = _rebuild(obj.cls, {}, source)  # C code only: set's table, no __init__ runs
     return real if list(real) == list(items.real) else None
 
 
@@ -254,6 +256,7 @@ def binary_op(tx, obj: Value, op: str, other: Value) -> Value:
     if set_items(other) is not None and not op.endswith("="):
         if not plain_operand(tx, other, names):
             return NotImplemented
+    scalar_operand_error(op, obj.cls, other)
     out = items.binary_op(tx, op if obj.items.mutable else base, _as_set(other))
     return obj if out is items else out
 

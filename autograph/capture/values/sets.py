@@ -38,6 +38,9 @@ _BOUND_DUNDERS = {"__contains__", "__len__", "__iter__", "__eq__", "__ne__", "__
 _COMPARE = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
 
 
+_NOT_A_SET = object()  # an operator's operand that is not a set (the operator declines it)
+
+
 class _Identity:
     """The key of a value hashed by identity (what ``object.__hash__``/``Tensor.__hash__`` do)."""
 
@@ -73,7 +76,31 @@ def key_of(value: Value) -> Any:
         real = None
     if real is not None and type(real).__hash__ is object.__hash__:
         return _Identity(value, real)
+    _raise_if_unhashable(value)
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
+
+
+def _raise_if_unhashable(value: Value) -> None:
+    """Python's TypeError for a value whose type sets ``__hash__ = None`` (list, dict, set, and
+    classes deriving from them without their own ``__hash__``): hashing it raises."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return
+    if isinstance(kind, type) and type(kind) is type and getattr(kind, "__hash__", 0) is None:
+        err = TypeError(f"unhashable type: {kind.__name__!r}")
+        raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
+
+
+def scalar_operand_error(op: str, left: type, other: Value) -> None:
+    """``s - 1``: set's operator and a number's or string's reflected one both decline a non-set
+    (neither runs user code): Python raises TypeError."""
+    if not other.is_constant() or other.mutable:
+        return
+    right = type(other.as_python_constant())
+    if right in (int, float, complex, bool, str, bytes, type(None)):
+        err = TypeError(f"unsupported operand type(s) for {op}: {left.__name__!r} and {right.__name__!r}")
+        raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
 
 
 def value_of(key: Any) -> Value:
@@ -174,7 +201,8 @@ class SetValue(Value):
         if method is None or kwargs or name.startswith("__"):
             return super().call_method(tx, name, args, kwargs)
         if name in ("remove", "pop") and not self.real and name == "pop":
-            raise Unsupported("KeyError: 'pop from an empty set'", generic=True, kind="python-exception")
+            err = KeyError("pop from an empty set")
+            raise Unsupported("KeyError: 'pop from an empty set'", generic=True, exc=err, kind="python-exception")
         if name == "pop" and self.source is not None:
             raise Unsupported(f"pop() from a set that came from outside ({self.source.expr})", kind="side-effect")
         if name == "pop" and len(self.real) > 1:
@@ -220,8 +248,12 @@ class SetValue(Value):
         try:  # an in-place operator runs first whatever the right operand's type
             other_keys = operand_keys(tx, other, () if name in _INPLACE_OPS.values() else (name, "__r" + name[2:]))
         except Unsupported:
-            return NotImplemented
+            other_keys = _NOT_A_SET
         if other_keys is None:  # a set subclass's own operator decides
+            return NotImplemented
+        if other_keys is _NOT_A_SET:
+            if not reflected:
+                scalar_operand_error(op, self.kind, other)
             return NotImplemented
         if reflected:  # Python tried the left operand's own operator first: run exactly that
             out = getattr(other_keys, name)(self.real)
@@ -302,6 +334,11 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
         raise Unsupported(f"set operator with {value.describe()}", kind="unsupported-operation")
     if consumed is not None and _is_iterator(tx, value):
         return _lazy_keys(tx, value, consumed)
+    if value.is_constant() and not value.mutable:
+        try:
+            iter(value.as_python_constant())
+        except TypeError as exc:  # ``s.union(1)``: Python's own error
+            raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
     return [key_of(v) for v in value.iter_items(tx)]
 
 
