@@ -109,13 +109,26 @@ def text_object(tx, obj: Value) -> Any:
         return None
     if not all(_c_entry(tx, obj.cls, n) for n in _TEXT_DUNDERS):
         return None
-    from autograph.capture.values.user_objects import _rebuild
-    try:
-        source = rebuild_source(items)
-    except Unsupported:
-        return None
-    real = _rebuild(obj.cls, {}, source)  # C code only: set's table, no __init__ runs
-    return real if list(real) == list(items.real) else None
+    name = obj.cls.__name__  # set_repr: the type's name, then the items in iteration order
+    return _SetText(f"{name}({{{repr(list(items.real))[1:-1]}}})" if items.real else f"{name}()", name)
+
+
+class _SetText:
+    """Prints as set's C ``__repr__`` prints a subclass instance (``str``, ``repr``, ``format``
+    with an empty spec; another spec is object.__format__'s TypeError)."""
+
+    def __init__(self, text: str, name: str):
+        self.text, self.name = text, name
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if spec:
+            raise TypeError(f"unsupported format string passed to {self.name}.__format__")
+        return self.text
 
 
 # ---------------------------------------------------------------------------
