@@ -877,6 +877,11 @@ def _format_value(tx, frame, inst):
     spec = frame.pop().as_python_constant() if (inst.arg & 0x04) == 0x04 else ""
     value = frame.pop()
     snapshot = vb.text_snapshot(tx, value)
+    if snapshot is None and not value.is_constant() and not spec:
+        text = vb.python_format_text(tx, value, repr if inst.arg & 0x03 == 2 else str)
+        if text is not None:  # a class's own __str__/__repr__, inlined
+            frame.push(text)
+            return
     if snapshot is None and not value.is_constant():
         raise Unsupported(f"f-string formatting of {value.describe()}", kind="unsupported-operation")
     if vb._has_symbolic([value if snapshot is None else ConstantValue(snapshot)], {}):

@@ -250,6 +250,10 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
     if a.is_constant() and b.is_constant() and not (op.endswith("=") and a.mutable):
         # (an in-place operator on a list of the call changes that list: its own binary_op below)
         return fold(tx, fn, [a, b], {}, f"operator {op}")
+    from autograph.capture.values import user_operators
+    out = user_operators.binary_op(tx, op, a, b)  # a user class's own __add__/__radd__/__iadd__...
+    if out is not NotImplemented:
+        return out
     for left, right in ((a, b),):
         handler = getattr(left, "binary_op", None)
         if handler is not None:
@@ -852,6 +856,33 @@ def _python_text(tx, fn, value: Value):
         text_type = None
     if text_type is not str:
         raise Unsupported(f"{name} of {value.describe()} returned {out.describe()}, not a str", generic=True, kind="python-exception")
+    return out
+
+
+def python_format_text(tx, value: Value, fn) -> Value | None:
+    """``f"{value}"`` (``fn`` str) or ``f"{value!r}"`` (``fn`` repr) with an empty spec, when the
+    class keeps ``object.__format__`` (which is ``str(value)``) and prints by a ``__str__``/
+    ``__repr__`` written in Python: that method, inlined (the class entries guarded)."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return None
+    from autograph.capture.values.user_objects import UserObjectValue
+    if not isinstance(value, UserObjectValue):  # an instance made during capture: its class is plain
+        return None
+    if fn is str and mro_lookup(kind, "__format__")[1] is not object.__format__:
+        return None
+    name = "__str__" if fn is str and mro_lookup(kind, "__str__")[1] is not object.__str__ else "__repr__"
+    method = mro_lookup(kind, name)[1]
+    if type(method) is not types.FunctionType:
+        return None
+    for guarded in ("__format__", "__str__", "__repr__"):
+        tx.guards.class_attr(kind, guarded)
+    from autograph.capture.values.functions import UserFunctionValue
+    out = UserFunctionValue(method).call(tx, [value], {})
+    if not out.is_constant() or type(out.as_python_constant()) is not str:
+        raise Unsupported(f"{name} of {value.describe()} gave {out.describe()}, not a known str",
+                          kind="unsupported-operation")
     return out
 
 

@@ -277,7 +277,8 @@ class SetValue(Value):
 
     def compare_op(self, tx, op: str, other: Value) -> Value:
         from autograph.capture.values.set_subclasses import operand_keys, set_items
-        if set_items(other) is None and getattr(other, "cls", None) is not None:
+        from autograph.capture.values.user_objects import UserObjectValue
+        if isinstance(other, UserObjectValue) and set_items(other) is None:
             return NotImplemented  # a user object: its own reflected comparison may decide
         try:
             other_keys = operand_keys(tx, other, tuple(_COMPARE.values()))
