@@ -319,7 +319,7 @@ class BoundMethodValue(Value):
             return self.func
         if name == "__self__":
             return self.self_value
-        if name == "__doc__" or not hasattr(types.MethodType, name):
+        if name == "__doc__" or not any(name in k.__dict__ for k in types.MethodType.__mro__):
             return self.func.getattr(tx, name)
         return super().getattr(tx, name)
 

@@ -422,6 +422,8 @@ class NativeMethodValue(Value):
                     return ConstantValue(None)
                 if name == "__getattribute__" and len(args) == 1:
                     return obj.getattr(tx, args[0].as_python_constant())
+                if name in ("__eq__", "__ne__") and len(args) == 1 and not kwargs:
+                    return _object_equality(tx, obj, args[0], name)
             if owner is list and isinstance(obj.items, ListValue):
                 return _list_method(tx, obj, name, args, kwargs)
             if owner in _SET_BASES and set_subclasses.set_items(obj) is not None:
@@ -451,6 +453,19 @@ class NativeMethodValue(Value):
                            what=f"{type(real).__qualname__}.{name}{tuple(real_args)!r}")
         raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}",
                           kind="unsupported-call")
+
+
+def _object_equality(tx, obj: Value, other: Value, name: str) -> Value:
+    """``object.__eq__`` (identity, else NotImplemented) and ``object.__ne__`` (the inverse of
+    the type's own ``__eq__``, interpreted when written in Python), as ``super().__ne__(o)`` reaches them."""
+    from autograph.capture.values.rich_compare import _declined, _method
+    if name == "__ne__":
+        eq = _method(tx, obj, other, "__eq__")
+        return eq if _declined(eq) else ConstantValue(not eq.truth(tx))
+    same = vb.identical_or_none(tx, obj, other)
+    if same is None:
+        raise Unsupported(f"identity test between {obj.describe()} and {other.describe()}", kind="unsupported-operation")
+    return ConstantValue(True if same else NotImplemented)
 
 
 class UnboundNativeMethodValue(Value):
