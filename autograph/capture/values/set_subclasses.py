@@ -18,7 +18,8 @@ from autograph.capture.breaks import Unsupported
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
-from autograph.capture.values.sets import SET_HISTORY, SetValue, _keys_of, key_of, scalar_operand_error, value_of
+from autograph.capture.values.sets import (SET_HISTORY, SetValue, _keys_of, check_iterable, key_of,
+                                           scalar_operand_error, value_of)
 
 SET_BASES = (set, frozenset)
 _COMPARISONS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
@@ -154,6 +155,7 @@ def _fill(tx, items: SetValue, source: Value) -> None:
         items.order_known = other.order_known
         return
     exact = _exact_dict_keys(source)
+    check_iterable(source)
     keys = exact if exact is not None else [key_of(v) for v in source.iter_items(tx)]
     items.real = items.kind(keys)
 

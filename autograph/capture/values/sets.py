@@ -335,12 +335,17 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
         raise Unsupported(f"set operator with {value.describe()}", kind="unsupported-operation")
     if consumed is not None and _is_iterator(tx, value):
         return _lazy_keys(tx, value, consumed)
+    check_iterable(value)
+    return [key_of(v) for v in value.iter_items(tx)]
+
+
+def check_iterable(value: Value) -> None:
+    """``s.union(1)``, ``set(1)``: Python's TypeError for a constant that is not iterable."""
     if value.is_constant() and not value.mutable:
         try:
             iter(value.as_python_constant())
-        except TypeError as exc:  # ``s.union(1)``: Python's own error
+        except TypeError as exc:
             raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
-    return [key_of(v) for v in value.iter_items(tx)]
 
 
 def _ordered(*operands: Value) -> bool:
@@ -369,8 +374,11 @@ def _wrap_result(out: Any, ordered: bool = True) -> Value:
 def _construct(kind: type):
     def construct(tx, *args: Value, **kwargs: Value) -> Value:
         if kwargs or len(args) > 1:
-            raise Unsupported(f"TypeError: {kind.__name__}() takes at most 1 argument", generic=True,
-                              kind="python-exception")
+            try:  # Python's own message, from the real call with placeholder arguments
+                kind(*[()] * len(args), **dict.fromkeys(kwargs, ()))
+            except TypeError as exc:
+                raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+            raise Unsupported(f"{kind.__name__}() with these arguments", kind="unsupported-call")
         from autograph.capture.values.set_subclasses import set_items
         operand = args[0] if args and isinstance(args[0], SetValue) else set_items(args[0]) if args else None
         if operand is not None:  # the real call on the real set (its own path)
@@ -380,6 +388,8 @@ def _construct(kind: type):
         exact = _exact_dict_keys(args[0]) if args else None
         if exact is not None:
             return _wrap_result(kind(exact))
+        if args:
+            check_iterable(args[0])
         items = args[0].iter_items(tx) if args else []
         return SetValue.of_values(tx, items, kind)
     return construct
