@@ -278,8 +278,9 @@ class SetValue(Value):
     def compare_op(self, tx, op: str, other: Value) -> Value:
         from autograph.capture.values.set_subclasses import operand_keys, set_items
         from autograph.capture.values.user_objects import UserObjectValue
-        if isinstance(other, UserObjectValue) and set_items(other) is None:
-            return NotImplemented  # a user object: its own reflected comparison may decide
+        if isinstance(other, UserObjectValue) and set_items(other) is None and not (
+                op in ("==", "!=") and vb._object_equality(other.cls)):
+            return NotImplemented  # a user object comparing in Python: its reflected method may decide
         try:
             other_keys = operand_keys(tx, other, tuple(_COMPARE.values()))
             if other_keys is None:  # a set subclass comparing in Python

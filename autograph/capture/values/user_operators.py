@@ -34,7 +34,7 @@ def _lookup(tx, v: Value, dunder: str) -> Any:
     from autograph.capture.values.user_objects import UserObjectValue
     if isinstance(v, UserObjectValue):
         owner, raw = mro_lookup(v.cls, dunder)
-        if raw is None:
+        if owner is None:
             from autograph.capture.values.absence import guard_absent_in_classes
             guard_absent_in_classes(tx, v.cls, dunder)
             return None
