@@ -401,7 +401,10 @@ class Translator:
             sig = inspect.signature(sig_fn, follow_wrapped=False)
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True, kind="python-exception")
+            from autograph.capture.binding_errors import binding_error
+            err = binding_error(sig_fn, code, len(args), list(kwargs))  # Python's own message, catchable
+            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True, exc=err,
+                              kind="python-exception")
         frame = Frame(code, fv.fn_globals, fv, self.root)
         frame.parent = self.root  # any non-None parent marks an inlined frame
         frame.inside_try = self.graph.inside_try  # set for the caller's call instruction
