@@ -89,13 +89,19 @@ def set_keys_and_membership(a, b):
     return a, found, sorted(s), len(t)
 
 
+def frozenset_constant_dunders(a, b):
+    p = frozenset("abc")
+    return (a, p.__eq__(set("abc")), p.__eq__(set("ab")), p.__or__({"z"}) == set("abcz"), p.__ne__(1),
+            p.__contains__({"a"}))
+
+
 def formatted(a, b):
     return a, f"{PlainSet([1])} {PlainFrozen()!r}", str(PlainSet(["q"])), repr(PlainFrozen([2]))
 
 
 @pytest.mark.parametrize("fn", [operators_return_the_base_type, methods_and_unbound_methods,
                                 overrides_new_init_and_attributes, returned_objects_are_rebuilt,
-                                set_keys_and_membership, formatted])
+                                set_keys_and_membership, frozenset_constant_dunders, formatted])
 def test_set_subclasses_match_eager_in_one_graph(fn):
     h = check(fn, two)
     assert h.captures == 1 and h.breaks == []

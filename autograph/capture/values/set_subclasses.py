@@ -240,6 +240,15 @@ def native_method(tx, obj: Value, items: SetValue, method: Any, name: str, args:
     return obj if out is items else out
 
 
+def constant_set_method(tx, const: Value, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """A dunder of a frozenset constant given a set made in the function (``fs.__eq__(s)``)."""
+    real = const.as_python_constant()
+    method = getattr(type(real), name, None)
+    if method is None or type(method).__name__ not in ("wrapper_descriptor", "method_descriptor"):
+        raise Unsupported(f"method .{name}() of {const.describe()}", kind="unsupported-call")
+    return native_method(tx, const, SetValue(real, type(real)), method, name, args, kwargs)
+
+
 def _real_operand(tx, value: Value) -> Any:
     """The real keys of a set operand of a C set dunder called directly (any set subclass: the
     C code reads the table); None for a non-set (the dunder answers NotImplemented)."""
