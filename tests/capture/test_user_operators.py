@@ -73,3 +73,32 @@ def ordered_sets(a, b):
 def test_user_operators_match_eager_in_one_graph(fn):
     h = check(fn, two)
     assert h.captures == 1 and h.breaks == []
+
+
+class Val:
+    """A value of a small autograd-like engine, passed in from outside."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __add__(self, other):
+        other = other if isinstance(other, Val) else Val(other)
+        return Val(self.x + other.x)
+
+    def __radd__(self, other):
+        return self + other
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Val) else Val(other)
+        return Val(self.x * other.x)
+
+
+def operators_of_an_object_passed_in(a, v):
+    w = v * 2 + 1
+    z = 3 + v
+    return w.x + a, z.x, type(w).__name__
+
+
+def test_operators_of_objects_passed_in_run_their_python_methods_in_one_graph():
+    h = check(operators_of_an_object_passed_in, lambda: (torch.randn(2), Val(torch.randn(2))))
+    assert h.captures == 1 and h.breaks == []

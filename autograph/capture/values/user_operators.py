@@ -31,17 +31,17 @@ def _lookup(tx, v: Value, dunder: str) -> Any:
     """What calling ``type(v).<dunder>`` means: a Python function, ``("set", wrapper)`` for set's
     C method, None when absent or declining, ``_UNKNOWN`` otherwise (guarded on the class)."""
     from autograph.capture.values.sets import SetValue
-    from autograph.capture.values.user_objects import UserObjectValue
-    if isinstance(v, UserObjectValue):
-        owner, raw = mro_lookup(v.cls, dunder)
+    if _is_user_object(v):
+        cls = v.python_type()
+        owner, raw = mro_lookup(cls, dunder)
         if owner is None:
             from autograph.capture.values.absence import guard_absent_in_classes
-            guard_absent_in_classes(tx, v.cls, dunder)
+            guard_absent_in_classes(tx, cls, dunder)
             return None
-        tx.guards.class_attr(v.cls, dunder)
+        tx.guards.class_attr(cls, dunder)
         if type(raw) is types.FunctionType:
             return raw
-        if owner in _SET_BASES and getattr(v.items, "kind", None) in _SET_BASES:
+        if owner in _SET_BASES and getattr(getattr(v, "items", None), "kind", None) in _SET_BASES:
             return ("set", raw)
         return None if owner is object else _UNKNOWN
     if isinstance(v, SetValue):
@@ -50,6 +50,17 @@ def _lookup(tx, v: Value, dunder: str) -> Any:
     if v.is_constant() and not v.mutable and type(v.as_python_constant()) in _DECLINING_CONSTANTS:
         return None  # int/str/... C slots return NotImplemented for a user object
     return _UNKNOWN
+
+
+def _is_user_object(v: Value) -> bool:
+    """An object made during capture, or one from outside (type-guarded) of a class written in Python."""
+    from autograph.capture.values.objects import ObjectValue
+    from autograph.capture.values.user_objects import UserObjectValue
+    if isinstance(v, UserObjectValue):
+        return True
+    cls = v.python_type() if type(v) is ObjectValue else None
+    return isinstance(cls, type) and type(cls) is type and cls.__module__ != "builtins" \
+        and not cls.__module__.startswith("torch")
 
 
 def _call(tx, method: Any, this: Value, other: Value, dunder: str) -> Value:
@@ -68,8 +79,7 @@ def _declined(out: Value) -> bool:
 def binary_op(tx, op: str, a: Value, b: Value) -> Value:
     """``a <op> b`` by the operand classes' own methods; NotImplemented when this module does not
     apply (no Python method among them, or an operand it does not model)."""
-    from autograph.capture.values.user_objects import UserObjectValue
-    if not (isinstance(a, UserObjectValue) or isinstance(b, UserObjectValue)):
+    if not (_is_user_object(a) or _is_user_object(b)):
         return NotImplemented
     base = op[:-1] if op.endswith("=") and op[:-1] in _NAMES else op
     word = _NAMES.get(base)
