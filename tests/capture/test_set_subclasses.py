@@ -165,3 +165,30 @@ def test_a_set_subclass_made_in_the_function_is_new_per_call():
     first, second = compiled(x)[1], compiled(x)[1]
     assert type(first) is PlainSet and first == {1, 2, 3} and first is not second
     assert h.breaks == []
+
+
+class SubSub(PlainSet):
+    pass
+
+
+def operator_matrix(a, k1, k2):
+    p, q = k1("abcd"), k2("cdef")
+    out = [(type(r).__name__, sorted(r)) for r in (p | q, p & q, p - q, p ^ q)]
+    out.append((p == q, p != q, p < q, p <= q, p > q, p >= q))
+    if hasattr(p, "add"):
+        p |= q
+        out.append((type(p).__name__, list(p)))
+        p ^= {"z"}
+        p &= q | {"z", "a"}
+        p -= {"c"}
+        out.append((type(p).__name__, sorted(p)))
+    out.append((p.union(q) == set(p) | set(q), type(p.union(q)).__name__, p.issubset(q), q.issuperset(p)))
+    out.append((len(p), bool(p), "a" in p, type(set(p)).__name__, type(frozenset(q)).__name__))
+    return a, out
+
+
+@pytest.mark.parametrize("k1,k2", [(set, PlainFrozen), (frozenset, PlainSet), (PlainSet, PlainFrozen),
+                                   (PlainFrozen, SubSub), (SubSub, PlainSet), (PlainSet, frozenset)])
+def test_operators_and_methods_across_set_kinds_match_eager_in_one_graph(k1, k2):
+    h = check(operator_matrix, lambda: (torch.randn(1), k1, k2))
+    assert h.captures == 1 and h.breaks == []

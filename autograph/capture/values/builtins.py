@@ -207,9 +207,9 @@ class BuiltinMethodValue(Value):
             return self.obj.call_method(tx, self.name, args, kwargs)
         if self.obj.is_constant() and _all_constant(args, kwargs):
             return fold(tx, getattr(self.obj.as_python_constant(), self.name), args, kwargs, self.name)
-        if self.obj.is_constant() and type(self.obj.as_python_constant()) is frozenset and self.name.startswith("__"):
+        if self.obj.is_constant() and type(self.obj.as_python_constant()) is frozenset:
             from autograph.capture.values.set_subclasses import constant_set_method
-            return constant_set_method(tx, self.obj, self.name, args, kwargs)  # ``fs.__eq__(a_set)``
+            return constant_set_method(tx, self.obj, self.name, args, kwargs)  # ``fs.union(a_set)``
         if self.name == "format" and isinstance(self.obj.as_python_constant(), str):
             raise Unsupported("str.format on a non-constant value", kind="unsupported-operation")
         raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")

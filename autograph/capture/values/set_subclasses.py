@@ -241,7 +241,7 @@ def native_method(tx, obj: Value, items: SetValue, method: Any, name: str, args:
 
 
 def constant_set_method(tx, const: Value, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value:
-    """A dunder of a frozenset constant given a set made in the function (``fs.__eq__(s)``)."""
+    """A method of a frozenset constant given a set made in the function (``fs.__eq__(s)``, ``fs.union(s)``)."""
     real = const.as_python_constant()
     method = getattr(type(real), name, None)
     if method is None or type(method).__name__ not in ("wrapper_descriptor", "method_descriptor"):
