@@ -92,7 +92,7 @@ def set_keys_and_membership(a, b):
 def frozenset_constant_dunders(a, b):
     p = frozenset("abc")
     return (a, p.__eq__(set("abc")), p.__eq__(set("ab")), p.__or__({"z"}) == set("abcz"), p.__ne__(1),
-            p.__contains__({"a"}))
+            p.__contains__({"a"}), frozenset.__eq__(p, set(p)), frozenset.union(p, {1}) == p | {1})
 
 
 def formatted(a, b):

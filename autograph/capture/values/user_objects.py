@@ -486,6 +486,9 @@ class UnboundNativeMethodValue(Value):
         from autograph.capture.values.sets import SetValue
         if args and isinstance(args[0], (UserObjectValue, SetValue)):
             return NativeMethodValue(args[0], self.method, self.method.__name__).call(tx, list(args[1:]), kwargs)
+        if args and args[0].is_constant() and type(args[0].as_python_constant()) is frozenset \
+                and getattr(self.method, "__objclass__", None) is frozenset and not vb._all_constant(args, kwargs):
+            return set_subclasses.constant_set_method(tx, args[0], self.method.__name__, list(args[1:]), kwargs)
         if vb._all_constant(args, kwargs):
             return vb.fold(tx, self.method, args, kwargs, self.describe())
         raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args),
