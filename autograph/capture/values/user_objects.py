@@ -703,7 +703,7 @@ def _object_new(tx, *args: Value, **kwargs: Value) -> Value:
     """``object.__new__(cls)`` for a class capture models."""
     cls = _class_of(args[0]) if args else None
     if len(args) == 1 and not kwargs and isinstance(cls, type) and cls.__module__ != "builtins" \
-            and supported_class(cls) is None:
+            and supported_class(cls) is None and not issubclass(cls, _SET_BASES):  # (Python: "not safe")
         return UserObjectValue(cls)
     raise Unsupported("object.__new__() with these arguments", kind="unsupported-call")
 
