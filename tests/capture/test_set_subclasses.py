@@ -192,3 +192,19 @@ def operator_matrix(a, k1, k2):
 def test_operators_and_methods_across_set_kinds_match_eager_in_one_graph(k1, k2):
     h = check(operator_matrix, lambda: (torch.randn(1), k1, k2))
     assert h.captures == 1 and h.breaks == []
+
+
+def unhashable_keys_in_library_code(a, b):
+    from torch.utils._ordered_set import OrderedSet
+    caught = []
+    for call in (lambda: OrderedSet([[]]), lambda: dict.fromkeys([[1]])):
+        try:
+            call()
+        except TypeError as exc:
+            caught.append(str(exc))
+    return a, caught
+
+
+def test_an_unhashable_key_met_by_library_code_raises_pythons_type_error_in_the_graph():
+    h = check(unhashable_keys_in_library_code, two)
+    assert h.captures == 1 and h.breaks == []

@@ -76,11 +76,11 @@ def key_of(value: Value) -> Any:
         real = None
     if real is not None and type(real).__hash__ is object.__hash__:
         return _Identity(value, real)
-    _raise_if_unhashable(value)
+    raise_if_unhashable(value)
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
 
 
-def _raise_if_unhashable(value: Value) -> None:
+def raise_if_unhashable(value: Value) -> None:
     """Python's TypeError for a value whose type sets ``__hash__ = None`` (list, dict, set, and
     classes deriving from them without their own ``__hash__``): hashing it raises."""
     try:
