@@ -401,7 +401,10 @@ class Translator:
             sig = inspect.signature(sig_fn, follow_wrapped=False)
             bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
-            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True, kind="python-exception")
+            from autograph.capture.binding_errors import binding_error
+            err = binding_error(sig_fn, code, len(args), list(kwargs))  # Python's own message, catchable
+            raise Unsupported(f"TypeError calling {code.co_qualname}: {exc}", generic=True, exc=err,
+                              kind="python-exception")
         frame = Frame(code, fv.fn_globals, fv, self.root)
         frame.parent = self.root  # any non-None parent marks an inlined frame
         frame.inside_try = self.graph.inside_try  # set for the caller's call instruction
@@ -876,7 +879,12 @@ def _build_string(tx, frame, inst):
 def _format_value(tx, frame, inst):
     spec = frame.pop().as_python_constant() if (inst.arg & 0x04) == 0x04 else ""
     value = frame.pop()
-    snapshot = value.text_snapshot()
+    snapshot = vb.text_snapshot(tx, value)
+    if snapshot is None and not value.is_constant() and not spec:
+        text = vb.python_format_text(tx, value, repr if inst.arg & 0x03 == 2 else str)
+        if text is not None:  # a class's own __str__/__repr__, inlined
+            frame.push(text)
+            return
     if snapshot is None and not value.is_constant():
         raise Unsupported(f"f-string formatting of {value.describe()}", kind="unsupported-operation")
     if vb._has_symbolic([value if snapshot is None else ConstantValue(snapshot)], {}):

@@ -201,10 +201,15 @@ class BuiltinMethodValue(Value):
 
     def call(self, tx, args, kwargs):
         from autograph.capture.values.containers import BaseSequenceValue, DictValue
-        if isinstance(self.obj, (BaseSequenceValue, DictValue)) and type(self.obj).call_method is not Value.call_method:
+        from autograph.capture.values.sets import SetValue
+        if isinstance(self.obj, (BaseSequenceValue, DictValue, SetValue)) \
+                and type(self.obj).call_method is not Value.call_method:
             return self.obj.call_method(tx, self.name, args, kwargs)
         if self.obj.is_constant() and _all_constant(args, kwargs):
             return fold(tx, getattr(self.obj.as_python_constant(), self.name), args, kwargs, self.name)
+        if self.obj.is_constant() and type(self.obj.as_python_constant()) is frozenset:
+            from autograph.capture.values.set_subclasses import constant_set_method
+            return constant_set_method(tx, self.obj, self.name, args, kwargs)  # ``fs.union(a_set)``
         if self.name == "format" and isinstance(self.obj.as_python_constant(), str):
             raise Unsupported("str.format on a non-constant value", kind="unsupported-operation")
         raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")
@@ -248,6 +253,10 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
     if a.is_constant() and b.is_constant() and not (op.endswith("=") and a.mutable):
         # (an in-place operator on a list of the call changes that list: its own binary_op below)
         return fold(tx, fn, [a, b], {}, f"operator {op}")
+    from autograph.capture.values import user_operators
+    out = user_operators.binary_op(tx, op, a, b)  # a user class's own __add__/__radd__/__iadd__...
+    if out is not NotImplemented:
+        return out
     for left, right in ((a, b),):
         handler = getattr(left, "binary_op", None)
         if handler is not None:
@@ -800,17 +809,23 @@ def _super(tx, *args):
     raise Unsupported("super()", kind="unsupported-call")  # replaced by values.user_objects when installed
 
 
-def _snapshot_text(fn, value: Value) -> Value | None:
+def text_snapshot(tx, value: Value) -> Any:
+    """``value.text_snapshot()``, or the guarded one of a value whose class decides how it prints."""
+    guarded = getattr(value, "guarded_text_snapshot", None)
+    return guarded(tx) if guarded is not None else value.text_snapshot()
+
+
+def _snapshot_text(fn, value: Value, tx=None) -> Value | None:
     """``str``/``repr`` of a container of constants, run on its real snapshot."""
     if value.is_constant():
         return None
-    snapshot = value.text_snapshot()
+    snapshot = value.text_snapshot() if tx is None else text_snapshot(tx, value)
     return None if snapshot is None else ConstantValue(fn(snapshot))
 
 
 def _repr(tx, value=None, *rest, **kwargs):
     if value is not None and not rest and not kwargs:
-        text = _snapshot_text(repr, value)
+        text = _snapshot_text(repr, value, tx)
         if text is not None:
             return text
         if _default_repr(value):
@@ -844,6 +859,33 @@ def _python_text(tx, fn, value: Value):
         text_type = None
     if text_type is not str:
         raise Unsupported(f"{name} of {value.describe()} returned {out.describe()}, not a str", generic=True, kind="python-exception")
+    return out
+
+
+def python_format_text(tx, value: Value, fn) -> Value | None:
+    """``f"{value}"`` (``fn`` str) or ``f"{value!r}"`` (``fn`` repr) with an empty spec, when the
+    class keeps ``object.__format__`` (which is ``str(value)``) and prints by a ``__str__``/
+    ``__repr__`` written in Python: that method, inlined (the class entries guarded)."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return None
+    from autograph.capture.values.user_objects import UserObjectValue
+    if not isinstance(value, UserObjectValue):  # an instance made during capture: its class is plain
+        return None
+    if fn is str and mro_lookup(kind, "__format__")[1] is not object.__format__:
+        return None
+    name = "__str__" if fn is str and mro_lookup(kind, "__str__")[1] is not object.__str__ else "__repr__"
+    method = mro_lookup(kind, name)[1]
+    if type(method) is not types.FunctionType:
+        return None
+    for guarded in ("__format__", "__str__", "__repr__"):
+        tx.guards.class_attr(kind, guarded)
+    from autograph.capture.values.functions import UserFunctionValue
+    out = UserFunctionValue(method).call(tx, [value], {})
+    if not out.is_constant() or type(out.as_python_constant()) is not str:
+        raise Unsupported(f"{name} of {value.describe()} gave {out.describe()}, not a known str",
+                          kind="unsupported-operation")
     return out
 
 
@@ -911,7 +953,7 @@ def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
             from autograph.capture.values.run_time import RunTimeValue
             return RunTimeValue(cls, [args[0]], str, f"{cls.__name__}() of {args[0].describe()}")
         if cls is str:
-            text = _snapshot_text(str, args[0])
+            text = _snapshot_text(str, args[0], tx)
             if text is not None:
                 return text
             out = _python_text(tx, str, args[0])

@@ -311,6 +311,18 @@ class BoundMethodValue(Value):
     def python_type(self):
         return types.MethodType
 
+    def getattr(self, tx, name):
+        """A method object's own ``__func__``/``__self__``; any name its type does not define
+        (``__name__``, ``__qualname__``, ``__doc__``, ``__wrapped__``...) is read from the function,
+        as ``method.__getattribute__`` does."""
+        if name == "__func__":
+            return self.func
+        if name == "__self__":
+            return self.self_value
+        if name == "__doc__" or not any(name in k.__dict__ for k in types.MethodType.__mro__):
+            return self.func.getattr(tx, name)
+        return super().getattr(tx, name)
+
     def call(self, tx, args, kwargs):
         return self.func.call(tx, [self.self_value, *args], kwargs)
 

@@ -71,6 +71,12 @@ class ClassValue(Value):
     def real_value(self):
         return self.cls
 
+    def getitem(self, tx, key):
+        """``C[T]`` (``cast(OrderedSet[T], x)``): the alias typing's or a builtin type's own
+        ``__class_getitem__`` makes, for real type arguments: no user code runs (typing caches it)."""
+        from autograph.capture.values.generic_aliases import class_getitem
+        return class_getitem(tx, self, key)
+
     def getattr(self, tx, name):
         if name == "apply" and issubclass(self.cls, torch.autograd.Function):
             from autograph.capture.values.autograd_functions import FunctionApplyValue

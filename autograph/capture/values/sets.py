@@ -32,7 +32,13 @@ _RESULT_SETS = {"union", "intersection", "difference", "symmetric_difference", "
 _PREDICATES = {"issubset", "issuperset", "isdisjoint"}
 _INPLACE_OPS = {"|=": "__ior__", "&=": "__iand__", "-=": "__isub__", "^=": "__ixor__"}
 _OPS = {"|": "__or__", "&": "__and__", "-": "__sub__", "^": "__xor__"}
+_BOUND_DUNDERS = {"__contains__", "__len__", "__iter__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+                  "__or__", "__and__", "__sub__", "__xor__", "__ror__", "__rand__", "__rsub__", "__rxor__",
+                  "__ior__", "__iand__", "__isub__", "__ixor__"}
 _COMPARE = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
+
+
+_NOT_A_SET = object()  # an operator's operand that is not a set (the operator declines it)
 
 
 class _Identity:
@@ -70,7 +76,31 @@ def key_of(value: Value) -> Any:
         real = None
     if real is not None and type(real).__hash__ is object.__hash__:
         return _Identity(value, real)
+    raise_if_unhashable(value)
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
+
+
+def raise_if_unhashable(value: Value) -> None:
+    """Python's TypeError for a value whose type sets ``__hash__ = None`` (list, dict, set, and
+    classes deriving from them without their own ``__hash__``): hashing it raises."""
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return
+    if isinstance(kind, type) and type(kind) is type and getattr(kind, "__hash__", 0) is None:
+        err = TypeError(f"unhashable type: {kind.__name__!r}")
+        raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
+
+
+def scalar_operand_error(op: str, left: type, other: Value) -> None:
+    """``s - 1``: set's operator and a number's or string's reflected one both decline a non-set
+    (neither runs user code): Python raises TypeError."""
+    if not other.is_constant() or other.mutable:
+        return
+    right = type(other.as_python_constant())
+    if right in (int, float, complex, bool, str, bytes, type(None)):
+        err = TypeError(f"unsupported operand type(s) for {op}: {left.__name__!r} and {right.__name__!r}")
+        raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
 
 
 def value_of(key: Any) -> Value:
@@ -140,7 +170,8 @@ class SetValue(Value):
         return [value_of(k) for k in self.real]
 
     def contains(self, tx, item: Value) -> Value:
-        return ConstantValue(key_of(item) in self.real)
+        from autograph.capture.values.set_subclasses import lookup_key
+        return ConstantValue(lookup_key(tx, item) in self.real)
 
     def get_iter(self, tx) -> Value:
         """Live, as Python's set iterator: a size change while looping raises (natively)."""
@@ -157,6 +188,9 @@ class SetValue(Value):
     def getattr(self, tx, name: str) -> Value:
         if callable(getattr(self.kind, name, None)) and not name.startswith("__"):
             return vb.BuiltinMethodValue(self, name)
+        if name in _BOUND_DUNDERS and hasattr(self.kind, name):  # ``s.__contains__``: set's C method bound to the set
+            from autograph.capture.values.user_objects import NativeMethodValue
+            return NativeMethodValue(self, getattr(self.kind, name), name)
         if hasattr(self.kind, name):
             raise Unsupported(f"`.{name}` of a {self.kind.__name__}", kind="unsupported-operation")
         err = AttributeError(f"{self.kind.__name__!r} object has no attribute {name!r}")
@@ -167,7 +201,8 @@ class SetValue(Value):
         if method is None or kwargs or name.startswith("__"):
             return super().call_method(tx, name, args, kwargs)
         if name in ("remove", "pop") and not self.real and name == "pop":
-            raise Unsupported("KeyError: 'pop from an empty set'", generic=True, kind="python-exception")
+            err = KeyError("pop from an empty set")
+            raise Unsupported("KeyError: 'pop from an empty set'", generic=True, exc=err, kind="python-exception")
         if name == "pop" and self.source is not None:
             raise Unsupported(f"pop() from a set that came from outside ({self.source.expr})", kind="side-effect")
         if name == "pop" and len(self.real) > 1:
@@ -175,7 +210,10 @@ class SetValue(Value):
         if name == "pop" and len(self.real) > 1 and self.has_identity_keys():
             raise Unsupported(f"pop() from a {self.describe()} holding tensors or objects", kind=SET_ORDER)
         consumed: dict[int, list[Value]] = {}
-        if name in ("add", "discard", "remove"):
+        if name in ("discard", "remove"):
+            from autograph.capture.values.set_subclasses import lookup_key
+            real_args = [lookup_key(tx, a) for a in args]
+        elif name == "add":
             real_args = [key_of(a) for a in args]
         else:
             real_args = [_keys_of(tx, a, consumed=consumed.setdefault(i, [])) for i, a in enumerate(args)]
@@ -206,9 +244,16 @@ class SetValue(Value):
             name = _OPS.get(op.rstrip("="))
             if name is None:
                 return NotImplemented
-        try:
-            other_keys = _keys_of(tx, other, sets_only=True)
+        from autograph.capture.values.set_subclasses import operand_keys
+        try:  # an in-place operator runs first whatever the right operand's type
+            other_keys = operand_keys(tx, other, () if name in _INPLACE_OPS.values() else (name, "__r" + name[2:]))
         except Unsupported:
+            other_keys = _NOT_A_SET
+        if other_keys is None:  # a set subclass's own operator decides
+            return NotImplemented
+        if other_keys is _NOT_A_SET:
+            if not reflected:
+                scalar_operand_error(op, self.kind, other)
             return NotImplemented
         if reflected:  # Python tried the left operand's own operator first: run exactly that
             out = getattr(other_keys, name)(self.real)
@@ -231,8 +276,15 @@ class SetValue(Value):
         return _wrap_result(out, _ordered(self, other))
 
     def compare_op(self, tx, op: str, other: Value) -> Value:
+        from autograph.capture.values.set_subclasses import operand_keys, set_items
+        from autograph.capture.values.user_objects import UserObjectValue
+        if isinstance(other, UserObjectValue) and set_items(other) is None and not (
+                op in ("==", "!=") and vb._object_equality(other.cls)):
+            return NotImplemented  # a user object comparing in Python: its reflected method may decide
         try:
-            other_keys = _keys_of(tx, other, sets_only=True)
+            other_keys = operand_keys(tx, other, tuple(_COMPARE.values()))
+            if other_keys is None:  # a set subclass comparing in Python
+                return NotImplemented
         except Unsupported:
             if op in ("==", "!="):
                 return ConstantValue(op == "!=")  # a set never equals a non-set
@@ -269,6 +321,10 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
     items it gave in ``consumed``)."""
     if isinstance(value, SetValue):
         return value.real
+    from autograph.capture.values.set_subclasses import set_items
+    own = set_items(value)  # a set subclass's table, read by set's C code (not its __iter__)
+    if own is not None and not sets_only:
+        return own.real
     exact = _exact_dict_keys(value)
     if exact is not None:
         return exact
@@ -280,7 +336,17 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
         raise Unsupported(f"set operator with {value.describe()}", kind="unsupported-operation")
     if consumed is not None and _is_iterator(tx, value):
         return _lazy_keys(tx, value, consumed)
+    check_iterable(value)
     return [key_of(v) for v in value.iter_items(tx)]
+
+
+def check_iterable(value: Value) -> None:
+    """``s.union(1)``, ``set(1)``: Python's TypeError for a constant that is not iterable."""
+    if value.is_constant() and not value.mutable:
+        try:
+            iter(value.as_python_constant())
+        except TypeError as exc:
+            raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
 
 
 def _ordered(*operands: Value) -> bool:
@@ -309,15 +375,22 @@ def _wrap_result(out: Any, ordered: bool = True) -> Value:
 def _construct(kind: type):
     def construct(tx, *args: Value, **kwargs: Value) -> Value:
         if kwargs or len(args) > 1:
-            raise Unsupported(f"TypeError: {kind.__name__}() takes at most 1 argument", generic=True,
-                              kind="python-exception")
-        if args and isinstance(args[0], SetValue):  # the real call on the real set (its own path)
-            if len(args[0].real) > 1:
-                args[0].iter_items(tx)  # its order must be known
-            return _wrap_result(kind(args[0].real), args[0].order_known)
+            try:  # Python's own message, from the real call with placeholder arguments
+                kind(*[()] * len(args), **dict.fromkeys(kwargs, ()))
+            except TypeError as exc:
+                raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+            raise Unsupported(f"{kind.__name__}() with these arguments", kind="unsupported-call")
+        from autograph.capture.values.set_subclasses import set_items
+        operand = args[0] if args and isinstance(args[0], SetValue) else set_items(args[0]) if args else None
+        if operand is not None:  # the real call on the real set (its own path)
+            if len(operand.real) > 1:
+                operand.iter_items(tx)  # its order must be known
+            return _wrap_result(kind(operand.real), operand.order_known)
         exact = _exact_dict_keys(args[0]) if args else None
         if exact is not None:
             return _wrap_result(kind(exact))
+        if args:
+            check_iterable(args[0])
         items = args[0].iter_items(tx) if args else []
         return SetValue.of_values(tx, items, kind)
     return construct

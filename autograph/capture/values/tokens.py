@@ -208,6 +208,8 @@ class Token:
     def __hash__(self) -> int:
         if identity_hashed(self.value):
             return object.__hash__(self)
+        from autograph.capture.values.sets import raise_if_unhashable
+        raise_if_unhashable(self.value)  # a list or dict: Python's TypeError
         raise Unsupported(f"hashing {self.value.describe()} (a dict/set key or a Counter item)", kind="unsupported-operation")
 
     __eq__ = _compare("==")

@@ -69,7 +69,8 @@ class TorchFunctionValue(Value):
                 if not result.is_tensor():
                     guard_answer(tx, self.fn, args, kwargs, result, self.describe())
                     return result
-            if (constant or exc.reason.endswith("passed to a torch operation")) \
+            if (constant or exc.reason.endswith("passed to a torch operation")
+                    or exc.reason.startswith(f"{self.describe()}() gets no tensor argument")) \
                     and type(self.fn) is types.FunctionType \
                     and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):
                 # a Python function of torch taking a value that is no graph argument (a class,

@@ -19,7 +19,7 @@ import types
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
-from autograph.capture.values import registry, truth_protocol
+from autograph.capture.values import registry, set_subclasses, truth_protocol
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
@@ -28,14 +28,21 @@ from autograph.capture.values.functions import BoundMethodValue, UserFunctionVal
 
 # C base classes whose construction and slots this module models
 _DICT_BASES = (dict, collections.OrderedDict)
-_PLAIN_BASES = (object, list) + _DICT_BASES
+_SET_BASES = (set, frozenset)  # values/set_subclasses.py
+_PLAIN_BASES = (object, list) + _DICT_BASES + _SET_BASES
 
 
 def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = None) -> Any:
     """The real object with the final state capture computed (used by the transformed code):
-    made by its C base's ``__new__`` (a user ``__new__`` already ran during capture)."""
-    obj = next(b for b in cls.__mro__ if b in _PLAIN_BASES).__new__(cls)
-    if isinstance(items, list):  # a list subclass: its items
+    made by its C base's ``__new__`` (a user ``__new__`` already ran during capture); a set
+    subclass's table is filled by set's own C code from ``items`` (values/set_subclasses.py)."""
+    base = next(b for b in cls.__mro__ if b in _PLAIN_BASES)
+    obj = frozenset.__new__(cls, items) if base is frozenset else base.__new__(cls)
+    if base is set:
+        set.__init__(obj, items)
+    elif base is frozenset:
+        pass
+    elif isinstance(items, list):  # a list subclass: its items
         list.extend(obj, items)
     elif items is not None:
         base = next(b for b in cls.__mro__ if b in _DICT_BASES)
@@ -153,6 +160,9 @@ class UserObjectValue(Value):
             self.items = DictValue({}, kind=dict)
         elif issubclass(cls, list):
             self.items = ListValue([])
+        elif issubclass(cls, _SET_BASES):
+            from autograph.capture.values.sets import SetValue
+            self.items = SetValue([], frozenset if issubclass(cls, frozenset) else set)
 
     def describe(self):
         return f"{self.cls.__qualname__} object (made during capture)"
@@ -310,19 +320,39 @@ class UserObjectValue(Value):
         return super().contains(tx, item)
 
     def binary_op(self, tx, op, other):
-        """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator."""
+        """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator; set
+        operators of a set subclass that keeps set's (values/set_subclasses.py)."""
+        if set_subclasses.set_items(self) is not None:
+            return set_subclasses.binary_op(tx, self, op, other)
         name = _LIST_OPERATORS.get(op)
         if name is None or not isinstance(self.items, ListValue) or _special(tx, self.cls, name) is not None \
                 or mro_lookup(self.cls, name)[0] is not list:
             return NotImplemented
         return _list_method(tx, self, name, [other], {})
 
+    def rbinary_op(self, tx, op, other):
+        if set_subclasses.set_items(self) is not None:
+            return set_subclasses.rbinary_op(tx, self, op, other)
+        return NotImplemented
+
+    def compare_op(self, tx, op, other):
+        if set_subclasses.set_items(self) is not None:
+            return set_subclasses.compare_op(tx, self, op, other)
+        return NotImplemented
+
+    def guarded_text_snapshot(self, tx) -> Any:
+        """A real object printing as this one does (a set subclass printed by set's C code)."""
+        return set_subclasses.text_object(tx, self)
+
     def sequence_items(self) -> list[Value] | None:
         """The items of an instance of a list subclass (None for other classes)."""
         return self.items.items if isinstance(self.items, ListValue) else None
 
     def reconstruct(self, cg):
-        items = cg.reconstruct(self.items) if self.items is not None else "None"
+        if set_subclasses.set_items(self) is not None:
+            items = set_subclasses.items_text(cg, self.items)
+        else:
+            items = cg.reconstruct(self.items) if self.items is not None else "None"
         slots = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.slots.items()) + "}"
         return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items}, "
                                f"{slots})")
@@ -392,14 +422,21 @@ class NativeMethodValue(Value):
                     return ConstantValue(None)
                 if name == "__getattribute__" and len(args) == 1:
                     return obj.getattr(tx, args[0].as_python_constant())
+                if name in ("__eq__", "__ne__") and len(args) == 1 and not kwargs:
+                    return _object_equality(tx, obj, args[0], name)
             if owner is list and isinstance(obj.items, ListValue):
                 return _list_method(tx, obj, name, args, kwargs)
+            if owner in _SET_BASES and set_subclasses.set_items(obj) is not None:
+                return set_subclasses.native_method(tx, obj, obj.items, self.method, name, args, kwargs)
             if owner in _DICT_BASES and obj.items is not None and name in _DICT_METHODS | {"__init__"}:
                 if name in ("keys", "values", "items") and not args and not kwargs:
                     return DictViewValue(obj.items, name, owner=obj, method=self.method)
                 return _dict_method(tx, obj.items, name, args, kwargs)
             raise Unsupported(f"unsupported: {getattr(owner, '__name__', '?')}.{name} on {obj.describe()}",
                               kind="unsupported-call")
+        from autograph.capture.values.sets import SetValue
+        if owner in _SET_BASES and isinstance(obj, SetValue) and isinstance(obj.real, owner):
+            return set_subclasses.native_method(tx, obj, obj, self.method, name, args, kwargs)
         native_init = getattr(obj, "native_init", None)  # an exception's C __init__ (values/fresh.py)
         if name == "__init__" and native_init is not None:
             return native_init(tx, self.method, owner, args, kwargs)
@@ -418,6 +455,19 @@ class NativeMethodValue(Value):
                           kind="unsupported-call")
 
 
+def _object_equality(tx, obj: Value, other: Value, name: str) -> Value:
+    """``object.__eq__`` (identity, else NotImplemented) and ``object.__ne__`` (the inverse of
+    the type's own ``__eq__``, interpreted when written in Python), as ``super().__ne__(o)`` reaches them."""
+    from autograph.capture.values.rich_compare import _declined, _method
+    if name == "__ne__":
+        eq = _method(tx, obj, other, "__eq__")
+        return eq if _declined(eq) else ConstantValue(not eq.truth(tx))
+    same = vb.identical_or_none(tx, obj, other)
+    if same is None:
+        raise Unsupported(f"identity test between {obj.describe()} and {other.describe()}", kind="unsupported-operation")
+    return ConstantValue(True if same else NotImplemented)
+
+
 class UnboundNativeMethodValue(Value):
     """``object.__setattr__``, ``dict.__setitem__``… read from a class, called with the object first."""
 
@@ -433,8 +483,12 @@ class UnboundNativeMethodValue(Value):
         return self.method
 
     def call(self, tx, args, kwargs):
-        if args and isinstance(args[0], UserObjectValue):
+        from autograph.capture.values.sets import SetValue
+        if args and isinstance(args[0], (UserObjectValue, SetValue)):
             return NativeMethodValue(args[0], self.method, self.method.__name__).call(tx, list(args[1:]), kwargs)
+        if args and args[0].is_constant() and type(args[0].as_python_constant()) is frozenset \
+                and getattr(self.method, "__objclass__", None) is frozenset and not vb._all_constant(args, kwargs):
+            return set_subclasses.constant_set_method(tx, args[0], self.method.__name__, list(args[1:]), kwargs)
         if vb._all_constant(args, kwargs):
             return vb.fold(tx, self.method, args, kwargs, self.describe())
         raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args),
@@ -516,11 +570,13 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
         if not (isinstance(made, type) and issubclass(made, cls)):
             return obj
         cls = made
+    elif issubclass(cls, _SET_BASES):
+        obj = set_subclasses.new_instance(tx, cls, args, kwargs)
     else:
         obj = UserObjectValue(cls)
     init = _python_attr(cls, "__init__")
-    if new is not None and init is object.__init__:  # ignores the arguments __new__ took
-        return obj
+    if (new is not None or issubclass(cls, frozenset)) and init is object.__init__:
+        return obj  # object.__init__ ignores the arguments a __new__ of the class took
     if isinstance(init, types.FunctionType):
         tx.guards.class_attr(cls, "__init__")
         UserFunctionValue(init).call(tx, [obj, *args], kwargs)
@@ -647,7 +703,7 @@ def _object_new(tx, *args: Value, **kwargs: Value) -> Value:
     """``object.__new__(cls)`` for a class capture models."""
     cls = _class_of(args[0]) if args else None
     if len(args) == 1 and not kwargs and isinstance(cls, type) and cls.__module__ != "builtins" \
-            and supported_class(cls) is None:
+            and supported_class(cls) is None and not issubclass(cls, _SET_BASES):  # (Python: "not safe")
         return UserObjectValue(cls)
     raise Unsupported("object.__new__() with these arguments", kind="unsupported-call")
 
