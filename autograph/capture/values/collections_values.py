@@ -106,6 +106,22 @@ class RealContainerValue(Value):
     def call_method(self, tx, name, args, kwargs):
         return self.getattr(tx, name).call(tx, args, kwargs)
 
+    def call_unbound(self, tx, method, args, kwargs):
+        """``dict.get(od, k)``, ``OrderedDict.items(od)``: the real unbound C method on the real
+        container (the base type's method, not the subclass's override), or NotImplemented when
+        ``method`` does not belong to the container's type (Python's TypeError is then not ours)."""
+        owner = getattr(method, "__objclass__", None)
+        if not isinstance(owner, type) or not isinstance(self.real, owner):
+            return NotImplemented
+        name = getattr(method, "__name__", "?")
+        out = self._run(tx, f"{owner.__name__}.{name}()", method, self.real, *(to_real(tx, a) for a in args),
+                        **{k: to_real(tx, v) for k, v in kwargs.items()})
+        if getattr(type(self.real), name, None) is not method and not _consistent(self.real):
+            # ``dict.update(od, ...)`` bypasses OrderedDict's order list: no rebuild can match
+            raise Unsupported(f"{owner.__name__}.{name}() left {self.describe()} inconsistent",
+                              kind="unsupported-call")
+        return _real_call_result(tx, self, name, out)
+
     def setattr(self, tx, name, value):
         if type(self.real) is collections.defaultdict and name == "default_factory":
             self._run(tx, "default_factory =", setattr, self.real, name, to_real(tx, value))
@@ -190,6 +206,16 @@ def _real_operand(tx, other: Value) -> Any:
     return NotImplemented
 
 
+def _consistent(real: Any) -> bool:
+    """Whether iterating ``real`` shows all its entries (a rebuild from its items is the same object)."""
+    if type(real) is collections.deque:
+        return True
+    try:
+        return len(list(real.items())) == len(real)
+    except Exception:  # noqa: BLE001 - an OrderedDict whose order list lost a key raises KeyError
+        return False
+
+
 def _pairs_expr(cg, real) -> str:
     return "[" + ", ".join(f"({_item_expr(cg, k)}, {_item_expr(cg, v)})" for k, v in real.items()) + "]"
 
@@ -253,12 +279,22 @@ class RealMethodValue(Value):
         real_args = [to_real(tx, a) for a in args]
         real_kwargs = {k: to_real(tx, v) for k, v in kwargs.items()}
         out = owner._run(tx, f".{self.name}()", method, *real_args, **real_kwargs)
-        if type(out) in _VIEW_TYPES:
-            return RealViewValue(owner, self.name, out)
-        return from_real(tx, out)
+        return _real_call_result(tx, owner, self.name, out)
 
     def reconstruct(self, cg):
         return f"{cg.reconstruct(self.owner)}.{self.name}"
+
+
+def _real_call_result(tx, owner: RealContainerValue, name: str, out: Any) -> Value:
+    """The value of what a real method of ``owner`` returned: a live view, a plain dict of
+    constant keys (``dict.copy(od)``), or the stand-in's value."""
+    if type(out) in _VIEW_TYPES:
+        return RealViewValue(owner, name, out)
+    if type(out) is dict:
+        if any(isinstance(k, Token) for k in out):
+            raise Unsupported(f"{name}() made a dict with keys that are not constants", kind="unsupported-operation")
+        return DictValue({k: from_real(tx, v) for k, v in out.items()})
+    return from_real(tx, out)
 
 
 _VIEW_TYPES = {type({}.keys()), type({}.values()), type({}.items()),
@@ -386,6 +422,9 @@ def _wrap_container(tx, obj, source):
         tx.guards.equals(AttrSource(source, "maxlen"), obj.maxlen)
         real = collections.deque((LazyToken(tx, ItemSource(source, i), x) for i, x in enumerate(obj)), obj.maxlen)
     else:
+        if not _consistent(obj):  # its iteration hides entries: a mirror of its keys would too
+            raise Unsupported(f"{type(obj).__qualname__} {what} left inconsistent by a base dict method",
+                              kind="unsupported-operation")
         keys = tuple(obj.keys())
         tx.guards.keys(source, keys, by_value=[not _identity_hashed_real(k) for k in keys])
         if type(obj) is collections.defaultdict:

@@ -435,6 +435,11 @@ class UnboundNativeMethodValue(Value):
     def call(self, tx, args, kwargs):
         if args and isinstance(args[0], UserObjectValue):
             return NativeMethodValue(args[0], self.method, self.method.__name__).call(tx, list(args[1:]), kwargs)
+        call_unbound = getattr(args[0], "call_unbound", None) if args else None
+        if call_unbound is not None:  # a real container of stand-ins runs the real C method
+            out = call_unbound(tx, self.method, list(args[1:]), kwargs)
+            if out is not NotImplemented:
+                return out
         if vb._all_constant(args, kwargs):
             return vb.fold(tx, self.method, args, kwargs, self.describe())
         raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args),
