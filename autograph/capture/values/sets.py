@@ -17,6 +17,7 @@ from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.made_keys import identity_hashed_made_object
 
 SET_ORDER = break_kind(
     "set-order", "the order of a set of tensors or objects depends on their addresses, known only at run time",
@@ -70,6 +71,9 @@ def key_of(value: Value) -> Any:
         real = None
     if real is not None and type(real).__hash__ is object.__hash__:
         return _Identity(value, real)
+    made = identity_hashed_made_object(value) if real is None else None
+    if made is not None:  # made in the call: the one value standing for it is its identity
+        return _Identity(value, made)
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
 
 

@@ -1,0 +1,30 @@
+"""Objects made during the call as dict keys and set elements, hashed by identity.
+
+An instance of a user class (or a ``functools.partial``) made in the call has no real object
+until the transformed code rebuilds it, but when its class keeps ``object.__hash__`` and
+``object.__eq__`` Python hashes and compares it by identity only. Capture holds exactly one
+value per such object, so the value itself stands for the identity: two keys are the same key
+exactly when they are the same value, as in Python. A class that overrides either method is
+not keyed here (its hash or equality would have to be interpreted)."""
+from __future__ import annotations
+
+from typing import Any
+
+from autograph.capture.values.base import Value
+
+
+def _one_value_per_object(value: Value) -> bool:
+    """Kinds of values that are one Python object each (never copied, never shared between objects)."""
+    from autograph.capture.values.partials import MadePartialValue
+    from autograph.capture.values.user_objects import UserObjectValue
+    return type(value) in (UserObjectValue, MadePartialValue) and getattr(value, "source", None) is None
+
+
+def identity_hashed_made_object(value: Value) -> Any | None:
+    """The object standing for ``value``'s identity when Python hashes it by identity, else None."""
+    if not _one_value_per_object(value):
+        return None
+    cls = value.python_type()
+    if cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__:
+        return value
+    return None
