@@ -581,6 +581,10 @@ class DictValue(Value):
     def get_iter(self, tx):
         return SeqIteratorValue(self)
 
+    def binary_op(self, tx, op, other):
+        from autograph.capture.values.dict_operators import dict_binary_op
+        return dict_binary_op(tx, self, op, other)
+
     def call_method(self, tx, name, args, kwargs):
         if name in _VIEW_KINDS and not args and not kwargs:
             return DictViewValue(self, name)  # live: reads the dict when used

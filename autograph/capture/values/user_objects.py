@@ -25,6 +25,7 @@ from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import DictValue, DictViewValue, ListIteratorValue, ListValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+from autograph.capture.values.unbound_calls import call_as_bound
 
 # C base classes whose construction and slots this module models
 _DICT_BASES = (dict, collections.OrderedDict)
@@ -441,7 +442,18 @@ class UnboundNativeMethodValue(Value):
             if out is not NotImplemented:
                 return out
         if vb._all_constant(args, kwargs):
-            return vb.fold(tx, self.method, args, kwargs, self.describe())
+            try:
+                return vb.fold(tx, self.method, args, kwargs, self.describe())
+            except Unsupported as exc:  # it changes its argument or makes a new object
+                if exc.kind not in ("side-effect", "fresh-object"):
+                    raise
+                out = call_as_bound(tx, self.method, args, kwargs)
+                if out is NotImplemented:
+                    raise
+                return out
+        out = call_as_bound(tx, self.method, args, kwargs)
+        if out is not NotImplemented:
+            return out
         raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args),
                           kind="unsupported-call")
 
