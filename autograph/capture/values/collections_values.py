@@ -261,6 +261,9 @@ def _item_expr(cg, x) -> str:
     return cg.reconstruct(from_real(cg.tx, x))
 
 
+_NAME_ATTRS = ("__name__", "__qualname__")
+
+
 class RealMethodValue(Value):
     """``container.method`` of a real container of stand-ins: calling it runs the real method."""
 
@@ -270,6 +273,11 @@ class RealMethodValue(Value):
 
     def describe(self):
         return f"method .{self.name}() of {self.owner.describe()}"
+
+    def getattr(self, tx, name):
+        if name in _NAME_ATTRS:  # (``assertRaises(E, d.get)`` reads the callable's name)
+            return ConstantValue(getattr(getattr(self.owner.real, self.name), name))
+        return super().getattr(tx, name)
 
     def call(self, tx, args, kwargs):
         owner = self.owner
@@ -465,6 +473,11 @@ class FromKeysValue(Value):
 
     def real_value(self):
         return self.fn
+
+    def getattr(self, tx, name):
+        if name in _NAME_ATTRS:
+            return ConstantValue(getattr(self.fn, name))
+        return super().getattr(tx, name)
 
     def call(self, tx, args, kwargs):
         real = run_real(tx, self.describe() + "()", self.fn, *(to_real(tx, a) for a in args),

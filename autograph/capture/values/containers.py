@@ -651,6 +651,10 @@ class DictValue(Value):
                 and all(v.is_constant() for v in kwargs.values()):
             from autograph.capture.values.builtins import fold
             return fold(tx, getattr(self.as_python_constant(), name), args, kwargs, f"dict.{name}")
+        from autograph.capture.values.dict_operators import dict_special_method
+        out = dict_special_method(tx, self, name, args, kwargs)
+        if out is not NotImplemented:
+            return out
         raise Unsupported(f"dict.{name}() on {self.describe()}", kind="unsupported-operation")
 
     def reconstruct(self, cg):
