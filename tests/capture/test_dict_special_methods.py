@@ -37,6 +37,7 @@ def test_wrong_argument_counts_raise_type_error():
         d = {"a": 1, "b": x}
         _case.assertRaises(TypeError, d.items, 1)
         _case.assertRaises(TypeError, d.update, {}, {})
+        _case.assertRaises(TypeError, d.popitem, 1)
         try:
             d.keys(1)
         except TypeError as exc:

@@ -445,6 +445,14 @@ def _identity_key(key: Any) -> bool:
     return isinstance(key, _Identity)
 
 
+def _has_keys(value: Value) -> bool:
+    """Whether ``dict.update`` reads ``value`` as a mapping (its type has ``keys``), not as pairs."""
+    try:
+        return hasattr(value.python_type(), "keys")
+    except Unsupported:
+        return True  # (as before: its own mapping_items decides)
+
+
 def _namespace_source(source) -> bool:
     """A dict read as an object's ``__dict__`` or a function's globals: stores into it change
     attributes capture reads another way; those stay a break."""
@@ -601,7 +609,7 @@ class DictValue(Value):
                 other = args[0]
                 if isinstance(other, DictValue):
                     self.items.update(other.items)
-                elif hasattr(other, "mapping_items"):  # a mapping: its keys and m[k]
+                elif hasattr(other, "mapping_items") and _has_keys(other):  # a mapping: its keys and m[k]
                     for k, v in other.mapping_items(tx):
                         self.items[self._key(k)] = v
                 else:  # pairs, each stored before the next is made (the iterable may read the dict)

@@ -10,26 +10,44 @@ from __future__ import annotations
 
 from typing import Any
 
+from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 
 
-def dict_binary_op(tx, d: Any, op: str, other: Value) -> Value:
-    """``d <op> other`` for ``|`` and ``|=`` on a plain dict ``d``, else NotImplemented."""
+def _plain_dict_operand(value: Value) -> bool:
+    """A dict whose ``|`` operators are dict's own: a plain dict, or an instance of a user dict
+    subclass that overrides neither ``__or__`` nor ``__ror__`` (Python would ask a subclass's
+    own reflected operator first)."""
+    from autograph.capture.values.base import mro_lookup
     from autograph.capture.values.containers import DictValue
-    if d.kind is not dict or op not in ("|", "|="):
+    from autograph.capture.values.user_objects import UserObjectValue
+    if type(value) is DictValue:
+        return value.kind is dict
+    if isinstance(value, UserObjectValue) and isinstance(value.items, DictValue) and issubclass(value.cls, dict):
+        return all(mro_lookup(value.cls, name)[0] is dict for name in ("__or__", "__ror__", "__ior__"))
+    return False
+
+
+def dict_binary_op(tx, d: Value, op: str, other: Value) -> Value:
+    """``d <op> other`` for ``|`` and ``|=`` on a dict ``d`` with dict's own operators, else NotImplemented."""
+    from autograph.capture.values.containers import DictValue
+    if op not in ("|", "|=") or not _plain_dict_operand(d):
         return NotImplemented
-    if op == "|=":
-        d.call_method(tx, "update", [other], {})
+    items = d if type(d) is DictValue else d.items  # (the table a subclass instance holds)
+    if op == "|=":  # dict_update_arg on the table itself
+        items.call_method(tx, "update", [other], {})
         return d
-    if type(other) is not DictValue or other.kind is not dict:
-        return NotImplemented  # (a dict subclass or mapping: its own reflected operator decides)
-    new = DictValue(d.items)
-    new.items.update(other.items)
+    if not _plain_dict_operand(other):
+        return NotImplemented  # (another mapping: its own reflected operator decides)
+    new = DictValue({})  # PyDict_Copy(d), then dict_update_arg(new, other): a plain dict
+    new.call_method(tx, "update", [d], {})
+    new.call_method(tx, "update", [other], {})
     return new
 
 
 # methods that take no argument: any argument is Python's TypeError, whatever the dict holds
-_NO_ARGUMENTS = frozenset({"keys", "values", "items", "clear", "copy", "__iter__", "__len__", "__reversed__"})
+_NO_ARGUMENTS = frozenset({"keys", "values", "items", "clear", "copy", "popitem", "__iter__", "__len__",
+                           "__reversed__"})
 
 
 def dict_special_method(tx, d: Any, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value:
@@ -54,3 +72,36 @@ def dict_special_method(tx, d: Any, name: str, args: list[Value], kwargs: dict[s
         out = dict_binary_op(tx, d, "|=" if name == "__ior__" else "|", args[0])
         return ConstantValue(NotImplemented) if out is NotImplemented else out
     return NotImplemented
+
+
+def dict_method_of_subclass(tx, obj: Value, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """``dict.__or__(s, x)``, ``s.__ior__(x)``, ``dict.__eq__(s, x)`` on an instance of a user dict
+    subclass (the C method on its table), or NotImplemented when not modelled here."""
+    from autograph.capture.values.constants import ConstantValue
+    if kwargs or len(args) != 1:
+        return NotImplemented
+    if name in ("__or__", "__ior__"):
+        out = dict_binary_op(tx, obj, "|=" if name == "__ior__" else "|", args[0])
+        return ConstantValue(NotImplemented) if out is NotImplemented else out
+    if name in ("__eq__", "__ne__"):
+        try:
+            other_type = args[0].python_type()
+        except Unsupported:
+            other_type = None
+        if isinstance(other_type, type) and not issubclass(other_type, dict):
+            return ConstantValue(NotImplemented)  # (dict's comparison gives up on a non-dict)
+        mine, theirs = _constant_table(obj), _constant_table(args[0])
+        if mine is None or theirs is None:
+            return NotImplemented
+        return ConstantValue(dict.__eq__(mine, theirs) if name == "__eq__" else dict.__ne__(mine, theirs))
+    return NotImplemented
+
+
+def _constant_table(value: Value) -> dict | None:
+    """The entries of a dict (or of a dict subclass instance's table) when all are constants."""
+    from autograph.capture.values.containers import DictValue
+    from autograph.capture.values.user_objects import UserObjectValue
+    table = value.items if isinstance(value, UserObjectValue) else value
+    if type(table) is not DictValue or not table.is_constant():
+        return None
+    return dict(table.as_python_constant())

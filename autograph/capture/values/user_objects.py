@@ -282,6 +282,15 @@ class UserObjectValue(Value):
             return self.items.get_iter(tx)
         raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True, kind="python-exception")
 
+    def mapping_items(self, tx) -> list[tuple[Value, Value]]:
+        """The pairs ``d.update(m)``, ``dict(m)`` and ``{**m}`` copy (CPython's ``PyDict_Merge``): a
+        dict subclass that keeps dict's ``__iter__`` is read from its table directly (no method of
+        it runs); any other mapping through its ``keys()`` and ``m[k]``."""
+        from autograph.capture.values.containers import _key_value, mapping_items
+        if isinstance(self.items, DictValue) and mro_lookup(self.cls, "__iter__")[1] is dict.__dict__["__iter__"]:
+            return [(_key_value(k), v) for k, v in self.items.items.items()]
+        return mapping_items(tx, self)
+
     def length(self, tx):
         _no_odd_special(self.cls, "__len__")
         out = self._special(tx, "__len__", [])
@@ -311,7 +320,11 @@ class UserObjectValue(Value):
         return super().contains(tx, item)
 
     def binary_op(self, tx, op, other):
-        """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator."""
+        """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator; ``|``,
+        ``|=`` of a dict subclass that keeps dict's (values/dict_operators.py)."""
+        if op in ("|", "|="):
+            from autograph.capture.values.dict_operators import dict_binary_op
+            return dict_binary_op(tx, self, op, other)
         name = _LIST_OPERATORS.get(op)
         if name is None or not isinstance(self.items, ListValue) or _special(tx, self.cls, name) is not None \
                 or mro_lookup(self.cls, name)[0] is not list:
@@ -395,6 +408,11 @@ class NativeMethodValue(Value):
                     return obj.getattr(tx, args[0].as_python_constant())
             if owner is list and isinstance(obj.items, ListValue):
                 return _list_method(tx, obj, name, args, kwargs)
+            if owner is dict and isinstance(obj.items, DictValue):
+                from autograph.capture.values.dict_operators import dict_method_of_subclass
+                out = dict_method_of_subclass(tx, obj, name, args, kwargs)
+                if out is not NotImplemented:
+                    return out
             if owner in _DICT_BASES and obj.items is not None and name in _DICT_METHODS | {"__init__"}:
                 if name in ("keys", "values", "items") and not args and not kwargs:
                     return DictViewValue(obj.items, name, owner=obj, method=self.method)
