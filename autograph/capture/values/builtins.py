@@ -205,6 +205,13 @@ class BuiltinMethodValue(Value):
             return self.obj.call_method(tx, self.name, args, kwargs)
         if self.obj.is_constant() and _all_constant(args, kwargs):
             return fold(tx, getattr(self.obj.as_python_constant(), self.name), args, kwargs, self.name)
+        if self.name == "join" and self.obj.is_constant() and len(args) == 1 and not kwargs \
+                and type(self.obj.as_python_constant()) in (str, bytes):
+            # ``sep.join(iterable)`` makes a list of the iterable first (PySequence_Fast), then joins
+            from autograph.capture.values.containers import TupleValue
+            items = TupleValue(list(args[0].iter_items(tx)))
+            if items.is_constant():
+                return fold(tx, self.obj.as_python_constant().join, [items], {}, self.name)
         if self.name == "format" and isinstance(self.obj.as_python_constant(), str):
             raise Unsupported("str.format on a non-constant value", kind="unsupported-operation")
         raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")

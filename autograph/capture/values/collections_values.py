@@ -338,6 +338,20 @@ class RealViewValue(Value):
     def contains(self, tx, item):
         return ConstantValue(run_real(tx, "in", operator.contains, self.view, to_real(tx, item)))
 
+    def compare_op(self, tx, op, other):
+        """``od1.items() == od2.items()``, ``<=``, ...: the real set-like comparison of the views
+        (items' values compared by their own ``==``, run symbolically through their stand-ins)."""
+        from autograph.capture.values.sets import SetValue
+        if isinstance(other, RealViewValue):
+            real_other = other.view
+        elif isinstance(other, SetValue):  # (keys by value only: tokens and identity keys differ)
+            real_other = NotImplemented if other.has_identity_keys() else other.real
+        else:
+            real_other = _real_operand(tx, other)
+        if real_other is NotImplemented or op not in vb.COMPARE:
+            return NotImplemented
+        return from_real(tx, run_real(tx, f"operator {op}", vb.COMPARE[op], self.view, real_other))
+
     def reconstruct(self, cg):
         return f"{cg.reconstruct(self.owner)}.{self.name}()"
 

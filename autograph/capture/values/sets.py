@@ -238,10 +238,11 @@ class SetValue(Value):
         try:
             other_keys = _keys_of(tx, other, sets_only=True)
         except Unsupported:
-            if op in ("==", "!="):
-                return ConstantValue(op == "!=")  # a set never equals a non-set
-            return NotImplemented
-        return ConstantValue(getattr(self.real, _COMPARE[op])(other_keys))
+            if op in ("==", "!=") and _never_equals_a_set(other):
+                return ConstantValue(op == "!=")  # set.__eq__ gives up, and so does the other side
+            return NotImplemented  # (a dict view or a user __eq__ decides: the other side's model)
+        # the operator, not ``set.__eq__`` alone: a dict view answers for a set (NotImplemented)
+        return ConstantValue(vb.COMPARE[op](self.real, other_keys))
 
     def reconstruct(self, cg) -> str:
         if self.source is not None:
@@ -252,6 +253,20 @@ class SetValue(Value):
         items = "".join(cg.reconstruct(value_of(k)) + ", " for k in self.real)
         text = f"{cg.const(self.kind)}(({items}))"
         return cg.shared(self, text) if self.kind is set else text
+
+
+def _never_equals_a_set(value: Value) -> bool:
+    """Whether ``value == a_set`` is False whatever the set holds: its type's ``==`` is object's
+    (identity) or a builtin's that gives up on sets (numbers, text, lists, tuples, dicts)."""
+    try:
+        cls = value.python_type()
+    except Unsupported:
+        return False
+    if not isinstance(cls, type):
+        return False
+    if cls.__eq__ is object.__eq__ and cls.__ne__ is object.__ne__:
+        return True
+    return cls in (int, float, complex, bool, str, bytes, type(None), list, tuple, dict, range)
 
 
 def _is_iterator(tx, value: Value) -> bool:
