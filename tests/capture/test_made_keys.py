@@ -1,11 +1,14 @@
-"""Objects made in the call as dict keys and set elements (values/made_keys.py): hashed by
+"""Objects made in the call, C functions and enum members as dict keys and set elements
+(values/made_keys.py). Made objects are hashed by
 identity when their class keeps ``object.__hash__``/``object.__eq__``; otherwise a break."""
 from __future__ import annotations
 
+import enum
 import functools
 
 import torch
 
+from tests.capture.checks import check
 from tests.capture.harness import Harness
 from tests.capture.test_collections import compare, x_only
 
@@ -68,3 +71,21 @@ def test_a_class_with_its_own_hash_is_not_keyed_by_identity():
 
     h = compare(f, x_only, graphs=None)
     assert h.breaks  # (its __hash__/__eq__ are not interpreted: a break, never an identity key)
+
+
+class Color(enum.Enum):
+    RED = 1
+    GREEN = 2
+
+
+def test_c_functions_and_enum_members_are_keys_by_their_real_hash():
+    def f(x, y):
+        d = {torch.add: x * 2, torch.mul: y * 3}
+        e = {Color.RED: x * 2, Color.GREEN: x * 3}
+        s = {Color.RED, torch.add}
+        return (d[torch.add] + d[torch.mul] + e[Color.RED] + e[Color.GREEN], torch.add in d, torch.sub in d,
+                Color.GREEN in s, len(s), list(e), list(d))
+
+    h = Harness()
+    check(f, lambda: (torch.randn(3), torch.randn(3)), harness=h)
+    assert not h.breaks, [b.reason for b in h.breaks]

@@ -17,7 +17,7 @@ from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
-from autograph.capture.values.made_keys import identity_hashed_made_object
+from autograph.capture.values.made_keys import hashed_by_real_object, identity_hashed_made_object
 
 SET_ORDER = break_kind(
     "set-order", "the order of a set of tensors or objects depends on their addresses, known only at run time",
@@ -51,6 +51,20 @@ class _Identity:
         return isinstance(other, _Identity) and other.obj is self.obj
 
 
+class _ByRealObject(_Identity):
+    """The key of a value hashed and compared as its real object is (C functions, enum members):
+    Python's own ``hash`` and ``==`` on the real objects; read back as the value it stands for."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(self.obj)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Identity) and (other.obj is self.obj or (
+            type(other) is _ByRealObject and bool(other.obj == self.obj)))
+
+
 def key_of(value: Value) -> Any:
     """The real set key standing for ``value`` (raises Unsupported when it has none)."""
     if value.is_tensor():
@@ -74,6 +88,8 @@ def key_of(value: Value) -> Any:
     made = identity_hashed_made_object(value) if real is None else None
     if made is not None:  # made in the call: the one value standing for it is its identity
         return _Identity(value, made)
+    if real is not None and hashed_by_real_object(real):
+        return _ByRealObject(value, real)
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
 
 
