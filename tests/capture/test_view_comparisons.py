@@ -64,3 +64,41 @@ def test_join_of_a_non_text_item_raises_type_error():
         return "no error"
 
     check(f, lambda: (torch.randn(3),))
+
+
+class _CompareError(Exception):
+    pass
+
+
+class _RaisesOnEq:
+    def __eq__(self, other):
+        raise _CompareError
+
+    def __hash__(self):
+        return 1
+
+
+def test_dict_views_compare_item_by_item():
+    def f(x):
+        d1, d2, d3 = {"a": x, "b": 2}, {"a": x, "b": 2, "c": 3}, {"a": x, "b": 99}
+        return (x + 1, d1.items() == d2.items(), d1.items() <= d2.items(), d1.items() < d2.items(),
+                d1.items() == d3.items(), d2.items() >= d1.items(), d1.keys() == d3.keys(), d1.keys() < d2.keys(),
+                d2.items() > d1.items(), d1.items() != d3.items())
+
+    _strict(f)
+
+
+def test_a_value_whose_eq_raises_propagates_from_a_view_comparison():
+    import operator
+
+    def f(x):
+        b1, b2 = {1: _RaisesOnEq()}, {1: _RaisesOnEq()}
+        raised = 0
+        for op in (operator.eq, operator.ne, operator.le, operator.ge):
+            try:
+                op(b1.items(), b2.items())
+            except _CompareError:
+                raised += 1
+        return x + 1, raised
+
+    _strict(f)

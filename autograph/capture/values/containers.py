@@ -815,6 +815,10 @@ class DictViewValue(Value):
     def get_iter(self, tx):
         return SeqIteratorValue(self)  # live: a size change while looping raises, as in Python
 
+    def compare_op(self, tx, op, other):
+        from autograph.capture.values.dict_operators import view_compare
+        return view_compare(tx, self, op, other)
+
     def contains(self, tx, item):
         if self.kind == "keys":
             return self.mapping.contains(tx, item)

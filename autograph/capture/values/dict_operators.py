@@ -105,3 +105,27 @@ def _constant_table(value: Value) -> dict | None:
     if type(table) is not DictValue or not table.is_constant():
         return None
     return dict(table.as_python_constant())
+
+
+def view_compare(tx, a: Value, op: str, b: Value) -> Value:
+    """``a.items() == b.items()``, ``<=``, ... between keys/items views of modelled dicts, as
+    CPython's ``dictview_richcompare``: lengths first, then ``all_contained_in`` -- each item of
+    one view looked up in the other in order (an items view compares the stored value with
+    ``==``, whose exception propagates), stopping at the first miss."""
+    from autograph.capture.values.constants import ConstantValue
+    from autograph.capture.values.containers import DictViewValue
+    if not all(type(v) is DictViewValue and v.kind in ("keys", "items") for v in (a, b)):
+        return NotImplemented
+    na, nb = len(a.mapping.items), len(b.mapping.items)
+
+    def all_contained_in(inner: Value, outer: Value) -> bool:
+        return all(outer.contains(tx, item).truth(tx) for item in inner.iter_items(tx))
+
+    if op in ("==", "!="):
+        ok = na == nb and all_contained_in(a, b)
+        return ConstantValue(ok if op == "==" else not ok)
+    checks = {"<": (na < nb, a, b), "<=": (na <= nb, a, b), ">": (na > nb, b, a), ">=": (na >= nb, b, a)}
+    if op not in checks:
+        return NotImplemented
+    sized, inner, outer = checks[op]
+    return ConstantValue(sized and all_contained_in(inner, outer))
