@@ -72,3 +72,16 @@ def test_a_subclass_with_its_own_reflected_operator_is_asked_first():
         return x + 1, {"y": 1} | OwnReflected(q=1)
 
     check(f, lambda: (torch.randn(3),))
+
+
+def test_or_with_a_non_dict_raises_type_error():
+    def f(x):
+        out = []
+        for other in (1, "s", [("k", 1)], None):
+            try:
+                Plain(a=1) | other
+            except TypeError as exc:
+                out.append(str(exc))
+        return x + 1, out
+
+    _strict(f)

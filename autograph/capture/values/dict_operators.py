@@ -14,6 +14,10 @@ from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 
 
+# builtin types whose reflected ``|`` (if any) gives up on a dict
+_GIVE_UP_ON_DICTS = (int, float, complex, bool, str, bytes, type(None), tuple, list)
+
+
 def _plain_dict_operand(value: Value) -> bool:
     """A dict whose ``|`` operators are dict's own: a plain dict, or an instance of a user dict
     subclass that overrides neither ``__or__`` nor ``__ror__`` (Python would ask a subclass's
@@ -38,6 +42,11 @@ def dict_binary_op(tx, d: Value, op: str, other: Value) -> Value:
         items.call_method(tx, "update", [other], {})
         return d
     if not _plain_dict_operand(other):
+        if other.is_constant() and type(other.as_python_constant()) in _GIVE_UP_ON_DICTS:
+            # dict.__or__ gives up, and so does the builtin's reflected operator: TypeError
+            exc = TypeError(f"unsupported operand type(s) for |: '{d.python_type().__name__}' and "
+                            f"'{type(other.as_python_constant()).__name__}'")
+            raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
         return NotImplemented  # (another mapping: its own reflected operator decides)
     new = DictValue({})  # PyDict_Copy(d), then dict_update_arg(new, other): a plain dict
     new.call_method(tx, "update", [d], {})
