@@ -32,8 +32,10 @@ def _plain_dict_operand(value: Value) -> bool:
     return False
 
 
-def dict_binary_op(tx, d: Value, op: str, other: Value) -> Value:
-    """``d <op> other`` for ``|`` and ``|=`` on a dict ``d`` with dict's own operators, else NotImplemented."""
+def dict_binary_op(tx, d: Value, op: str, other: Value, *, operator_call: bool = True) -> Value:
+    """``d <op> other`` for ``|`` and ``|=`` on a dict ``d`` with dict's own operators, else
+    NotImplemented (``operator_call``: the ``|`` operator, which raises Python's TypeError where
+    both sides give up; ``d.__or__(x)`` called by name returns NotImplemented instead)."""
     from autograph.capture.values.containers import DictValue
     if op not in ("|", "|=") or not _plain_dict_operand(d):
         return NotImplemented
@@ -42,7 +44,7 @@ def dict_binary_op(tx, d: Value, op: str, other: Value) -> Value:
         items.call_method(tx, "update", [other], {})
         return d
     if not _plain_dict_operand(other):
-        if other.is_constant() and type(other.as_python_constant()) in _GIVE_UP_ON_DICTS:
+        if operator_call and other.is_constant() and type(other.as_python_constant()) in _GIVE_UP_ON_DICTS:
             # dict.__or__ gives up, and so does the builtin's reflected operator: TypeError
             exc = TypeError(f"unsupported operand type(s) for |: '{d.python_type().__name__}' and "
                             f"'{type(other.as_python_constant()).__name__}'")
@@ -78,7 +80,7 @@ def dict_special_method(tx, d: Any, name: str, args: list[Value], kwargs: dict[s
     if name == "__getitem__" and len(args) == 1:
         return d.getitem(tx, args[0])
     if name in ("__or__", "__ior__") and len(args) == 1:
-        out = dict_binary_op(tx, d, "|=" if name == "__ior__" else "|", args[0])
+        out = dict_binary_op(tx, d, "|=" if name == "__ior__" else "|", args[0], operator_call=False)
         return ConstantValue(NotImplemented) if out is NotImplemented else out
     return NotImplemented
 
@@ -90,7 +92,8 @@ def dict_method_of_subclass(tx, obj: Value, name: str, args: list[Value], kwargs
     if kwargs or len(args) != 1:
         return NotImplemented
     if name in ("__or__", "__ior__"):
-        out = dict_binary_op(tx, obj, "|=" if name == "__ior__" else "|", args[0])
+        out = dict_binary_op(tx, obj, "|=" if name == "__ior__" else "|", args[0],
+                             operator_call=False)
         return ConstantValue(NotImplemented) if out is NotImplemented else out
     if name in ("__eq__", "__ne__"):
         try:
