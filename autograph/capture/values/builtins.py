@@ -210,6 +210,13 @@ class BuiltinMethodValue(Value):
         if self.obj.is_constant() and type(self.obj.as_python_constant()) is frozenset:
             from autograph.capture.values.set_subclasses import constant_set_method
             return constant_set_method(tx, self.obj, self.name, args, kwargs)  # ``fs.union(a_set)``
+        if self.name == "join" and self.obj.is_constant() and len(args) == 1 and not kwargs \
+                and type(self.obj.as_python_constant()) in (str, bytes):
+            # ``sep.join(iterable)`` makes a list of the iterable first (PySequence_Fast), then joins
+            from autograph.capture.values.containers import TupleValue
+            items = TupleValue(list(args[0].iter_items(tx)))
+            if items.is_constant():
+                return fold(tx, self.obj.as_python_constant().join, [items], {}, self.name)
         if self.name == "format" and isinstance(self.obj.as_python_constant(), str):
             raise Unsupported("str.format on a non-constant value", kind="unsupported-operation")
         raise Unsupported(f"unsupported: {self.describe()}", kind="unsupported-call")

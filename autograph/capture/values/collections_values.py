@@ -106,6 +106,22 @@ class RealContainerValue(Value):
     def call_method(self, tx, name, args, kwargs):
         return self.getattr(tx, name).call(tx, args, kwargs)
 
+    def call_unbound(self, tx, method, args, kwargs):
+        """``dict.get(od, k)``, ``OrderedDict.items(od)``: the real unbound C method on the real
+        container (the base type's method, not the subclass's override), or NotImplemented when
+        ``method`` does not belong to the container's type (Python's TypeError is then not ours)."""
+        owner = getattr(method, "__objclass__", None)
+        if not isinstance(owner, type) or not isinstance(self.real, owner):
+            return NotImplemented
+        name = getattr(method, "__name__", "?")
+        out = self._run(tx, f"{owner.__name__}.{name}()", method, self.real, *(to_real(tx, a) for a in args),
+                        **{k: to_real(tx, v) for k, v in kwargs.items()})
+        if getattr(type(self.real), name, None) is not method and not _consistent(self.real):
+            # ``dict.update(od, ...)`` bypasses OrderedDict's order list: no rebuild can match
+            raise Unsupported(f"{owner.__name__}.{name}() left {self.describe()} inconsistent",
+                              kind="unsupported-call")
+        return _real_call_result(tx, self, name, out)
+
     def setattr(self, tx, name, value):
         if type(self.real) is collections.defaultdict and name == "default_factory":
             self._run(tx, "default_factory =", setattr, self.real, name, to_real(tx, value))
@@ -190,6 +206,16 @@ def _real_operand(tx, other: Value) -> Any:
     return NotImplemented
 
 
+def _consistent(real: Any) -> bool:
+    """Whether iterating ``real`` shows all its entries (a rebuild from its items is the same object)."""
+    if type(real) is collections.deque:
+        return True
+    try:
+        return len(list(real.items())) == len(real)
+    except Exception:  # noqa: BLE001 - an OrderedDict whose order list lost a key raises KeyError
+        return False
+
+
 def _pairs_expr(cg, real) -> str:
     return "[" + ", ".join(f"({_item_expr(cg, k)}, {_item_expr(cg, v)})" for k, v in real.items()) + "]"
 
@@ -235,6 +261,9 @@ def _item_expr(cg, x) -> str:
     return cg.reconstruct(from_real(cg.tx, x))
 
 
+_NAME_ATTRS = ("__name__", "__qualname__")
+
+
 class RealMethodValue(Value):
     """``container.method`` of a real container of stand-ins: calling it runs the real method."""
 
@@ -245,6 +274,11 @@ class RealMethodValue(Value):
     def describe(self):
         return f"method .{self.name}() of {self.owner.describe()}"
 
+    def getattr(self, tx, name):
+        if name in _NAME_ATTRS:  # (``assertRaises(E, d.get)`` reads the callable's name)
+            return ConstantValue(getattr(getattr(self.owner.real, self.name), name))
+        return super().getattr(tx, name)
+
     def call(self, tx, args, kwargs):
         owner = self.owner
         if self.name == "__iter__" and not args and not kwargs:
@@ -253,12 +287,22 @@ class RealMethodValue(Value):
         real_args = [to_real(tx, a) for a in args]
         real_kwargs = {k: to_real(tx, v) for k, v in kwargs.items()}
         out = owner._run(tx, f".{self.name}()", method, *real_args, **real_kwargs)
-        if type(out) in _VIEW_TYPES:
-            return RealViewValue(owner, self.name, out)
-        return from_real(tx, out)
+        return _real_call_result(tx, owner, self.name, out)
 
     def reconstruct(self, cg):
         return f"{cg.reconstruct(self.owner)}.{self.name}"
+
+
+def _real_call_result(tx, owner: RealContainerValue, name: str, out: Any) -> Value:
+    """The value of what a real method of ``owner`` returned: a live view, a plain dict of
+    constant keys (``dict.copy(od)``), or the stand-in's value."""
+    if type(out) in _VIEW_TYPES:
+        return RealViewValue(owner, name, out)
+    if type(out) is dict:
+        if any(isinstance(k, Token) for k in out):
+            raise Unsupported(f"{name}() made a dict with keys that are not constants", kind="unsupported-operation")
+        return DictValue({k: from_real(tx, v) for k, v in out.items()})
+    return from_real(tx, out)
 
 
 _VIEW_TYPES = {type({}.keys()), type({}.values()), type({}.items()),
@@ -293,6 +337,20 @@ class RealViewValue(Value):
 
     def contains(self, tx, item):
         return ConstantValue(run_real(tx, "in", operator.contains, self.view, to_real(tx, item)))
+
+    def compare_op(self, tx, op, other):
+        """``od1.items() == od2.items()``, ``<=``, ...: the real set-like comparison of the views
+        (items' values compared by their own ``==``, run symbolically through their stand-ins)."""
+        from autograph.capture.values.sets import SetValue
+        if isinstance(other, RealViewValue):
+            real_other = other.view
+        elif isinstance(other, SetValue):  # (keys by value only: tokens and identity keys differ)
+            real_other = NotImplemented if other.has_identity_keys() else other.real
+        else:
+            real_other = _real_operand(tx, other)
+        if real_other is NotImplemented or op not in vb.COMPARE:
+            return NotImplemented
+        return from_real(tx, run_real(tx, f"operator {op}", vb.COMPARE[op], self.view, real_other))
 
     def reconstruct(self, cg):
         return f"{cg.reconstruct(self.owner)}.{self.name}()"
@@ -386,6 +444,9 @@ def _wrap_container(tx, obj, source):
         tx.guards.equals(AttrSource(source, "maxlen"), obj.maxlen)
         real = collections.deque((LazyToken(tx, ItemSource(source, i), x) for i, x in enumerate(obj)), obj.maxlen)
     else:
+        if not _consistent(obj):  # its iteration hides entries: a mirror of its keys would too
+            raise Unsupported(f"{type(obj).__qualname__} {what} left inconsistent by a base dict method",
+                              kind="unsupported-operation")
         keys = tuple(obj.keys())
         tx.guards.keys(source, keys, by_value=[not _identity_hashed_real(k) for k in keys])
         if type(obj) is collections.defaultdict:
@@ -426,6 +487,11 @@ class FromKeysValue(Value):
 
     def real_value(self):
         return self.fn
+
+    def getattr(self, tx, name):
+        if name in _NAME_ATTRS:
+            return ConstantValue(getattr(self.fn, name))
+        return super().getattr(tx, name)
 
     def call(self, tx, args, kwargs):
         real = run_real(tx, self.describe() + "()", self.fn, *(to_real(tx, a) for a in args),

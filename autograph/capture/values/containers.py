@@ -445,6 +445,14 @@ def _identity_key(key: Any) -> bool:
     return isinstance(key, _Identity)
 
 
+def _has_keys(value: Value) -> bool:
+    """Whether ``dict.update`` reads ``value`` as a mapping (its type has ``keys``), not as pairs."""
+    try:
+        return hasattr(value.python_type(), "keys")
+    except Unsupported:
+        return True  # (as before: its own mapping_items decides)
+
+
 def _namespace_source(source) -> bool:
     """A dict read as an object's ``__dict__`` or a function's globals: stores into it change
     attributes capture reads another way; those stay a break."""
@@ -581,6 +589,10 @@ class DictValue(Value):
     def get_iter(self, tx):
         return SeqIteratorValue(self)
 
+    def binary_op(self, tx, op, other):
+        from autograph.capture.values.dict_operators import dict_binary_op
+        return dict_binary_op(tx, self, op, other)
+
     def call_method(self, tx, name, args, kwargs):
         if name in _VIEW_KINDS and not args and not kwargs:
             return DictViewValue(self, name)  # live: reads the dict when used
@@ -597,7 +609,7 @@ class DictValue(Value):
                 other = args[0]
                 if isinstance(other, DictValue):
                     self.items.update(other.items)
-                elif hasattr(other, "mapping_items"):  # a mapping: its keys and m[k]
+                elif hasattr(other, "mapping_items") and _has_keys(other):  # a mapping: its keys and m[k]
                     for k, v in other.mapping_items(tx):
                         self.items[self._key(k)] = v
                 else:  # pairs, each stored before the next is made (the iterable may read the dict)
@@ -647,6 +659,10 @@ class DictValue(Value):
                 and all(v.is_constant() for v in kwargs.values()):
             from autograph.capture.values.builtins import fold
             return fold(tx, getattr(self.as_python_constant(), name), args, kwargs, f"dict.{name}")
+        from autograph.capture.values.dict_operators import dict_special_method
+        out = dict_special_method(tx, self, name, args, kwargs)
+        if out is not NotImplemented:
+            return out
         raise Unsupported(f"dict.{name}() on {self.describe()}", kind="unsupported-operation")
 
     def reconstruct(self, cg):
@@ -798,6 +814,10 @@ class DictViewValue(Value):
 
     def get_iter(self, tx):
         return SeqIteratorValue(self)  # live: a size change while looping raises, as in Python
+
+    def compare_op(self, tx, op, other):
+        from autograph.capture.values.dict_operators import view_compare
+        return view_compare(tx, self, op, other)
 
     def contains(self, tx, item):
         if self.kind == "keys":

@@ -131,11 +131,22 @@ def fresh_value(tx, obj: Any, name: str, known: dict | None = None, made: dict |
         return value
     if cls is tuple:
         return TupleValue([fresh_value(tx, x, name, known, made) for x in obj])
+    if cls is set and all(_plain_key(x) for x in obj):  # (``d1.items() | d2.items()``)
+        from autograph.capture.values.sets import SetValue
+        return SetValue(obj, order_known=list(set(obj)) == list(obj))
     value = tx.wrap(obj, None, trusted=True)
     if type(value) is ObjectValue and cls not in IMMUTABLE_VALUE_TYPES:
         raise Unsupported(f"{name}() made a {cls.__qualname__} object; Python makes a new one on every call",
                           kind=FRESH_OBJECT)
     return value
+
+
+def _plain_key(obj: Any) -> bool:
+    """A set element hashed and compared by value by a builtin type (a new set of these is a
+    set of constants: its order is the real table's)."""
+    if type(obj) is tuple:
+        return all(_plain_key(x) for x in obj)
+    return type(obj) in (int, float, str, bytes, bool, complex, type(None))
 
 
 def constructs_in_c(cls: type) -> bool:

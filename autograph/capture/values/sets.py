@@ -17,6 +17,7 @@ from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.made_keys import hashed_by_real_object, identity_hashed_made_object
 
 SET_ORDER = break_kind(
     "set-order", "the order of a set of tensors or objects depends on their addresses, known only at run time",
@@ -56,6 +57,20 @@ class _Identity:
         return isinstance(other, _Identity) and other.obj is self.obj
 
 
+class _ByRealObject(_Identity):
+    """The key of a value hashed and compared as its real object is (C functions, enum members):
+    Python's own ``hash`` and ``==`` on the real objects; read back as the value it stands for."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(self.obj)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, _Identity) and (other.obj is self.obj or (
+            type(other) is _ByRealObject and bool(other.obj == self.obj)))
+
+
 def key_of(value: Value) -> Any:
     """The real set key standing for ``value`` (raises Unsupported when it has none)."""
     if value.is_tensor():
@@ -76,6 +91,11 @@ def key_of(value: Value) -> Any:
         real = None
     if real is not None and type(real).__hash__ is object.__hash__:
         return _Identity(value, real)
+    made = identity_hashed_made_object(value) if real is None else None
+    if made is not None:  # made in the call: the one value standing for it is its identity
+        return _Identity(value, made)
+    if real is not None and hashed_by_real_object(real):
+        return _ByRealObject(value, real)
     raise_if_unhashable(value)
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
 
@@ -286,10 +306,11 @@ class SetValue(Value):
             if other_keys is None:  # a set subclass comparing in Python
                 return NotImplemented
         except Unsupported:
-            if op in ("==", "!="):
-                return ConstantValue(op == "!=")  # a set never equals a non-set
-            return NotImplemented
-        return ConstantValue(getattr(self.real, _COMPARE[op])(other_keys))
+            if op in ("==", "!=") and _never_equals_a_set(other):
+                return ConstantValue(op == "!=")  # set.__eq__ gives up, and so does the other side
+            return NotImplemented  # (a dict view or a user __eq__ decides: the other side's model)
+        # the operator, not ``set.__eq__`` alone: a dict view answers for a set (NotImplemented)
+        return ConstantValue(vb.COMPARE[op](self.real, other_keys))
 
     def reconstruct(self, cg) -> str:
         if self.source is not None:
@@ -300,6 +321,20 @@ class SetValue(Value):
         items = "".join(cg.reconstruct(value_of(k)) + ", " for k in self.real)
         text = f"{cg.const(self.kind)}(({items}))"
         return cg.shared(self, text) if self.kind is set else text
+
+
+def _never_equals_a_set(value: Value) -> bool:
+    """Whether ``value == a_set`` is False whatever the set holds: its type's ``==`` is object's
+    (identity) or a builtin's that gives up on sets (numbers, text, lists, tuples, dicts)."""
+    try:
+        cls = value.python_type()
+    except Unsupported:
+        return False
+    if not isinstance(cls, type):
+        return False
+    if cls.__eq__ is object.__eq__ and cls.__ne__ is object.__ne__:
+        return True
+    return cls in (int, float, complex, bool, str, bytes, type(None), list, tuple, dict, range)
 
 
 def _is_iterator(tx, value: Value) -> bool:

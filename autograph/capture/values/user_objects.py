@@ -25,6 +25,7 @@ from autograph.capture.values.base import Value, mro_lookup
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.containers import DictValue, DictViewValue, ListIteratorValue, ListValue
 from autograph.capture.values.functions import BoundMethodValue, UserFunctionValue
+from autograph.capture.values.unbound_calls import call_as_bound
 
 # C base classes whose construction and slots this module models
 _DICT_BASES = (dict, collections.OrderedDict)
@@ -291,6 +292,15 @@ class UserObjectValue(Value):
             return self.items.get_iter(tx)
         raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True, kind="python-exception")
 
+    def mapping_items(self, tx) -> list[tuple[Value, Value]]:
+        """The pairs ``d.update(m)``, ``dict(m)`` and ``{**m}`` copy (CPython's ``PyDict_Merge``): a
+        dict subclass that keeps dict's ``__iter__`` is read from its table directly (no method of
+        it runs); any other mapping through its ``keys()`` and ``m[k]``."""
+        from autograph.capture.values.containers import _key_value, mapping_items
+        if isinstance(self.items, DictValue) and mro_lookup(self.cls, "__iter__")[1] is dict.__dict__["__iter__"]:
+            return [(_key_value(k), v) for k, v in self.items.items.items()]
+        return mapping_items(tx, self)
+
     def length(self, tx):
         _no_odd_special(self.cls, "__len__")
         out = self._special(tx, "__len__", [])
@@ -321,9 +331,13 @@ class UserObjectValue(Value):
 
     def binary_op(self, tx, op, other):
         """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator; set
-        operators of a set subclass that keeps set's (values/set_subclasses.py)."""
+        operators of a set subclass that keeps set's (values/set_subclasses.py); ``|``, ``|=`` of a
+        dict subclass that keeps dict's (values/dict_operators.py)."""
         if set_subclasses.set_items(self) is not None:
             return set_subclasses.binary_op(tx, self, op, other)
+        if op in ("|", "|="):
+            from autograph.capture.values.dict_operators import dict_binary_op
+            return dict_binary_op(tx, self, op, other)
         name = _LIST_OPERATORS.get(op)
         if name is None or not isinstance(self.items, ListValue) or _special(tx, self.cls, name) is not None \
                 or mro_lookup(self.cls, name)[0] is not list:
@@ -428,6 +442,11 @@ class NativeMethodValue(Value):
                 return _list_method(tx, obj, name, args, kwargs)
             if owner in _SET_BASES and set_subclasses.set_items(obj) is not None:
                 return set_subclasses.native_method(tx, obj, obj.items, self.method, name, args, kwargs)
+            if owner is dict and isinstance(obj.items, DictValue):
+                from autograph.capture.values.dict_operators import dict_method_of_subclass
+                out = dict_method_of_subclass(tx, obj, name, args, kwargs)
+                if out is not NotImplemented:
+                    return out
             if owner in _DICT_BASES and obj.items is not None and name in _DICT_METHODS | {"__init__"}:
                 if name in ("keys", "values", "items") and not args and not kwargs:
                     return DictViewValue(obj.items, name, owner=obj, method=self.method)
@@ -489,8 +508,24 @@ class UnboundNativeMethodValue(Value):
         if args and args[0].is_constant() and type(args[0].as_python_constant()) is frozenset \
                 and getattr(self.method, "__objclass__", None) is frozenset and not vb._all_constant(args, kwargs):
             return set_subclasses.constant_set_method(tx, args[0], self.method.__name__, list(args[1:]), kwargs)
+        call_unbound = getattr(args[0], "call_unbound", None) if args else None
+        if call_unbound is not None:  # a real container of stand-ins runs the real C method
+            out = call_unbound(tx, self.method, list(args[1:]), kwargs)
+            if out is not NotImplemented:
+                return out
         if vb._all_constant(args, kwargs):
-            return vb.fold(tx, self.method, args, kwargs, self.describe())
+            try:
+                return vb.fold(tx, self.method, args, kwargs, self.describe())
+            except Unsupported as exc:  # it changes its argument or makes a new object
+                if exc.kind not in ("side-effect", "fresh-object"):
+                    raise
+                out = call_as_bound(tx, self.method, args, kwargs)
+                if out is NotImplemented:
+                    raise
+                return out
+        out = call_as_bound(tx, self.method, args, kwargs)
+        if out is not NotImplemented:
+            return out
         raise Unsupported(f"unsupported: {self.describe()} on " + ", ".join(a.describe() for a in args),
                           kind="unsupported-call")
 
