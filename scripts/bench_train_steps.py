@@ -5,7 +5,9 @@
 Each program's ``train.py`` is loaded twice: once under another module name (plain Python,
 never selected) and once as the selected package through ``autograph.install``; both copies
 build the same model and optimizer from the same seed and their steps are timed interleaved
-(median of N rounds of 10 steps each) after a warm-up that compiles the hooked one.
+in rounds of 10 steps after a warm-up that compiles the hooked one. Each program's line gives
+plain's and the hook's median step, and the hook/plain ratio of each round pair: its median,
+mean and spread (the interquartile range, and min..max), which a loaded machine moves least.
 """
 from __future__ import annotations
 
@@ -46,7 +48,28 @@ def _cnn(m):
     return lambda: m.train_step(model, opt, sched, x, y)
 
 
-BUILDERS = {"mlp_sgd": _mlp, "cnn_adamw": _cnn}
+def _transformer(m):
+    torch.manual_seed(0)
+    model = m.TinyLM()
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    batches = torch.randint(0, 32, (2, 4, 9), generator=torch.Generator().manual_seed(1))
+
+    def step():  # one optimizer step: two accumulated micro-steps, then the GradScaler-style step
+        for batch in batches:
+            m.micro_step(model, batch[:, :-1], batch[:, 1:], 1024.0, 2)
+        return m.apply_step(model, opt, 1024.0)
+    return step
+
+
+def _eval_loop(m):
+    torch.manual_seed(0)
+    model = m.Classifier()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = torch.randn(8, 12), torch.randint(0, 3, (8,))
+    return lambda: m.train_step(model, opt, x, y)
+
+
+BUILDERS = {"mlp_sgd": _mlp, "cnn_adamw": _cnn, "transformer_amp": _transformer, "eval_loop": _eval_loop}
 
 
 def _round(step, n: int = 10) -> float:
@@ -69,8 +92,9 @@ def main() -> None:
     plains = {name: _plain_copy(name) for name in BUILDERS}
     autograph.install(*BUILDERS, settings=Settings(backend=args.backend, compile_threshold=2))
     hooked = {name: importlib.import_module(f"{name}.train") for name in BUILDERS}
-    print(f"{'program':<12} {'plain us':>10} {'hook us':>10} {'ratio':>7}   (backend {args.backend}, torch "
-          f"{torch.__version__}, 1 thread)")
+    print(f"{'program':<16} {'plain us':>9} {'hook us':>9} {'ratio med':>9} {'mean':>6} {'IQR':>13} "
+          f"{'min..max':>13}   (backend {args.backend}, torch {torch.__version__}, 1 thread, "
+          f"{args.steps} interleaved rounds of 10 steps)")
     for name, build in BUILDERS.items():
         plain_step, hook_step = build(plains[name]), build(hooked[name])
         for _ in range(5):  # warm-up: the hooked step compiles
@@ -80,7 +104,10 @@ def main() -> None:
             plain_t.append(_round(plain_step))
             hook_t.append(_round(hook_step))
         p, h = statistics.median(plain_t) * 1e6, statistics.median(hook_t) * 1e6
-        print(f"{name:<12} {p:>10.1f} {h:>10.1f} {h / p:>7.3f}")
+        ratios = sorted(b / a for a, b in zip(plain_t, hook_t))
+        q1, _, q3 = statistics.quantiles(ratios, n=4)
+        print(f"{name:<16} {p:>9.1f} {h:>9.1f} {statistics.median(ratios):>9.3f} {statistics.fmean(ratios):>6.3f} "
+              f"{q1:>6.3f}..{q3:<6.3f} {ratios[0]:>6.3f}..{ratios[-1]:<6.3f}")
 
 
 if __name__ == "__main__":
