@@ -283,8 +283,99 @@ static PyObject *native_tensor_keys(PyObject *self, PyObject *t) {
     return PyLong_FromUnsignedLongLong(raw);
 }
 
+/* Sizes and strides read straight from the TensorImpl's SizesAndStrides (c10): a word holding
+ * the number of dimensions, then (up to C10_SIZES_AND_STRIDES_MAX_INLINE_SIZE = 5 dimensions)
+ * the sizes inline, then the strides inline. autograph/guards/tensor_layout.py finds the offset
+ * by probing live tensors against size()/stride(), verifies it on others and only then enables
+ * it with set_tensor_dims_layout(); -1 disables. Only used for tensors whose dispatch keys were
+ * just read directly and matched a plain dense key set (their sizes policy is the default one). */
+static Py_ssize_t g_dims_off = -1;
+#define DIMS_INLINE 5
+
+/* 1: *ndim set and sizes/strides point at the inline storage; 0: not readable this way */
+static int tensor_dims_direct(PyObject *t, Py_ssize_t *ndim, const long long **sizes, const long long **strides) {
+    if (g_dims_off < 0 || g_cdata_off < 0) return 0;
+    const char *impl = *(const char *const *)((const char *)t + g_cdata_off);
+    if (!impl) return 0;
+    unsigned long long n = *(const unsigned long long *)(impl + g_dims_off);
+    if (n > DIMS_INLINE) return 0;
+    *ndim = (Py_ssize_t)n;
+    *sizes = (const long long *)(impl + g_dims_off + 8);
+    *strides = *sizes + DIMS_INLINE;
+    return 1;
+}
+
+static PyObject *native_set_tensor_dims_layout(PyObject *self, PyObject *offset) {
+    Py_ssize_t off = PyLong_AsSsize_t(offset);
+    if (off == -1 && PyErr_Occurred()) return NULL;
+    if (off < 0) { g_dims_off = -1; Py_RETURN_NONE; }
+    if (off % 8 || off + 8 * (1 + 2 * DIMS_INLINE) > MAX_IMPL_PROBE) {
+        PyErr_SetString(PyExc_ValueError, "set_tensor_dims_layout: offset out of range");
+        return NULL;
+    }
+    g_dims_off = off;
+    Py_RETURN_NONE;
+}
+
+/* tensor_dims(t): (sizes, strides) read directly; None when disabled or beyond the inline storage;
+ * the caller guarantees t is a torch tensor */
+static PyObject *native_tensor_dims(PyObject *self, PyObject *t) {
+    Py_ssize_t n;
+    const long long *sizes, *strides;
+    if (!tensor_dims_direct(t, &n, &sizes, &strides)) Py_RETURN_NONE;
+    PyObject *a = PyTuple_New(n), *b = PyTuple_New(n);
+    if (!a || !b) { Py_XDECREF(a); Py_XDECREF(b); return NULL; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(sizes[i]), *y = PyLong_FromLongLong(strides[i]);
+        if (!x || !y) { Py_XDECREF(x); Py_XDECREF(y); Py_DECREF(a); Py_DECREF(b); return NULL; }
+        PyTuple_SET_ITEM(a, i, x);
+        PyTuple_SET_ITEM(b, i, y);
+    }
+    return Py_BuildValue("(NN)", a, b);
+}
+
+/* expected dims (a tuple, None entries dynamic) against n words; 1 equal, 0 not, -1 error */
+static int words_eq(const long long *got, Py_ssize_t n, PyObject *expected) {
+    if (!PyTuple_Check(expected) || PyTuple_GET_SIZE(expected) != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = PyTuple_GET_ITEM(expected, i);
+        if (e == Py_None) continue;
+        long long want = PyLong_AsLongLong(e);
+        if (want == -1 && PyErr_Occurred()) return -1;
+        if (got[i] != want) return 0;
+    }
+    return 1;
+}
+
+/* The same decision as the generic TENSOR_MATCH below for a plan marked dims_direct (g[14]):
+ * keys first (read directly), then sizes and strides read directly. -2: not applicable here,
+ * take the generic path. Class, dtype and requires_grad were checked by the caller. */
+static int tensor_check_direct(PyObject *t, PyObject *g) {
+    if (PyTuple_GET_SIZE(g) <= 14 || PyTuple_GET_ITEM(g, 14) != Py_True || PyTuple_GET_ITEM(g, 13) != Py_True)
+        return -2;
+    unsigned long long raw;
+    Py_ssize_t n;
+    const long long *sizes, *strides;
+    if (!tensor_keys_direct(t, &raw)) return -2;
+    unsigned long long want = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(g, 11));
+    if (PyErr_Occurred()) return -1;
+    if (raw != want) return 0;
+    if (!tensor_dims_direct(t, &n, &sizes, &strides)) return -2;
+    int ok = words_eq(sizes, n, PyTuple_GET_ITEM(g, 6));
+    if (ok != 1) return ok;
+    ok = words_eq(strides, n, PyTuple_GET_ITEM(g, 7));
+    if (ok != 1) return ok;
+    if (PyTuple_GET_ITEM(g, 4) != Py_None) {
+        PyObject *x = PyObject_GetAttr(t, s_device);
+        if (!x) return -1;
+        ok = py_eq(x, PyTuple_GET_ITEM(g, 4));
+        Py_DECREF(x);
+    }
+    return ok;
+}
+
 /* (op, node, cls, dtype, device, requires_grad, sizes, strides, keys, keys_fn[, keys_type, keys_raw,
- *  strides_by_contiguity, keys_direct]) */
+ *  strides_by_contiguity, keys_direct[, dims_direct]]) */
 static int tensor_check(PyObject *t, PyObject *g) {
     if ((PyObject *)Py_TYPE(t) != PyTuple_GET_ITEM(g, 2)) return 0;
     PyObject *x = PyObject_GetAttr(t, s_dtype);
@@ -297,6 +388,8 @@ static int tensor_check(PyObject *t, PyObject *g) {
     ok = x == PyTuple_GET_ITEM(g, 5);
     Py_DECREF(x);
     if (!ok) return 0;
+    ok = tensor_check_direct(t, g);
+    if (ok != -2) return ok;
     ok = dims_eq(PyObject_CallMethodNoArgs(t, s_size), PyTuple_GET_ITEM(g, 6));
     if (ok != 1) return ok;
     if (PyTuple_GET_SIZE(g) > 12 && PyTuple_GET_ITEM(g, 12) == Py_True) {
@@ -507,6 +600,10 @@ static PyMethodDef guard_eval_methods[] = {
      "set_tensor_layout(cdata_offset, keys_offset): enable direct key reads (-1, -1 disables)"},
     {"tensor_keys", native_tensor_keys, METH_O,
      "tensor_keys(tensor) -> raw dispatch key set read directly, or None when disabled"},
+    {"set_tensor_dims_layout", native_set_tensor_dims_layout, METH_O,
+     "set_tensor_dims_layout(offset): enable direct size/stride reads (-1 disables)"},
+    {"tensor_dims", native_tensor_dims, METH_O,
+     "tensor_dims(tensor) -> (sizes, strides) read directly, or None when disabled or over 5 dims"},
     {"in_guards", native_in_guards, METH_NOARGS,
      "in_guards() -> whether this thread is evaluating guards (their tensor reads are not user calls)"},
     {NULL, NULL, 0, NULL},

@@ -221,14 +221,15 @@ class TensorMatch(KindSpec):
     def plan(self, guard: Guard, node: Callable[[Source | None], int]) -> tuple:
         import torch
 
-        from autograph.guards.tensor_layout import raw_keys, strides_by_contiguity
+        from autograph.guards.tensor_layout import dims_direct, raw_keys, strides_by_contiguity
 
         n, f = node(guard.source), guard.expected
         device = None if device_implied_by_keys(f.device) else f.device  # None: not read
         keys_type, keys_raw, keys_direct = raw_keys(f.cls, f.dispatch_keys)
         return (int(self.op), n, f.cls, f.dtype, device, f.requires_grad, f.sizes, f.strides,
                 f.dispatch_keys, torch._C._dispatch_keys, keys_type, keys_raw,
-                strides_by_contiguity(f.cls, f.sizes, f.strides), keys_direct)
+                strides_by_contiguity(f.cls, f.sizes, f.strides), keys_direct,
+                keys_direct and dims_direct(f.cls, f.dispatch_keys, f.sizes, f.strides))
 
     def holds(self, v: Any, g: tuple) -> bool:
         return (type(v) is g[2] and v.dtype is g[3] and v.requires_grad is g[5]

@@ -91,6 +91,88 @@ def direct_keys_enabled() -> bool:
     return False
 
 
+def _dims_samples() -> list:
+    """Tensors of 0 to 5 dimensions with distinct sizes and strides (views, a parameter, a
+    transpose, a slice), and one of 6 dimensions (beyond the inline storage: not read directly)."""
+    import torch
+
+    return [torch.empty(7, 11, 13).transpose(0, 2), torch.empty(()), torch.empty(17),
+            torch.nn.Parameter(torch.empty(3, 19)), torch.empty(2, 3, 5, 7, 9)[:, 1:, :, ::2],
+            torch.empty(23, 4).t(), torch.empty(6, 29, dtype=torch.int64), torch.empty(3, 5, 7, 2),
+            torch.empty(5, 3, 1, 4, 2).permute(4, 3, 2, 1, 0), torch.empty(2, 2, 2, 2, 2, 3)]
+
+
+@functools.lru_cache(maxsize=None)
+def direct_dims_enabled() -> bool:
+    """Whether the extension reads a tensor's sizes and strides straight from its TensorImpl.
+
+    ``t.size()`` and ``t.stride()`` cost most of a TENSOR_MATCH on a parameter. Needs the direct
+    key read (same TensorImpl pointer); finds the offset of c10's SizesAndStrides (a word with
+    the dimension count, then five sizes and five strides inline) on half of the samples,
+    enables the read, and keeps it only when every sample reads back its own ``size()`` and
+    ``stride()`` (None for more than five dimensions); any disagreement keeps the calls.
+    """
+    native = load()
+    if native is None or not hasattr(native, "set_tensor_dims_layout") or not direct_keys_enabled():
+        return False
+    try:
+        samples = _dims_samples()
+        wants = [(tuple(t.size()), t.stride()) if t.dim() <= 5 else None for t in samples]
+        cdata = _cdata_offset(native, samples[0])
+        if cdata is None:
+            return False
+        found = set()
+        for t, want in zip(samples[::2], wants[::2]):
+            if want is None:
+                continue
+            words = [native.probe_impl_word(t, cdata, off) for off in range(0, 200 - 7, 8)]
+            hits = {8 * i for i in range(len(words) - 11)
+                    if words[i] == t.dim() and tuple(words[i + 1:i + 1 + t.dim()]) == want[0]
+                    and tuple(words[i + 6:i + 6 + t.dim()]) == want[1]}
+            found = hits if not found else found & hits
+            if not found:
+                return False
+        if len(found) != 1:
+            return False
+        native.set_tensor_dims_layout(found.pop())
+        if all(native.tensor_dims(t) == want for t, want in zip(samples, wants)):
+            return True
+        native.set_tensor_dims_layout(-1)
+    except Exception:  # noqa: BLE001 - any surprise: keep calling size() and stride()
+        native.set_tensor_dims_layout(-1)
+    return False
+
+
+def _cdata_offset(native: Any, t: Any) -> int | None:
+    return _probe_offset(range(16, type(t).__basicsize__ - 7, 8), functools.partial(native.probe_object_word, t),
+                         t._cdata)
+
+
+# Dispatch keys of plain dense tensors: their TensorImpl keeps sizes and strides in SizesAndStrides
+# under the default policy (nested, sparse, functorch, functional, Python-subclass and fake tensors
+# each carry a key outside this set)
+DENSE_KEYS = frozenset({"CPU", "CUDA", "ADInplaceOrView", "AutogradCPU", "AutogradCUDA", "AutocastCPU",
+                        "AutocastCUDA", "Conjugate", "Negative"})
+
+
+def dims_direct(cls: type, keys: Any, sizes: Any, strides: Any) -> bool:
+    """Whether the C path may read this guard's sizes and strides from the TensorImpl: a plain
+    tensor or parameter whose expected key set (checked first, read directly) is a dense one."""
+    import torch
+
+    if cls not in (torch.Tensor, torch.nn.Parameter) or keys is None:
+        return False
+    if not isinstance(sizes, tuple) or not isinstance(strides, tuple) or len(sizes) != len(strides):
+        return False
+    if len(sizes) > 5 or not direct_dims_enabled():
+        return False
+    text = str(keys)
+    if not (text.startswith("DispatchKeySet(") and text.endswith(")")):
+        return False
+    names = {n.strip() for n in text[len("DispatchKeySet("):-1].split(",") if n.strip()}
+    return bool(names) and names <= DENSE_KEYS
+
+
 def raw_keys(cls: type, keys: Any) -> tuple[Any, Any, bool]:
     """(DispatchKeySet type or None, its 64-bit value or None, read directly) for the C path.
 

@@ -318,6 +318,66 @@ def test_direct_key_reads_decide_like_the_call_and_can_be_switched_off():
             assert tensor_layout.direct_keys_enabled()
 
 
+def _dims_probes():
+    """Dense tensors the dims probe never saw (views, expands, channels-last, 0-d, 6-d, an op's
+    result, an inference-mode slice, a parameter), and tensors whose sizes are not plain."""
+    class Sub(torch.Tensor):
+        pass
+
+    with torch.inference_mode():
+        inference_view = torch.ones(4, 6)[1:, ::3]
+    dense = [torch.ones(3, 4) + 1, torch.ones(3, 4).t(), torch.ones(3, 1).expand(3, 4), torch.ones(12)[::3],
+             torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last), torch.tensor(1.5), inference_view,
+             torch.nn.Parameter(torch.ones(4, 3)), torch.ones(2, 3, dtype=torch.complex64).conj(),
+             torch.ones(1, 2, 1, 2, 1, 2), torch.ones(4, 3).as_strided((3, 4), (1, 3))]
+    other = [torch.ones(3, 4).as_subclass(Sub), torch.ones(3, 4, device="meta"), torch.ones(3, 4).to_sparse()]
+    return dense, other
+
+
+@needs_native
+def test_direct_dims_reads_equal_size_and_stride_on_unseen_tensors():
+    """The C path reads sizes and strides from the TensorImpl at an offset found by probing;
+    on dense tensors made in other ways it reads exactly ``size()`` and ``stride()``, and
+    nothing beyond five dimensions (c10's inline storage)."""
+    assert tensor_layout.direct_dims_enabled(), "dims probe failed: TENSOR_MATCH calls size() and stride()"
+    dense, _ = _dims_probes()
+    for t in dense:
+        want = (tuple(t.size()), t.stride()) if t.dim() <= 5 else None
+        assert _native.tensor_dims(t) == want, (t.shape, t.stride())
+
+
+@needs_native
+def test_direct_dims_only_for_dense_keys_and_decide_like_the_generated_check():
+    """A plan reads sizes and strides directly only for a plain tensor or parameter with a dense
+    key set (checked first); every probe gets the same decision from the generated check, the
+    plan twin and C with the read enabled and switched off."""
+    assert tensor_layout.direct_dims_enabled()
+
+    def fn(a):
+        return a
+
+    dense, other = _dims_probes()
+    probes = dense + other
+    marked = 0
+    for i, example in enumerate(probes):
+        gs = GuardSet(fn, [tensor_match(LocalSource("a"), example)])
+        plan = native.plan_for(gs)
+        direct = plan[5][0][14]
+        assert direct == (i < len(dense) and example.dim() <= 5), example.shape
+        marked += direct
+        with_read = [decisions(gs, plan, (p,), {}) for p in probes]
+        assert all(len(set(d)) == 1 for d in with_read), example.shape
+        assert with_read[i][0] == -1
+        _native.set_tensor_dims_layout(-1)
+        try:
+            assert _native.tensor_dims(example) is None
+            assert [decisions(gs, plan, (p,), {}) for p in probes] == with_read
+        finally:
+            tensor_layout.direct_dims_enabled.cache_clear()  # probes again and re-enables
+            assert tensor_layout.direct_dims_enabled()
+    assert marked >= 9
+
+
 def _outcome(check, *args, **kwargs):
     try:
         return check(*args, **kwargs)
