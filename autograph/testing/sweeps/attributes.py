@@ -357,11 +357,6 @@ def count(seed: int = 0) -> int:
 
 # differences known and not yet fixed, by the case name's ``name:form`` part, each with why
 KNOWN_DIFFERENCES = {
-    "__format__:call-raises": "an inherited builtin method called with the wrong argument count at a graph "
-                              "break is called bound, so CPython names the instance's class in the TypeError "
-                              "('range.__format__()') where the eager LOAD_METHOD call names the defining "
-                              "class ('object.__format__()')",
-    "apply_:call-raises": "the same bound-method TypeError message ('Tensor.apply_()' vs 'TensorBase.apply_()')",
     "ndarray:flags": "an ndarray made by compiled code is a view of the graph's output tensor: flags.owndata is False",
     "ndarray:base": "an ndarray made by compiled code is a view of the graph's output tensor: its base is not None",
     "ndarray:resize": "an ndarray made by compiled code is a view of the graph's output tensor: it cannot resize",
