@@ -144,7 +144,8 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     # may raise (an unused out-of-range index raises in eager too)
     # (state switches alone are not worth a graph: what they leave behind is set by the entry)
     has_graph = bool(cg.outputs) or any((n.meta.get("mutates") or n.meta.get("may_raise"))
-                                        and not n.meta.get("state") for n in tx.graph.graph.nodes)
+                                        and not n.meta.get("state") for n in tx.graph.graph.nodes) \
+        or tx.graph.has_unused_ops_that_may_raise(cg.outputs)
     writes, held = False, []
     input_exprs: list[str] = []
     backend_name = None

@@ -360,8 +360,6 @@ KNOWN_DIFFERENCES = {
     "ndarray:flags": "an ndarray made by compiled code is a view of the graph's output tensor: flags.owndata is False",
     "ndarray:base": "an ndarray made by compiled code is a view of the graph's output tensor: its base is not None",
     "ndarray:resize": "an ndarray made by compiled code is a view of the graph's output tensor: it cannot resize",
-    "tensor:bitwise_not:call-raises": "a tensor operation whose result is unused is dropped from the graph, so "
-                                      "its kernel's dtype error is not raised",
 }
 
 
