@@ -152,6 +152,7 @@ EXCLUDED = {
     "register_post_accumulate_grad_hook": "installs a callback on autograd",
     "backward": "runs autograd",
     "retain_grad": "changes autograd state",
+    "new_empty": "uninitialised memory: its values are whatever the allocator left there",
 }
 
 # arguments a method is tried with, as source text (``V`` is another fresh value of the kind)
