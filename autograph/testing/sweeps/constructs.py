@@ -333,16 +333,19 @@ def _markers(construct: Construct) -> int:
 
 def cases(seed: int) -> Iterator[SweepCase]:
     """Every construct with every hazard at a marker drawn by ``seed``, then every construct
-    with every hazard at every marker."""
+    with every hazard at each other marker (each case once)."""
     rng = random.Random(seed)
+    drawn = set()
     for hazard in HAZARDS:
         for construct in CONSTRUCTS:
-            at = rng.randrange(_markers(construct))
+            at = rng.randrange(_markers(construct)) if HAZARDS[hazard] else 0
+            drawn.add((construct.name, hazard, at))
             yield _case(construct, hazard, at)
     for construct in CONSTRUCTS:
         for hazard in list(HAZARDS)[1:]:
             for at in range(_markers(construct)):
-                yield _case(construct, hazard, at)
+                if (construct.name, hazard, at) not in drawn:
+                    yield _case(construct, hazard, at)
 
 
 def _case(construct: Construct, hazard: str, at: int) -> SweepCase:
