@@ -356,7 +356,10 @@ def count(seed: int = 0) -> int:
     return sum(1 for _ in cases(seed))
 
 
-# differences known and not yet fixed, by the case name's ``name:form`` part, each with why
+# differences known and not yet fixed, by the case name's ``name:form`` part, each with why.
+# The ndarray ones stay: handing back an owning copy of a graph output would cut the memory the
+# array shares with other arrays and tensors the call returns (``a`` and ``a[1:]``, ``t.numpy()``
+# and ``t``); owning exactly when NumPy would own needs the views between outputs tracked.
 KNOWN_DIFFERENCES = {
     "ndarray:flags": "an ndarray made by compiled code is a view of the graph's output tensor: flags.owndata is False",
     "ndarray:base": "an ndarray made by compiled code is a view of the graph's output tensor: its base is not None",
