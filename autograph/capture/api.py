@@ -7,6 +7,7 @@ resume function. Any internal failure becomes ``CaptureError`` (file:line).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 import types
@@ -384,7 +385,8 @@ def _callee_through_its_shim(cg: Codegen, stack: list, argc: int) -> list:
     if new_args is args:
         stack[base if first is not NULL else base + 1] = _Expr(callee)
     elif first is NULL:  # a bound method or module in one slot: bind the shim to its object
-        stack[base + 1] = _Expr(f"{cg.const(types.MethodType)}({callee}, {cg.reconstruct(new_args[0])})")
+        # (a partial, not a method: the object may be None, `None.__format__()`)
+        stack[base + 1] = _Expr(f"{cg.const(functools.partial)}({callee}, {cg.reconstruct(new_args[0])})")
     elif len(new_args) == len(args) + 1:  # 3.11's with-exit call: [bound exit, None, None, None]
         stack[base] = _Expr(f"{cg.const(types.MethodType)}({callee}, {cg.reconstruct(new_args[0])})")
     else:               # [function, self] layout: self stays in its slot

@@ -35,8 +35,24 @@ def _tensor_method(x, v):
     return y
 
 
-@pytest.mark.parametrize("fn, value", [(_after_break, range(1, 7, 2)), (_after_break, "abc"),
-                                       (_tensor_method, torch.arange(4.0))])
+def _in_try(x, v):
+    try:
+        y = x + 1
+        v.__format__()
+    except ValueError:
+        y = None
+    return y
+
+
+def _no_break_before(x, v):
+    y = x + 1
+    v.__format__()
+    return y * 2
+
+
+@pytest.mark.parametrize("fn, value", [(_no_break_before, None), (_no_break_before, 3), (_after_break, range(1, 7, 2)), (_after_break, "abc"),
+                                       (_tensor_method, torch.arange(4.0)), (_after_break, None),
+                                       (_in_try, None), (_in_try, range(3))])
 def test_wrong_arguments_raise_cpythons_message(fn, value):
     want = _error(fn, torch.ones(2), value)
     assert want is not None
