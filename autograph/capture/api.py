@@ -7,6 +7,7 @@ resume function. Any internal failure becomes ``CaptureError`` (file:line).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 import types
@@ -144,7 +145,8 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     # may raise (an unused out-of-range index raises in eager too)
     # (state switches alone are not worth a graph: what they leave behind is set by the entry)
     has_graph = bool(cg.outputs) or any((n.meta.get("mutates") or n.meta.get("may_raise"))
-                                        and not n.meta.get("state") for n in tx.graph.graph.nodes)
+                                        and not n.meta.get("state") for n in tx.graph.graph.nodes) \
+        or tx.graph.has_unused_ops_that_may_raise(cg.outputs)
     writes, held = False, []
     input_exprs: list[str] = []
     backend_name = None
@@ -383,7 +385,8 @@ def _callee_through_its_shim(cg: Codegen, stack: list, argc: int) -> list:
     if new_args is args:
         stack[base if first is not NULL else base + 1] = _Expr(callee)
     elif first is NULL:  # a bound method or module in one slot: bind the shim to its object
-        stack[base + 1] = _Expr(f"{cg.const(types.MethodType)}({callee}, {cg.reconstruct(new_args[0])})")
+        # (a partial, not a method: the object may be None, `None.__format__()`)
+        stack[base + 1] = _Expr(f"{cg.const(functools.partial)}({callee}, {cg.reconstruct(new_args[0])})")
     elif len(new_args) == len(args) + 1:  # 3.11's with-exit call: [bound exit, None, None, None]
         stack[base] = _Expr(f"{cg.const(types.MethodType)}({callee}, {cg.reconstruct(new_args[0])})")
     else:               # [function, self] layout: self stays in its slot

@@ -202,6 +202,9 @@ class Codegen:
                                 and not attr.__code__.co_flags & _CO_GENERATOR_LIKE:
                             return self.const(self.wrap_nested(attr)), [fn.obj, *args]
                         break
+        if isinstance(fn, _MethodRef) or getattr(fn, "loaded_for_call", False):
+            from autograph.capture.python_methods import method_call  # LOAD_METHOD's call, as CPython makes it
+            return self.const(method_call(fn.name)), [fn.obj, *args]
         return self.reconstruct(fn), args
 
     # --- resume functions -----------------------------------------------------------

@@ -316,11 +316,21 @@ class GraphBuilder:
 
     def _eliminate_dead_code(self) -> None:
         """Drop unused pure nodes; in-place ops and item stores stay (their effect is the point), and
-        so do ops that may raise on values (``x[idx]`` unused still raises out of range)."""
+        so do ops that may raise on values (``x[idx]`` unused still raises out of range) or whose
+        real kernel may refuse the dtypes (dead_ops.py)."""
+        from autograph.capture.dead_ops import may_raise_unused
         for node in reversed(list(self.graph.nodes)):
             if node.op in ("call_function", "call_method", "get_attr") and not node.users \
-                    and not node.meta.get("mutates") and not node.meta.get("may_raise"):
+                    and not node.meta.get("mutates") and not node.meta.get("may_raise") \
+                    and not may_raise_unused(node):
                 self.graph.erase_node(node)
+
+    def has_unused_ops_that_may_raise(self, outputs: list[torch.fx.Node]) -> bool:
+        """Whether an op no output needs still has to run, for the error eager would raise."""
+        from autograph.capture.dead_ops import may_raise_unused
+        kept = set(outputs)
+        return any(node.op in ("call_function", "call_method") and not node.users and node not in kept
+                   and not node.meta.get("state") and may_raise_unused(node) for node in self.graph.nodes)
 
 
 def _numpy_scalars_as_numbers(kind: str, target: Any, args: Any, kwargs: Any) -> tuple[Any, Any]:

@@ -700,7 +700,10 @@ def _load_method(tx, frame, inst):
     obj = frame.pop()
     frame.push(NULL)
     if isinstance(obj, (UserFunctionValue, ConstantValue)):  # resolve now: a missing attribute fails here
-        frame.push(obj.getattr(tx, inst.argval))
+        method = obj.getattr(tx, inst.argval)
+        if isinstance(method, vb.BuiltinMethodValue):  # called at a break as LOAD_METHOD calls it
+            method.loaded_for_call = True
+        frame.push(method)
     else:
         frame.push(_MethodRef(obj, inst.argval))
 

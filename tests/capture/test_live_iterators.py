@@ -2,6 +2,7 @@
 item at a time, guarded per item taken, advanced for real after the graph."""
 from __future__ import annotations
 
+import pytest
 import torch
 import torch.nn as nn
 
@@ -75,3 +76,44 @@ def test_tensors_taken_from_an_iterator_are_graph_inputs():
     it = iter((torch.full((2,), 5.0), torch.ones(2)))
     assert torch.equal(compiled(it, torch.zeros(2)), torch.full((2,), 6.0))  # read live, not baked in
     assert len(compiled.entries) == 1 and not compiled.entries[0].result.breaks
+
+
+_NUMBERS = iter(range(10_000))
+_WORDS = iter(("a", "b", "c", "d", "e", "f", "g", "h"))
+
+
+def _two_reads_of_a_global_iterator(x):
+    k = next(_NUMBERS)
+    y = x + 1
+    k2 = next(_NUMBERS)
+    return y * k + k2, k, k2
+
+
+def _words_and_the_rest(x):
+    first = next(_WORDS)
+    second = next(_WORDS, None)
+    return x * 2, first, second
+
+
+@pytest.mark.parametrize("fn, it", [(_two_reads_of_a_global_iterator, "_NUMBERS"), (_words_and_the_rest, "_WORDS")])
+def test_a_global_iterator_read_twice_continues_where_it_stopped(fn, it):
+    """Each ``next(ITER)`` loads the global anew: both reads are one iterator, advanced once each."""
+    import autograph
+    compiled = autograph.compile(fn, backend="eager")
+    for i in range(3):
+        before = globals()[it].__reduce__()
+        want = fn(torch.ones(2) * i)
+        after_eager = globals()[it].__reduce__()
+        globals()[it] = _rebuilt(before)  # the same position again, for the compiled call
+        got = compiled(torch.ones(2) * i)
+        assert str(got) == str(want)
+        assert globals()[it].__reduce__() == after_eager
+
+
+def _rebuilt(state):
+    """A fresh iterator at the position ``state`` (``it.__reduce__()``) describes."""
+    fn, args, *pos = state
+    it = fn(*args)
+    if pos:
+        it.__setstate__(pos[0])
+    return it

@@ -258,6 +258,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.id_(source, obj)
         return PyFunctionValue(obj, pure=is_pure_builtin(obj))
     if type(obj) in _ITERATOR_TYPES and source is not None:
+        from autograph.capture.values import live_iterators
+        known = live_iterators.reached_before(tx, obj, source)
+        if known is not None:  # (`next(ITER)` twice: the second read continues where the first stopped)
+            return known
         remaining = _iterator_remaining(obj)
         if remaining is not None and all(type(v) in (int, float, str, bool, type(None)) for v in remaining):
             from autograph.capture.values.iterators import ForeignIteratorValue
@@ -266,8 +270,8 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
                      lambda it: type(it) is type(obj) and _iterator_remaining(it) == expected, [source])
             value = ForeignIteratorValue([ConstantValue(v) for v in remaining], source, type(obj))
             value.identity = obj
-            from autograph.capture.values.live_iterators import outside_iterator
-            outside_iterator(tx, obj, source)
+            live_iterators.outside_iterator(tx, obj, source)
+            live_iterators.remember(tx, obj, source, value)
             return value
     if callable(obj) and not isinstance(obj, type) and _opaque_library(obj):
         g.id_(source, obj)

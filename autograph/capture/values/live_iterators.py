@@ -168,6 +168,23 @@ def keep_apart_from_iterators(tx, list_value: Value) -> None:
         _keep_apart(tx, it, source, list_value)
 
 
+def reached_before(tx, it, source: Source) -> Value | None:
+    """The value of the outside iterator ``it`` when this capture reached it already (through
+    another read: each ``next(ITER)`` loads the global anew): one value, so the items taken are
+    counted once, with a guard that ``source`` is still that same object."""
+    seen = LIVE_ITERATORS.of(tx)
+    if id(it) not in seen:
+        return None
+    value, first = seen[id(it)]
+    tx.guards.same_object(first, source)
+    return value
+
+
+def remember(tx, it, source: Source, value: Value) -> None:
+    """``value`` models the outside iterator ``it`` for the rest of this capture."""
+    LIVE_ITERATORS.of(tx)[id(it)] = (value, source)
+
+
 def _wrap_iterator(tx, it, source) -> Value:
     if source is None or builder._iterator_remaining(it) is None:
         tx.guards.type_(source, it)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
+import logging
 import os
 import sys
 import time
@@ -31,7 +32,7 @@ from autograph.testing.fuzz.diff import Pairing, diff_values
 from autograph.testing.fuzz.loading import load_program, unload_program
 from autograph.testing.sweeps.case import SweepCase
 
-SWEEPS = ("attributes", "blocks", "effects")
+SWEEPS = ("attributes", "blocks", "effects", "constructs")
 DEFAULT_CALLS = 4
 
 
@@ -124,6 +125,10 @@ def _run_side(source: str, compile_fn: Callable | None) -> list[CallRecord]:
     out, err = io.StringIO(), io.StringIO()
     module = load_program(source)
     records: list[CallRecord] = []
+    # autograph's own diagnostics ("f could not be compiled and runs eagerly") are not the
+    # program's output: kept off the program's stderr (logging's last-resort handler writes there)
+    quiet = logging.NullHandler()
+    logging.getLogger("autograph").addHandler(quiet)
     try:
         fn = module.fn if compile_fn is None else compile_fn(module.fn)
         world = getattr(module, "world", None)
@@ -146,6 +151,7 @@ def _run_side(source: str, compile_fn: Callable | None) -> list[CallRecord]:
             record.printed = (out.getvalue(), err.getvalue())
             records.append(record)
     finally:
+        logging.getLogger("autograph").removeHandler(quiet)
         base.restore()
         unload_program(module)
     return records
