@@ -163,7 +163,10 @@ def start() -> None:
     _METADATA = frozenset(getattr(base, name) for name in
                           ("size", "stride", "is_contiguous", "dim", "storage_offset", "numel", "element_size"))
 
+    from autograph.capture.python_methods import PythonMethodCall
     from autograph.runtime import shim
+
+    forwarder = PythonMethodCall.__call__.__code__  # a method call the transformed code makes at a break
 
     class CountTorchCalls(TorchFunctionMode):
         """Attributes each torch call to the innermost instrumented function, inside or outside a graph."""
@@ -178,6 +181,8 @@ def start() -> None:
                         graph_counts.inside += 1
                 else:
                     frame = sys._getframe(1)
+                    if frame.f_code is forwarder:
+                        frame = frame.f_back
                     if not from_guards(frame) and not frame.f_code.co_filename.startswith(_OWN_DIR):
                         owner = _owner(frame)
                         if owner is not None:
