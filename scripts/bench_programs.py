@@ -175,9 +175,10 @@ def _child(workload_name: str, mode: str, variant: str, steps: int, settle_secon
         if variant == "auto" and not settled():
             time.sleep(0.01)
     tail = max(3, steps // 2)
-    rounds = 10 if mode == "program" else 1  # a program's step is short: time rounds of steps
-    if mode == "program":
-        tail = max(tail, 15)
+    rounds = 1
+    if mode == "program":  # a program's step is short: time rounds of steps, at least 5 ms each
+        rounds = max(1, min(50, int(0.005 / max(statistics.median(twin), 1e-6))))
+        tail = max(tail, 40)
     for _ in range(tail):  # the steady steps, after everything has settled (interleaved with the twin's)
         times.append(sum(step(model, opt) for _ in range(rounds)) / rounds)
         twin.append(sum(step(plain, plain_opt) for _ in range(rounds)) / rounds)
