@@ -14,7 +14,9 @@ Mode ``program`` times a training program of ``tests/programs`` (``mlp_sgd``, ``
 ``transformer_amp``: one ``train_step`` as its ``main()`` calls it) with its *training package*
 selected through the import hook (``autograph.install``, ``compile_threshold`` 1), or its step
 functions wrapped in ``torch.compile`` (variant ``compile``), against a plain twin loaded from
-the same file under another module name.
+the same file under another module name. Variants ``auto_vs_compile`` and
+``inductor_vs_compile`` take ``torch.compile``'s step as the twin instead: the hook's steady
+step over torch.compile's, interleaved in one process.
 
 Numbers per run: first step; time until steady (the variant's own step time summed until its
 steps stay within 10% of the steady median); steady step (median of the last steps) and its ratio
@@ -107,7 +109,12 @@ def _program_steps(package: str, variant: str, cache_dir: str | None) -> tuple:
     import torch
 
     sys.path.insert(0, str(PROGRAMS_DIR))
-    plain = _program_step(package, _program_module(package, f"plain_twin_{package}"))
+    variant, _, twin = variant.partition("_vs_")  # auto_vs_compile: the twin is torch.compile's
+    if twin == "compile":
+        wrap = lambda f: torch.compile(f, backend="inductor")  # noqa: E731
+        plain = _program_step(package, _program_module(package, f"compiled_twin_{package}"), wrap)
+    else:
+        plain = _program_step(package, _program_module(package, f"plain_twin_{package}"))
     if variant == "plain":
         return _program_step(package, _program_module(package, f"plain_{package}")), plain
     if variant.startswith("compile"):  # torch.compile(train_step); compile_none: its eager backend (smoke)
