@@ -8,6 +8,15 @@ steady step is reported as a ratio to the twin's.
     python scripts/bench_programs.py                      # the default table (about 15-20 minutes on 2 cores)
     python scripts/bench_programs.py --smoke              # seconds: tiny run, eager variants only
     python scripts/bench_programs.py --runs gpt:train:auto,resnet:infer:inductor
+    python scripts/bench_programs.py --runs programs      # tests/programs' training steps (issue 26)
+
+Mode ``program`` times a training program of ``tests/programs`` (``mlp_sgd``, ``cnn_adamw``,
+``transformer_amp``: one ``train_step`` as its ``main()`` calls it) with its *training package*
+selected through the import hook (``autograph.install``, ``compile_threshold`` 1), or its step
+functions wrapped in ``torch.compile`` (variant ``compile``), against a plain twin loaded from
+the same file under another module name. Variants ``auto_vs_compile`` and
+``inductor_vs_compile`` take ``torch.compile``'s step as the twin instead: the hook's steady
+step over torch.compile's, interleaved in one process.
 
 Numbers per run: first step; time until steady (the variant's own step time summed until its
 steps stay within 10% of the steady median); steady step (median of the last steps) and its ratio
@@ -38,8 +47,86 @@ DEFAULT_RUNS = (
     "resnet:infer:plain,resnet:infer:auto,resnet:infer:inductor,resnet:infer:compile,"
     "unet:infer:plain,unet:infer:auto,unet:infer:inductor,unet:infer:compile"
 )
-SMOKE_RUNS = "gpt:infer:plain,resnet:train:eager,unet:infer:eager,bert:train:eager,llama:infer:eager"
+SMOKE_RUNS = ("gpt:infer:plain,resnet:train:eager,unet:infer:eager,bert:train:eager,llama:infer:eager,"
+              "mlp_sgd:program:eager,cnn_adamw:program:compile_none")
 COMPILING = ("auto", "inductor", "compile")
+PROGRAMS = ("mlp_sgd", "cnn_adamw", "transformer_amp")  # tests/programs: a user's training package
+PROGRAM_RUNS = ",".join(f"{p}:program:{v}" for p in PROGRAMS for v in ("plain", "auto", "inductor", "compile"))
+PROGRAMS_DIR = ROOT / "tests" / "programs"
+
+
+def _program_module(package: str, name: str | None = None):
+    """``tests/programs/<package>/train.py`` loaded under ``name`` (a module the hook never selects),
+    or imported as ``<package>.train`` (the selected package) when ``name`` is None."""
+    import importlib
+    import importlib.util
+
+    if name is None:
+        return importlib.import_module(f"{package}.train")
+    spec = importlib.util.spec_from_file_location(name, PROGRAMS_DIR / package / "train.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _program_step(package: str, m, wrap=None):
+    """One training step of the program ``package`` (module ``m``), as in its ``main()``; ``wrap``
+    (``torch.compile``) is applied to the step functions the program defines."""
+    import torch
+
+    wrap = wrap or (lambda f: f)
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    if package == "mlp_sgd":
+        model = m.MLP()
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        x, y = torch.randn(8, 16, generator=gen), torch.randint(0, 4, (8,), generator=gen)
+        step = wrap(m.train_step)
+        return lambda: step(model, opt, x, y).item()
+    if package == "cnn_adamw":
+        model = m.Net()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.01)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-2, total_steps=1_000_000)
+        x, y = torch.randn(8, 1, 8, 8, generator=gen), torch.randint(0, 10, (8,), generator=gen)
+        step = wrap(m.train_step)
+        return lambda: step(model, opt, sched, x, y).item()
+    if package == "transformer_amp":
+        model = m.TinyLM()
+        opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+        data = torch.randint(0, 32, (2, 4, 9), generator=gen)
+        micro, apply = wrap(m.micro_step), wrap(m.apply_step)
+
+        def step():
+            losses = [micro(model, b[:, :-1], b[:, 1:], 1024.0, 2).item() for b in data]
+            apply(model, opt, 1024.0)
+            return losses
+        return step
+    raise ValueError(f"unknown program {package!r} (known: {', '.join(PROGRAMS)})")
+
+
+def _program_steps(package: str, variant: str, cache_dir: str | None) -> tuple:
+    """The variant's step and its plain twin's, for a program of tests/programs."""
+    import torch
+
+    sys.path.insert(0, str(PROGRAMS_DIR))
+    variant, _, twin = variant.partition("_vs_")  # auto_vs_compile: the twin is torch.compile's
+    if twin == "compile":
+        wrap = lambda f: torch.compile(f, backend="inductor")  # noqa: E731
+        plain = _program_step(package, _program_module(package, f"compiled_twin_{package}"), wrap)
+    else:
+        plain = _program_step(package, _program_module(package, f"plain_twin_{package}"))
+    if variant == "plain":
+        return _program_step(package, _program_module(package, f"plain_{package}")), plain
+    if variant.startswith("compile"):  # torch.compile(train_step); compile_none: its eager backend (smoke)
+        backend = "eager" if variant == "compile_none" else "inductor"
+        wrap = lambda f: torch.compile(f, backend=backend)  # noqa: E731
+        return _program_step(package, _program_module(package, f"compiled_{package}"), wrap), plain
+    import autograph
+    from autograph.settings import Settings
+
+    settings = Settings(backend=variant, compile_threshold=1, **({"cache_dir": cache_dir} if cache_dir else {}))
+    autograph.install(package, settings=settings)
+    return _program_step(package, _program_module(package)), plain
 
 
 def _child(workload_name: str, mode: str, variant: str, steps: int, settle_seconds: float) -> dict:
@@ -52,20 +139,26 @@ def _child(workload_name: str, mode: str, variant: str, steps: int, settle_secon
     from autograph.testing.programs import WORKLOADS
     from autograph.testing.programs.workloads import infer_step, train_step
 
-    w = WORKLOADS[workload_name]
-    plain, plain_opt, batch = w.build(seed=0)
-    model, opt, _ = w.build(seed=0)
-    if variant in ("auto", "inductor", "eager"):
-        model = autograph.compile(model, backend=variant)
-        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    elif variant == "compile":
-        model = torch.compile(model)
     if variant == "auto":
         background.HOT_CALLS, background.HOT_SECONDS = 2, 0.0  # ask at once: the run is short
+    if mode == "program":
+        variant_step, plain_step = _program_steps(workload_name, variant, os.environ.get("AUTOGRAPH_CACHE_DIR"))
+        model = opt = plain = plain_opt = None
+    else:
+        w = WORKLOADS[workload_name]
+        plain, plain_opt, batch = w.build(seed=0)
+        model, opt, _ = w.build(seed=0)
+        if variant in ("auto", "inductor", "eager"):
+            model = autograph.compile(model, backend=variant)
+            opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        elif variant == "compile":
+            model = torch.compile(model)
 
     def step(m, o):
         t0 = time.perf_counter()
-        if mode == "train":
+        if mode == "program":
+            (variant_step if m is model else plain_step)()
+        elif mode == "train":
             train_step(w, m, o, batch)
         else:
             infer_step(w, m, batch)
@@ -77,6 +170,8 @@ def _child(workload_name: str, mode: str, variant: str, steps: int, settle_secon
     def settled() -> bool:
         return variant != "auto" or all(g.state in ("eager", "inductor") for g in background.graphs())
 
+    if mode == "program":
+        model, plain = object(), object()  # the two steps are told apart by these
     while True:
         times.append(step(model, opt))
         twin.append(step(plain, plain_opt))
@@ -87,9 +182,13 @@ def _child(workload_name: str, mode: str, variant: str, steps: int, settle_secon
         if variant == "auto" and not settled():
             time.sleep(0.01)
     tail = max(3, steps // 2)
-    for _ in range(tail):  # the steady steps, after everything has settled
-        times.append(step(model, opt))
-        twin.append(step(plain, plain_opt))
+    rounds = 1
+    if mode == "program":  # a program's step is short: time rounds of steps, at least 5 ms each
+        rounds = max(1, min(50, int(0.005 / max(statistics.median(twin), 1e-6))))
+        tail = max(tail, 40)
+    for _ in range(tail):  # the steady steps, after everything has settled (interleaved with the twin's)
+        times.append(sum(step(model, opt) for _ in range(rounds)) / rounds)
+        twin.append(sum(step(plain, plain_opt) for _ in range(rounds)) / rounds)
     steady = statistics.median(times[-tail:])
     twin_steady = statistics.median(twin[-tail:])
     until = sum(times)
@@ -151,7 +250,8 @@ def table(results: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=None, help="workload:mode:variant,... (variants: plain, eager, auto, "
-                        "inductor, compile)")
+                        "inductor, compile; mode 'program' for tests/programs' training programs), or 'programs', "
+                        "'workloads', 'all'")
     parser.add_argument("--smoke", action="store_true", help="a few steps of eager variants: seconds")
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--settle-seconds", type=float, default=240.0)
@@ -164,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         workload, mode, variant = args.child.split(":")
         print(json.dumps(_child(workload, mode, variant, steps, args.settle_seconds)), flush=True)
         return 0
-    runs = (args.runs or (SMOKE_RUNS if args.smoke else DEFAULT_RUNS)).split(",")
+    named = {"programs": PROGRAM_RUNS, "workloads": DEFAULT_RUNS, "all": f"{DEFAULT_RUNS},{PROGRAM_RUNS}"}
+    runs = named.get(args.runs, args.runs or (SMOKE_RUNS if args.smoke else DEFAULT_RUNS)).split(",")
     results = []
     t0 = time.perf_counter()
     for run in runs:

@@ -15,7 +15,12 @@ changes. Its stages, each one a different ``fn``:
    the compiled graph is faster by more than ``MARGIN`` (it is the exact one). A compiled call
    that raises settles on eager; when the graph writes no input the same call then runs eagerly,
    so the program sees the eager outcome (otherwise the error propagates, as under ``inductor``).
-   The trial times a graph's forward call only: a training graph's backward is not in it.
+   A call whose outputs require grad (a graph being trained) is timed forward *and* backward:
+   hooks on the autograd nodes the call made time the graph's part of the backward pass
+   (``_BackwardTimer``), and such a call counts once its backward has run;
+   inductor's backward may cost more than eager's even where its forward is faster. A graph
+   whose backward never comes (a validation pass under grad) is decided on forward times after
+   ``FORWARD_ONLY_AFTER`` calls of each version.
 4. *settled*: ``fn`` is the chosen callable itself; a call costs one Python call more than it.
 
 A failed compile (or a graph the worker cannot take: symbolic sizes, an unpicklable call) leaves
@@ -44,6 +49,7 @@ HOT_CALLS = 3          # calls of the eager graph before a compile is asked for
 HOT_SECONDS = 0.25    # ... and seconds spent in them, in all
 TRIAL_CALLS = 5        # timed calls of each version in the trial
 MARGIN = 0.03          # the compiled version must be this much faster to be kept
+FORWARD_ONLY_AFTER = 4 * (TRIAL_CALLS + 1)  # trial calls of each version without backward: decide on forward
 REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
 
 _graphs: "weakref.WeakSet[SwappableGraph]" = weakref.WeakSet()
@@ -53,7 +59,8 @@ class SwappableGraph:
     """A compiled graph whose implementation is swapped while the program runs; ``describe()`` says which."""
 
     __slots__ = ("fn", "eager", "compiled", "state", "reason", "request", "job", "calls", "eager_seconds",
-                 "trial", "loaded_from", "loaded", "load_pid", "rerunnable", "_lock", "_cache_dir", "__weakref__")
+                 "trial", "timers", "loaded_from", "loaded", "load_pid", "rerunnable", "_lock", "_cache_dir",
+                 "__weakref__")
 
     def __init__(self, eager: Callable[..., Any], request: dict | None, cache_dir: Path | None,
                  reason: str | None = None) -> None:
@@ -64,7 +71,8 @@ class SwappableGraph:
         self.job: Any = None
         self.calls = 0
         self.eager_seconds = 0.0
-        self.trial: dict[str, list[float]] = {"compiled": [], "eager": []}
+        self.trial: dict[str, list[_Sample]] = {"compiled": [], "eager": []}
+        self.timers: list[_BackwardTimer] = []  # backward timers of trial calls not yet through backward
         self.loaded_from: str | None = None
         self.loaded: Any = None   # what the loader thread made: the compiled callable or the error
         self.load_pid = _pid()
@@ -183,6 +191,7 @@ class SwappableGraph:
         fn = compiled if which == "compiled" else eager
         sync = _synchronizer(args)
         sync()
+        first_node = _BackwardTimer.sequence_number()
         t0 = time.perf_counter()
         try:
             out = fn(*args)
@@ -196,19 +205,41 @@ class SwappableGraph:
                 raise
             return eager(*args)  # nothing was written: the eager graph's outcome is the program's
         sync()
-        runs[which].append(time.perf_counter() - t0)
-        if len(runs["eager"]) > TRIAL_CALLS and len(runs["compiled"]) > TRIAL_CALLS:
-            self._decide()
+        sample = _Sample(time.perf_counter() - t0)
+        runs[which].append(sample)
+        timer = _BackwardTimer.attach(out, first_node, sample, self._backward_timed)
+        if timer is not None:
+            sample.backward = None  # counts once its backward has run
+            self.timers.append(timer)
+        self._decide_when_ready()
         return out
 
-    def _decide(self) -> None:
+    def _backward_timed(self, timer: "_BackwardTimer") -> None:
+        """A trial call's backward has run (called in the backward pass)."""
+        try:
+            self.timers.remove(timer)
+        except ValueError:
+            pass
+        self._decide_when_ready()
+
+    def _decide_when_ready(self) -> None:
+        runs = self.trial
+        complete = {k: [s for s in v[1:] if s.backward is not None] for k, v in runs.items()}  # 1st: warm-up
+        if all(len(c) >= TRIAL_CALLS for c in complete.values()):
+            self._decide(complete, "forward and backward" if any(s.backward for c in complete.values() for s in c)
+                         else "forward")
+        elif all(len(v) > FORWARD_ONLY_AFTER for v in runs.values()):
+            forward = {k: [_Sample(s.forward, 0.0) for s in v[1:]] for k, v in runs.items()}
+            self._decide(forward, "forward only: the backward of the trial calls did not run")
+
+    def _decide(self, samples: "dict[str, list[_Sample]]", timed: str) -> None:
         with self._lock:
             if self.state != "trial":
                 return
-            compiled = statistics.median(self.trial["compiled"][1:])  # the first call of each warms up
-            eager = statistics.median(self.trial["eager"][1:])
-            times = f"median of {TRIAL_CALLS} interleaved calls: inductor {compiled * 1e3:.3f} ms, " \
-                    f"eager {eager * 1e3:.3f} ms; {self.reason}"
+            compiled = statistics.median(s.total for s in samples["compiled"])
+            eager = statistics.median(s.total for s in samples["eager"])
+            times = f"median of {len(samples['compiled'])} interleaved calls, {timed}: " \
+                    f"inductor {compiled * 1e3:.3f} ms, eager {eager * 1e3:.3f} ms; {self.reason}"
             if compiled < eager * (1 - MARGIN):
                 self._settle("inductor", f"{eager / compiled:.2f}x faster than eager; {times}")
             else:
@@ -220,6 +251,9 @@ class SwappableGraph:
         if version != "inductor":
             self.compiled = None
         self.trial = {"compiled": [], "eager": []}
+        timers, self.timers = self.timers, []
+        for timer in timers:  # trial calls whose backward never ran: their hooks go
+            timer.remove()
 
     def __del__(self) -> None:
         job = getattr(self, "job", None)
@@ -229,6 +263,93 @@ class SwappableGraph:
                 client().cancel(job)
             except Exception:  # noqa: BLE001 - at interpreter exit modules may be gone
                 pass
+
+
+class _Sample:
+    """One trial call's seconds: forward, and backward (None while its backward is awaited)."""
+
+    __slots__ = ("forward", "backward")
+
+    def __init__(self, forward: float, backward: float | None = 0.0) -> None:
+        self.forward, self.backward = forward, backward
+
+    @property
+    def total(self) -> float:
+        return self.forward + (self.backward or 0.0)
+
+
+class _BackwardTimer:
+    """Times a graph call's share of the backward pass: the autograd nodes the call made (those
+    reached from its outputs with a sequence number from the call) are timed each from its start
+    to its end, and the sum is taken when the backward pass ends. Time the engine spends on other
+    nodes in between is not counted, whatever order it runs them in. Hooks only observe (they
+    return None) and are removed once the backward has run, or when the trial ends without it."""
+
+    __slots__ = ("sample", "done", "seconds", "started", "running", "handles", "__weakref__")
+
+    def __init__(self, sample: _Sample, done: Callable[["_BackwardTimer"], None]) -> None:
+        self.sample, self.done, self.seconds, self.started = sample, done, 0.0, False
+        self.running: dict[int, float] = {}
+        self.handles: list[Any] = []
+
+    @staticmethod
+    def sequence_number() -> int:
+        """The sequence number the next autograd node of this thread gets."""
+        import torch
+        return torch._C._autograd._get_sequence_nr()
+
+    @classmethod
+    def attach(cls, out: Any, first: int, sample: _Sample,
+               done: Callable[["_BackwardTimer"], None]) -> "_BackwardTimer | None":
+        """A timer on the backward of the call that made ``out`` (its nodes are numbered from
+        ``first``); None when the call made no autograd node (no grad: nothing to time)."""
+        import torch
+
+        if not torch.is_grad_enabled():
+            return None
+        last = cls.sequence_number()
+        outputs = out if isinstance(out, (tuple, list)) else (out,)
+        todo = [t.grad_fn for t in outputs if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+        nodes: dict[int, Any] = {}
+        while todo:
+            node = todo.pop()
+            if node is None or id(node) in nodes or not first <= node._sequence_nr() < last:
+                continue
+            nodes[id(node)] = node
+            todo.extend(next_node for next_node, _ in node.next_functions)
+        if not nodes:
+            return None
+        timer = cls(sample, done)
+        for key, node in nodes.items():
+            timer.handles.append(node.register_prehook(timer._node_starts(key)))
+            timer.handles.append(node.register_hook(timer._node_ends(key)))
+        return timer
+
+    def _node_starts(self, key: int) -> Callable[..., None]:
+        def starts(grad_outputs: Any) -> None:
+            if not self.started:
+                self.started = True
+                import torch
+                torch.autograd.Variable._execution_engine.queue_callback(self._backward_ended)
+            self.running[key] = time.perf_counter()
+        return starts
+
+    def _node_ends(self, key: int) -> Callable[..., None]:
+        def ends(grad_inputs: Any, grad_outputs: Any) -> None:
+            began = self.running.pop(key, None)
+            if began is not None:
+                self.seconds += time.perf_counter() - began
+        return ends
+
+    def _backward_ended(self) -> None:
+        self.sample.backward = self.seconds
+        self.remove()
+        self.done(self)
+
+    def remove(self) -> None:
+        handles, self.handles = self.handles, []
+        for handle in handles:
+            handle.remove()
 
 
 _loader_queue: "queue.Queue | None" = None

@@ -36,10 +36,10 @@ def _eager() -> Backend:
     return eager
 
 
-def _inductor() -> Backend:
-    from autograph.backends.inductor import inductor
+def _inductor(settings: Settings | None = None) -> Backend:
+    from autograph.backends.inductor import inductor, make_inductor_backend
 
-    return inductor
+    return inductor if settings is None else make_inductor_backend(settings.cache_path())
 
 
 def _background(settings: Settings | None = None) -> Backend:
@@ -122,7 +122,7 @@ def _resolve(spec: Any, device_hint: str | None, settings: Settings | None) -> t
     if spec == "eager":
         return spec, _eager()
     if spec == "inductor":
-        return spec, _inductor()
+        return spec, _inductor(settings)
     if spec == "triton":
         return spec, _triton(settings)
     if ":" in spec:

@@ -103,6 +103,60 @@ def test_the_faster_version_is_kept():
         assert "median of" in holder.describe()
 
 
+class _SlowBackward(torch.autograd.Function):
+    """x + 1 whose backward takes 40 ms: a compiled graph with a fast forward and a slow backward."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x + 1
+
+    @staticmethod
+    def backward(ctx, grad):
+        time.sleep(0.04)
+        return grad
+
+
+def test_the_trial_of_a_trained_graph_times_its_backward_too():
+    def slow_forward(x):  # 4 ms more forward, a cheap backward
+        time.sleep(0.004)
+        return x + 1
+
+    def slow_backward(x):
+        return _SlowBackward.apply(x)
+
+    for eager, compiled, expected in ((slow_forward, slow_backward, "eager"), (slow_backward, slow_forward, "inductor")):
+        holder = background.SwappableGraph(eager, {"specs": []}, None)
+        holder._start_trial(compiled)
+        w = torch.zeros(1, requires_grad=True)
+        for _ in range(2 * (background.TRIAL_CALLS + 1)):
+            out = holder(w * 1)
+            assert out.item() == 1
+            (out * 2).sum().backward()  # other nodes of the backward pass are not the graph's
+        assert holder.state == expected, holder.describe()
+        assert "forward and backward" in holder.describe()
+        assert not holder.timers and w.grad.item() == 2 * 2 * (background.TRIAL_CALLS + 1)
+
+
+def test_a_trained_graph_whose_backward_never_runs_is_decided_on_forward_times():
+    def slow(x):
+        time.sleep(0.004)
+        return x + 1
+
+    def fast(x):
+        return x + 1
+
+    holder = background.SwappableGraph(slow, {"specs": []}, None)
+    holder._start_trial(fast)
+    w = torch.zeros(1, requires_grad=True)
+    calls = 0
+    while holder.state == "trial":
+        holder(w)  # outputs that require grad, but no backward (a validation pass under grad)
+        calls += 1
+        assert calls <= 2 * (background.FORWARD_ONLY_AFTER + 1)
+    assert holder.state == "inductor" and "forward only" in holder.describe()
+    assert calls > 2 * background.TRIAL_CALLS and not holder.timers  # the pending timers' hooks removed
+
+
 def test_a_failed_compile_leaves_the_eager_graph_with_the_reason(fake_compiler, tmp_path):
     fake_compiler["fake_fail"] = "the compiler gave up on purpose"
 

@@ -170,3 +170,155 @@ def test_functions_bound_under_another_name_are_named_by_their_binding():
     node = next(n for n in gm.graph.nodes if n.op == "call_function")
     assert "<locals>" in node.target.__qualname__
     assert ia.request(gm, [torch.randn(1, 1, 4, 4)], Path("/nonexistent"))["key"]
+
+
+# ---- backend="inductor" through the artifact cache (a stand-in compiler; the real one in the slow test)
+
+@pytest.fixture
+def fake_inductor(monkeypatch):
+    """``backend="inductor"`` with the stand-in compiler; records its compiles; compile_fx forbidden."""
+    import autograph
+    import torch._inductor.compile_fx
+    from autograph.backends import inductor
+    from autograph.testing import slow_compiler
+
+    monkeypatch.setattr(inductor, "REQUEST_DEFAULTS", dict(slow_compiler.SETTINGS))
+    compiles: list[str] = []
+    real = slow_compiler.compile
+    monkeypatch.setattr(slow_compiler, "compile", lambda req: compiles.append(req["key"]) or real(req))
+
+    def no_compile_fx(*args, **kwargs):
+        raise AssertionError("compile_fx was called")
+
+    monkeypatch.setattr(torch._inductor.compile_fx, "compile_fx", no_compile_fx)
+    slow_compiler.CALLS.clear()
+    autograph.reset()
+    yield compiles
+    autograph.reset()
+
+
+def _run_inductor(fn, cache, *args):
+    """One "run of the program": a fresh capture of ``fn`` with the inductor backend on ``cache``."""
+    import autograph
+    from autograph.backends.inductor import make_inductor_backend
+
+    autograph.reset()
+    return autograph.compile(fn, backend=make_inductor_backend(cache))(*args)
+
+
+def _f(x):
+    return torch.tanh(x) * 3 + x
+
+
+def test_a_second_run_of_the_inductor_backend_loads_the_artifact_without_compiling(fake_inductor, tmp_path):
+    from autograph.testing import slow_compiler
+
+    x = torch.randn(5)
+    torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x), _f(x))
+    assert len(fake_inductor) == 1 and slow_compiler.CALLS  # compiled once, and the loaded file ran
+    (artifact,) = (tmp_path / "cache" / "inductor").iterdir()
+    slow_compiler.CALLS.clear()
+    torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x), _f(x))
+    assert len(fake_inductor) == 1 and slow_compiler.CALLS  # loaded: no second compile
+    assert [p.name for p in (tmp_path / "cache" / "inductor").iterdir()] == [artifact.name]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "another graph's file"])
+def test_a_damaged_or_stale_artifact_is_compiled_again_by_the_inductor_backend(fake_inductor, tmp_path, damage):
+    x = torch.randn(5)
+    _run_inductor(_f, tmp_path / "cache", x)
+    (artifact,) = (tmp_path / "cache" / "inductor").iterdir()
+    if damage == "truncated":
+        artifact.write_bytes(artifact.read_bytes()[:-4])
+    else:  # a whole, checked file that is not this graph's (the stand-in loader checks the key)
+        ia.write_artifact(artifact, b"fake compiled graph" + b"0" * 64)
+    torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x), _f(x))
+    assert len(fake_inductor) == 2  # compiled again, and the file replaced by a good one
+    ia.read_payload(artifact)
+    torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x), _f(x))
+    assert len(fake_inductor) == 2
+
+
+@pytest.mark.parametrize("how", ["read-only", "not a directory"])
+def test_the_inductor_backend_runs_with_a_cache_it_cannot_write(fake_inductor, tmp_path, how):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    if how == "read-only":
+        if os.geteuid() == 0:
+            pytest.skip("root writes into read-only directories")
+        (cache / "inductor").mkdir()
+        (cache / "inductor").chmod(0o500)
+    else:
+        (cache / "inductor").write_text("a file where the directory should be")
+    try:
+        x = torch.randn(5)
+        torch.testing.assert_close(_run_inductor(_f, cache, x), _f(x))
+        assert len(fake_inductor) == 1  # compiled, written elsewhere, loaded from there
+        assert how != "read-only" or not list((cache / "inductor").iterdir())
+    finally:
+        if how == "read-only":
+            (cache / "inductor").chmod(0o700)
+
+
+_INDUCTOR_RUN = textwrap.dedent("""
+    import sys, torch, autograph
+    from pathlib import Path
+    from autograph.backends import inductor
+    from autograph.testing import slow_compiler
+    inductor.REQUEST_DEFAULTS = dict(slow_compiler.SETTINGS, fake_sleep=float(sys.argv[2]))
+    f = lambda x: torch.sigmoid(x) * 2 - x
+    x = torch.arange(6.0)
+    out = autograph.compile(f, backend=inductor.make_inductor_backend(Path(sys.argv[1])))(x)
+    assert torch.equal(out, f(x)) and slow_compiler.CALLS
+    print("ok")
+""")
+
+
+def test_three_processes_share_one_inductor_artifact_cache(tmp_path):
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    procs = [subprocess.Popen([sys.executable, "-c", _INDUCTOR_RUN, str(tmp_path / "cache"), "0.5"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0 and "ok" in out, err[-3000:]
+    files = list((tmp_path / "cache" / "inductor").iterdir())
+    assert len(files) == 1 and ia.read_payload(files[0])  # one whole file, no temporary left
+    again = subprocess.run([sys.executable, "-c", _INDUCTOR_RUN, str(tmp_path / "cache"), "0"], env=env,
+                           capture_output=True, text=True, timeout=180)
+    assert again.returncode == 0 and "ok" in again.stdout, again.stderr[-3000:]
+
+
+_REAL_INDUCTOR_RUN = textwrap.dedent("""
+    import sys, time, torch, autograph
+    import torch._inductor.compile_fx, torch._inductor.standalone_compile
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(8, 8)
+    def f(x):
+        return torch.nn.functional.gelu(lin(x)) * 2
+    if sys.argv[1] == "warm":  # the second run: neither compiler may run
+        def refuse(*a, **k):
+            raise AssertionError("compiled on a warm start")
+        torch._inductor.compile_fx.compile_fx = refuse
+        torch._inductor.standalone_compile.standalone_compile = refuse
+        torch._inductor.standalone_compile = refuse
+    x = torch.randn(4, 8, requires_grad=True)
+    cf = autograph.compile(f, backend="inductor")
+    t0 = time.perf_counter()
+    out = cf(x)
+    first = time.perf_counter() - t0
+    out.sum().backward()
+    want = f(x)
+    torch.testing.assert_close(out, want, rtol=1e-4, atol=1e-5)
+    print("first", first)
+""")
+
+
+@pytest.mark.slow
+def test_the_inductor_backends_warm_start_loads_the_artifact_with_real_inductor(tmp_path):
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               AUTOGRAPH_CACHE_DIR=str(tmp_path / "autograph"), TORCHINDUCTOR_CACHE_DIR=str(tmp_path / "torch"))
+    for run in ("cold", "warm"):
+        proc = subprocess.run([sys.executable, "-c", _REAL_INDUCTOR_RUN, run], env=env, capture_output=True,
+                              text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-4000:]
+    assert len(list((tmp_path / "autograph" / "inductor").iterdir())) == 1

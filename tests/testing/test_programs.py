@@ -50,3 +50,9 @@ def test_the_smoke_run_prints_a_table(capsys):
     assert _script().main(["--smoke", "--runs", "bert:infer:plain"]) == 0
     out = capsys.readouterr().out
     assert "| bert | infer | plain |" in out and "cores" in out
+
+
+def test_the_training_programs_of_tests_programs_are_timed_against_a_plain_twin(capsys):
+    assert _script().main(["--smoke", "--runs", "mlp_sgd:program:eager,cnn_adamw:program:plain"]) == 0
+    out = capsys.readouterr().out
+    assert "| mlp_sgd | program | eager |" in out and "| cnn_adamw | program | plain |" in out
