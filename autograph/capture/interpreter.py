@@ -32,6 +32,8 @@ from autograph.capture.values import registry, scalars
 from autograph.capture.values.base import NULL, Value
 from autograph.capture.values.builder import wrap_real
 from autograph.capture.values import exception_state, families
+from autograph.capture.handlers import HANDLERS, MAX_INLINE_DEPTH, VERSION, Handler, handler  # noqa: F401 (re-exported)
+from autograph.capture.values.exception_values import ExceptionValue, enter_handler as _enter_handler, exception_of as _exception_of
 from autograph.capture.values.constants import ConstantValue
 from autograph.guards.sources import AttrSource, GlobalSource, ItemSource, LocalSource, MemberSource, ObjectSource, Source
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SliceValue,
@@ -39,12 +41,8 @@ from autograph.capture.values.containers import (DictValue, ListIteratorValue, L
 from autograph.capture.values.functions import (CellValue, NestedFunctionValue,
                                                 RealCellValue, UserFunctionValue)
 
-VERSION = sys.version_info[:2]
-MAX_INLINE_DEPTH = 24
 _CO_GENERATOR_LIKE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
-Handler = Callable[["Translator", "Frame", Instruction], Any]
-HANDLERS: dict[str, Handler] = {}
 
 # Debug mode: after each handler, compare the stack change with ``dis.stack_effect``.
 CHECK_STACK_EFFECTS = False
@@ -52,16 +50,6 @@ CHECK_STACK_EFFECTS = False
 _NO_EFFECT_CHECK = {"CALL", "LOAD_METHOD", "JUMP", "FOR_ITER", "RETURN_VALUE", "END_FOR", "BUILD_SLICE",
                     "BINARY_SUBSCR", "STORE_SUBSCR", "LOAD_CONST", "JUMP_IF_TRUE_OR_POP",
                     "JUMP_IF_FALSE_OR_POP", "LOAD_ATTR", "LOAD_GLOBAL"}
-
-
-def handler(*opnames: str, min_version: tuple[int, int] = (3, 0), max_version: tuple[int, int] = (9, 99)):
-    """Register a handler for ``opnames`` when the running Python is in the version range."""
-    def register(fn: Handler) -> Handler:
-        if min_version <= VERSION <= max_version:
-            for name in opnames:
-                HANDLERS[name] = fn
-        return fn
-    return register
 
 
 class Frame:
@@ -467,78 +455,6 @@ class Translator:
             self.guards.key_absent(_globals_dict_source(g), name)
             return self.wrap(b[name], None, trusted=True)
         raise Unsupported(f"NameError: name {name!r} is not defined", generic=True, kind="python-exception")
-
-
-class ExceptionValue(Value):
-    """A real exception object raised by a call capture folded."""
-
-    def __init__(self, exc: BaseException):
-        self.exc = exc
-        # the chain attributes the call set (values/exception_state.py); the real object's
-        # are capture's own (it was raised inside capture)
-        self.attrs: dict[str, Value] = {}
-
-    def describe(self):
-        return f"{type(self.exc).__name__} exception"
-
-    def python_type(self):
-        return type(self.exc)
-
-    def real_value(self):
-        return self.exc
-
-    def getattr(self, tx, name):
-        """``e.args`` when every argument is a plain constant: Python builds the same tuple on
-        every call (a tensor or object argument would be capture's sample)."""
-        if name == "args" and all(type(a) in (str, int, float, bool, bytes, type(None)) for a in self.exc.args):
-            return ConstantValue(self.exc.args)
-        if name == "with_traceback":
-            from autograph.capture.values.with_exits import WithTracebackMethod
-            return WithTracebackMethod(self)
-        if name in exception_state.CHAIN_ATTRS:
-            return exception_state.get_chain_attr(tx, self, name)
-        return super().getattr(tx, name)
-
-    def setattr(self, tx, name, value):
-        from autograph.capture.values.with_exits import is_own_traceback
-        if name == "__traceback__" and is_own_traceback(self, value):
-            return  # puts back the traceback it has (contextlib's __exit__)
-        if name in exception_state.CHAIN_ATTRS:
-            return exception_state.set_chain_attr(tx, self, name, value)
-        return super().setattr(tx, name, value)
-
-    def reconstruct(self, cg):
-        # the exception object Python raised here exists only in that call: capture's copy must
-        # not be handed to every later call
-        raise Unsupported(f"a caught {type(self.exc).__name__} is live at a graph break", kind="cannot-rebuild")
-
-
-def _enter_handler(frame: "Frame", inst: Instruction, exc: BaseException, value: Value | None = None,
-                   step: int | None = None) -> None:
-    """Jump to ``inst``'s handler with the exception on the stack. An exception Python raised
-    (``ExceptionValue``) remembers the root ``step`` that raised it: live at a break, it cannot be
-    rebuilt, and the break moves there (the raising operation and its handler run in Python)."""
-    entry = inst.exn
-    del frame.stack[entry.depth:]
-    if entry.lasti:
-        frame.push(ConstantValue(inst.offset))
-    if value is None:
-        value = ExceptionValue(exc)
-        if step is not None:
-            value.created_step = step
-    frame.push(value)
-    frame.jump(entry.target)
-
-
-def _exception_of(value: Value) -> BaseException | None:
-    """The exception object (capture's sample) a value stands for, if known."""
-    if isinstance(value, ExceptionValue):
-        return value.exc
-    try:
-        real = value.real_value()
-    except Unsupported:
-        return None
-    return real if isinstance(real, BaseException) else None
 
 
 def _check_stack_effect(inst: Instruction, actual: int) -> None:

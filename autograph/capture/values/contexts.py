@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.handlers import handler
 from autograph.capture.values import registry
 from autograph.capture.values import builtins as vb
 from autograph.capture.values.base import Value
@@ -543,9 +544,7 @@ def _before_with(tx, frame, inst):
 
 
 def install() -> None:
-    # lazy: the interpreter's import ends by installing the families, this one included
-    from autograph.capture import interpreter
-    interpreter.handler("BEFORE_WITH")(_before_with)
+    handler("BEFORE_WITH")(_before_with)
     registry.add_class_call_hook(_construct)
     registry.register_torch_call(torch._C._set_grad_enabled, _set_grad_enabled_call)
     for cls in (torch.no_grad, torch.enable_grad):

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograph.capture import interpreter
+from autograph.capture.handlers import VERSION
 from autograph.capture.breaks import Unsupported
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.exception_values import enter_handler, exception_of
 
 _PLAIN = (str, int, float, bool, bytes, type(None))
 
@@ -87,7 +88,7 @@ def _exception(tx, arg: Value) -> tuple[BaseException, Value | None]:
                               kind="unsupported-operation")
         value = fresh.construct(tx, real, [], {})
         return value.real_value(), value
-    exc = interpreter._exception_of(arg)
+    exc = exception_of(arg)
     if exc is None:
         raise Unsupported(f"throw() of {arg.describe()}", kind="unsupported-operation")
     return exc, arg
@@ -163,14 +164,14 @@ def throw(tx, gen, exc: BaseException, value: Value | None) -> Value | None:
         gen.done = True
         from autograph.capture.values.generators import _escaped
         raise _escaped(_raised(exc, value, "thrown into a generator"))
-    interpreter._enter_handler(gen.frame, inst, exc, value, tx.step)
+    enter_handler(gen.frame, inst, exc, value, tx.step)
     return gen.run(tx)
 
 
 def _after_yield_from(tx, gen, result: Value) -> Value | None:
     """The subgenerator ended: ``yield from`` evaluates to its return value; run on."""
     send = gen.frame.instructions[_paused_yield(gen).index - 1]
-    if interpreter.VERSION < (3, 12):
+    if VERSION < (3, 12):
         gen.frame.pop()
     gen.frame.push(result)
     gen.frame.jump(send.target)

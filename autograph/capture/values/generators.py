@@ -4,10 +4,12 @@ from __future__ import annotations
 import types
 
 from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.handlers import MAX_INLINE_DEPTH, handler
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.exception_state import EXCEPTION_STATE
+from autograph.capture.values.exception_values import ExceptionValue
 from autograph.capture.values.containers import ListIteratorValue
 from autograph.capture.keyword_args import keyword_text
 
@@ -79,7 +81,6 @@ class GeneratorValue(ListIteratorValue):
     def run(self, tx) -> Value | None:
         """Run the frame from where it is to its next ``yield`` or its end."""
         self.check_not_running()
-        from autograph.capture.interpreter import MAX_INLINE_DEPTH  # lazy: the interpreter installs this module
         if tx.depth >= MAX_INLINE_DEPTH:
             raise Unsupported("generator nested too deeply", kind="call-depth")
         tx.depth += 1
@@ -171,7 +172,6 @@ def _escaped(err: Unsupported) -> Unsupported:
     converted = Unsupported(f"RuntimeError: generator raised StopIteration ({err.reason})", generic=True,
                             exc=runtime, kind="python-exception")
     converted.user_stack = list(err.user_stack)
-    from autograph.capture.interpreter import ExceptionValue  # lazy: the interpreter installs this module
     stop = getattr(err, "exc_value", None) or ExceptionValue(err.exc)
     value = ExceptionValue(runtime)
     value.attrs.update({"__context__": stop, "__cause__": stop, "__suppress_context__": ConstantValue(True)})
@@ -252,8 +252,6 @@ def _yield_value(tx, frame, inst):
 
 
 def install() -> None:
-    # lazy: the interpreter's import ends by installing the families, this one included
-    from autograph.capture import interpreter
-    interpreter.handler("YIELD_VALUE")(_yield_value)
+    handler("YIELD_VALUE")(_yield_value)
     registry.set_generator_factory(make_generator)
     registry.add_root_return_check(_no_suspended_cleanup)

@@ -21,9 +21,11 @@ import traceback
 import types
 
 from autograph.capture.breaks import Unsupported, break_kind
+from autograph.capture.handlers import handler
 from autograph.capture.values import registry
 from autograph.capture.values.base import Value
 from autograph.capture.values.constants import ConstantValue
+from autograph.capture.values.exception_values import exception_of
 
 TRACEBACK = break_kind(
     "traceback", "code reads into the traceback of an exception raised during capture (its frames, "
@@ -55,9 +57,8 @@ class TracebackValue(Value):
 
 def _with_except_start(tx, frame, inst):
     """Stack ``[exit, lasti, prev_exc, exc]`` -> ``[..., exc, exit(type(exc), exc, tb)]``."""
-    from autograph.capture import interpreter
     value = frame.stack[-1]
-    exc = interpreter._exception_of(value)
+    exc = exception_of(value)
     if exc is None:
         raise Unsupported(f"an exception leaving a `with` block: {value.describe()} is not known exactly",
                           kind="unsupported-operation")
@@ -104,8 +105,7 @@ def is_own_traceback(exc_value: Value, tb: Value) -> bool:
 def own_traceback_triple(tx, typ: Value, value: Value, tb: Value) -> bool:
     """``(type(exc), exc, exc.__traceback__)`` as ``__exit__`` received them: ``gen.throw(typ, exc,
     tb)`` of such a triple is ``gen.throw(exc)``."""
-    from autograph.capture import interpreter
-    exc = interpreter._exception_of(value)
+    exc = exception_of(value)
     if exc is None or not is_own_traceback(value, tb):
         return False
     try:
@@ -136,7 +136,5 @@ class WithTracebackMethod(Value):
 
 
 def install() -> None:
-    # lazy: the interpreter's import ends by installing the families, this one included
-    from autograph.capture import interpreter
-    interpreter.handler("WITH_EXCEPT_START", min_version=(3, 11), max_version=(3, 13))(_with_except_start)
+    handler("WITH_EXCEPT_START", min_version=(3, 11), max_version=(3, 13))(_with_except_start)
     registry.register_builtin(traceback.clear_frames, _clear_frames)
