@@ -154,6 +154,7 @@ class GraphBuilder:
         if self.fake_mode.shape_env is not None:  # sizes computed from the inputs' sizes
             from autograph.capture import shapes
             node_args, node_kwargs = shapes.symints_to_nodes(self, node_args, node_kwargs)
+        from autograph.capture.values.tensors import to_fake_arg
         fake_args = to_fake_arg(args)
         fake_kwargs = to_fake_arg(kwargs)
         recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
@@ -444,27 +445,3 @@ def to_node_arg(obj):
     return obj
 
 
-def to_fake_arg(obj):
-    from autograph.capture.values.containers import BaseSequenceValue, DictValue, SliceValue
-    from autograph.capture.values.tensors import TensorValue
-    if isinstance(obj, TensorValue):
-        return obj.fake
-    if isinstance(obj, SliceValue):
-        return slice(*(to_fake_arg(p) for p in obj.parts))
-    if isinstance(obj, BaseSequenceValue):
-        if obj.kind is not list and obj.kind is not tuple:
-            return obj.kind(to_fake_arg(i) for i in obj.items)
-        return obj.kind(to_fake_arg(i) for i in obj.items)
-    if isinstance(obj, DictValue):
-        return {k: to_fake_arg(v) for k, v in obj.items.items()}
-    if isinstance(obj, tuple):
-        return tuple(to_fake_arg(o) for o in obj)
-    if isinstance(obj, list):
-        return [to_fake_arg(o) for o in obj]
-    if isinstance(obj, dict):
-        return {k: to_fake_arg(v) for k, v in obj.items()}
-    if isinstance(obj, Value):
-        if obj.is_symbolic_scalar():
-            return obj.graph_arg()[1]
-        return obj.as_python_constant()
-    return obj

@@ -61,12 +61,12 @@ class RemainingSource(Source):
 
     def render(self, ctx):
         text = f"{ctx.constant(remaining, 'remaining')}({ctx.expr(self.base_source)})"
-        from autograph.capture.codegen import Codegen
-        if not isinstance(ctx, Codegen):  # a guard check: read now
+        # only capture's Codegen keeps snapshots (the families do not import the engine)
+        snapshots = getattr(ctx, "remaining_snapshots", None)
+        if snapshots is None:  # a guard check: read now
             return text
         # the transformed entry advances the iterator after the graph (a replayed side effect):
         # items are read from a snapshot taken when the entry starts
-        snapshots = ctx.remaining_snapshots
         if self not in snapshots:
             snapshots[self] = name = f"__rem{len(snapshots)}"
             ctx.prologue.append(f"{name} = {text}")

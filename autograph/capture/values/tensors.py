@@ -217,7 +217,6 @@ class TensorMethodValue(Value):
         if self.name == "type" and args:
             args = [_tensor_type_name(args[0]), *args[1:]]
         if self.name in _META_METHODS:
-            from autograph.capture.graph import to_fake_arg
             from autograph.capture.values.builder import wrap_fake_result
             with tx.graph.fake_mode:
                 try:
@@ -251,3 +250,29 @@ def tensor_values(obj) -> list:
     if isinstance(obj, dict):
         return [t for o in obj.values() for t in tensor_values(o)]
     return []
+
+
+def to_fake_arg(obj):
+    """The fake-tensor-mode argument a value stands for (tensors: their fake; containers: rebuilt)."""
+    from autograph.capture.values.containers import BaseSequenceValue, DictValue, SliceValue
+    if isinstance(obj, TensorValue):
+        return obj.fake
+    if isinstance(obj, SliceValue):
+        return slice(*(to_fake_arg(p) for p in obj.parts))
+    if isinstance(obj, BaseSequenceValue):
+        if obj.kind is not list and obj.kind is not tuple:
+            return obj.kind(to_fake_arg(i) for i in obj.items)
+        return obj.kind(to_fake_arg(i) for i in obj.items)
+    if isinstance(obj, DictValue):
+        return {k: to_fake_arg(v) for k, v in obj.items.items()}
+    if isinstance(obj, tuple):
+        return tuple(to_fake_arg(o) for o in obj)
+    if isinstance(obj, list):
+        return [to_fake_arg(o) for o in obj]
+    if isinstance(obj, dict):
+        return {k: to_fake_arg(v) for k, v in obj.items()}
+    if isinstance(obj, Value):
+        if obj.is_symbolic_scalar():
+            return obj.graph_arg()[1]
+        return obj.as_python_constant()
+    return obj
