@@ -158,14 +158,7 @@ ENGINE = {"autograph.capture.interpreter", "autograph.capture.graph", "autograph
           "autograph.capture.api"}
 # value families that still reach into the engine (issue 24: families import only core and the
 # registry); the list may only shrink
-FAMILY_TO_ENGINE = {
-    ("autograph.capture.values.contexts", "autograph.capture.interpreter"),
-    ("autograph.capture.values.generator_protocol", "autograph.capture.interpreter"),
-    ("autograph.capture.values.generators", "autograph.capture.interpreter"),
-    ("autograph.capture.values.live_iterators", "autograph.capture.codegen"),
-    ("autograph.capture.values.tensors", "autograph.capture.graph"),
-    ("autograph.capture.values.with_exits", "autograph.capture.interpreter"),
-}
+FAMILY_TO_ENGINE: set[tuple[str, str]] = set()
 
 
 def _module_of(path: Path) -> str:

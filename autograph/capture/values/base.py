@@ -11,6 +11,7 @@ import types
 from typing import TYPE_CHECKING, Any
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values.registry import protocol_helper
 
 if TYPE_CHECKING:  # pragma: no cover
     from autograph.capture.codegen import Codegen
@@ -133,8 +134,7 @@ class Value:
     def get_iter(self, tx: "Translator") -> "Value":
         """``iter(self)``: an iterator value (``next`` protocol). By default the items as they are
         now; containers the call can change, and iterators, answer live."""
-        from autograph.capture.values.containers import ListIteratorValue
-        return ListIteratorValue(self.iter_items(tx))
+        return protocol_helper("list_iterator")(self.iter_items(tx))
 
     def length(self, tx: "Translator") -> int:
         return len(self.iter_items(tx))
@@ -148,8 +148,8 @@ class Value:
         is left to the transformed code (values/run_time.py); later items are then compared only
         when that is free of side effects (tensors, constants), since eager stops at the first
         true comparison. (The iterator is capture's own: how far it went is not observable.)"""
-        from autograph.capture.values.builtins import identical_or_none
         from autograph.capture.values.constants import ConstantValue
+        identical_or_none = protocol_helper("identical_or_none")
         from autograph.capture.values.run_time import RunTimeValue, any_true, one_element_tensor
         undecided: list[Value] = []
         it = self.get_iter(tx)
@@ -204,8 +204,7 @@ class Value:
 def equal_or_identical(tx: "Translator", a: Value, b: Value) -> bool:
     """``PyObject_RichCompareBool(a, b, Py_EQ)``: identical objects are equal without calling
     ``__eq__`` (``x in (x, y)`` never compares tensors), else ``a == b``'s truth."""
-    from autograph.capture.values.builtins import identical_or_none
-    return bool(identical_or_none(tx, a, b)) or tx.compare(a, "==", b).truth(tx)
+    return bool(protocol_helper("identical_or_none")(tx, a, b)) or tx.compare(a, "==", b).truth(tx)
 
 
 class NullValue(Value):

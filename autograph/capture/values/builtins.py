@@ -15,7 +15,8 @@ from autograph.capture.values.constants import ConstantValue
 from autograph.capture.values.frames import refuse_frame_inspection
 from autograph.capture.values.containers import (DictValue, ListIteratorValue, ListValue, SizeValue,
                                                  TupleValue)
-from autograph.capture.values.registry import BUILTIN_HANDLERS, CLASS_CALL_HOOKS, register_builtin
+from autograph.capture.values.registry import (BUILTIN_HANDLERS, CLASS_CALL_HOOKS, provide_protocol_helper,
+                                               register_builtin)
 
 
 def _all_constant(args, kwargs) -> bool:
@@ -941,3 +942,7 @@ def install() -> None:
     """Register the core builtins (``len``, ``zip``, ``super``, ``operator.*``, ...)."""
     for fn, handler in _CORE_HANDLERS.items():
         register_builtin(fn, handler)
+    # the Value protocol's defaults (values/base.py, values/constants.py) use these
+    provide_protocol_helper("list_iterator", ListIteratorValue)
+    provide_protocol_helper("builtin_method", BuiltinMethodValue)
+    provide_protocol_helper("identical_or_none", identical_or_none)

@@ -9,6 +9,7 @@ import operator
 from typing import Any
 
 from autograph.capture.breaks import Unsupported
+from autograph.capture.values.registry import protocol_helper
 from autograph.capture.values.base import Value, attribute_binds
 
 _LITERAL_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis))
@@ -64,7 +65,6 @@ class ConstantValue(Value):
         (a method, called later); anything else (``__class__``, ``real``, ``__doc__``, a class
         stored on the class) is data, read now. A symbolic number is an ``int``/``float``: its
         class is that, and any other attribute is read from its specialised value."""
-        from autograph.capture.values.builtins import BuiltinMethodValue
         if self.is_symbolic():
             if name == "__class__":
                 return tx.wrap(self.python_type(), None, trusted=True)
@@ -75,7 +75,7 @@ class ConstantValue(Value):
             raise Unsupported(f"AttributeError on {self.describe()}: {exc}", generic=True, exc=exc,
                               kind="python-exception")
         if attribute_binds(type(self.value), name):
-            return BuiltinMethodValue(self, name)
+            return protocol_helper("builtin_method")(self, name)
         return tx.wrap(attr, None, trusted=True)
 
     def iter_items(self, tx) -> list[Value]:
@@ -85,8 +85,7 @@ class ConstantValue(Value):
 
     def get_iter(self, tx) -> Value:
         if isinstance(self.value, (str, bytes, range, tuple, frozenset)):
-            from autograph.capture.values.containers import ListIteratorValue
-            return ListIteratorValue(self.iter_items(tx), cls=type(iter(self.value)))
+                return protocol_helper("list_iterator")(self.iter_items(tx), cls=type(iter(self.value)))
         if not hasattr(type(self.value), "__iter__") and not hasattr(type(self.value), "__getitem__"):
             self._fold(iter, [], "iter")  # not iterable (``for x in 1``): Python's own TypeError
         return super().get_iter(tx)

@@ -50,6 +50,12 @@ _GENERATOR_FACTORY: list[Callable] = []
 # the capture (values/generators.py: a generator paused in a cleanup block); capture/api.py runs them
 ROOT_RETURN_CHECKS: list[Callable] = []
 
+# what the Value protocol's defaults (``values/base.py``, ``values/constants.py``) need from a
+# family, which they may not import: ``name -> callable``, filled by the family's ``install()``
+# (``list_iterator``: ``ListIteratorValue``; ``builtin_method``: ``BuiltinMethodValue``;
+# ``identical_or_none``: ``builtins.identical_or_none``)
+PROTOCOL_HELPERS: dict[str, Callable] = {}
+
 # ``name -> StateSlot``: the per-capture state value families own (``capture/state.py``)
 STATE_SLOTS: dict[str, "StateSlot"] = {}
 
@@ -77,6 +83,15 @@ def state_slot(name: str, factory: Callable[[], _SlotValue], owner: str) -> Stat
         raise ValueError(f"capture state slot {name!r} is already declared by {STATE_SLOTS[name].owner}")
     slot = STATE_SLOTS[name] = StateSlot(name, owner, factory)
     return slot
+
+
+def provide_protocol_helper(name: str, fn: Callable) -> None:
+    PROTOCOL_HELPERS[name] = fn
+
+
+def protocol_helper(name: str) -> Callable:
+    """A helper a family provides to the Value protocol (installed with the families)."""
+    return PROTOCOL_HELPERS[name]
 
 
 def register_builtin(fn: Any, handler: Callable) -> None:
