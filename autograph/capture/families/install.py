@@ -1,10 +1,10 @@
 """Every value family's ``install()``, called once, in one order: capture's wiring in one place.
 
-A family is a module of ``values/`` that models some kind of Python or library object and
+A family is a module of ``families/`` that models some kind of Python or library object and
 registers its handlers into the tables of ``core/registry.py`` (builtin handlers, class-call
 hooks, torch-call overrides, type wrappers, ...). Nothing registers at import time: the
 interpreter calls :func:`install_all` once, at the end of its own import (no family
-imports the interpreter at module level: ``tests/capture/test_import_cycles.py``).
+imports the engine at all: ``tests/test_architecture.py``).
 
 The order is part of the behaviour. Class-call hooks are tried newest first, so a family later
 in the list is asked before an earlier one (numpy before collections before itertools ...);
