@@ -281,7 +281,7 @@ def reset() -> None:
 
     from autograph.runtime.shim import all_shims, reset_all
 
-    codegen = sys.modules.get("autograph.capture.codegen")
+    codegen = sys.modules.get("autograph.capture.engine.codegen")
     resumes_attr = getattr(codegen, "RESUMES_ATTR", None)  # None while another thread still imports it
     if resumes_attr is not None:  # resume functions cached in the globals of captured functions
         for shim in all_shims():

@@ -10,7 +10,7 @@ something).
 ``--runtime-only`` measures autograph's runtime alone (shim + guards + dispatch)
 with a stand-in capture that installs the guards a capture would (TENSOR_MATCH
 per tensor argument + global state) and runs the original function; without it
-the real capture engine (``autograph.capture.api``) is used when present.
+the real capture engine (``autograph.capture.engine.api``) is used when present.
 
 ``--llama-layer`` adds a measurement of a Llama decoder layer called through its compiled
 ``forward`` (the module guarded by its structure, parameters as graph inputs) against the plain

@@ -75,7 +75,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
             out += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = _resolve(package, node.module, node.level)
-            # `from autograph import explain` / `from autograph.capture import api`: submodules
+            # `from autograph import explain` / `from autograph.capture.engine import api`: submodules
             subs = [f"{base}.{alias.name}" for alias in node.names if _is_module(f"{base}.{alias.name}")]
             out += [(node.lineno, name) for name in subs]
             if len(subs) < len(node.names):  # names defined by the module itself
@@ -135,7 +135,7 @@ def test_rooms_import_only_what_the_table_allows():
 
 def test_the_scan_sees_lazy_and_importlib_imports(tmp_path):
     source = ("import os\n"
-              "def f():\n    from autograph.capture import api\n"
+              "def f():\n    from autograph.capture.engine import api\n"
               "def g():\n    import importlib\n    importlib.import_module('autograph.explain.report')\n")
     path = ROOT / "autograph" / "_scan_probe_.py"
     path.write_text(source)
@@ -143,7 +143,7 @@ def test_the_scan_sees_lazy_and_importlib_imports(tmp_path):
         names = [m for _, m in imported_modules(path)]
     finally:
         path.unlink()
-    assert "autograph.capture.api" in names and "autograph.explain.report" in names
+    assert "autograph.capture.engine.api" in names and "autograph.explain.report" in names
 
 
 # ---------------------------------------------------------------- inside capture/
@@ -151,22 +151,14 @@ def test_the_scan_sees_lazy_and_importlib_imports(tmp_path):
 # all the same (it only hides an import-time cycle).
 
 CAPTURE = PACKAGE / "capture"
-# capture's foundation: every capture module may import these; they import only each other
-FOUNDATION = {"autograph.capture.breaks", "autograph.capture.catching", "autograph.capture.state",
-              "autograph.capture.values.registry"}
-ENGINE = {"autograph.capture.interpreter", "autograph.capture.graph", "autograph.capture.codegen",
-          "autograph.capture.api"}
-# value families that still reach into the engine (issue 24: families import only core and the
-# registry); the list may only shrink
-FAMILY_TO_ENGINE = {
-    ("autograph.capture.values.contexts", "autograph.capture.interpreter"),
-    ("autograph.capture.values.generator_protocol", "autograph.capture.interpreter"),
-    ("autograph.capture.values.generators", "autograph.capture.interpreter"),
-    ("autograph.capture.values.live_iterators", "autograph.capture.codegen"),
-    ("autograph.capture.values.tensors", "autograph.capture.graph"),
-    ("autograph.capture.values.with_exits", "autograph.capture.interpreter"),
-}
-
+# capture's three layers, lowest first: a module may import its own layer and those below it.
+# core: the Value protocol, the registry families plug in through, breaks, guards, state;
+# families: the modelled-value families (and the builder that picks one);
+# engine: interpreter, graph, codegen, api -- it installs the families (families/install.py).
+LAYERS = ("core", "families", "engine")
+# the leaves of core: they import only each other
+FOUNDATION = {"autograph.capture.core.breaks", "autograph.capture.core.catching", "autograph.capture.core.state",
+              "autograph.capture.core.registry"}
 
 def _module_of(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
@@ -197,10 +189,38 @@ def test_capture_foundation_imports_only_the_foundation():
     assert not found, "capture's foundation modules import a module above them:\n" + "\n".join(found)
 
 
-def test_families_reach_the_engine_only_where_listed():
-    pairs = {(m, t) for m, _, t in _capture_imports()
-             if m.startswith("autograph.capture.values.") and t in ENGINE}
-    assert pairs <= FAMILY_TO_ENGINE, "a value family imports the engine:\n" + "\n".join(
-        f"{m} -> {t}" for m, t in sorted(pairs - FAMILY_TO_ENGINE))
-    assert FAMILY_TO_ENGINE <= pairs, "no longer imported, drop from FAMILY_TO_ENGINE: " + ", ".join(
-        f"{m} -> {t}" for m, t in sorted(FAMILY_TO_ENGINE - pairs))
+def layer_of(module: str) -> str | None:
+    """``autograph.capture.<layer>....`` -> layer (None for ``autograph.capture`` itself)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["autograph", "capture"] else None
+
+
+def upward_imports(imports: list[tuple[str, int, str]]) -> list[str]:
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    return [f"{m}:{line} ({layer_of(m)}) imports {t} ({layer_of(t)})" for m, line, t in imports
+            if layer_of(m) in rank and layer_of(t) in rank and rank[layer_of(t)] > rank[layer_of(m)]]
+
+
+def test_every_capture_module_is_in_a_layer():
+    stray = [p.relative_to(ROOT).as_posix() for p in CAPTURE.rglob("*.py")
+             if p != CAPTURE / "__init__.py" and layer_of(_module_of(p)) not in LAYERS]
+    assert not stray, f"capture modules outside {LAYERS}: {stray}"
+
+
+def test_capture_layers_import_only_downwards():
+    """core <- families <- engine, module-level and function-level imports alike."""
+    found = upward_imports(_capture_imports())
+    assert not found, "capture imports pointing up a layer:\n" + "\n".join(found)
+
+
+def test_the_layer_scan_sees_relative_and_function_level_imports():
+    source = ("from ..engine import interpreter\n"
+              "def f():\n    from autograph.capture.engine.codegen import Codegen\n"
+              "def g():\n    from ..families import sets\n")
+    path = CAPTURE / "core" / "_scan_probe_.py"
+    path.write_text(source)
+    try:
+        imports = [("autograph.capture.core._scan_probe_", line, m) for line, m in imported_modules(path)]
+    finally:
+        path.unlink()
+    assert len(upward_imports(imports)) == 3, imports

@@ -13,7 +13,7 @@ exact; a log line on the ``backend`` channel (``autograph.kernels``) says why:
 * inputs that share memory in a graph that writes one of them (capture guards the
   aliasing; the entry must serve any tensors with that aliasing, not one base layout).
 
-Capture records these as ``node.meta["effects"]`` (``autograph/capture/effects.py``) and
+Capture records these as ``node.meta["effects"]`` (``autograph/capture/core/effects.py``) and
 ``gm.meta["inputs_share_memory"]``.
 """
 from __future__ import annotations

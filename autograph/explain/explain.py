@@ -183,7 +183,7 @@ class _Explainer:
 
     def call(self, fn: types.FunctionType, args: tuple, kwargs: dict, depth: int) -> Any:
         """Capture ``fn`` afresh for this call, record what capture made, run it, return its result."""
-        from autograph.capture.api import capture
+        from autograph.capture.engine.api import capture
         from autograph.errors import CaptureError
         from autograph.explain.progress import progress
         from autograph.runtime.shim import capturing, shim_for

@@ -163,7 +163,7 @@ def start() -> None:
     _METADATA = frozenset(getattr(base, name) for name in
                           ("size", "stride", "is_contiguous", "dim", "storage_offset", "numel", "element_size"))
 
-    from autograph.capture.python_methods import PythonMethodCall
+    from autograph.capture.engine.python_methods import PythonMethodCall
     from autograph.runtime import shim
 
     forwarder = PythonMethodCall.__call__.__code__  # a method call the transformed code makes at a break

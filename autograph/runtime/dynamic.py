@@ -7,13 +7,13 @@ size changed become symbolic in the new capture, and stay so for later
 captures of the same code ("once dynamic, always dynamic", as in Dynamo).
 ``static`` never does this; ``always`` makes every dimension symbolic from the
 first capture.  ``autograph.mark_dynamic``/``mark_static`` on a tensor are
-honoured by ``autograph.capture.shapes`` in every mode.
+honoured by ``autograph.capture.core.shapes`` in every mode.
 
 Python scalars follow the same rule: when a call misses because an ``int`` or
 ``float`` the capture read (an argument, an attribute, an item) changed value, that
 source becomes a graph input in the new capture instead of a constant (an ``int``
-symbolic like a size, a ``float`` a symbolic Python float: ``autograph.capture.shapes``
-and ``autograph.capture.values.scalars``). Code that branches on it or needs a real
+symbolic like a size, a ``float`` a symbolic Python float: ``autograph.capture.core.shapes``
+and ``autograph.capture.families.scalars``). Code that branches on it or needs a real
 value specialises it again, with a guard on what it relied on.
 
 If a symbolic capture fails, the function is captured statically instead:
@@ -129,8 +129,8 @@ def _marked(args: tuple, kwargs: dict) -> bool:
 
 
 def dynamic_plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: Any, newest: Any = None):
-    """The :class:`~autograph.capture.shapes.Plan` of the capture this missed call starts."""
-    from autograph.capture.shapes import Plan
+    """The :class:`~autograph.capture.core.shapes.Plan` of the capture this missed call starts."""
+    from autograph.capture.core.shapes import Plan
 
     mode = settings.dynamic
     dims = _state(shim)
@@ -181,7 +181,7 @@ def _floats_in_graph(settings: Settings) -> bool:
 def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwargs: dict, settings: Settings,
                       failed: Any, wrap_nested: Callable, *, newest: Any = None) -> Any:
     """Run ``capture`` under this call's plan; a failed symbolic capture is retried statically."""
-    from autograph.capture import shapes
+    from autograph.capture.core import shapes
 
     plan = dynamic_plan_for(shim, args, kwargs, settings, failed, newest)
     if not plan.symbolic:

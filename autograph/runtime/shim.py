@@ -2,7 +2,7 @@
 
 Hit path (no lock): try the entries of this function in order, run the first
 whose guards pass.  Miss path (per-code lock): re-check (another thread may
-have just compiled), then ask ``autograph.capture.api.capture`` for a new
+have just compiled), then ask ``autograph.capture.engine.api.capture`` for a new
 entry, honouring ``mode``, ``recompile_limit`` and ``on_error``.  Exceptions
 raised by the user's code inside an entry propagate unchanged.
 """
@@ -42,7 +42,7 @@ class RecompileLimitWarning(UserWarning):
 
 def _default_capture() -> Callable[..., Any]:
     """capture's entry point, imported on the first miss (an ImportError there is a capture failure)."""
-    from autograph.capture.api import capture
+    from autograph.capture.engine.api import capture
 
     return capture
 
@@ -483,7 +483,7 @@ class _ShimLogic:
         A callee outside the selection (torch, the standard library, unselected packages) is
         called as it is: one call in Python, never compiled on its own (``runtime/outside.py``)."""
         if not fn.__name__.startswith("__resume_at_"):
-            from autograph.capture.values.compile_markers import disabled_marker
+            from autograph.capture.families.compile_markers import disabled_marker
             from autograph.runtime.outside import outside_selection
             if disabled_marker(fn) is not None or \
                     outside_selection(fn, _with_overrides(_settings_provider(), self.overrides), beside=self.fn):

@@ -115,7 +115,7 @@ def measure(name: str, factory: Callable[[], tuple[torch.nn.Module, dict]], mode
         m.train(mode == "train")
     backend = flagging_backend()
     results: list = []
-    from autograph.capture.api import capture as real_capture
+    from autograph.capture.engine.api import capture as real_capture
 
     def recording_capture(*args: Any, **kwargs: Any):
         result = real_capture(*args, **kwargs)

@@ -325,7 +325,7 @@ def test_graph_with_a_collective_is_compiled_with_functional_collectives(backend
         with caplog.at_level(logging.INFO, logger="autograph.kernels"):
             t = torch.ones(3)
             assert torch.equal(autograph.compile(f, backend=backend)(torch.ones(3), t), torch.full((3,), 2.0))
-        # dist.all_reduce became _c10d_functional.all_reduce + copy_ (capture/values/distributed.py),
+        # dist.all_reduce became _c10d_functional.all_reduce + copy_ (capture/families/distributed.py),
         # which AOTAutograd compiles: the graph does not fall back to running as captured
         assert "runs as captured" not in caplog.text and torch.equal(t, torch.ones(3))
     finally:

@@ -14,7 +14,7 @@ import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from autograph.backends.routing import graph_device, ran_as
-from autograph.capture.api import capture
+from autograph.capture.engine.api import capture
 from tests.capture.harness import Harness
 
 pytestmark = pytest.mark.triton

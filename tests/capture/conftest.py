@@ -9,6 +9,6 @@ def _check_stack_effects(monkeypatch):
     if importlib.util.find_spec("torch") is None:  # torch-free tests (instructions) under 3.12
         yield
         return
-    import autograph.capture.interpreter as interp
+    import autograph.capture.engine.interpreter as interp
     monkeypatch.setattr(interp, "CHECK_STACK_EFFECTS", True)
     yield

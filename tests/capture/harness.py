@@ -6,7 +6,7 @@ import types
 
 import torch
 
-from autograph.capture.api import capture
+from autograph.capture.engine.api import capture
 from autograph.settings import Settings
 
 

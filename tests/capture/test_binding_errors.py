@@ -1,4 +1,4 @@
-"""A call that does not bind raises Python's own TypeError inside the graph (capture/binding_errors.py):
+"""A call that does not bind raises Python's own TypeError inside the graph (capture/engine/binding_errors.py):
 the message CPython gives, catchable by the function's own ``except``; nothing of the callee runs."""
 from __future__ import annotations
 

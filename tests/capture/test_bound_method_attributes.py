@@ -1,4 +1,4 @@
-"""A bound method's attributes read as Python reads them (values/functions.py BoundMethodValue):
+"""A bound method's attributes read as Python reads them (families/functions.py BoundMethodValue):
 ``__func__``/``__self__`` its own, the others (``__name__``, ``__qualname__``, ``__doc__``) the
 function's; ``super().__ne__`` reaching ``object.__ne__``; f-strings of user objects."""
 from __future__ import annotations

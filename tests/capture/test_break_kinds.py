@@ -1,4 +1,4 @@
-"""Every graph break raised in capture names a registered kind (capture/breaks.py), so the
+"""Every graph break raised in capture names a registered kind (capture/core/breaks.py), so the
 report can count breaks by kind; checked over the source, so paths no test reaches count too."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autograph.capture.breaks import Unsupported
+from autograph.capture.core.breaks import Unsupported
 from autograph.explain.break_kinds import all_kinds
 
 CAPTURE = Path(__file__).resolve().parents[2] / "autograph" / "capture"

@@ -1,4 +1,4 @@
-"""Graph breaks under ``try`` and inside ``except`` handlers (capture/api.py ``_inside_blocks``,
+"""Graph breaks under ``try`` and inside ``except`` handlers (capture/engine/api.py ``_inside_blocks``,
 ``Unsupported.retry_step``): a call that breaks under a ``try`` runs natively and the code after it
 stays compiled; if it raises, the original's handler runs (in Python, from a resume function that
 re-raises the exception in place). A break inside a handler moves to the instruction that raised."""

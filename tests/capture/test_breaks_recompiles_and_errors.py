@@ -146,7 +146,7 @@ def test_capture_runs_no_real_kernel():
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             seen.append((func, (args, kwargs)))
             return func(*args, **(kwargs or {}))
-    from autograph.capture.api import capture
+    from autograph.capture.engine.api import capture
     from torch._subclasses.fake_tensor import FakeTensor
     with Spy():
         capture(toy_example, (a, b), {}, h.settings, wrap_nested=h.wrap)
@@ -275,13 +275,13 @@ def _deep_callee(x):
 
 
 def test_on_error_fallback_keeps_eager_result(monkeypatch):
-    import autograph.capture.interpreter as interp
+    import autograph.capture.engine.interpreter as interp
 
     def boom(tx, frame, inst):
         raise RuntimeError("simulated bug")
     monkeypatch.setitem(interp.HANDLERS, "BINARY_OP", boom)
     h = Harness(on_error="fallback")
-    from autograph.capture.api import capture
+    from autograph.capture.engine.api import capture
     with pytest.raises(CaptureError) as info:
         capture(_f, (torch.randn(3),), {}, h.settings, wrap_nested=h.wrap)
     assert "test_breaks_recompiles_and_errors.py" in str(info.value) and info.value.lineno
@@ -293,7 +293,7 @@ def test_on_error_fallback_keeps_eager_result(monkeypatch):
 
 
 def test_on_error_raise_names_file_line(monkeypatch):
-    import autograph.capture.interpreter as interp
+    import autograph.capture.engine.interpreter as interp
 
     def boom(tx, frame, inst):
         raise RuntimeError("simulated bug")

@@ -1,4 +1,4 @@
-"""Builtins and operators on mixed values (values/builtins.py, values/tensors.py): ``sorted`` with
+"""Builtins and operators on mixed values (families/builtins.py, families/tensors.py): ``sorted`` with
 a key function and on tuples, ``==`` between objects whose classes keep ``object``'s equality
 (identity), ``x.__class__`` of a tensor, and torch's own Python functions taking values that are
 no graph arguments (``torch.jit.annotate(Any, x)``) interpreted like user code."""

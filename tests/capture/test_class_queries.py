@@ -1,5 +1,5 @@
 """``issubclass`` on classes and the names of builtin methods are answered at capture with the
-real operation on the real objects (values/builtins.py ``_issubclass``,
+real operation on the real objects (families/builtins.py ``_issubclass``,
 ``BuiltinMethodValue.getattr``): ``unittest``'s ``assertRaises`` machinery uses both."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A closure that reaches a capture through a source (a resume function's live local, an
 argument) is guarded by its code, globals and defaults layout, not by identity
-(values/functions.py ``ClosureFunctionValue``): the function that makes it makes a new one per
+(families/functions.py ``ClosureFunctionValue``): the function that makes it makes a new one per
 call, and guarding the object would recompile on every call. What the capture read through it
 (cell contents, default values) is guarded where it was read; identity is guarded only when
 something observes it."""

@@ -1,5 +1,5 @@
 """Functions, closures, cells and generators made during capture that are still in use at a
-graph break (values/functions.py, values/user_objects.py, capture/codegen.py): rebuilt in the
+graph break (families/functions.py, families/user_objects.py, capture/engine/codegen.py): rebuilt in the
 transformed code (cells shared with the resume function), nonlocal and function-attribute stores
 replayed, and a generator that already started moves the break to where it was made."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """collections.deque / defaultdict / Counter / OrderedDict in compiled code
-(values/collections_values.py): real containers of stand-ins; made fresh per call at a break or
+(families/collections_values.py): real containers of stand-ins; made fresh per call at a break or
 return; containers passed in are mirrored and their final contents written back after the graph."""
 from __future__ import annotations
 

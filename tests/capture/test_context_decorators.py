@@ -1,5 +1,5 @@
 """``@torch.no_grad()`` / ``@torch.enable_grad()`` / ``@torch.inference_mode()`` applied inside
-compiled code (values/contexts.py ``ContextDecoratedValue``): each call of the decorated function
+compiled code (families/contexts.py ``ContextDecoratedValue``): each call of the decorated function
 runs in a fresh clone of the context, grad mode outside is untouched, an exception leaves the
 block, and the decorated function live at a break is rebuilt with the real decorator."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``with`` blocks and grad-mode contexts inside captured code (values/contexts.py)."""
+"""``with`` blocks and grad-mode contexts inside captured code (families/contexts.py)."""
 from __future__ import annotations
 
 import contextlib

@@ -1,5 +1,5 @@
 """Dicts keyed by tensors (or other identity-hashed objects) made during capture
-(values/containers.py ``DictValue``): keyed by identity as ``Tensor.__hash__`` does, iterated in
+(families/containers.py ``DictValue``): keyed by identity as ``Tensor.__hash__`` does, iterated in
 insertion order, rebuilt with the same key objects at a break."""
 from __future__ import annotations
 

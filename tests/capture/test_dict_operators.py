@@ -1,5 +1,5 @@
-"""``d1 | d2`` and ``d |= other`` (values/dict_operators.py), and the new sets that ``|``, ``&``,
-``-``, ``^`` of dict views make (values/fresh.py)."""
+"""``d1 | d2`` and ``d |= other`` (families/dict_operators.py), and the new sets that ``|``, ``&``,
+``-``, ``^`` of dict views make (families/fresh.py)."""
 from __future__ import annotations
 
 import operator

@@ -1,5 +1,5 @@
 """``d.__iter__()``, ``d.__ior__(x)``, ``d.__or__(x)`` called by name, the TypeError of a dict
-method given arguments it does not take (values/dict_operators.py), and the ``__name__`` of
+method given arguments it does not take (families/dict_operators.py), and the ``__name__`` of
 methods of collections containers (what ``assertRaises(E, d.get)`` reads)."""
 from __future__ import annotations
 

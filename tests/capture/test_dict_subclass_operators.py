@@ -1,6 +1,6 @@
 """Instances of user dict subclasses made in the call: ``|``/``|=`` and ``dict.__or__``/
 ``__ior__``/``__eq__``/``__ne__`` on their table, and ``d.update(s)``/``{**s}`` reading a subclass
-as CPython's ``PyDict_Merge`` does (values/dict_operators.py, ``UserObjectValue.mapping_items``)."""
+as CPython's ``PyDict_Merge`` does (families/dict_operators.py, ``UserObjectValue.mapping_items``)."""
 from __future__ import annotations
 
 import torch

@@ -1,4 +1,4 @@
-"""torch.distributed in captured code (capture/values/distributed.py), in one process.
+"""torch.distributed in captured code (capture/families/distributed.py), in one process.
 
 A gloo process group of one rank: collectives run for real (their result is the input),
 so these tests check what goes into the graph, the guards and the breaks; values across

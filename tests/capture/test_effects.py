@@ -104,7 +104,7 @@ def test_mutating_call_with_unused_result_stays_in_the_graph(fn, make_args):
 def test_effects_are_read_from_the_ops_schemas():
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    from autograph.capture import effects
+    from autograph.capture.core import effects
 
     def kinds(call):
         mode = FakeTensorMode()
@@ -163,7 +163,7 @@ def test_all_reduce_with_unused_result_is_not_dropped(gloo_world_of_one):
     cf(torch.ones(3), t)
     (entry,) = cf.entries
     (graph,) = entry.result.graphs
-    # rewritten to a functional collective copied back into t (capture/values/distributed.py)
+    # rewritten to a functional collective copied back into t (capture/families/distributed.py)
     kept = [str(n.target) for n in graph.gm.graph.nodes if n.meta.get("mutates")]
     assert kept == ["_c10d_functional.all_reduce.default", "_c10d_functional.wait_tensor.default", "copy_"]
     assert torch.equal(t, torch.ones(3))  # the sum over one process

@@ -1,4 +1,4 @@
-"""Enum members in captured code (values/enums.py): ``member.name``/``member.value`` are read,
+"""Enum members in captured code (families/enums.py): ``member.name``/``member.value`` are read,
 guarded through the member's source, and ``Color(2)`` is the class's own lookup (a value with no
 member raises Python's ValueError), all without a break."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Exception state CPython sets implicitly, modelled during capture (values/exception_state.py):
+"""Exception state CPython sets implicitly, modelled during capture (families/exception_state.py):
 ``__context__`` chaining (with its cycle breaking), ``raise ... from``, the handled exception seen
 by ``sys.exc_info()`` and a bare ``raise``, and exception classes with a Python ``__init__``."""
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import autograph
-from autograph.capture.api import capture
+from autograph.capture.engine.api import capture
 from autograph.errors import CaptureError
 from tests.capture.harness import Harness
 

@@ -1,5 +1,5 @@
 """A user ``nn.Module`` class with no ``__init__``/``__new__`` of its own built inside compiled
-code (values/modules.py ``construct_torch_module``): construction runs only
+code (families/modules.py ``construct_torch_module``): construction runs only
 ``nn.Module.__init__()``, so it is built at capture time and its ``forward`` is inlined; a class
 with its own ``__init__`` (user code) is not built at capture time."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``os.fspath`` in captured code (values/stdlib.py ``_fspath``): constants and ``pathlib`` paths
+"""``os.fspath`` in captured code (families/stdlib.py ``_fspath``): constants and ``pathlib`` paths
 from outside are answered now (a path that changes recaptures), a user ``__fspath__`` is
 inlined, and a wrong result or argument raises Python's own TypeError."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``torch.vmap(f)(*tensors)`` with ``f`` independent of the call (a torch function, a module-level
 function, a function made in the compiled code, also a closure over tensors) is one graph node
-calling the real transform (values/func_transforms.py): values, in-place effects and the identity
+calling the real transform (families/func_transforms.py): values, in-place effects and the identity
 of results that are their arguments are eager's; a closure's cells are this call's. A closure
 writing its cells stays a break."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``C[T]`` on classes whose ``__class_getitem__`` is typing's, collections.abc's or a builtin's
-(values/generic_aliases.py): the real alias, no break."""
+(families/generic_aliases.py): the real alias, no break."""
 from __future__ import annotations
 
 from typing import Generic, TypeVar, cast

@@ -4,7 +4,7 @@ import traceback
 import pytest
 import torch
 
-from autograph.capture.graph_lines import with_user_lines
+from autograph.capture.engine.graph_lines import with_user_lines
 from tests.capture.harness import Harness
 
 

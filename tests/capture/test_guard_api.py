@@ -1,5 +1,5 @@
 """Capture records guards only through the guard builder's public methods
-(capture/guard_builder.py), and the recurring checks are guard kinds of their own
+(capture/core/guard_builder.py), and the recurring checks are guard kinds of their own
 (guards/kinds.py): SAME_OBJECT, DISTINCT_OBJECTS, DICT_KEYS, ITER_REMAINING, PINNED_IDENTITY,
 each with readable text, words, a Python check and a native plan that all decide alike."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import autograph
-from autograph.capture.guard_builder import GuardRecorder
+from autograph.capture.core.guard_builder import GuardRecorder
 from autograph.guards import extension, native
 from autograph.guards.check import GuardSet
 from autograph.guards.kinds import GuardKind

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-import autograph.capture.api  # noqa: F401 - installs every value family's handlers
-from autograph.capture.interpreter import HANDLERS
+import autograph.capture.engine.api  # noqa: F401 - installs every value family's handlers
+from autograph.capture.engine.interpreter import HANDLERS
 from tests.bytecode.test_opcode_inventory import registered_handlers
 
 

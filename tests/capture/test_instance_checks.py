@@ -1,4 +1,4 @@
-"""``isinstance``/``issubclass`` follow CPython's protocol (values/instance_checks.py): a
+"""``isinstance``/``issubclass`` follow CPython's protocol (families/instance_checks.py): a
 metaclass's Python ``__instancecheck__``/``__subclasscheck__`` decides (inlined, its result
 truth-tested), an exact type match never asks it, and the legacy tensor types
 (``torch.LongTensor``, ...) compare dtype, layout and device as eager does, for tensors made

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import autograph
-from autograph.capture.api import capture
+from autograph.capture.engine.api import capture
 from autograph.errors import CaptureError
 from tests.capture.checks import check
 from tests.capture.harness import Harness
@@ -21,7 +21,7 @@ def fstring_fn(x):
 
 
 def test_debug_mode_catches_a_handler_with_a_wrong_stack_effect(monkeypatch):
-    import autograph.capture.interpreter as interp
+    import autograph.capture.engine.interpreter as interp
 
     def bad(tx, frame, inst):
         v = frame.pop()
@@ -34,7 +34,7 @@ def test_debug_mode_catches_a_handler_with_a_wrong_stack_effect(monkeypatch):
 
 
 def test_unknown_opcode_is_a_graph_break_not_a_crash(monkeypatch):
-    import autograph.capture.interpreter as interp
+    import autograph.capture.engine.interpreter as interp
     monkeypatch.delitem(interp.HANDLERS, "BUILD_STRING")
     h = check(fstring_fn, lambda: (torch.randn(3),))
     assert any("unsupported bytecode BUILD_STRING" in b.reason for b in h.breaks)
@@ -42,7 +42,7 @@ def test_unknown_opcode_is_a_graph_break_not_a_crash(monkeypatch):
 
 def test_handlers_registered_per_version():
     import sys
-    import autograph.capture.interpreter as interp
+    import autograph.capture.engine.interpreter as interp
     # 3.11's LIST_TO_TUPLE / UNARY_POSITIVE reach the interpreter as CALL_INTRINSIC_1 (normal form)
     assert "CALL_INTRINSIC_1" in interp.HANDLERS
     assert "LIST_TO_TUPLE" not in interp.HANDLERS and "UNARY_POSITIVE" not in interp.HANDLERS
@@ -51,7 +51,7 @@ def test_handlers_registered_per_version():
 
 def test_interpreter_uses_the_bytecode_layers_normaliser():
     import autograph.bytecode.instructions as bc
-    import autograph.capture.interpreter as interp
+    import autograph.capture.engine.interpreter as interp
     assert interp.normalize is bc.normalize and interp.Instruction is bc.Instruction
 
 

@@ -1,4 +1,4 @@
-"""itertools iterators made in compiled code (values/itertools_values.py): the real C iterators
+"""itertools iterators made in compiled code (families/itertools_values.py): the real C iterators
 run over stand-ins, lazily, with their items mapped back to the symbolic values."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import operator
 import pytest
 import torch
 
-from autograph.capture.values.itertools_values import LIVE_ITERATOR
+from autograph.capture.families.itertools_values import LIVE_ITERATOR
 from tests.capture.checks import check
 from tests.capture.harness import Harness
 
@@ -155,7 +155,7 @@ def test_errors_are_pythons():
 
 
 def test_drawing_without_end_is_a_break_not_a_hang(monkeypatch):
-    from autograph.capture.values import tokens
+    from autograph.capture.families import tokens
 
     def drain(a, b):
         return a + 1, len(list(itertools.islice(itertools.count(), 50)))

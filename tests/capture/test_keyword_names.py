@@ -1,5 +1,5 @@
 """Keyword arguments named by a Python keyword (``t.random_(from=2, to=5)``, written
-``**{"from": 2}``) are captured (capture/keyword_args.py): the FX node calls a ``KeywordCall``
+``**{"from": 2}``) are captured (capture/core/keyword_args.py): the FX node calls a ``KeywordCall``
 target that takes them as a dict, and Python text made at a break passes them with ``**{...}``."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Queries answered at capture time: torch.compiler.is_compiling(), torch.finfo, inspect.signature,
-os.environ (values/torch_objects.py, values/stdlib.py)."""
+os.environ (families/torch_objects.py, families/stdlib.py)."""
 from __future__ import annotations
 
 import inspect

@@ -1,4 +1,4 @@
-"""Real tuple/list iterators of arbitrary items (capture/values/live_iterators.py): taken one
+"""Real tuple/list iterators of arbitrary items (capture/families/live_iterators.py): taken one
 item at a time, guarded per item taken, advanced for real after the graph."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Functions made during capture (values/functions.py ``NestedFunctionValue``) have the
+"""Functions made during capture (families/functions.py ``NestedFunctionValue``) have the
 attributes ``functools.update_wrapper`` reads and writes: ``__annotations__`` (made on first read,
 then kept), ``__dict__`` (one dict with the attributes stored on the function). So decorators
 built with ``functools.wraps`` and ``@contextlib.contextmanager`` defined inside the compiled

@@ -1,5 +1,5 @@
 """Objects made in the call, C functions and enum members as dict keys and set elements
-(values/made_keys.py). Made objects are hashed by
+(families/made_keys.py). Made objects are hashed by
 identity when their class keeps ``object.__hash__``/``object.__eq__``; otherwise a break."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``dict(m)`` and ``f(**m)`` copy any mapping the way CPython's ``PyDict_Merge`` does: a dict's
-items, else ``m.keys()`` and ``m[k]`` run as the mapping's own methods (values/containers.py
+items, else ``m.keys()`` and ``m[k]`` run as the mapping's own methods (families/containers.py
 ``mapping_items``); a dict answers an attribute it lacks with AttributeError."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Instances of classes whose metaclass only hooks class creation or class attribute stores are
-modelled like plain classes (values/user_objects.py ``supported_class``), and ``setattr``/``delattr``
-with a constant name are attribute stores (values/builtins.py)."""
+modelled like plain classes (families/user_objects.py ``supported_class``), and ``setattr``/``delattr``
+with a constant name are attribute stores (families/builtins.py)."""
 from __future__ import annotations
 
 import torch

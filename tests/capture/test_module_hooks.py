@@ -1,4 +1,4 @@
-"""Modules with forward hooks called from captured code (capture/values/module_hooks.py):
+"""Modules with forward hooks called from captured code (capture/families/module_hooks.py):
 the call is a graph break whose hooks run in Python around the module's compiled forward."""
 from __future__ import annotations
 

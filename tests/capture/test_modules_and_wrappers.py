@@ -1,5 +1,5 @@
 """Module-list slices, functools.wraps decorators with **kwargs, real objects' Python-level
-special methods, globals registries (values/module_slices.py, values/objects.py, interpreter)."""
+special methods, globals registries (families/module_slices.py, families/objects.py, interpreter)."""
 from __future__ import annotations
 
 import functools

@@ -1,4 +1,4 @@
-"""Modules as graph inputs (values/modules.py): parameters and buffers are read from the live
+"""Modules as graph inputs (families/modules.py): parameters and buffers are read from the live
 module on every call and a module is guarded by its structure, not its identity, so one cache
 entry serves every instance of a class; whatever the code relied on is guarded, so changing it
 between calls gives eager's result."""

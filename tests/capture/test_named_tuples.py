@@ -1,4 +1,4 @@
-"""Named tuples and structseqs (values/named_tuples.py): class kept, fields by name, methods inlined."""
+"""Named tuples and structseqs (families/named_tuples.py): class kept, fields by name, methods inlined."""
 from __future__ import annotations
 
 import collections

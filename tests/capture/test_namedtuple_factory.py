@@ -1,4 +1,4 @@
-"""``collections.namedtuple(...)`` called inside compiled code (values/named_tuples.py
+"""``collections.namedtuple(...)`` called inside compiled code (families/named_tuples.py
 ``MadeNamedTupleClass``): instances are modelled in the graph, and every call's results have a
 class made by that call (as in Python), with eager's module name, defaults and field names."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""NumPy in compiled code (values/numpy_values.py): ndarrays are tensors in the graph computed by
+"""NumPy in compiled code (families/numpy_values.py): ndarrays are tensors in the graph computed by
 torch._numpy, typed by NumPy's own dry run, and real ndarrays (or NumPy scalars) where they leave it."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograph.capture.values.numpy_values import NUMPY
+from autograph.capture.families.numpy_values import NUMPY
 from tests.capture.harness import Harness
 
 

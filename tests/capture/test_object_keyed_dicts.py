@@ -1,4 +1,4 @@
-"""A dict from outside keyed by classes (values/object_keyed_dicts.py): ``in``, ``[]`` and
+"""A dict from outside keyed by classes (families/object_keyed_dicts.py): ``in``, ``[]`` and
 ``.get`` are answered from the real dict and guarded, so a changed dict recaptures."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Stores into a dict that came from outside (an argument, a global, an attribute) are side
-effects replayed after the graph (values/containers.py ``DictValue._mutating``): later reads in
+effects replayed after the graph (families/containers.py ``DictValue._mutating``): later reads in
 the capture see them, a value read before the store keeps its old value (codegen reads sources
 before the replay), one dict read through two paths stays one value, and two dicts that were
 distinct when captured must be distinct again for the entry to be used."""

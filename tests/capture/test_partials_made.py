@@ -1,4 +1,4 @@
-"""``functools.partial`` objects created inside compiled code (values/partials.py)."""
+"""``functools.partial`` objects created inside compiled code (families/partials.py)."""
 from __future__ import annotations
 
 import functools

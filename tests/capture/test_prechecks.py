@@ -1,4 +1,4 @@
-"""Pre-checks before the graph for value-checked ops on graph inputs (capture/prechecks.py).
+"""Pre-checks before the graph for value-checked ops on graph inputs (capture/engine/prechecks.py).
 
 Each function has an effect pending before a value-checked op, so without a pre-check the graph
 would split. The first call captures one graph; later calls bring indices in range, out of range,
@@ -116,7 +116,7 @@ def test_no_pre_check_when_nothing_is_pending():
 
 
 def test_values_in_range():
-    from autograph.capture.prechecks import values_in_range, values_nonzero
+    from autograph.capture.engine.prechecks import values_in_range, values_nonzero
     assert values_in_range(torch.tensor([0, 4]), 0, 5)
     assert not values_in_range(torch.tensor([0, 5]), 0, 5)
     assert not values_in_range(torch.tensor([-1]), 0, 5)

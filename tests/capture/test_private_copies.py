@@ -1,4 +1,4 @@
-"""``copy.deepcopy`` of plain data during capture (values/private.py): the copy is made for real
+"""``copy.deepcopy`` of plain data during capture (families/private.py): the copy is made for real
 from the guarded original, edited for real, and never leaks into the graph's outside world."""
 from __future__ import annotations
 

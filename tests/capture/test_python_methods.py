@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import autograph
-from autograph.capture.python_methods import method_call
+from autograph.capture.engine.python_methods import method_call
 
 _SINK = io.StringIO()
 

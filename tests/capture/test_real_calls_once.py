@@ -64,7 +64,7 @@ def test_scheduler_patched_step_runs_once_on_the_capturing_call():
 
 
 def test_query_names():
-    from autograph.capture.values.torch_calls import is_state_query
+    from autograph.capture.families.torch_calls import is_state_query
 
     assert is_state_query(torch.get_float32_matmul_precision)
     assert is_state_query(torch.cuda.is_available)

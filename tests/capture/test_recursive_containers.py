@@ -1,4 +1,4 @@
-"""Lists and dicts that hold themselves (values/cycles.py, builder.wrap_real): capture neither
+"""Lists and dicts that hold themselves (families/cycles.py, builder.wrap_real): capture neither
 recurses forever nor folds them as constants; made in the call they are rebuilt empty and then
 filled (so ``l[1] is l`` holds after a break or on return), passed in they are one value per
 real container with the aliasing guarded."""

@@ -1,4 +1,4 @@
-"""``functools.reduce`` in compiled code (values/reduce.py): one call per item, in order."""
+"""``functools.reduce`` in compiled code (families/reduce.py): one call per item, in order."""
 from __future__ import annotations
 
 import functools

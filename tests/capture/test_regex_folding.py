@@ -1,4 +1,4 @@
-"""``re`` on constant text (values/regex.py): module functions and compiled patterns' methods
+"""``re`` on constant text (families/regex.py): module functions and compiled patterns' methods
 run for real on the constants, a pattern passed in is guarded by identity, and a match object
 made in the call is never handed to a later call."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every value family is installed by ``values/families.py``, whichever capture module is imported first."""
+"""Every value family is installed by ``families/install.py``, whichever capture module is imported first."""
 import json
 import os
 import subprocess
@@ -10,8 +10,8 @@ import pytest
 _PROBE = r"""
 import collections, functools, importlib, json, logging, sys
 importlib.import_module(sys.argv[1])
-import autograph.capture.api  # noqa: F401  (what every compile goes through)
-from autograph.capture.values import registry as r
+import autograph.capture.engine.api  # noqa: F401  (what every compile goes through)
+from autograph.capture.core import registry as r
 
 def owner(fn):
     return getattr(fn, "__module__", None)
@@ -39,7 +39,7 @@ except ImportError:
 print(json.dumps(out))
 """
 
-_V = "autograph.capture.values."
+_V = "autograph.capture.families."
 _EXPECTED = {
     "super": _V + "user_objects",  # replaces the core builtins' entry: user_objects installs after builtins
     "len": _V + "builtins",
@@ -57,7 +57,7 @@ _EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("first", ["autograph.capture.api", _V + "registry", _V + "reduce", _V + "contexts",
+@pytest.mark.parametrize("first", ["autograph.capture.engine.api", "autograph.capture.core.registry", _V + "reduce", _V + "contexts",
                                    _V + "generators"])
 def test_every_family_is_installed_whichever_module_is_imported_first(first):
     env = dict(os.environ)
@@ -71,7 +71,8 @@ def test_every_family_is_installed_whichever_module_is_imported_first(first):
 
 
 def test_installing_twice_changes_nothing():
-    from autograph.capture.values import families, registry
+    from autograph.capture.families import install as families
+    from autograph.capture.core import registry
     tables = {name: getattr(registry, name) for name in dir(registry) if name.isupper()}
     before = {name: (dict(t) if isinstance(t, dict) else list(t) if isinstance(t, list) else set(t))
               for name, t in tables.items()}

@@ -1,5 +1,5 @@
 """Python values only the run can know, computed by the transformed code after the graph
-(values/run_time.py): ``1 in [x]`` (a one-element tensor's comparison) and ``str``/``repr`` of an
+(core/run_time.py): ``1 in [x]`` (a one-element tensor's comparison) and ``str``/``repr`` of an
 object with ``object``'s ``__repr__`` (its address) keep the function in one graph, with eager's
 results; deciding anything on them during capture is still a break."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""0-d tensors passed as value-only ``Scalar`` arguments (capture/scalar_args.py): the operation
+"""0-d tensors passed as value-only ``Scalar`` arguments (capture/engine/scalar_args.py): the operation
 stays in the graph with the real tensor argument (no data-dependent break), results and
 mutations equal eager's bit for bit, and operations whose Scalar decides a shape still break."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""set/frozenset subclasses made in the function (values/set_subclasses.py) and set's C methods
+"""set/frozenset subclasses made in the function (families/set_subclasses.py) and set's C methods
 called through the class: results, types, errors and rebuilt objects as Python's."""
 from __future__ import annotations
 

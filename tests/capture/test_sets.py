@@ -1,4 +1,4 @@
-"""Sets and frozensets in compiled code (values/sets.py): real set operations on real keys."""
+"""Sets and frozensets in compiled code (families/sets.py): real set operations on real keys."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""Attribute stores on objects from outside the capture (values/side_effects.py)."""
+"""Attribute stores on objects from outside the capture (families/side_effects.py)."""
 from __future__ import annotations
 
 import torch

@@ -1,4 +1,4 @@
-"""Instances of classes with ``__slots__`` made during capture (values/user_objects.py): slot
+"""Instances of classes with ``__slots__`` made during capture (families/user_objects.py): slot
 reads and stores are modelled, an empty slot or a store outside the slots of a dict-less class
 is Python's AttributeError, and the object is rebuilt with its slots filled at a break."""
 from __future__ import annotations

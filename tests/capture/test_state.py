@@ -1,4 +1,4 @@
-"""What a capture accumulates lives in its declared ``CaptureState`` (capture/state.py): no
+"""What a capture accumulates lives in its declared ``CaptureState`` (capture/core/state.py): no
 attribute appears on the translator or on torch's ShapeEnv during a capture, and every family
 slot is declared once, through the registry, with its owner."""
 from __future__ import annotations
@@ -10,9 +10,10 @@ import pytest
 import torch
 
 import autograph
-from autograph.capture import interpreter
-from autograph.capture.state import CaptureState
-from autograph.capture.values import registry, side_effects
+from autograph.capture.engine import interpreter
+from autograph.capture.core.state import CaptureState
+from autograph.capture.core import registry
+from autograph.capture.families import side_effects
 from autograph.settings import Settings, set_current_settings
 
 

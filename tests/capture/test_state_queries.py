@@ -1,5 +1,5 @@
 """Torch calls without tensor arguments that answer with a plain value read global state
-(values/state_queries.py): their answer is guarded, so a caller that changes the state between
+(families/state_queries.py): their answer is guarded, so a caller that changes the state between
 calls (a profiler around the call, deterministic mode switched) gets eager's branch."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``super().name`` runs the descriptor protocol with the object super was given
-(values/user_objects.py ``_bind_found_by_super``): a classmethod found in a base binds to the
+(families/user_objects.py ``_bind_found_by_super``): a classmethod found in a base binds to the
 object's own class, a property runs its getter on the object, and super bound to a class (in a
 classmethod) leaves functions unbound and binds classmethods to that class."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Registering a tensor hook and assigning a tensor's own state (``.data``, ``.grad``) are
-breaks of their own kinds with hints (values/tensors.py ``tensor-hook``,
+breaks of their own kinds with hints (families/tensors.py ``tensor-hook``,
 ``tensor-state-store``), and the code around them still compiles and matches eager."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``x.type(torch.HalfTensor)`` with a legacy tensor type class (values/tensors.py): the class
+"""``x.type(torch.HalfTensor)`` with a legacy tensor type class (families/tensors.py): the class
 goes into the graph as the dotted name ``Tensor.type`` imports back to the same class."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``bool(obj)`` and ``len(obj)`` of user objects check what ``__bool__``/``__len__`` returned
-exactly as CPython does (values/truth_protocol.py): a non-bool from ``__bool__``, a negative,
+exactly as CPython does (families/truth_protocol.py): a non-bool from ``__bool__``, a negative,
 non-integer or oversized ``__len__`` raise Python's own error, for objects passed in and
 objects made in the call."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``dict.keys(d)``, ``dict.clear(d)``, ``list.append(l, x)``, ``set.add(s, x)`` on values
-capture models (values/unbound_calls.py): the value's own method, with live views and the
+capture models (families/unbound_calls.py): the value's own method, with live views and the
 replay of changes to containers passed in."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``dict.get(od, k)``, ``OrderedDict.items(od)``, ``dict.__eq__(a, b)``: base-type C methods
 called through the class on a collections container made or mirrored in the call
-(values/collections_values.py ``call_unbound``) run the real method on the real container."""
+(families/collections_values.py ``call_unbound``) run the real method on the real container."""
 from __future__ import annotations
 
 import collections

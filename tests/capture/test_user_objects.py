@@ -1,4 +1,4 @@
-"""User-defined class instances made during capture, super(), generators (values/user_objects.py).
+"""User-defined class instances made during capture, super(), generators (families/user_objects.py).
 
 Each test compiles a small function with the capture harness, checks it ran in
 one graph without breaks where the construct is supported, and compares with eager.

@@ -1,4 +1,4 @@
-"""Binary operators a user class defines in Python (values/user_operators.py): CPython's order
+"""Binary operators a user class defines in Python (families/user_operators.py): CPython's order
 (in-place first, a subclass's reflected method before the left operand's, NotImplemented passing
 the turn, TypeError when all decline), all in one graph."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Comparisons of dict views with views and sets (values/collections_values.py ``RealViewValue``,
-values/sets.py ``SetValue.compare_op``): Python's full operator protocol, so a set compared with a
+"""Comparisons of dict views with views and sets (families/collections_values.py ``RealViewValue``,
+families/sets.py ``SetValue.compare_op``): Python's full operator protocol, so a set compared with a
 dict view lets the view answer, and a user ``__eq__`` on the right decides; ``sep.join`` of any
-iterable of constants (values/builtins.py)."""
+iterable of constants (families/builtins.py)."""
 from __future__ import annotations
 
 import collections

@@ -1,5 +1,5 @@
-"""Graph breaks inside ``with`` blocks resume inside the block (values/contexts.py,
-capture/api.py ``_inside_blocks``, bytecode/resume.py ``"enter"`` slots): the code before and
+"""Graph breaks inside ``with`` blocks resume inside the block (families/contexts.py,
+capture/engine/api.py ``_inside_blocks``, bytecode/resume.py ``"enter"`` slots): the code before and
 after the break stays in graphs, the breaking call runs with the block's state, and each
 ``__exit__`` runs once, in order, also when an exception leaves the block."""
 from __future__ import annotations

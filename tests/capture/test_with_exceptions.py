@@ -1,4 +1,4 @@
-"""An exception raised during capture that leaves a ``with`` block (values/with_exits.py,
+"""An exception raised during capture that leaves a ``with`` block (families/with_exits.py,
 ``WITH_EXCEPT_START``): the block's ``__exit__`` runs symbolically with (type, exception,
 traceback), a true result swallows it and the code after the block stays in the graph, a false
 one re-raises the same exception, and an exception of ``__exit__`` itself propagates -- each

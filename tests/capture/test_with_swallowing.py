@@ -1,5 +1,5 @@
 """Tensor operations inside a ``with`` block whose ``__exit__`` may swallow an exception
-(``Frame.may_swallow``, values/exit_swallow.py): an error only the run can raise (an index out
+(``Frame.may_swallow``, families/exit_swallow.py): an error only the run can raise (an index out
 of range) must reach ``__exit__`` as it does in eager Python, so such operations run in Python;
 blocks that never swallow (torch state contexts, exits returning only None/False,
 ``@contextmanager`` without a handler around its ``yield``) keep their operations in the graph."""

@@ -1,6 +1,6 @@
 """``functools.wraps``/``update_wrapper`` on a function made in the call store ``__name__``,
 ``__qualname__``, ``__doc__`` and ``__module__`` in the function's own slots, ``__wrapped__``
-and the wrapped function's attributes in its ``__dict__`` (values/functions.py
+and the wrapped function's attributes in its ``__dict__`` (families/functions.py
 ``_in_namespace``), so the function returned or kept across a break is the one eager makes."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Python scalars that change between calls (automatic dynamic for int/float; values/scalars.py).
+"""Python scalars that change between calls (automatic dynamic for int/float; families/scalars.py).
 
 Every compiled result is compared with eager Python: same values (bit for bit), same types.
 """

@@ -263,7 +263,7 @@ def test_shape_guards_are_readable_in_describe():
 
 
 def test_failed_symbolic_capture_falls_back_to_static(monkeypatch):
-    from autograph.capture import shapes
+    from autograph.capture.core import shapes
 
     real = shapes.finish_guards
 

@@ -27,9 +27,9 @@ def test_every_kind_has_an_explanation_and_a_hint():
 
 
 def test_all_kinds_does_not_depend_on_what_was_imported_before():
-    # a fresh interpreter: kinds registered by modules capture imports lazily (values/run_time.py)
+    # a fresh interpreter: kinds registered by modules capture imports lazily (core/run_time.py)
     # must be listed before anything used them
     code = ("from autograph.explain.break_kinds import all_kinds; first = set(all_kinds()); "
-            "import autograph.capture.values.run_time; "
-            "from autograph.capture.breaks import BREAK_KINDS; assert set(BREAK_KINDS) == first, set(BREAK_KINDS) - first")
+            "import autograph.capture.core.run_time; "
+            "from autograph.capture.core.breaks import BREAK_KINDS; assert set(BREAK_KINDS) == first, set(BREAK_KINDS) - first")
     subprocess.run([sys.executable, "-c", code], check=True, env=os.environ.copy())

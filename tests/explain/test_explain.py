@@ -87,7 +87,7 @@ def test_explain_leaves_the_live_cache_alone():
 
 
 def test_capture_failure_is_reported_and_the_call_still_runs(monkeypatch):
-    from autograph.capture import api
+    from autograph.capture.engine import api
     from autograph.errors import CaptureError
 
     def failing(fn, *a, **k):

@@ -259,16 +259,16 @@ def test_nested_calls_during_capture_run_original(runtime):
 
 
 def _capture_that_cannot_import(runtime, monkeypatch, **settings):
-    """The real capture provider, with ``autograph.capture.api`` failing to import."""
+    """The real capture provider, with ``autograph.capture.engine.api`` failing to import."""
     runtime(**settings)
     shim_mod.configure(capture=None)  # back to the default provider: imports capture on the first miss
-    monkeypatch.setitem(__import__("sys").modules, "autograph.capture.api", None)
+    monkeypatch.setitem(__import__("sys").modules, "autograph.capture.engine.api", None)
 
 
 def test_import_error_in_capture_raises_with_on_error_raise(runtime, monkeypatch):
     _capture_that_cannot_import(runtime, monkeypatch, on_error="raise")
     fn = make_fn()
-    with pytest.raises(CaptureError, match="(ModuleNotFound|Import)Error: import of autograph.capture.api.*reinstall autograph") as info:
+    with pytest.raises(CaptureError, match="(ModuleNotFound|Import)Error: import of autograph.capture.engine.api.*reinstall autograph") as info:
         Shim(fn)(torch.ones(2), torch.ones(2))
     assert isinstance(info.value.__cause__, ImportError)
     assert info.value.filename == fn.__code__.co_filename  # where: the function being captured
@@ -279,8 +279,8 @@ def test_import_error_in_capture_is_reported_with_on_error_fallback(runtime, mon
     s = Shim(make_fn())
     with caplog.at_level(logging.WARNING, logger="autograph.breaks"):
         assert torch.equal(s(torch.ones(2), torch.ones(2)), torch.full((2,), 3.0))
-    assert any("Error: import of autograph.capture.api" in r.getMessage() and "reinstall autograph" in r.getMessage() for r in caplog.records)
-    assert "autograph.capture.api" in s.stats.errors[0] and "capture failed" in s.stats.eager_reason
+    assert any("Error: import of autograph.capture.engine.api" in r.getMessage() and "reinstall autograph" in r.getMessage() for r in caplog.records)
+    assert "autograph.capture.engine.api" in s.stats.errors[0] and "capture failed" in s.stats.eager_reason
 
 
 def test_native_shim_is_the_c_hit_path():

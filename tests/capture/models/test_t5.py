@@ -1,6 +1,6 @@
 """T5 (encoder-decoder, random weights, small config) called inside ``with torch.no_grad():`` from a
 compiled function: one graph, no break. Its cache set-up deep-copies the config and renames keys
-on the copy (values/private.py); the ``with`` block is interpreted (values/contexts.py)."""
+on the copy (families/private.py); the ``with`` block is interpreted (families/contexts.py)."""
 from __future__ import annotations
 
 import pytest

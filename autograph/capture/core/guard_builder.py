@@ -1,0 +1,180 @@
+"""Records the guards a capture relies on, deduplicated, in first-use order.
+
+Values reached through a ``Source`` get the guards of ``autograph.guards.model``;
+values reached without one are either given a source rooted at a fixed object
+(``ObjectSource``: another module's globals, a callee's defaults — the capture's
+``wrap`` does this) or *pinned* by a callable: a PYTHON guard re-reads the real
+location and compares.
+
+Capture records guards only through the public methods below, one per guard kind (and
+``python`` for a check no kind expresses); ``_add`` is private to this module
+(``tests/capture/test_guard_api.py`` enforces it).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Iterable, Sequence
+
+from autograph.guards import model
+from autograph.guards.sources import AttrSource, ItemSource, ObjectSource, Source
+
+
+class GuardRecorder:
+    def __init__(self):
+        self.guards: list[model.Guard] = []
+        self._seen: set = set()
+        self.pin: tuple[Callable[[], Any], str] | None = None
+
+    def _add(self, key, make: Callable[[], model.Guard]) -> None:
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.guards.append(make())
+
+    def _pinned(self, kind: str, obj: Any) -> None:
+        if self.pin is None:
+            return
+        getter, what = self.pin
+        self.pin = None  # only the top-level object of a pinned read
+        if kind == "id":
+            self._add(("pin-id", what, id(obj)), lambda: model.pinned_identity(getter, what, obj))
+        elif kind == "eq":
+            self._add(("pin-eq", what, repr(obj)), lambda: model.python_guard(
+                f"{what} == {obj!r}", lambda: (lambda v: type(v) is type(obj) and v == obj)(getter()), []))
+        elif kind == "type":
+            t = type(obj)
+            self._add(("pin-type", what, t), lambda: model.python_guard(
+                f"type({what}) is {t.__qualname__}", lambda: type(getter()) is t, []))
+
+    def method(self, obj_source, cls: type, name: str, func: Any) -> None:
+        """``obj.name`` stays ``func`` bound to ``obj``: neither its class nor the instance
+        (``module.forward = wrapper``, as hook libraries do) replaced it."""
+        import types
+
+        if obj_source is not None and type(func) is types.FunctionType:
+            self.id_(AttrSource(AttrSource(obj_source, name), "__func__"), func)
+            return
+        # no source, or a wrapped function (wrapt binds anew on each read): the class entry,
+        # and no instance attribute shadowing it
+        self.class_attr(cls, name)
+        if obj_source is not None:
+            dict_source = AttrSource(obj_source, "__dict__")
+            self._add(("unshadowed", obj_source, name), lambda: model.key_absent(dict_source, name))
+
+    def class_attr(self, cls: type, name: str) -> None:
+        """What ``cls`` holds for ``name`` (raw, in the class of its MRO that defines it) stays
+        the same object, and no class before that one in the MRO gains the name: a method,
+        property or descriptor patched on the class (or shadowed in a subclass) recaptures."""
+        from autograph.capture.core.base import mro_lookup
+        klass, raw = mro_lookup(cls, name)
+        if klass is None:
+            return
+        for earlier in cls.__mro__[:cls.__mro__.index(klass)]:
+            d = AttrSource(ObjectSource(earlier, earlier.__qualname__), "__dict__")
+            self._add(("class-lacks", earlier, name), lambda d=d: model.key_absent(d, name))
+        self.id_(ItemSource(AttrSource(ObjectSource(klass, klass.__qualname__), "__dict__"), name), raw)
+
+    def key_absent(self, source, key) -> None:
+        """``key not in <source>`` stays true (a KEY_ABSENT guard, evaluated natively)."""
+        if source is None:
+            return
+        self._add(("absent", source, key), lambda: model.key_absent(source, key))
+
+    def tensor(self, source, tensor) -> None:
+        self._add(("tensor", source), lambda: model.tensor_match(source, tensor))
+
+    def equals(self, source, value) -> None:
+        if source is None:
+            return self._pinned("eq", value)
+        if not model._is_constant(value):
+            return self.type_(source, value)
+        self._add(("eq", source), lambda: model.equals_match(source, value))
+
+    def type_(self, source, value) -> None:
+        if source is None:
+            return self._pinned("type", value)
+        self._add(("type", source), lambda: model.type_match(source, value))
+
+    def id_(self, source, obj) -> None:
+        if source is None:
+            return self._pinned("id", obj)
+        self._add(("id", source), lambda: model.id_match(source, obj))
+
+    def length(self, source, obj) -> None:
+        if source is None:
+            return
+        self._add(("len", source), lambda: model.length_match(source, len(obj)))
+
+    def no_hooks(self, source, names) -> None:
+        self._add(("no-hooks", source), lambda: model.no_hooks(source, names))
+
+    def keys(self, source, d: Iterable, by_value: Sequence[bool] | None = None) -> None:
+        """The keys of the mapping at ``source`` stay those of ``d`` in order (a DICT_KEYS guard):
+        of the same type and equal (1 and True, (2, 3) and torch.Size([2, 3]) are equal keys), or
+        the same objects where ``by_value`` says False."""
+        if source is None:
+            return
+        keys = tuple(d)
+        by_value = (True,) * len(keys) if by_value is None else tuple(by_value)
+        self._add(("keys", source, by_value), lambda: model.dict_keys(source, keys, by_value))
+
+    def aliasing(self, inputs: list, held: list) -> None:
+        """Tensor inputs ``[(source, tensor), ...]`` share memory as now, among themselves and with
+        the tensors the graph holds (``held``: parameters, buffers); see ``model.tensor_aliasing``."""
+        inputs = [(s, t) for s, t in inputs if s is not None and t is not None]
+        if len(inputs) < 2 and not (inputs and held):
+            return
+        key = ("aliasing", tuple(s for s, _ in inputs))
+        self._add(key, lambda: model.tensor_aliasing([s for s, _ in inputs], [t for _, t in inputs], held))
+
+    def distinct(self, a, b) -> None:
+        """Sources ``a`` and ``b`` are different objects (capture folded ``a is b`` to False)."""
+        if a is None or b is None:
+            return
+        self._add(("distinct", a, b), lambda: model.distinct_objects(a, b))
+
+    def same_object(self, a, b) -> None:
+        """Sources ``a`` and ``b`` reach one object (one placeholder or mirror serves both)."""
+        if a is None or b is None or a == b:
+            return
+        self._add(("same", a, b), lambda: model.same_object(a, b))
+
+    def not_object(self, source, obj: Any) -> None:
+        """The value at ``source`` is not ``obj`` (a fixed object capture told apart from it)."""
+        if source is None:
+            return
+        other = ObjectSource(obj, f"<{type(obj).__name__} at {id(obj):#x}>")
+        self._add(("distinct", source, other), lambda: model.distinct_objects(source, other))
+
+    def iterator_remaining(self, source, reader: Callable[[Any], tuple], count: int, more: bool) -> None:
+        """The iterator at ``source`` still holds more than ``count`` items (``more``: capture took
+        item ``count``) or exactly ``count`` (capture saw it end)."""
+        if source is None:
+            return
+        self._add(("iter-remaining", source, count, more),
+                  lambda: model.iterator_remaining(source, reader, count, more))
+
+    def python(self, key: Hashable, src: str, check: Callable[..., bool], sources: Sequence[Source] = (),
+               words: str = "") -> None:
+        """A check no guard kind expresses: ``check(*values of sources)`` (without sources it reads
+        live state itself), shown as ``src`` (and ``words``); recorded once per ``key``."""
+        self._add(("python", key), lambda: model.python_guard(src, check, list(sources), words=words))
+
+    def relax_tensor_matches(self, by_source: dict) -> None:
+        """Replace the TENSOR_MATCH of each source in ``by_source`` by the guard given there (one
+        leaving the symbolic sizes of a dynamic input unchecked: ``shapes.finish_guards``)."""
+        self.guards[:] = [by_source.get(g.source, g) if g.kind is model.TENSOR_MATCH else g for g in self.guards]
+
+    def shape_relation(self, guard: model.Guard) -> None:
+        """A SHAPE_RELATION guard the ShapeEnv recorded (``shapes.finish_guards``), after the others."""
+        self.guards.append(guard)
+
+    def global_state(self) -> None:
+        for guard in model.global_state():
+            self._add(("state", guard.source), lambda g=guard: g)
+
+    def no_handled_exception(self) -> None:
+        """The caller handles no exception (capture chained or answered ``sys.exc_info()`` as if so)."""
+        import sys
+        self._add(("no-handled-exception",), lambda: model.python_guard(
+            "sys.exc_info()[1] is None", lambda: sys.exc_info()[1] is None, [],
+            words="the caller is not handling an exception (no enclosing except/finally)"))

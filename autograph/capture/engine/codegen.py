@@ -1,0 +1,384 @@
+"""The transformed entry of a capture, written as Python source.
+
+The entry has the original signature; it calls the compiled graph once, rebuilds
+the values live at the break (graph outputs, inputs by source, constants,
+containers — each mutable object once, so aliasing holds), runs the breaking
+instruction natively, and returns the resume function's result. Reading it is
+reading what autograph does (``CaptureResult.transformed_source``).
+"""
+from __future__ import annotations
+
+import builtins
+import dis
+import itertools
+import re
+import types
+import weakref
+from typing import Any, Callable, Hashable
+
+from autograph.bytecode.instructions import Instruction, normalize
+from autograph.bytecode.liveness import live_locals_at
+from autograph.bytecode.resume import make_resume_code, preamble_length, super_first_local
+from autograph.capture.core.breaks import CaptureBug, Unsupported, break_kind
+from autograph.capture.core.base import NULL, Value
+from autograph.guards.check import signature_source
+
+NO_RESUME = break_kind(
+    "no-resume", "the code after the graph break cannot be continued in a resume function (inside an "
+    "`except` handler, or while an exception unwinds)", "move the code that breaks out of the `except` block")
+_resume_counter = itertools.count(1)
+# resume functions are cached in the captured function's module globals under this name (shared by
+# the resumes of resumes), so they and the shims they hold die with the module and autograph.reset()
+RESUMES_ATTR = "__autograph_resumes__"
+# resume code -> (original code, {offset in resume code: offset in original}); weak: dies with the resume
+_ORIGIN: "weakref.WeakKeyDictionary[types.CodeType, tuple[types.CodeType, dict[int, int]]]" = \
+    weakref.WeakKeyDictionary()
+
+
+_CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+_SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|__out\[\d+\]|-?\d+(\.\d+)?(e-?\d+)?|None|True|False")
+
+
+class _Expr(Value):
+    """A value already held in a variable of the generated code."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def reconstruct(self, cg):
+        return self.text
+
+
+class Codegen:
+    def __init__(self, tx, fn: types.FunctionType, wrap_nested: Callable):
+        self.tx = tx
+        self.fn = fn
+        self.wrap_nested = wrap_nested
+        self.ns: dict[str, Any] = {"__builtins__": builtins, "__G": fn.__globals__}
+        self.outputs: list = []
+        self._out_index: dict = {}
+        self.pre: list[str] = []
+        # statements before the graph call: snapshots of what side effects replayed after the
+        # graph will change (families/live_iterators.py)
+        self.prologue: list[str] = []
+        # statements first of all: the graph's inputs read and pre-checked (prechecks.py)
+        self.checks: list[str] = []
+        self._shared: dict[Hashable, str] = {}  # what is read (id of a value, or a key) -> its name in pre
+        self._consts: dict[int, str] = {}
+        self._n = itertools.count()
+        self.resumes: list = []
+        # cells of the frame already handed to a resume function by value (see resume_call)
+        self.cells_by_value: set[int] = set()
+        # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
+        # rebuilt from their sources are then read first, before the replay (cg.pre runs before it)
+        from autograph.capture.families import side_effects
+        self.read_sources_first = side_effects.pending_in(tx)
+        # RemainingSource -> the name of its snapshot in the prologue (families/live_iterators.py)
+        self.remaining_snapshots: dict = {}
+
+    # --- expressions -----------------------------------------------------------
+    def const(self, obj: Any) -> str:
+        key = id(obj)
+        if key not in self._consts:
+            name = f"__c{next(self._n)}"
+            self.ns[name] = obj
+            self._consts[key] = name
+        return self._consts[key]
+
+    def bind(self, obj: Any, name: str) -> str:
+        """Bind ``obj`` under its readable ``name`` (``__resume_at_30_1``) so the source reads as it runs."""
+        if self.ns.get(name, obj) is not obj or not name.isidentifier():
+            return self.const(obj)  # name taken by another object: a generated name is still correct
+        self.ns[name] = obj
+        self._consts[id(obj)] = name
+        return name
+
+    def source_expr(self, source) -> str:
+        """Code reading ``source`` in the entry (the ``SourceRenderer`` of autograph.guards.sources)."""
+        return source.render(self)
+
+    expr = source_expr
+
+    def constant(self, obj: Any, hint: str) -> str:
+        return self.const(obj)
+
+    def global_read(self, name: str) -> str:
+        if name in self.fn.__globals__:
+            return f"__G[{name!r}]"
+        return self.const(getattr(builtins, name))
+
+    def global_state(self, kind: str) -> str:
+        raise Unsupported(f"cannot rebuild a value from global state {kind!r}", kind="cannot-rebuild")
+
+    def tensor(self, tv) -> str:
+        node = tv.node
+        if node.op == "placeholder":
+            for src, _real, n in self.tx.graph.inputs:
+                if n is node:
+                    return self.read_before_replay(tv, self.source_expr(tv.source or src))
+        if node.op == "get_attr":
+            if tv.source is not None:
+                return self.source_expr(tv.source)
+            return self.const(getattr(self.tx.graph.root, node.target))
+        if node not in self._out_index:
+            self._out_index[node] = len(self.outputs)
+            self.outputs.append(node)
+        return f"__out[{self._out_index[node]}]"
+
+    def shared(self, value: Value, text: str) -> str:
+        """``text`` evaluated once per entry, in ``pre``: every use of ``value`` reads one name."""
+        return self._bound_once(id(value), text)
+
+    def read_before_replay(self, key: Value | Hashable, text: str) -> str:
+        """``text`` reads live state (a source): bound in ``pre``, before the replayed side effects,
+        when the entry replays any (``o.n += 1`` twice replays ``o.n = n + 1`` then ``n + 2``, both
+        from the value ``o.n`` had before the call). ``key`` names what is read: a value (then the
+        name is the one ``shared`` gives it) or a hashable key (``("symbol", "s0")``)."""
+        if not self.read_sources_first or _SIMPLE.fullmatch(text):
+            return text
+        return self._bound_once(id(key) if isinstance(key, Value) else key, text)
+
+    def _bound_once(self, key: Hashable, text: str) -> str:
+        if key not in self._shared:
+            name = f"__t{next(self._n)}"
+            self.pre.append(f"{name} = {text}")
+            self._shared[key] = name
+        return self._shared[key]
+
+    def reconstruct(self, value: Value) -> str:
+        if value is NULL:
+            raise CaptureBug("NULL rebuilt as a value")
+        try:
+            text = value.reconstruct(self)
+            if value.source is not None and text == self.source_expr(value.source):
+                text = self.read_before_replay(value, text)
+            return text
+        except Unsupported as exc:
+            made = value.created_step
+            if made is not None:  # the outermost value that fails and knows where it was made
+                exc.retry_step = made
+            raise
+
+    # --- callables at a break -----------------------------------------------------
+    def native_callable(self, fn: Value, args: list[Value]) -> tuple[str, list[Value]]:
+        """Expression of the callable for a native call (user code goes through its own shim)."""
+        from autograph.capture.engine.interpreter import _MethodRef
+        from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
+        from autograph.capture.families.modules import ModuleValue, _has_hooks, called_in_python, guard_no_hooks
+        if isinstance(fn, UserFunctionValue) and fn.fn.__code__.co_flags & _CO_GENERATOR_LIKE:
+            return self.reconstruct(fn), args  # calling it runs no code: nothing to compile
+        if isinstance(fn, UserFunctionValue):  # the shim of this very function (real_value guards it)
+            return self.const(self.wrap_nested(fn.real_value())), args
+        if isinstance(fn, BoundMethodValue) and isinstance(fn.func, UserFunctionValue):
+            if fn.func.fn.__code__.co_flags & _CO_GENERATOR_LIKE:  # `self.parameters()`: no code runs
+                return self.reconstruct(fn), args
+            return self.const(self.wrap_nested(fn.func.real_value())), [fn.self_value, *args]
+        if isinstance(fn, ModuleValue) and called_in_python(fn.module):
+            return self.reconstruct(fn), args
+        if isinstance(fn, ModuleValue) and not _has_hooks(fn.module) and "forward" not in fn.module.__dict__:
+            forward = type(fn.module).forward
+            if isinstance(forward, types.FunctionType):
+                guard_no_hooks(self.tx, fn)  # calling forward directly skips __call__'s hooks
+                self.tx.guards.method(fn.source, type(fn.module), "forward", forward)
+                return self.const(self.wrap_nested(forward)), [fn, *args]
+        if isinstance(fn, ModuleValue):  # hooks in Python around the compiled forward
+            from autograph.capture.families.module_hooks import class_forward, hooked_call
+            forward = type(fn.module).forward
+            if isinstance(forward, types.FunctionType) and "forward" not in fn.module.__dict__:
+                raw = class_forward(type(fn.module))
+                return self.const(hooked_call(self.wrap_nested(forward), raw)), [fn, *args]
+        if isinstance(fn, _MethodRef):
+            real = None
+            try:
+                real = fn.obj.real_value()
+            except Unsupported:
+                pass
+            if real is not None and not isinstance(real, type):
+                for klass in type(real).__mro__:
+                    if fn.name in klass.__dict__:
+                        attr = klass.__dict__[fn.name]
+                        if isinstance(attr, types.FunctionType) and not (
+                                getattr(real, "__dict__", None) and fn.name in real.__dict__) \
+                                and not attr.__code__.co_flags & _CO_GENERATOR_LIKE:
+                            return self.const(self.wrap_nested(attr)), [fn.obj, *args]
+                        break
+        if isinstance(fn, _MethodRef) or getattr(fn, "loaded_for_call", False):
+            from autograph.capture.engine.python_methods import method_call  # LOAD_METHOD's call, as CPython makes it
+            return self.const(method_call(fn.name)), [fn.obj, *args]
+        return self.reconstruct(fn), args
+
+    # --- resume functions -----------------------------------------------------------
+    def resume_call(self, frame, target: Instruction, stack: list[Value], *, wrap: bool,
+                    raise_exc: str | None = None) -> str:
+        """A call of the resume function continuing at ``target`` with ``stack``. ``raise_exc``: an
+        expression of an exception the resume raises right there (its handlers take over)."""
+        # a CALL's own offset: make_resume_code re-runs the KW_NAMES/PRECALL folded into it
+        code, offset = frame.code, target.offset
+        if frame.by_offset.get(target.offset) is not target:
+            raise Unsupported("a graph break inside a split instruction (slice)", kind="no-resume")
+        code, offset = origin_of(code, offset)
+        values = _frame_values(frame)
+        live = _live_locals(code, offset, values)
+        slots, args = [], []
+        for v in stack:
+            if v is NULL:
+                slots.append("null")
+                continue
+            fresh = v.reentered_context(self)  # an open `with` block the resume re-enters
+            slots.append("enter" if fresh is not None else "value")
+            args.append(fresh if fresh is not None else self._stable(v))
+        local_args = {name: self._stable(values[name]) for name in live}
+        # cells shared with functions rebuilt above (or received so) go over as the cells themselves,
+        # live or not: a later store must reach the functions holding them
+        refs = [name for name in code.co_cellvars if _shared_cell(self, frame.cells.get(name))]
+        live = [n for n in list(code.co_varnames) + list(code.co_cellvars)
+                if n in local_args or n in refs]
+        live = list(dict.fromkeys(live))
+        for name in live:
+            if name in refs:
+                local_args[name] = self.reconstruct(frame.cells[name])
+            elif name in code.co_cellvars and frame.cells.get(name) is not None:
+                self.cells_by_value.add(id(frame.cells[name]))
+        refs = tuple(n for n in live if n in refs)
+        first = super_first_local(code, live)  # zero-argument super() reads the first parameter
+        args = ([local_args[first]] if first is not None else []) + args
+        args += [local_args[name] for name in live if name != first]
+        if raise_exc is not None:
+            args.append(raise_exc)
+        fn = self._resume_function(code, offset, tuple(slots), tuple(live), wrap, raise_exc is not None, refs)
+        return f"{self.bind(fn, self.resumes[-1].name)}({', '.join(args)})"
+
+    def _stable(self, value: Value) -> str:
+        """The value's expression, read *before* the breaking instruction runs natively: a value
+        rebuilt from its source (``items[0]``) must not see a mutation made by that instruction."""
+        text = self.reconstruct(value)
+        if isinstance(value, _Expr) or _SIMPLE.fullmatch(text):
+            return text
+        name = f"__v{next(self._n)}"
+        self.pre.append(f"{name} = {text}")
+        return name
+
+    def _resume_function(self, code, offset, slots, live, wrap, raise_exc=False, refs=()) -> Callable:
+        key = (code, offset, slots, live, wrap, self.wrap_nested if wrap else None, raise_exc, refs)
+        resumes = self.fn.__globals__.setdefault(RESUMES_ATTR, {})
+        hit = resumes.get(key)
+        if hit is None:
+            name = f"__resume_at_{offset}_{next(_resume_counter)}"
+            resume_code = _make_resume_code(code, offset, list(slots), list(live), name, raise_exc=raise_exc,
+                                            handler_steps=self.tx.root.handler_steps, refs=refs)
+            if not raise_exc:  # (an unwinding resume runs in Python only: never captured, never mapped)
+                _ORIGIN[resume_code] = (code, _offset_map(resume_code, code, preamble_length(slots)))
+            closure = self.fn.__closure__ if resume_code.co_freevars else None
+            if resume_code.co_freevars and code is not self.fn.__code__ and \
+                    _origin_code(self.fn.__code__) is not code:
+                raise Unsupported("resume of a closure from another code object", kind="no-resume")
+            raw = types.FunctionType(resume_code, self.fn.__globals__, name, None, closure)
+            raw.__qualname__ = f"{code.co_qualname}.{name}" if hasattr(code, "co_qualname") else name
+            fn = self.wrap_nested(raw) if wrap else raw
+            lineno = next((i.lineno for i in normalize(code) if i.offset == offset), None)
+            from autograph.capture.engine.result import ResumeRecord
+            hit = (fn, ResumeRecord(name, fn, code, offset, lineno))
+            resumes[key] = hit
+        self.resumes.append(hit[1])
+        return hit[0]
+
+
+def _frame_values(frame) -> dict:
+    """Locals and cell variables bound now. A cell variable is passed by value (the resume
+    function's MAKE_CELL puts it in a fresh cell) unless a function rebuilt at the break shares
+    it, or it came by reference: then the cell itself goes over (``resume_call``)."""
+    from autograph.capture.families.functions import CellValue, RealCellValue
+    values = dict(frame.locals)
+    for name in frame.code.co_cellvars:
+        cell = frame.cells.get(name)
+        if isinstance(cell, CellValue) and cell.contents is not CellValue.EMPTY:
+            values[name] = cell.contents
+        elif isinstance(cell, RealCellValue) and cell.cell_source is not None:
+            values[name] = cell
+    return values
+
+
+def _shared_cell(cg, cell) -> bool:
+    """A cell that must stay one object across the break: rebuilt for a function made during
+    capture, or received by reference."""
+    from autograph.capture.families.functions import CellValue, RealCellValue
+    if isinstance(cell, RealCellValue):
+        return cell.cell_source is not None
+    return isinstance(cell, CellValue) and id(cell) in cg._shared
+
+
+def _origin_code(code):
+    return _ORIGIN[code][0] if code in _ORIGIN else code
+
+
+def origin_of(code: types.CodeType, offset: int) -> tuple[types.CodeType, int]:
+    """Map an offset in a resume function's code back to the original code."""
+    if code in _ORIGIN:
+        orig, table = _ORIGIN[code]
+        if offset in table:
+            return orig, table[offset]
+    return code, offset
+
+
+def _offset_map(resume_code, orig_code, preamble: int) -> dict[int, int]:
+    skip = ("CACHE", "EXTENDED_ARG")
+    prefix = ("COPY_FREE_VARS", "MAKE_CELL", "RESUME")
+    r = [i for i in dis.get_instructions(resume_code) if i.opname not in skip]
+    o = [i for i in dis.get_instructions(orig_code) if i.opname not in skip]
+    k = 0
+    while k < len(r) and r[k].opname in prefix:
+        k += 1
+    r = r[k + preamble:]
+    k = 0
+    while k < len(o) and o[k].opname in prefix:
+        k += 1
+    o = o[k:]
+    if len(r) != len(o):
+        return {}
+    return {a.offset: b.offset for a, b in zip(r, o)}
+
+
+def _make_resume_code(code, offset, slots, live, name, raise_exc=False, handler_steps=(), refs=()):
+    try:
+        return make_resume_code(code, offset, slots, live, name, raise_exc=raise_exc, cell_refs=refs)
+    except ValueError as exc:  # e.g. inside an except handler: no resume can restore that state
+        err = Unsupported(f"cannot continue after this graph break: {exc}", kind=NO_RESUME)
+        if handler_steps:  # break where the handled exception was raised: the handler runs in Python
+            err.retry_step = handler_steps[-1]
+        raise err from exc
+
+
+def _live_locals(code, offset, defined: dict) -> list[str]:
+    live = set(live_locals_at(code, offset))
+    if "__class__" in code.co_freevars and code.co_argcount:
+        live.add(code.co_varnames[0])  # read by a zero-argument super(), with no LOAD_FAST
+    ordered = list(code.co_varnames) + [n for n in code.co_cellvars if n not in code.co_varnames]
+    names = [n for n in ordered if n in live and n in defined]
+    return names
+
+
+_UNBOUND = object()
+
+
+def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_name: str | None,
+                input_exprs: list[str]) -> types.FunctionType:
+    """Compile the entry function: same signature as the original."""
+    params, _ = signature_source(cg.fn, cg.ns)
+    if not name.isidentifier():  # a lambda's "<lambda>"
+        name = "__autograph_entry"
+    lines = [f"def {name}({params}):"]
+    lines += ["    " + line for line in cg.checks]
+    lines += ["    " + line for line in cg.prologue]
+    if has_graph:
+        lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")
+    lines += ["    " + line for line in cg.pre]
+    lines += ["    " + line for line in body]
+    source = "\n".join(lines) + "\n"
+    filename = f"<autograph transformed {cg.fn.__qualname__}>"
+    shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
+    exec(compile(source, filename, "exec"), cg.ns)
+    entry = cg.ns[name]
+    if shadowed is not _UNBOUND:
+        cg.ns[name] = shadowed
+    entry.__autograph_source__ = source
+    return entry

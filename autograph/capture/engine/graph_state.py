@@ -1,0 +1,56 @@
+"""A graph that switches torch's thread-local state puts it back when it raises.
+
+``with torch.no_grad()`` / ``enable_grad()`` / ``set_grad_enabled(b)`` / ``autocast(...)``
+blocks captured into a graph become state-switching nodes around their operations
+(families/contexts.py). Eager Python leaves such a block through its ``__exit__`` also when an
+operation inside raises (an index out of range only the run can see); a graph run node by node
+(the eager backend runs the FX code itself) would stop between the switches and leave grad mode
+or autocast changed for the caller; so may a backend that falls back to the FX code or a user's
+backend. Those graphs record the state before each call and restore it when the call raises
+(for a backend whose compiled graph switches nothing, that restores what is already there). (Inference mode needs nothing: its switch is an object whose release
+restores it.)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+_enter_autocast = torch.amp.autocast_mode._enter_autocast
+
+
+def _autocast_level() -> int:
+    level = torch.autocast_increment_nesting() - 1
+    torch.autocast_decrement_nesting()
+    return level
+
+
+def restore_state_on_error(gm: Any, compiled: Callable) -> Callable:
+    """``compiled`` wrapped to restore grad mode and autocast on errors (``__wrapped__`` keeps
+    the backend's callable for inspection); unchanged when the graph switches no state."""
+    state_nodes = [n for n in gm.graph.nodes if n.meta.get("state")]
+    if not state_nodes:
+        return compiled
+    devices = sorted({str(n.args[0]) for n in state_nodes if n.target is _enter_autocast and n.args})
+
+    def run(*args: Any) -> Any:
+        grad = torch.is_grad_enabled()
+        autocast = [(d, torch.is_autocast_enabled(d), torch.get_autocast_dtype(d)) for d in devices]
+        if devices:
+            level, cache = _autocast_level(), torch.is_autocast_cache_enabled()
+        try:
+            return compiled(*args)
+        except BaseException:
+            torch._C._set_grad_enabled(grad)
+            if devices:
+                while _autocast_level() > level:
+                    if torch.autocast_decrement_nesting() == 0:
+                        torch.clear_autocast_cache()
+                for device, enabled, dtype in autocast:
+                    torch.set_autocast_enabled(device, enabled)
+                    torch.set_autocast_dtype(device, dtype)
+                torch.set_autocast_cache_enabled(cache)
+            raise
+
+    run.__wrapped__ = compiled  # type: ignore[attr-defined]
+    return run

@@ -1,0 +1,102 @@
+"""A dict from outside keyed by classes or other objects (``{int: torch.int64, float: ...}``).
+
+Dicts with constant keys are container values (``containers.DictValue``); one keyed by classes,
+functions or other hashable objects stays the real dict, read-only: ``key in d``, ``d[key]`` and
+``d.get(key)`` with a key known exactly are answered from the real dict now, and guarded where the
+dict is read (its keys stay the same objects in the same order; the item read stays the same
+object). torch.testing's comparison pairs look numbers' types up this way
+(``type(x) in self._TYPE_TO_DTYPE``). Stores and anything else behave as for any object.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from autograph.capture.core.breaks import Unsupported
+from autograph.capture.core import registry
+from autograph.capture.core.constants import ConstantValue
+from autograph.capture.families.objects import ObjectValue
+from autograph.guards.sources import ItemSource
+
+
+class ObjectKeyedDictValue(ObjectValue):
+    """A real dict whose keys are not constants, reached through ``source`` or a pinned read
+    (``getter`` reads the live dict again, for the guards)."""
+
+    def __init__(self, obj, source, getter, what: str):
+        super().__init__(obj, source, what)
+        self.getter = getter
+
+    def _guard_keys(self, tx) -> None:
+        """What a lookup answered from the real dict relies on: the same key objects, in order
+        (guarded on first use only: a dict merely passed along is guarded by type)."""
+        same = _same_keys(tuple(self.obj))
+        words = "the dict's keys are the same objects, in the same order"
+        if self.source is not None:
+            source = self.source
+            tx.guards.keys(source, self.obj, by_value=[False] * len(self.obj))
+            return
+        getter, what = self.getter, self.what
+        tx.guards.python(("pin-object-keys", what, id(self.obj)), f"{what} has the same keys",
+                         lambda: same(getter()), words=words)
+
+    def _key(self, tx, item) -> Any:
+        try:
+            key = item.real_value()
+        except Unsupported:
+            return NotImplemented
+        if not (isinstance(key, type) or item.is_constant()):
+            return NotImplemented  # an object's __hash__/__eq__ could run Python code
+        try:
+            hash(key)
+        except TypeError:
+            return NotImplemented
+        self._guard_keys(tx)
+        return key
+
+    def contains(self, tx, item):
+        key = self._key(tx, item)
+        if key is NotImplemented:
+            return super().contains(tx, item)
+        return ConstantValue(key in self.obj)
+
+    def getitem(self, tx, key_value):
+        key = self._key(tx, key_value)
+        if key is NotImplemented or key not in self.obj:
+            return super().getitem(tx, key_value)
+        return self._item(tx, key)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "get" and not kwargs and 1 <= len(args) <= 2:
+            key = self._key(tx, args[0])
+            if key is not NotImplemented:
+                if key in self.obj:
+                    return self._item(tx, key)
+                return args[1] if len(args) == 2 else ConstantValue(None)
+        return super().call_method(tx, name, args, kwargs)
+
+    def _item(self, tx, key):
+        if self.source is not None:  # (a non-constant key is rendered as a constant)
+            return tx.wrap(self.obj[key], ItemSource(self.source, key))
+        getter = self.getter
+        return tx.wrap(self.obj[key], None, pin=lambda: getter()[key],
+                       what=f"{self.what}[{getattr(key, '__qualname__', key)}]")
+
+
+def _same_keys(keys: tuple):
+    return lambda d: type(d) is dict and len(d) == len(keys) and all(a is b for a, b in zip(d, keys))
+
+
+def _wrap(tx, obj: dict, source):
+    g = tx.guards
+    pin = g.pin
+    g.type_(source, obj)  # (a pinned read: consumes the pin)
+    if source is not None:
+        return ObjectKeyedDictValue(obj, source, None, source.expr)
+    if pin is None:  # a trusted read: nothing to guard it by
+        return ObjectValue(obj, source)
+    getter, what = pin
+    return ObjectKeyedDictValue(obj, None, getter, what)
+
+
+def install() -> None:
+    registry.register_type_wrapper(dict, _wrap)

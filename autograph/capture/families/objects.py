@@ -1,0 +1,271 @@
+"""Python modules, classes and other user objects read through guards."""
+from __future__ import annotations
+
+import types
+
+import torch
+
+from autograph.capture.core.breaks import Unsupported
+from autograph.capture.families import side_effects
+from autograph.capture.core.base import Value, generic_getattribute, mro_lookup
+from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
+
+# modules whose attributes are trusted not to change: reads are not guarded
+TRUSTED_MODULES = ("torch", "math", "operator", "builtins", "functools", "itertools", "collections",
+                   "typing", "numbers", "numpy")
+
+
+def is_trusted_module(mod: types.ModuleType) -> bool:
+    return mod.__name__.split(".")[0] in TRUSTED_MODULES
+
+
+class PythonModuleValue(Value):
+    def __init__(self, module: types.ModuleType, source=None):
+        self.module = module
+        self.source = source
+
+    def describe(self):
+        return f"module {self.module.__name__}"
+
+    def python_type(self):
+        return types.ModuleType
+
+    def real_value(self):
+        return self.module
+
+    def getattr(self, tx, name):
+        try:
+            real = getattr(self.module, name)
+        except AttributeError as exc:
+            if "__getattr__" in self.module.__dict__ and not is_trusted_module(self.module):
+                # the module's own __getattr__ (PEP 562) decided: its answer cannot be guarded
+                raise Unsupported(f"`{self.module.__name__}.{name}` raised AttributeError from the "
+                                  "module's __getattr__", generic=True, kind="python-exception")
+            if not is_trusted_module(self.module):  # guarded to stay absent (hasattr, getattr default)
+                from autograph.capture.families.absence import object_source
+                tx.guards.key_absent(AttrSource(object_source(self, self.module, self.module.__name__),
+                                                "__dict__"), name)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
+        if is_trusted_module(self.module):
+            return tx.wrap(real, None, trusted=True)
+        src = AttrSource(self.source, name) if self.source is not None else None
+        return tx.wrap(real, src, pin=AttrSource(ObjectSource(self.module, self.module.__name__), name))
+
+    def reconstruct(self, cg):
+        return cg.const(self.module)
+
+
+class ClassValue(Value):
+    """A class object; calling it runs construction (supported for simple value types)."""
+
+    def __init__(self, cls: type, source=None):
+        self.cls = cls
+        self.source = source
+
+    def describe(self):
+        return f"class {self.cls.__qualname__}"
+
+    def python_type(self):
+        return type(self.cls)
+
+    def real_value(self):
+        return self.cls
+
+    def getitem(self, tx, key):
+        """``C[T]`` (``cast(OrderedSet[T], x)``): the alias typing's or a builtin type's own
+        ``__class_getitem__`` makes, for real type arguments: no user code runs (typing caches it)."""
+        from autograph.capture.families.generic_aliases import class_getitem
+        return class_getitem(tx, self, key)
+
+    def getattr(self, tx, name):
+        if name == "apply" and issubclass(self.cls, torch.autograd.Function):
+            from autograph.capture.families.autograd_functions import FunctionApplyValue
+            return FunctionApplyValue(self.cls)
+        raw = mro_lookup(self.cls, name)[1]
+        if isinstance(raw, types.FunctionType) and type(raw) is not types.FunctionType:
+            # a function proxy (a wrapt wrapper of the import hook, say): reading it from the class
+            # binds a fresh wrapper object each time, so guard the class's own entry instead
+            from autograph.capture.families.functions import UserFunctionValue
+            tx.guards.class_attr(self.cls, name)
+            return UserFunctionValue(raw)
+        try:
+            real = getattr(self.cls, name)
+        except AttributeError as exc:
+            meta = type(self.cls)
+            if isinstance(mro_lookup(meta, "__getattr__")[1], types.FunctionType) \
+                    or meta.__getattribute__ is not type.__getattribute__:
+                raise Unsupported(f"`{self.cls.__qualname__}.{name}` raised AttributeError from its "
+                                  "metaclass", generic=True, kind="python-exception")
+            from autograph.capture.families.absence import guard_absent_in_classes
+            guard_absent_in_classes(tx, self.cls, name)  # guarded to stay absent
+            guard_absent_in_classes(tx, meta, name)
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
+        if isinstance(self.cls.__dict__.get(name), staticmethod):
+            return tx.wrap(real, None, trusted=True)
+        src = AttrSource(self.source, name) if self.source is not None else None
+        trusted = (self.cls.__module__ or "").split(".")[0] in TRUSTED_MODULES
+        return tx.wrap(real, None if trusted else src, trusted=trusted,
+                       pin=AttrSource(ObjectSource(self.cls, self.cls.__qualname__), name))
+
+    def call(self, tx, args, kwargs):
+        from autograph.capture.families.builtins import call_builtin_type
+        return call_builtin_type(tx, self.cls, args, kwargs)
+
+    def reconstruct(self, cg):
+        return cg.const(self.cls)
+
+
+def _is_data_descriptor(attr) -> bool:
+    t = type(attr)
+    return hasattr(t, "__get__") and (hasattr(t, "__set__") or hasattr(t, "__delete__"))
+
+
+class ObjectValue(Value):
+    """Any other real object: attribute reads go through the real object with guards."""
+
+    def setattr(self, tx, name, value):
+        """A plain instance-``__dict__`` store is recorded and replayed after the graph."""
+        cls = type(self.obj)
+        plain = getattr(cls, "__setattr__", None) is object.__setattr__ and isinstance(
+            getattr(self.obj, "__dict__", None), dict)
+        descriptor = any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__set__") for k in cls.__mro__)
+        if not plain or descriptor:
+            return super().setattr(tx, name, value)
+        side_effects.record_store(tx, self, self.obj, name, value)
+
+    def __init__(self, obj, source=None, what: str = ""):
+        self.obj = obj
+        self.source = source
+        self.what = what or type(obj).__name__
+
+    def describe(self):
+        return f"{type(self.obj).__qualname__} object"
+
+    def python_type(self):
+        return type(self.obj)
+
+    def real_value(self):
+        return self.obj
+
+    def getattr(self, tx, name):
+        """Python's lookup order: data descriptors of the class, the instance ``__dict__``, other
+        class attributes, then a Python ``__getattr__``; what was absent is guarded to stay so."""
+        obj = self.obj
+        stored = side_effects.pending(tx, obj, name)
+        if stored is not None:  # written earlier in this capture (replayed after the graph)
+            return stored
+        cls = type(obj)
+        klass, attr = mro_lookup(cls, name)
+        d = getattr(obj, "__dict__", None)
+        src = AttrSource(self.source, name) if self.source is not None else None
+        if isinstance(d, dict) and name in d and not (klass is not None and _is_data_descriptor(attr)):
+            if not generic_getattribute(cls):
+                # a Python __getattribute__ (transformers' configs) costs ~1 us per guarded
+                # attribute; the instance dict read here is what the guard re-reads
+                src = MemberSource(self.source, "__dict__", name) if self.source is not None else None
+                return tx.wrap(d[name], src, pin=MemberSource(ObjectSource(obj, self.what), "__dict__", name))
+            return tx.wrap(d[name], src, pin=AttrSource(ObjectSource(obj, self.what), name))
+        if klass is not None:
+            if isinstance(attr, types.FunctionType):
+                from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
+                tx.guards.method(self.source, cls, name, attr)
+                return BoundMethodValue(UserFunctionValue(attr), self)
+            if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+                from autograph.capture.families.functions import UserFunctionValue
+                tx.guards.class_attr(cls, name)
+                return UserFunctionValue(attr.fget).call(tx, [self], {})
+            from autograph.capture.families.enums import is_enum_member_attribute
+            if not isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)) \
+                    and hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \
+                    and (hasattr(attr, "__set__") or hasattr(attr, "__delete__")) \
+                    and not is_enum_member_attribute(klass, attr):  # Enum's name/value: a plain read
+                raise Unsupported(f"descriptor attribute `.{name}` of {self.describe()}", kind="unsupported-operation")
+            # a C-level slot read (no Python code runs) or a plain class attribute: the real value
+        elif generic_getattribute(cls):
+            getattr_fn = mro_lookup(cls, "__getattr__")[1]
+            if isinstance(getattr_fn, types.FunctionType):  # Python runs it for a name found nowhere
+                from autograph.capture.families.absence import guard_attribute_absent
+                from autograph.capture.core.constants import ConstantValue
+                from autograph.capture.families.functions import UserFunctionValue
+                guard_attribute_absent(tx, self, obj, name)
+                tx.guards.class_attr(cls, "__getattr__")
+                return UserFunctionValue(getattr_fn).call(tx, [self, ConstantValue(name)], {})
+        try:
+            real = getattr(obj, name)
+        except AttributeError as exc:
+            from autograph.capture.families.absence import attribute_error
+            if not generic_getattribute(cls):
+                # a custom __getattribute__ (transformers' configs) decides: the guard asks it again,
+                # as the value guards of present attributes do
+                from autograph.capture.families.absence import guard_lookup_fails
+                guard_lookup_fails(tx, self, obj, name)
+                raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
+            raise attribute_error(tx, self, obj, name, exc)
+        return tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
+
+    def _python_special(self, tx, name, args):
+        """Run a Python-level special method of the object's class (None when it has none)."""
+        fn = getattr(type(self.obj), name, None)
+        if not isinstance(fn, types.FunctionType):
+            return None
+        tx.guards.class_attr(type(self.obj), name)  # the class's method, as when captured
+        from autograph.capture.families.functions import UserFunctionValue
+        return UserFunctionValue(fn).call(tx, [self, *args], {})
+
+    def getitem(self, tx, key):
+        out = self._python_special(tx, "__getitem__", [key])
+        return out if out is not None else super().getitem(tx, key)
+
+    def iter_items(self, tx):
+        return self.get_iter(tx).iter_items(tx)
+
+    def get_iter(self, tx):
+        from autograph.capture.families.containers import ListIteratorValue
+        out = self._python_special(tx, "__iter__", [])
+        if out is None:
+            raise Unsupported(f"iterating over {self.describe()}", kind="unsupported-operation")
+        if not isinstance(out, ListIteratorValue):
+            raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}", kind="unsupported-operation")
+        return out
+
+    def length(self, tx):
+        from autograph.capture.families.truth_protocol import len_result
+        out = self._python_special(tx, "__len__", [])
+        return len_result(out) if out is not None else super().length(tx)
+
+    def contains(self, tx, item):
+        from autograph.capture.core.constants import ConstantValue
+        out = self._python_special(tx, "__contains__", [item])
+        return ConstantValue(out.truth(tx)) if out is not None else super().contains(tx, item)
+
+    def truth(self, tx):
+        from autograph.capture.families.truth_protocol import bool_result, len_result
+        out = self._python_special(tx, "__bool__", [])
+        if out is not None:
+            return bool_result(tx, out)
+        out = self._python_special(tx, "__len__", [])
+        if out is not None:
+            return len_result(out) > 0
+        return super().truth(tx)
+
+    def call(self, tx, args, kwargs):
+        _, call = mro_lookup(type(self.obj), "__call__")  # as stored: a staticmethod is no method
+        if isinstance(call, types.FunctionType):
+            from autograph.capture.families.functions import UserFunctionValue
+            return UserFunctionValue(call).call(tx, [self, *args], kwargs)
+        from autograph.capture.core.registry import OPAQUE_CALL_RULES
+        for rule in OPAQUE_CALL_RULES:  # e.g. reorderable logging calls (families/side_effects.py)
+            out = rule(tx, self.obj, args, kwargs)
+            if out is not NotImplemented:
+                return out
+        mod = (getattr(self.obj, "__module__", None) or "").split(".")[0]
+        name = getattr(self.obj, "__qualname__", None) or getattr(self.obj, "__name__", None)
+        if name:
+            raise Unsupported(f"unsupported: {mod + '.' if mod else ''}{name}", kind="unsupported-call")
+        raise Unsupported(f"unsupported: call to {self.describe()}", kind="unsupported-call")
+
+    def reconstruct(self, cg):
+        if self.source is not None:
+            return cg.source_expr(self.source)
+        return cg.const(self.obj)
+
