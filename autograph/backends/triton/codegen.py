@@ -788,6 +788,12 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
         configs = [f"triton.Config({{'XBLOCK': {a}, 'RBLOCK': {b}}}, num_warps={8 if a * b >= 2048 else 4})"
                    for a, b in pairs]
         key = "['xnumel', 'rnumel']"
+    elif is_outer_reduction(group):  # persistent column reduction: keep whole column runs per program
+        r, x = base["RBLOCK"], base["XBLOCK"]
+        xs = sorted({x, max(1, x // 2), max(1, x // 4)})
+        configs = [f"triton.Config({{'XBLOCK': {a}, 'RBLOCK': {r}}}, num_warps={w})"
+                   for a in xs for w in ((4, 8) if a * r >= 2048 else (4,))]
+        key = "['xnumel', 'rnumel']"
     else:
         r = base["RBLOCK"]
         xs = sorted({base["XBLOCK"], 1, max(1, min(8, base["XBLOCK"]))})
