@@ -585,6 +585,10 @@ class TritonOps(OpsHandler):
         return self._call("tl.cos", x)
 
     def tanh(self, x):
+        if self.k.gpu:
+            # CUDA's own tanhf/tanh (libdevice), which aten's CUDA kernels call too; cheaper than
+            # the formula below (an exp, a log and two IEEE divisions per element), as Inductor emits
+            return self._call("libdevice.tanh", self._name(x))
         # tanh|x| = -t / (t + 2) with t = expm1(-2|x|): accurate near 0, where 2 sigmoid(2x) - 1 is not
         x = self._name(x)
         t = self._name(self.expm1(self.mul(TritonExpr("-2.0"), self.abs(x))))
@@ -676,6 +680,13 @@ def _prod_combine(a, b):
 '''
 
 
+# triton >= 3.0 dispatches libdevice calls by target here; older layouts keep the CUDA one
+LIBDEVICE_IMPORT = '''try:
+    from triton.language.extra import libdevice
+except ImportError:  # pragma: no cover - older triton
+    from triton.language.extra.cuda import libdevice'''
+
+
 def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu: bool,
                   ctx: CompileContext) -> tuple[str, KernelWriter]:
     """Generate the complete module source (imports + kernel) for ``group``."""
@@ -716,6 +727,8 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     k.size_args = ctx.size_args_of("\n".join(head.lines + k.lines))
     params += k.size_args
     src = ["import triton", "import triton.language as tl"]
+    if gpu and "libdevice." in "\n".join(k.lines):
+        src.append(LIBDEVICE_IMPORT)
     if group.kind == "reduction" and "tl.reduce(" in "\n".join(k.lines):
         src.append(HELPERS)
     src += ["", ""]
