@@ -1,7 +1,10 @@
-"""What the CUDA kernels of maths-heavy pointwise chains cost, read from their PTX (sm_90, no GPU
-needed): tanh is CUDA's own (libdevice, as aten's kernels and Inductor call it), not a formula of
-an exp, a log and two IEEE divisions per element."""
+"""What the CUDA kernels of pointwise chains and norms cost, read from their source and PTX (sm_90,
+no GPU needed): tanh is CUDA's own (libdevice, as aten's kernels and Inductor call it), not a
+formula of an exp, a log and two IEEE divisions per element; the autotune configs include
+Inductor's for large pointwise kernels and wide persistent rows."""
 from __future__ import annotations
+
+import re
 
 import pytest
 import torch
@@ -39,3 +42,25 @@ def test_tanh_chains_call_libdevice_tanh_without_ieee_divisions(tmp_path):
     assert not [i for i in chain_ptx + gelu_ptx if i.startswith(("div.rn", "lg2"))]
     # before: 504 and 154 instructions (an exp, a log and two div.rn.f32 per tanh)
     assert len(chain_ptx) < 300 and len(gelu_ptx) < 120, (len(chain_ptx), len(gelu_ptx))
+
+
+def _configs(source: str) -> list[tuple[dict, int]]:
+    return [(dict((k, int(v)) for k, v in re.findall(r"'(\w+)': (\d+)", kw)), int(w))
+            for kw, w in re.findall(r"triton\.Config\(\{([^}]*)\}, num_warps=(\d+)\)", source)]
+
+
+def test_large_bf16_pointwise_kernels_try_eight_elements_per_thread():
+    """XBLOCK=1024 over 4 warps (Inductor's config): 8 bf16 elements, one 16-byte load per thread;
+    before, 256/4 warps and 1024/8 warps gave 4- and 8-byte loads only."""
+    record = _cuda_record(lambda x: x * 2 + 1, ((4096, 4096), torch.bfloat16))
+    per_thread = [c["XBLOCK"] // (32 * w) for c, w in _configs(record["kernels"][0][1])]
+    assert 8 in per_thread, per_thread
+
+
+def test_layer_norm_rows_try_one_row_per_program_with_eight_warps():
+    import torch.nn.functional as F
+
+    record = _cuda_record(lambda x, w, b: F.layer_norm(x, (768,), w, b), ((4096, 768), torch.bfloat16),
+                          ((768,), torch.bfloat16), ((768,), torch.bfloat16))
+    (name, source), = record["kernels"]
+    assert ({"XBLOCK": 1, "RBLOCK": 1024}, 8) in _configs(source), source

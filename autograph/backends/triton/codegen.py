@@ -793,7 +793,10 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
     if group.kind == "pointwise":
         numel = ctx.size_hint(group.xnumel)
         xs = sorted({base["XBLOCK"], min(1024, next_pow2(numel)), min(256, next_pow2(numel))})
-        configs = [f"triton.Config({{'XBLOCK': {x}}}, num_warps={4 if x <= 512 else 8})" for x in xs]
+        pairs = {(x, 4 if x <= 512 else 8) for x in xs}
+        if numel >= 1024:  # 8 elements per thread: 16-byte loads of 2-byte dtypes (Inductor's config)
+            pairs.add((1024, 4))
+        configs = [f"triton.Config({{'XBLOCK': {x}}}, num_warps={w})" for x, w in sorted(pairs)]
         key = "['xnumel']"
     elif not persistent and is_outer_reduction(group):
         x = base["XBLOCK"]
