@@ -588,7 +588,11 @@ class TritonOps(OpsHandler):
         if self.k.gpu:
             # CUDA's own tanhf/tanh (libdevice), which aten's CUDA kernels call too; cheaper than
             # the formula below (an exp, a log and two IEEE divisions per element), as Inductor emits
-            return self._call("libdevice.tanh", self._name(x))
+            # libdevice is linked flushing denormals: tanh(x) is x (correctly rounded) below the
+            # smallest normal float, kept as is (and -0.0 stays -0.0)
+            x = self._name(x)
+            return self.where(self.lt(self.abs(x), TritonExpr("1.1754943508222875e-38")), x,
+                              self._call("libdevice.tanh", x))
         # tanh|x| = -t / (t + 2) with t = expm1(-2|x|): accurate near 0, where 2 sigmoid(2x) - 1 is not
         x = self._name(x)
         t = self._name(self.expm1(self.mul(TritonExpr("-2.0"), self.abs(x))))
