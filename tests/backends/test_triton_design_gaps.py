@@ -99,7 +99,8 @@ def test_split_and_int64_kernels_compile_to_ptx(tmp_path):
     wide = generate(lambda x: x * 2 + 1, torch.empty((1 << 31) + 8, device="meta"))
     kernels = split["kernels"] + [(n + "_wide", s.replace(n, n + "_wide")) for n, s in wide["kernels"]]
     signatures = {**split["signatures"], **{n + "_wide": sig for n, sig in wide["signatures"].items()}}
-    assert len(compile_kernels_to_ptx({"kernels": kernels, "signatures": signatures}, tmp_path)) == 4
+    # the fused full sum/amax (2 stages), the split column sum (2 stages), the int64 kernel
+    assert len(compile_kernels_to_ptx({"kernels": kernels, "signatures": signatures}, tmp_path)) == 5
 
 
 # -- outer (column) reductions ---------------------------------------------------------------------
@@ -112,3 +113,46 @@ def test_column_sums_get_wide_column_blocks_and_short_row_steps():
     assert configs and all(int(r) <= 64 for _, r in configs) and max(int(x) for x, _ in configs) >= 64, configs
     rows = generate(lambda x: x.sum(-1), torch.empty(8192, 768, device="meta"))  # row sums unchanged
     assert "'RBLOCK': 1024" in rows["kernels"][0][1]
+
+
+def _launches(wrapper: str) -> list[tuple[str, int, list[str]]]:
+    """(kernel, programs at the kernel's first autotune XBLOCK, call args) per launch."""
+    out = []
+    for name, grid, args in re.findall(r"(triton_\w+)\[(grid_\w+)\]\((.*)\)", wrapper):
+        body = re.search(r"def %s\(meta\):\n\s+return (.*)" % grid, wrapper).group(1)
+        out.append((name, body, args.split(", ")))
+    return out
+
+
+def test_column_sum_is_split_over_row_chunks_with_enough_programs():
+    """(4096, 768) bf16 summed over dim 0 (a bias gradient): 64 chunks of 64 rows each write a
+    partial row, then one small reduction sums the 64 partial rows. Unsplit, 768 columns in
+    blocks of 128 gave 6 programs for 132 SMs, each looping over all 4096 rows."""
+    record = generate(lambda x: x.sum(0), torch.empty(4096, 768, dtype=torch.bfloat16, device="meta"))
+    assert len(record["kernels"]) == 2
+    (first, grid1, args1), (second, grid2, args2) = _launches(record["wrapper"])
+    assert args1[-2:] == ["49152", "64"] and args2[-2:] == ["768", "64"]
+    source = dict(record["kernels"])[first]
+    xblocks = [int(x) for x, _ in re.findall(r"'XBLOCK': (\d+), 'RBLOCK': (\d+)", source)]
+    assert all(eval(grid1, {"meta": {"XBLOCK": x}})[0] >= 264 for x in xblocks), xblocks
+    assert min(xblocks) >= 16  # a program reads runs of >= 16 contiguous columns (coalesced)
+    assert "768*r0 + x1" in source  # columns (x) are the contiguous, lane-wise dim
+    assert re.search(r"empty_strided\(\(64, 768, \).*dtype=torch.float32\)", record["wrapper"])  # fp32 partials
+
+
+def test_split_column_reductions_match_eager(compile_fn):
+    """Padded last chunks, keepdim, several leading dims, max/prod and integers: same values."""
+    x = torch.randn(3, 301, 40)
+    i = torch.randint(-5, 5, (777, 24))
+
+    def fn(x, i):
+        return (x.sum((0, 1)), x.sum(1, keepdim=True), (x * 2).amax((0, 1)), x.amin(1),
+                (x.abs() * 1e-3 + 1).prod(1), i.sum(0), x.mean((0, 1), keepdim=True))
+
+    compiled = compile_fn(fn, x, i)
+    got = compiled(x, i)
+    assert compiled.graphs[0].fallback_reason is None
+    assert re.search(r"empty_strided\(\(5, 3, 40, \)", compiled.graphs[0].wrapper_source)  # x.sum(1): 5 chunks
+    for g, w in zip(got, fn(x, i)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-4)

@@ -143,6 +143,18 @@ def test_cuda_graphs_follow_aten_cuda_kernels_in_their_source():
     assert "tl.math.sqrt_rn" in source  # float16 ** 0.5 is sqrt on CUDA (exp/log on the CPU)
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int64, torch.float32, torch.float64])
+def test_cuda_trunc_division_by_a_scalar_multiplies_by_its_reciprocal(dtype):
+    """div_trunc_kernel_cuda computes trunc(a * (1 / b)) for a CPU scalar b (eager CUDA: uint8
+    [3, 15, 30, 60] / 0.3 truncates to [10, 50, 100, 200]; a true division gives 49, 99, 199)."""
+    record = _cuda_record(lambda x: torch.div(x, 0.3, rounding_mode="trunc"), ((8,), dtype))
+    source = "\n".join(s for _, s in record["kernels"])
+    acc = torch.float64 if dtype == torch.float64 else torch.float32
+    inverse = float(torch.tensor(1.0, dtype=acc) / torch.tensor(0.3, dtype=acc))
+    assert "div_rn" not in source and " / " not in source.split("@triton.jit")[1], source
+    assert repr(inverse) in source, source
+
+
 def test_float32_maths_compiles_to_ieee_instructions(tmp_path):
     pytest.importorskip("triton")
     from tests.backends.ptx import compile_kernels_to_ptx

@@ -160,6 +160,7 @@ class KernelWriter:
         g = self.group
         self.xsyms = [symbol(f"x{i}", s) if s != 1 else sympy.Integer(0) for i, s in enumerate(g.xshape)]
         self.rsyms = [symbol(f"r{i}", s) if s != 1 else sympy.Integer(0) for i, s in enumerate(g.rshape)]
+        self.rsyms_set = {s for s in self.rsyms if isinstance(s, sympy.Symbol)}
         self.xlinear = linearize(self.xsyms, contiguous_strides(g.xshape))
         if g.kind == "pointwise":
             self.full_index = list(self.xsyms)
@@ -236,8 +237,14 @@ class KernelWriter:
         if ptr is None:
             ptr = self.in_args[buf.name] = f"in_ptr{len(self.in_args)}"
             self.arg_buffers[buf.name] = buf
-        offset = self.offset(buf.flat_index(index))
-        value = self.emit(f"tl.load({ptr} + ({offset}), {self.mask}, other=0)")
+        flat = buf.flat_index(index)
+        offset = self.offset(flat)
+        mask = self.mask
+        if self.persistent and self.space == "xr" and not self.extra_masks and not (sympy.sympify(flat).free_symbols & self.rsyms_set):
+            # one element per row (a var's shift, a per-row statistic): a [XBLOCK, 1] load that
+            # broadcasts, not the same address loaded by every lane of the row
+            mask = "xmask"
+        value = self.emit(f"tl.load({ptr} + ({offset}), {mask}, other=0)")
         if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:  # exact widening (see bf16_bits)
             return self.emit(f"({value}.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)")
         if compute_dtype(buf.dtype) != buf.dtype:
@@ -585,6 +592,14 @@ class TritonOps(OpsHandler):
         return self._call("tl.cos", x)
 
     def tanh(self, x):
+        if self.k.gpu:
+            # CUDA's own tanhf/tanh (libdevice), which aten's CUDA kernels call too; cheaper than
+            # the formula below (an exp, a log and two IEEE divisions per element), as Inductor emits
+            # libdevice is linked flushing denormals: tanh(x) is x (correctly rounded) below the
+            # smallest normal float, kept as is (and -0.0 stays -0.0)
+            x = self._name(x)
+            return self.where(self.lt(self.abs(x), TritonExpr("1.1754943508222875e-38")), x,
+                              self._call("libdevice.tanh", x))
         # tanh|x| = -t / (t + 2) with t = expm1(-2|x|): accurate near 0, where 2 sigmoid(2x) - 1 is not
         x = self._name(x)
         t = self._name(self.expm1(self.mul(TritonExpr("-2.0"), self.abs(x))))
@@ -676,6 +691,13 @@ def _prod_combine(a, b):
 '''
 
 
+# triton >= 3.0 dispatches libdevice calls by target here; older layouts keep the CUDA one
+LIBDEVICE_IMPORT = '''try:
+    from triton.language.extra import libdevice
+except ImportError:  # pragma: no cover - older triton
+    from triton.language.extra.cuda import libdevice'''
+
+
 def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu: bool,
                   ctx: CompileContext) -> tuple[str, KernelWriter]:
     """Generate the complete module source (imports + kernel) for ``group``."""
@@ -716,6 +738,8 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     k.size_args = ctx.size_args_of("\n".join(head.lines + k.lines))
     params += k.size_args
     src = ["import triton", "import triton.language as tl"]
+    if gpu and "libdevice." in "\n".join(k.lines):
+        src.append(LIBDEVICE_IMPORT)
     if group.kind == "reduction" and "tl.reduce(" in "\n".join(k.lines):
         src.append(HELPERS)
     src += ["", ""]
@@ -780,7 +804,10 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
     if group.kind == "pointwise":
         numel = ctx.size_hint(group.xnumel)
         xs = sorted({base["XBLOCK"], min(1024, next_pow2(numel)), min(256, next_pow2(numel))})
-        configs = [f"triton.Config({{'XBLOCK': {x}}}, num_warps={4 if x <= 512 else 8})" for x in xs]
+        pairs = {(x, 4 if x <= 512 else 8) for x in xs}
+        if numel >= 1024:  # 8 elements per thread: 16-byte loads of 2-byte dtypes (Inductor's config)
+            pairs.add((1024, 4))
+        configs = [f"triton.Config({{'XBLOCK': {x}}}, num_warps={w})" for x, w in sorted(pairs)]
         key = "['xnumel']"
     elif not persistent and is_outer_reduction(group):
         x = base["XBLOCK"]
@@ -788,10 +815,19 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
         configs = [f"triton.Config({{'XBLOCK': {a}, 'RBLOCK': {b}}}, num_warps={8 if a * b >= 2048 else 4})"
                    for a, b in pairs]
         key = "['xnumel', 'rnumel']"
+    elif is_outer_reduction(group):  # persistent column reduction: keep whole column runs per program
+        r, x = base["RBLOCK"], base["XBLOCK"]
+        xs = sorted({x, max(1, x // 2), max(1, x // 4)})
+        configs = [f"triton.Config({{'XBLOCK': {a}, 'RBLOCK': {r}}}, num_warps={w})"
+                   for a in xs for w in ((4, 8) if a * r >= 2048 else (4,))]
+        key = "['xnumel', 'rnumel']"
     else:
         r = base["RBLOCK"]
         xs = sorted({base["XBLOCK"], 1, max(1, min(8, base["XBLOCK"]))})
-        configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={8 if x * r >= 2048 else 4})" for x in xs]
+        pairs = [(x, 8 if x * r >= 2048 else 4) for x in xs]
+        if persistent and r >= 512:  # one wide row per program: Inductor's choice is 8 warps (rnumel // 128)
+            pairs.append((1, 8))
+        configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={w})" for x, w in sorted(set(pairs))]
         key = "['xnumel', 'rnumel']"
     persist = ", cache_results=True" if autotune_results_persist() else ""
     return f"@triton.autotune(configs=[{', '.join(configs)}], key={key}{persist})"

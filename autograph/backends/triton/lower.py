@@ -425,6 +425,9 @@ class Lowering:
             raise LoweringDeclined("bool max/min")
         if len(rdims) == ndim and kind in SPLIT_KINDS and is_static(rnumel) and int(rnumel) >= SPLIT_MIN:
             return self.split_reduce(x, kind, dtype, shape_of(out))
+        parts = outer_split_parts(x.shape, rdims) if kind in SPLIT_KINDS else 1
+        if parts > 1:
+            return self.split_outer_reduce(x, rdims, kind, dtype, parts, shape_of(out), keepdim)
         buf = new_buffer(self.fresh(), shape_of(out), dtype, self.device)
         item = ReductionItem(buf, x, rdims, kind, keepdim, (kind,) + x.op_names)
         buf.producer = item
@@ -459,7 +462,67 @@ class Lowering:
         return View(total, tuple(out_shape), lambda idx: [])
 
 
+    def split_outer_reduce(self, x: IRNode, rdims: tuple, kind: str, dtype: torch.dtype, parts: int,
+                           out_shape: tuple, keepdim: bool) -> IRNode:
+        """A column reduction (the innermost dim kept: bias and norm-weight gradients) in two
+        stages: ``parts`` row chunks each reduce into a partial row, then a small reduction sums
+        the ``parts`` partial rows in a fixed order (deterministic; partials in the accumulation
+        dtype).
+
+        Unsplit, a (4096, 768) column sum gives a handful of programs (768 columns in blocks of
+        64-128) each looping over all 4096 rows, on a GPU with 132 SMs: Inductor splits these
+        too. A padded last chunk holds the reduction's identity."""
+        shape = tuple(x.shape)
+        rshape = tuple(shape[d] for d in rdims)
+        xshape = tuple(s for d, s in enumerate(shape) if d not in rdims)
+        rnumel = math.prod(rshape)
+        chunk = -(-rnumel // parts)
+        acc = compute_dtype(dtype)
+        identity = split_identity(kind, acc)
+
+        def full_index(r, kept):
+            rs, ks = iter(delinearize(r, rshape)), iter(kept)
+            return [next(rs) if d in rdims else next(ks) for d in range(len(shape))]
+
+        def element(ops: OpsHandler, idx) -> OpsValue:
+            r = idx[0] * chunk + idx[1]
+            if parts * chunk == rnumel:
+                return x.load(ops, full_index(r, idx[2:]))
+            inside = ops.lt(ops.index_expr(r, torch.int64), ops.index_expr(rnumel, torch.int64))
+            return ops.masked(inside, lambda: x.load(ops, full_index(r, idx[2:])), ops.constant(identity, acc))
+
+        chunks = Pointwise((parts, chunk) + xshape, x.dtype, element, x.ops, x.op_names, counted=False)
+        partial = self.reduce_to(chunks, (1,), kind, (parts,) + xshape, acc)
+        total = self.reduce_to(partial, (0,), kind, xshape, dtype)
+        if not keepdim:
+            return total
+        return View(total, tuple(out_shape), lambda idx: [i for d, i in enumerate(idx) if d not in rdims])
+
+
+def outer_split_parts(shape: tuple, rdims: tuple) -> int:
+    """How many row chunks a column reduction is split into (1: not split).
+
+    Split when the innermost dim is kept (lanes go across it, see ``codegen.launch_config``),
+    sizes are static, and the unsplit kernel would have fewer than ``OUTER_SPLIT_PROGRAMS``
+    programs of ``OUTER_COLUMNS`` columns: the chunks then have ``OUTER_CHUNK_ROWS`` rows, at most
+    ``OUTER_SPLIT_MAX_PARTS`` of them."""
+    last = len(shape) - 1
+    if last < 0 or last in rdims or not all(is_static(s) for s in shape):
+        return 1
+    rnumel = math.prod(int(shape[d]) for d in rdims)
+    xnumel = math.prod(int(s) for d, s in enumerate(shape) if d not in rdims)
+    if int(shape[last]) == 1 or rnumel < 2 * OUTER_CHUNK_ROWS:
+        return 1
+    if -(-xnumel // OUTER_COLUMNS) >= OUTER_SPLIT_PROGRAMS:
+        return 1
+    return min(OUTER_SPLIT_MAX_PARTS, -(-rnumel // OUTER_CHUNK_ROWS))
+
+
 SPLIT_KINDS = ("sum", "prod", "max", "min")
+OUTER_COLUMNS = 128  # columns per program of an unsplit column reduction (launch_config)
+OUTER_SPLIT_PROGRAMS = 264  # two programs per SM of an H100 (132 SMs)
+OUTER_CHUNK_ROWS = 64  # rows per partial program: a persistent block of 64 rows
+OUTER_SPLIT_MAX_PARTS = 256
 SPLIT_MIN = 1 << 16  # a full reduction of at least this many elements is split
 SPLIT_CHUNK = 4096  # elements per partial program, about
 SPLIT_MAX_PARTS = 1024

@@ -120,6 +120,11 @@ def _div(L, node, a, b, rounding_mode=None):
                 return L.pointwise(node, [a], lambda ops, x: ops.mul(x, ops.constant(inverse, dtype)), "div")
             return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype, inverse), "div")
         return L.pointwise(node, [a, b], lambda ops, x, y: floor_divide(ops, x, y, dtype), "div")
+    if on_cuda(L) and isinstance(b, (int, float)) and not isinstance(b, bool):
+        # div_trunc_kernel_cuda: by a CPU scalar b, trunc(a * (1 / b)), the reciprocal in the
+        # op-math type (uint8 30 / 0.3 truncates to 100 on CUDA, 99 on the CPU)
+        inverse = reciprocal_in(float(b), compute_dtype(dtype))
+        return L.pointwise(node, [a], lambda ops, x: ops.trunc(ops.mul(x, ops.constant(inverse, dtype))), "div")
     return L.pointwise(node, [a, b], lambda ops, x, y: ops.trunc(ops.truediv(x, y)), "div")
 
 
