@@ -64,14 +64,3 @@ def test_layer_norm_rows_try_one_row_per_program_with_eight_warps():
                           ((768,), torch.bfloat16), ((768,), torch.bfloat16))
     (name, source), = record["kernels"]
     assert ({"XBLOCK": 1, "RBLOCK": 1024}, 8) in _configs(source), source
-
-
-def test_a_rows_first_element_is_loaded_once_per_row_not_per_lane():
-    """var's shift (the row's first element) in a persistent LayerNorm kernel: a [XBLOCK, 1] load
-    under the row mask; before, every lane of the row loaded the same address (xrmask)."""
-    import torch.nn.functional as F
-
-    record = _cuda_record(lambda x: F.layer_norm(x, (768,)), ((4096, 768), torch.bfloat16))
-    (_, source), = record["kernels"]
-    assert re.search(r"tl\.load\(in_ptr0 \+ \(768\*x0\), xmask, other=0\)", source), source
-    assert re.search(r"tl\.load\(in_ptr0 \+ \(768\*x0 \+ r0\), xrmask, other=0\)", source), source

@@ -160,7 +160,6 @@ class KernelWriter:
         g = self.group
         self.xsyms = [symbol(f"x{i}", s) if s != 1 else sympy.Integer(0) for i, s in enumerate(g.xshape)]
         self.rsyms = [symbol(f"r{i}", s) if s != 1 else sympy.Integer(0) for i, s in enumerate(g.rshape)]
-        self.rsyms_set = {s for s in self.rsyms if isinstance(s, sympy.Symbol)}
         self.xlinear = linearize(self.xsyms, contiguous_strides(g.xshape))
         if g.kind == "pointwise":
             self.full_index = list(self.xsyms)
@@ -237,14 +236,8 @@ class KernelWriter:
         if ptr is None:
             ptr = self.in_args[buf.name] = f"in_ptr{len(self.in_args)}"
             self.arg_buffers[buf.name] = buf
-        flat = buf.flat_index(index)
-        offset = self.offset(flat)
-        mask = self.mask
-        if self.persistent and self.space == "xr" and not self.extra_masks and not (sympy.sympify(flat).free_symbols & self.rsyms_set):
-            # one element per row (a var's shift, a per-row statistic): a [XBLOCK, 1] load that
-            # broadcasts, not the same address loaded by every lane of the row
-            mask = "xmask"
-        value = self.emit(f"tl.load({ptr} + ({offset}), {mask}, other=0)")
+        offset = self.offset(buf.flat_index(index))
+        value = self.emit(f"tl.load({ptr} + ({offset}), {self.mask}, other=0)")
         if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:  # exact widening (see bf16_bits)
             return self.emit(f"({value}.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)")
         if compute_dtype(buf.dtype) != buf.dtype:
