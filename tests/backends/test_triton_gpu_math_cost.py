@@ -55,12 +55,3 @@ def test_large_bf16_pointwise_kernels_try_eight_elements_per_thread():
     record = _cuda_record(lambda x: x * 2 + 1, ((4096, 4096), torch.bfloat16))
     per_thread = [c["XBLOCK"] // (32 * w) for c, w in _configs(record["kernels"][0][1])]
     assert 8 in per_thread, per_thread
-
-
-def test_layer_norm_rows_try_one_row_per_program_with_eight_warps():
-    import torch.nn.functional as F
-
-    record = _cuda_record(lambda x, w, b: F.layer_norm(x, (768,), w, b), ((4096, 768), torch.bfloat16),
-                          ((768,), torch.bfloat16), ((768,), torch.bfloat16))
-    (name, source), = record["kernels"]
-    assert ({"XBLOCK": 1, "RBLOCK": 1024}, 8) in _configs(source), source

@@ -817,10 +817,7 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
     else:
         r = base["RBLOCK"]
         xs = sorted({base["XBLOCK"], 1, max(1, min(8, base["XBLOCK"]))})
-        pairs = [(x, 8 if x * r >= 2048 else 4) for x in xs]
-        if persistent and r >= 512:  # one wide row per program: Inductor's choice is 8 warps (rnumel // 128)
-            pairs.append((1, 8))
-        configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={w})" for x, w in sorted(set(pairs))]
+        configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={8 if x * r >= 2048 else 4})" for x in xs]
         key = "['xnumel', 'rnumel']"
     persist = ", cache_results=True" if autotune_results_persist() else ""
     return f"@triton.autotune(configs=[{', '.join(configs)}], key={key}{persist})"
