@@ -111,3 +111,16 @@ def test_a_failing_stage_is_recorded_and_the_next_stage_still_runs(tmp_path, mon
     while any("watchdog" in t.name for t in threading.enumerate()) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any("watchdog" in t.name for t in threading.enumerate())
+
+
+def test_gpu_profile_dry_run_lists_each_compilers_kernels(tmp_path):
+    """scripts/gpu_profile.py, prepared on CPU for the GPU machine: the same workloads, one block
+    of kernels per compiler (Inductor is left out of the dry run), no pydantic."""
+    pytest.importorskip("triton")
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "gpu_profile.py"), "--dry-run", "--calls", "1",
+                             "--rows", "2", "--workload", "softmax 64x"], env=_env(tmp_path), cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    heads = [line for line in result.stdout.splitlines() if line.startswith("== ")]
+    assert [h.split(" / ")[1].split(":")[0] for h in heads] == ["eager", "autograph"]
+    assert all("kernels per call" in h for h in heads)
