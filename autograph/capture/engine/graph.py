@@ -265,6 +265,9 @@ class GraphBuilder:
         from autograph.capture.families.builder import wrap_fake_result
         mutates = bool(effect_kinds)
         if not _has_tensor(result) and not mutates:
+            if result is None:  # (``t.storage_type()`` is None on a fake: the fake's storage is on meta)
+                raise Unsupported(f"{_target_name(target)} answered None on a fake tensor; what it answers on the "
+                                  "real tensor is only known when it runs — runs in Python", kind="unsupported-torch-value")
             return wrap_fake_result(self, None, result)
         name = self._name(_target_name(target).split(".")[-1])
         node = self.graph.create_node(*printable_call(kind, target, node_args, node_kwargs), name=name)
