@@ -121,7 +121,7 @@ def direct_dims_enabled() -> bool:
         cdata = _cdata_offset(native, samples[0])
         if cdata is None:
             return False
-        found = set()
+        found: set[int] = set()
         for t, want in zip(samples[::2], wants[::2]):
             if want is None:
                 continue
