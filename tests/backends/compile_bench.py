@@ -14,23 +14,17 @@ from pathlib import Path
 
 
 def _child(request: Path, threads: int) -> float:
-    import importlib.util
-    import inspect
     from concurrent.futures import ThreadPoolExecutor
 
     import triton
     from triton.backends.compiler import GPUTarget
 
+    from tests.backends.ptx import load_kernel_module
+
     record = json.loads(request.read_text())
     jobs = []
     for name, source in record["kernels"]:
-        path = request.parent / f"{name}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        autotuner = getattr(module, name)
-        params = list(inspect.signature(autotuner.fn.fn).parameters)
+        autotuner, params = load_kernel_module(request.parent, name, source)
         for config in autotuner.configs:
             signature = dict(record["signatures"][name])
             constexprs = {}

@@ -48,24 +48,30 @@ def compile_kernels_to_ptx(record: dict, directory: Path) -> list[list[str]]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _compile_in_this_process(record: dict, directory: Path) -> list[list[str]]:
-    """The child's work: triton is imported here for the first time, not interpreting."""
+def load_kernel_module(directory: Path, name: str, source: str):
+    """Kernel ``name``'s generated module written to ``directory`` and imported: ``(autotuner,
+    its kernel's parameter names)``. Import triton in non-interpreting mode first."""
     import importlib.util
     import inspect
 
+    path = directory / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    autotuner = getattr(module, name)
+    return autotuner, list(inspect.signature(autotuner.fn.fn).parameters)
+
+
+def _compile_in_this_process(record: dict, directory: Path) -> list[list[str]]:
+    """The child's work: triton is imported here for the first time, not interpreting."""
     import triton
     from triton.backends.compiler import GPUTarget
 
     assert not triton.knobs.runtime.interpret, "the PTX child must not run in interpreter mode"
     params_of = []
     for name, source in record["kernels"]:
-        path = directory / f"{name}.py"
-        path.write_text(source)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        autotuner = getattr(module, name)
-        params = list(inspect.signature(autotuner.fn.fn).parameters)
+        autotuner, params = load_kernel_module(directory, name, source)
         signature = dict(record["signatures"][name])
         constexprs = {}
         for i, p in enumerate(params):
