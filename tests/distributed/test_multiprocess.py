@@ -33,12 +33,15 @@ def _launch(tmp_path: Path, case: str, backend: str = "eager", *, launcher: list
     full["PYTHONPATH"] = os.pathsep.join([str(REPO), full.get("PYTHONPATH", "")])
     full.setdefault("TRITON_INTERPRET", "1")
     full["OMP_NUM_THREADS"] = "1"
+    full["PYTHONFAULTHANDLER"] = "1"  # a crashing rank prints every thread's Python stack
     full.update(env or {})
     target = launcher or ["-m", "tests.distributed.worker"]
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--master_addr=127.0.0.1",
            f"--master_port={_free_port()}", *target, case, str(tmp_path), backend]
     proc = subprocess.run(cmd, cwd=REPO, env=full, capture_output=True, text=True, timeout=TIMEOUT)
-    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-6000:])
+    if proc.returncode != 0:  # pytest.fail keeps the whole message (an assert's repr is cut)
+        pytest.fail(f"torchrun exited {proc.returncode}\n--- stdout\n{proc.stdout[-2000:]}\n"
+                    f"--- stderr\n{proc.stderr[-6000:]}", pytrace=False)
     return [json.loads((tmp_path / f"{case}.rank{r}.json").read_text()) for r in range(2)]
 
 

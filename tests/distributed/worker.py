@@ -415,3 +415,10 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+    # The results are written and the group destroyed: leave without the interpreter's teardown.
+    # On the 2-core CI box about one FSDP run in twenty aborted there, in C++ static destructors
+    # ("terminate called without an active exception", both ranks), after both ranks had written
+    # their results; what these tests check is the ranks' results, not torch's teardown.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
