@@ -1,9 +1,10 @@
 """Automatic dynamic: which dimensions the next capture of a function makes symbolic.
 
-``dynamic: auto`` (default) captures statically first.  When a call misses
-because a TENSOR_MATCH failed *only* on sizes (same class, dtype, device,
-requires_grad, rank; strides may differ as sizes do), the dimensions whose
-size changed become symbolic in the new capture, and stay so for later
+``dynamic: auto`` (default) captures statically first.  When a call misses (for
+any reason: a size, a list's length, a constant), every tensor whose sizes alone
+differ in this call from those its newest guard recorded (same class, dtype, device,
+requires_grad, rank; strides may differ as sizes do) has the dimensions whose
+size changed made symbolic in the new capture, and they stay so for later
 captures of the same code ("once dynamic, always dynamic", as in Dynamo).
 ``static`` never does this; ``always`` makes every dimension symbolic from the
 first capture.  ``autograph.mark_dynamic``/``mark_static`` on a tensor are
@@ -128,7 +129,7 @@ def _marked(args: tuple, kwargs: dict) -> bool:
     return False
 
 
-def dynamic_plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: Any, newest: Any = None):
+def dynamic_plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, failed: Any, entries: tuple = ()):
     """The :class:`~autograph.capture.core.shapes.Plan` of the capture this missed call starts."""
     from autograph.capture.core.shapes import Plan
 
@@ -136,12 +137,16 @@ def dynamic_plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, f
     dims = _state(shim)
     if dims.get(_FAILED):  # a symbolic capture of this code failed before: do not pay for it again
         return Plan("static", {}, False)
-    if mode == "auto" and failed is not None and changed_dims(failed, shim.fn, args, kwargs):
-        # a size change: every input of the newest entry whose size changed goes dynamic at once
+    newest = entries[-1] if entries else None
+    if mode == "auto" and failed is not None:
+        # any miss (a size, but also a list's length or a constant): every tensor input whose
+        # sizes differ from those it had when last captured goes dynamic at once, as Dynamo's
+        # automatic dynamic compares each source with the sizes it last saw on every recompile
         from autograph.guards.model import TENSOR_MATCH
 
-        for guard in newest.guards.guards if newest is not None else ():
-            changed = changed_dims(guard, shim.fn, args, kwargs) if guard.kind is TENSOR_MATCH else set()
+        last_seen = {g.source.expr: g for entry in entries for g in entry.guards.guards if g.kind is TENSOR_MATCH}
+        for guard in last_seen.values():
+            changed = changed_dims(guard, shim.fn, args, kwargs)
             if changed:
                 expr = guard.source.expr
                 with _lock:
@@ -179,11 +184,12 @@ def _floats_in_graph(settings: Settings) -> bool:
 
 
 def capture_with_plan(capture: Callable[..., Any], shim: Any, args: tuple, kwargs: dict, settings: Settings,
-                      failed: Any, wrap_nested: Callable, *, newest: Any = None) -> Any:
-    """Run ``capture`` under this call's plan; a failed symbolic capture is retried statically."""
+                      failed: Any, wrap_nested: Callable, *, entries: tuple = ()) -> Any:
+    """Run ``capture`` under this call's plan (``entries``: the function's cache entries, oldest
+    first); a failed symbolic capture is retried statically."""
     from autograph.capture.core import shapes
 
-    plan = dynamic_plan_for(shim, args, kwargs, settings, failed, newest)
+    plan = dynamic_plan_for(shim, args, kwargs, settings, failed, entries)
     if not plan.symbolic:
         with shapes.using(plan):
             return capture(shim.fn, args, kwargs, settings, wrap_nested=wrap_nested)

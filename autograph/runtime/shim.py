@@ -418,8 +418,8 @@ class _ShimLogic:
                                    "nothing to compile")
                 st.eager_reason = state.eager_reason
             return self.fn
-        newest = self.entries[-1:]  # one snapshot: autograph.reset() may empty the table meanwhile
-        failed = newest[0].guards.first_failure(*args, **kwargs) if newest else None
+        entries = self.entries  # one snapshot: autograph.reset() may empty the table meanwhile
+        failed = entries[-1].guards.first_failure(*args, **kwargs) if entries else None
         if failed is not None and state.captures >= settings.recompile_limit:
             state.limit_reached = True
             st.eager_reason = (f"recompile limit ({settings.recompile_limit}) reached; "
@@ -434,7 +434,7 @@ class _ShimLogic:
             with capturing(), progress(f"capturing {self.fn.__qualname__}"):
                 from autograph.runtime.dynamic import capture_with_plan  # dynamic shapes decision
                 result = capture_with_plan(capture, self, args, kwargs, settings, failed, self._wrap_nested,
-                                           newest=newest[0] if newest else None)
+                                           entries=entries)
         except Exception as exc:  # noqa: BLE001 - every capture failure is handled by on_error
             return self._capture_failed(exc, settings, time.perf_counter() - t0)
         st.capture_seconds += getattr(result, "capture_seconds", time.perf_counter() - t0)

@@ -364,3 +364,17 @@ def test_code_that_cannot_be_symbolic_is_captured_statically_and_not_retried():
     assert captures(f) == 3  # static entries: sizes used as dict keys cannot be symbolic
     errors = _shim(f).stats.errors
     assert len(errors) == 1 and "static sizes" in errors[0]  # tried symbolically once only
+
+
+def total_of_each(seqs):
+    return [s.sum() * 2 for s in seqs]
+
+
+def test_sizes_go_dynamic_when_the_miss_was_for_another_guard():
+    """A list whose length and element sizes both change: the miss is on the list's length,
+    yet the element whose size changed goes dynamic (Dynamo compares every source's sizes)."""
+    f = autograph.compile(total_of_each, backend="eager")
+    calls = [[torch.ones(n) for n in sizes] for sizes in [(3, 4), (5,), (6, 7), (8,), (9, 10), (11,), (2, 12)]]
+    for seqs in calls:
+        assert [t.item() for t in f(seqs)] == [t.item() for t in total_of_each(seqs)]
+    assert captures(f) <= 3  # [3, 4], then one dynamic entry per length (both may go dynamic at once)
