@@ -213,3 +213,16 @@ def test_captures_use_the_kinds_and_recompile_when_they_fail():
     assert torch.equal(g(x, iter(ones[:2])), x + 2) and torch.equal(g(x, iter(ones)), x + 3)
     assert len(g.entries) == 2  # one item more: the ITER_REMAINING guard failed
     assert GuardKind.ITER_REMAINING in _kinds(g)
+
+
+@pytest.mark.usefixtures("_eager")
+def test_a_loop_over_an_outside_iterator_gets_a_native_plan():
+    """``remaining(it)[k]`` (the items a live iterator still holds) is a plan node of its own, so
+    the entry of a loop over an iterator from outside is checked natively, not by its generated
+    Python check."""
+    g = autograph.compile(walk)
+    x, ones = torch.ones(3), [torch.ones(3) for _ in range(3)]
+    for _ in range(2):
+        assert torch.equal(g(x, iter(ones)), x + 3)
+    (entry,) = g.entries
+    assert isinstance(native.plan_for(entry.guards), tuple)

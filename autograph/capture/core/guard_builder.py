@@ -3,8 +3,9 @@
 Values reached through a ``Source`` get the guards of ``autograph.guards.model``;
 values reached without one are either given a source rooted at a fixed object
 (``ObjectSource``: another module's globals, a callee's defaults — the capture's
-``wrap`` does this) or *pinned* by a callable: a PYTHON guard re-reads the real
-location and compares.
+``wrap`` does this) or *pinned* by a callable that re-reads the real location: a
+PINNED_IDENTITY guard (its getter is one call node of the native plan) compares identity,
+a PYTHON guard compares a value or a type.
 
 Capture records guards only through the public methods below, one per guard kind (and
 ``python`` for a check no kind expresses); ``_add`` is private to this module
