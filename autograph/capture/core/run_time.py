@@ -54,7 +54,6 @@ UNGUARDED_ANSWERS = {
     "is_set_to": "whether two tensors share storage, offset, sizes and strides",
     "is_shared": "whether the tensor's memory is shared between processes",
     "is_pinned": "whether the tensor's memory is pinned",
-    "has_names": "the tensor's dimension names",
 }
 
 
