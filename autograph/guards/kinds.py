@@ -484,7 +484,7 @@ class DictKeys(KindSpec):
         return keys_match(v, g[2], g[3])
 
 
-SEQUENCE_ITERATORS = (type(iter([])), type(iter(())))
+SEQUENCE_ITERATORS: tuple[type, ...] = (type(iter([])), type(iter(())))
 
 
 def items_left(it: Any, reader: Callable[[Any], Any]) -> int:
