@@ -86,7 +86,16 @@ def _value_guard(g, source, obj: Any) -> None:
         return
     g.type_(source, obj)
     if source is not None:
-        g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: v == obj, [source])
+        expected = _typed(obj)
+        g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: _typed(v) == expected, [source])
+
+
+def _typed(x: Any) -> Any:
+    """``x`` with each element's type beside it: ``frozenset({1})`` and ``frozenset({True})`` are
+    equal, yet capture folds their items as different constants."""
+    if type(x) in (tuple, frozenset):
+        return type(x), type(x)(_typed(i) for i in x)
+    return type(x), x
 
 
 def _wrap_items(tx, container: Any, source, pairs) -> list[Value]:
