@@ -9,7 +9,7 @@ compares identity, EQUALS_MATCH a constant's value, TYPE_MATCH a type.
 
 Capture records guards only through the public methods below, one per guard kind (and
 ``python`` for a check no kind expresses); ``_add`` is private to this module
-(``tests/capture/test_guard_api.py`` enforces it).
+(``tests/capture/core/test_guard_api.py`` enforces it).
 """
 from __future__ import annotations
 
