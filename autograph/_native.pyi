@@ -15,6 +15,7 @@ N_ITEM: int
 N_CALL: int
 N_KWONLY: int
 N_VARKW: int
+N_APPLY: int
 G_TENSOR: int
 G_TYPE: int
 G_ID: int
@@ -24,6 +25,9 @@ G_EQ: int
 G_CALL: int
 G_NO_KEY: int
 G_NO_HOOKS: int
+G_IS: int
+G_KEYS: int
+G_ITEMS_LEFT: int
 MAX_NODES: int
 
 class HitPath:
@@ -45,4 +49,5 @@ def set_tensor_dims_layout(offset: int, /) -> None: ...
 def tensor_dims(tensor: Any, /) -> tuple[tuple[int, ...], tuple[int, ...]] | None: ...
 def nesting(delta: int = 0, limit: int | None = None, /) -> int: ...
 def in_guards() -> bool: ...
+def seq_iter_layout() -> bool: ...
 def set_flags(off: bool, captures: int, python: bool = False, /) -> None: ...

@@ -19,9 +19,9 @@
 
 /* node kinds (autograph/guards/extension.py N_*) and guard opcodes (autograph/guards/kinds.py Op) */
 enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
-       N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10 };
+       N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10, N_APPLY = 11 };
 enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6, G_NO_KEY = 7,
-       G_NO_HOOKS = 8 };
+       G_NO_HOOKS = 8, G_IS = 9, G_KEYS = 10, G_ITEMS_LEFT = 11 };
 
 #define MAX_NODES 1024
 
@@ -150,6 +150,10 @@ static PyObject *node_value(Frame *f, Py_ssize_t i) {
         break;
     case N_CALL:
         v = PyObject_Call(a, b, NULL);
+        break;
+    case N_APPLY:  /* (N_APPLY, base node, reader): reader(base) */
+        base = node_value(f, PyLong_AsSsize_t(a));
+        if (base) { v = PyObject_CallOneArg(b, base); Py_DECREF(base); }
         break;
     default:
         PyErr_Format(PyExc_SystemError, "autograph._native: unknown node kind %ld", kind);
@@ -448,6 +452,125 @@ static int no_hooks_check(PyObject *v, PyObject *names) {
     return ok;
 }
 
+/* One key of a DICT_KEYS guard (kinds.keys_match): the same object, or (by value) of the same
+ * type and equal. */
+static int key_eq(PyObject *a, PyObject *b, int by_value) {
+    if (a == b) return 1;
+    if (!by_value || Py_TYPE(a) != Py_TYPE(b)) return 0;
+    return py_eq(a, b);
+}
+
+/* DICT_KEYS: len(d) is len(keys) and iter(d) yields keys first, in order (kinds.keys_match).
+ * A plain dict is read in place with PyDict_Next, which walks its entries in the order its
+ * iterator yields them; a size change while a key compares (Python code in an __eq__) fails as
+ * the iterator's RuntimeError does. Any other mapping goes through len() and iter(). */
+static int keys_check(PyObject *d, PyObject *keys, PyObject *by_value) {
+    Py_ssize_t n = PyTuple_GET_SIZE(keys);
+    int ok = 1;
+    if (PyDict_CheckExact(d)) {
+        Py_ssize_t used = PyDict_GET_SIZE(d), pos = 0;
+        PyObject *k, *value;
+        if (used != n) return 0;
+        for (Py_ssize_t i = 0; ok == 1 && i < n; i++) {
+            if (PyDict_GET_SIZE(d) != used) return -1;  /* "dictionary changed size during iteration" */
+            if (!PyDict_Next(d, &pos, &k, &value)) return 0;
+            Py_INCREF(k);
+            ok = key_eq(k, PyTuple_GET_ITEM(keys, i), PyTuple_GET_ITEM(by_value, i) == Py_True);
+            Py_DECREF(k);
+        }
+        return ok;
+    }
+    Py_ssize_t size = PyObject_Size(d);
+    if (size < 0) return -1;
+    if (size != n) return 0;
+    PyObject *it = PyObject_GetIter(d);
+    if (!it) return -1;
+    for (Py_ssize_t i = 0; ok == 1 && i < n; i++) {
+        PyObject *k = PyIter_Next(it);
+        if (!k) { ok = PyErr_Occurred() ? -1 : 0; break; }
+        ok = key_eq(k, PyTuple_GET_ITEM(keys, i), PyTuple_GET_ITEM(by_value, i) == Py_True);
+        Py_DECREF(k);
+    }
+    Py_DECREF(it);
+    return ok;
+}
+
+/* The fields CPython's list and tuple iterators share (listiterobject, tupleiterobject): the
+ * index of the next item and the sequence, NULL once exhausted. guard_eval_init checks this
+ * layout on live iterators; when it does not hold, their __length_hint__ is called instead. */
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t it_index;
+    PyObject *it_seq;
+} SeqIter;
+static int g_seqiter_layout = 0;
+
+/* How many items a list or tuple iterator will still yield (its __length_hint__);
+ * -2 when `it` is another kind of iterator, -1 on error. */
+static Py_ssize_t seq_iter_left(PyObject *it) {
+    if (Py_TYPE(it) != &PyListIter_Type && Py_TYPE(it) != &PyTupleIter_Type) return -2;
+    if (!g_seqiter_layout) return PyObject_LengthHint(it, 0);
+    SeqIter *s = (SeqIter *)it;
+    if (!s->it_seq) return 0;
+    Py_ssize_t n = Py_SIZE(s->it_seq) - s->it_index;
+    return n > 0 ? n : 0;
+}
+
+static int seq_iter_probe_one(PyObject *seq) {
+    PyObject *it = PyObject_GetIter(seq);
+    if (!it) return -1;
+    int ok = Py_TYPE(it)->tp_basicsize == (Py_ssize_t)sizeof(SeqIter);
+    for (Py_ssize_t i = 0; ok && i <= Py_SIZE(seq); i++) {
+        SeqIter *s = (SeqIter *)it;
+        PyObject *hint = PyObject_CallMethod(it, "__length_hint__", NULL);
+        if (!hint) { Py_DECREF(it); return -1; }
+        Py_ssize_t want = PyLong_AsSsize_t(hint);
+        Py_DECREF(hint);
+        ok = (s->it_seq == NULL || (s->it_seq == seq && s->it_index == i)) && seq_iter_left(it) == want
+             && want == Py_SIZE(seq) - i;
+        PyObject *x = PyIter_Next(it);
+        Py_XDECREF(x);
+        if (!x && PyErr_Occurred()) { Py_DECREF(it); return -1; }
+    }
+    ok = ok && ((SeqIter *)it)->it_seq == NULL && seq_iter_left(it) == 0;
+    Py_DECREF(it);
+    return ok;
+}
+
+/* Whether list and tuple iterators have the SeqIter layout (checked once, at import). */
+static int seq_iter_probe(void) {
+    PyObject *list = Py_BuildValue("[iii]", 1, 2, 3), *tuple = Py_BuildValue("(ii)", 1, 2);
+    int ok = -1;
+    if (list && tuple) {
+        g_seqiter_layout = 1;
+        ok = seq_iter_probe_one(list);
+        if (ok == 1) ok = seq_iter_probe_one(tuple);
+        g_seqiter_layout = ok == 1;
+    }
+    Py_XDECREF(list);
+    Py_XDECREF(tuple);
+    return ok < 0 ? -1 : 0;
+}
+
+static PyObject *native_seq_iter_layout(PyObject *self, PyObject *unused) {
+    return PyBool_FromLong(g_seqiter_layout);
+}
+
+/* ITER_REMAINING: (op, node, count, more, reader); kinds.items_left, then > count or == count */
+static int items_left_check(PyObject *it, PyObject *g) {
+    Py_ssize_t left = seq_iter_left(it);
+    if (left == -2) {
+        PyObject *items = PyObject_CallOneArg(PyTuple_GET_ITEM(g, 4), it);
+        if (!items) return -1;
+        left = PyObject_Size(items);
+        Py_DECREF(items);
+    }
+    if (left < 0) return -1;
+    Py_ssize_t count = PyLong_AsSsize_t(PyTuple_GET_ITEM(g, 2));
+    if (count == -1 && PyErr_Occurred()) return -1;
+    return PyTuple_GET_ITEM(g, 3) == Py_True ? left > count : left == count;
+}
+
 /* 1 pass, 0 fail, -1 error (counts as fail) */
 static int guard_check(Frame *f, PyObject *g) {
     long op = PyLong_AsLong(PyTuple_GET_ITEM(g, 0));
@@ -468,6 +591,15 @@ static int guard_check(Frame *f, PyObject *g) {
         Py_DECREF(r);
         return t;
     }
+    if (op == G_IS) {  /* (op, (a, b), same): a is b, or a is not b */
+        PyObject *a = node_value(f, PyLong_AsSsize_t(PyTuple_GET_ITEM(nodeidx, 0)));
+        if (!a) return -1;
+        PyObject *b = node_value(f, PyLong_AsSsize_t(PyTuple_GET_ITEM(nodeidx, 1)));
+        Py_DECREF(a);  /* the frame holds both values */
+        if (!b) return -1;
+        Py_DECREF(b);
+        return (a == b) == (PyTuple_GET_ITEM(g, 2) == Py_True);
+    }
     PyObject *v = node_value(f, PyLong_AsSsize_t(nodeidx));
     if (!v) return -1;
     int ok;
@@ -484,6 +616,8 @@ static int guard_check(Frame *f, PyObject *g) {
     }
     case G_EQ: ok = py_eq(v, e); break;
     case G_NO_HOOKS: ok = no_hooks_check(v, e); break;
+    case G_KEYS: ok = keys_check(v, e, PyTuple_GET_ITEM(g, 3)); break;
+    case G_ITEMS_LEFT: ok = items_left_check(v, g); break;
     case G_NO_KEY: {
         int has = PySequence_Contains(v, e);
         ok = has < 0 ? -1 : !has;
@@ -604,6 +738,8 @@ static PyMethodDef guard_eval_methods[] = {
      "set_tensor_dims_layout(offset): enable direct size/stride reads (-1 disables)"},
     {"tensor_dims", native_tensor_dims, METH_O,
      "tensor_dims(tensor) -> (sizes, strides) read directly, or None when disabled or over 5 dims"},
+    {"seq_iter_layout", native_seq_iter_layout, METH_NOARGS,
+     "seq_iter_layout() -> whether list/tuple iterators are read in place (else through __length_hint__)"},
     {"in_guards", native_in_guards, METH_NOARGS,
      "in_guards() -> whether this thread is evaluating guards (their tensor reads are not user calls)"},
     {NULL, NULL, 0, NULL},
@@ -618,11 +754,13 @@ int guard_eval_init(PyObject *m) {
     s_is_contiguous = PyUnicode_InternFromString("is_contiguous");
     if (!s_is_contiguous || !s_dtype || !s_device || !s_requires_grad || !s_size || !s_stride) return -1;
     if (PyModule_AddFunctions(m, guard_eval_methods) < 0) return -1;
+    if (seq_iter_probe() < 0) return -1;
     /* the plan's node kinds, guard opcodes and size limit, checked against Python's at load */
     static const NativeConstant constants[] = {
         {"N_POS", N_POS}, {"N_VARARGS", N_VARARGS}, {"N_CONST", N_CONST}, {"N_GLOBAL", N_GLOBAL},
         {"N_GLOBAL_OR_BUILTIN", N_GLOBAL_OR_BUILTIN}, {"N_CELL", N_CELL}, {"N_ATTR", N_ATTR},
         {"N_ITEM", N_ITEM}, {"N_CALL", N_CALL}, {"N_KWONLY", N_KWONLY}, {"N_VARKW", N_VARKW},
+        {"N_APPLY", N_APPLY}, {"G_IS", G_IS}, {"G_KEYS", G_KEYS}, {"G_ITEMS_LEFT", G_ITEMS_LEFT},
         {"G_TENSOR", G_TENSOR}, {"G_TYPE", G_TYPE}, {"G_ID", G_ID}, {"G_CONST", G_CONST},
         {"G_LEN", G_LEN}, {"G_EQ", G_EQ}, {"G_CALL", G_CALL}, {"G_NO_KEY", G_NO_KEY},
         {"G_NO_HOOKS", G_NO_HOOKS}, {"MAX_NODES", MAX_NODES},

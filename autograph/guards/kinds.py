@@ -58,6 +58,9 @@ class Op(enum.IntEnum):
     CALL = 6
     NO_KEY = 7
     NO_HOOKS = 8
+    IS = 9
+    KEYS = 10
+    ITEMS_LEFT = 11
 
 
 class Inexpressible(Exception):
@@ -402,12 +405,29 @@ class ShapeRelation(_CallGuard):
     kind = GuardKind.SHAPE_RELATION
 
 
-@kind
-class SameObject(_CallGuard):
-    """``a is b``: two sources reach one object (one placeholder, one mirror serve both). Its
-    check is ``operator.is_``, a C function: no Python frame on the native path."""
+class _Identity(KindSpec):
+    """``a is b`` (``same``) or ``a is not b`` over the values of two sources: a pointer compare."""
 
-    kind = GuardKind.SAME_OBJECT
+    op = Op.IS
+    same: ClassVar[bool]
+
+    def python(self, gen: CheckWriter, guard: Guard) -> str:
+        a, b = (gen.expr(s) for s in guard.sources)
+        return f"({a} {'is' if self.same else 'is not'} {b})"
+
+    def plan(self, guard: Guard, node: Callable[[Source | None], int]) -> tuple:
+        return (int(self.op), tuple(node(s) for s in guard.sources), self.same)
+
+    def twin(self, g: tuple, read: Callable[[int], Any]) -> bool:
+        a, b = (read(n) for n in g[1])
+        return (a is b) is g[2]
+
+
+@kind
+class SameObject(_Identity):
+    """``a is b``: two sources reach one object (one placeholder, one mirror serve both)."""
+
+    kind, same = GuardKind.SAME_OBJECT, True
 
     def words(self, where: str, guard: Guard) -> str:
         a, b = (s.expr for s in guard.sources)
@@ -415,66 +435,103 @@ class SameObject(_CallGuard):
 
 
 @kind
-class DistinctObjects(_CallGuard):
+class DistinctObjects(_Identity):
     """``a is not b``: capture decided two objects differ (one is changed, the other read as
-    unchanged; ``a is b`` folded to False). Checked by ``operator.is_not``, a C function."""
+    unchanged; ``a is b`` folded to False)."""
 
-    kind = GuardKind.DISTINCT_OBJECTS
+    kind, same = GuardKind.DISTINCT_OBJECTS, False
 
     def words(self, where: str, guard: Guard) -> str:
         a, b = (s.expr for s in guard.sources)
         return f"{a} and {b} are different objects"
 
 
+_NO_KEY = object()
+
+
 def keys_match(d: Any, keys: tuple, by_value: tuple) -> bool:
-    """The keys of ``d``, in order, are ``keys``: the same objects, or (where ``by_value``) of
-    the same type and equal (``1`` and ``True``, ``(2, 3)`` and ``torch.Size([2, 3])`` differ)."""
+    """``len(d)`` is ``len(keys)`` and ``iter(d)`` yields ``keys`` first, in order: the same
+    objects, or (where ``by_value``) of the same type and equal (``1`` and ``True``, ``(2, 3)``
+    and ``torch.Size([2, 3])`` differ). No item is taken past the last key (the C case of
+    ``G_KEYS`` reads a plain dict's entries in place, in the order its iterator yields them)."""
     if len(d) != len(keys):
         return False
-    for a, b, value in zip(d, keys, by_value):
+    it = iter(d)
+    for b, value in zip(keys, by_value):
+        a = next(it, _NO_KEY)
         if not (a is b or (value and type(a) is type(b) and a == b)):
             return False
     return True
 
 
 @kind
-class DictKeys(_CallGuard):
+class DictKeys(KindSpec):
     """The keys of a dict (or another mapping) in order, as when compiled (``expected``: the keys;
-    ``words`` shows them)."""
+    the plan node carries which are compared by value)."""
 
-    kind = GuardKind.DICT_KEYS
+    kind, op = GuardKind.DICT_KEYS, Op.KEYS
+    namespace = {"___keys_match": keys_match}
+
+    def python(self, gen: CheckWriter, guard: Guard) -> str:
+        keys, by_value = guard.expected
+        return f"___keys_match({gen.expr(guard.source)}, {gen.bind('keys', keys)}, {gen.bind('by', by_value)})"
+
+    def plan(self, guard: Guard, node: Callable[[Source | None], int]) -> tuple:
+        keys, by_value = guard.expected
+        return (int(self.op), node(guard.source), keys, by_value)
+
+    def holds(self, v: Any, g: tuple) -> bool:
+        return keys_match(v, g[2], g[3])
 
 
-def remaining_count_holds(it: Any, reader: Callable[[Any], tuple], count: int, more: bool) -> bool:
-    """``len(reader(it)) > count`` when ``more``, else ``== count``; ``reader`` reads what an
-    iterator will still yield without consuming it."""
-    left = len(reader(it))
-    return left > count if more else left == count
+SEQUENCE_ITERATORS: tuple[type, ...] = (type(iter([])), type(iter(())))
+
+
+def items_left(it: Any, reader: Callable[[Any], Any]) -> int:
+    """How many items the iterator ``it`` will still yield, without consuming it: a list or
+    tuple iterator's own count (its ``__length_hint__``, which the C case reads from the
+    iterator's fields), else ``len(reader(it))``."""
+    if type(it) in SEQUENCE_ITERATORS:
+        return type(it).__length_hint__(it)
+    return len(reader(it))
 
 
 @kind
-class IterRemaining(_CallGuard):
+class IterRemaining(KindSpec):
     """How many items an iterator from outside still holds: more than ``k`` (capture took item
-    ``k``) or exactly ``k`` (capture saw it end); ``expected`` is ``(k, more)``."""
+    ``k``) or exactly ``k`` (capture saw it end); ``expected`` is ``(k, more, reader)``, the
+    reader giving the items an iterator of another type will still yield."""
 
-    kind = GuardKind.ITER_REMAINING
+    kind, op = GuardKind.ITER_REMAINING, Op.ITEMS_LEFT
+    namespace = {"___items_left": items_left}
 
     def words(self, where: str, guard: Guard) -> str:
-        k, more = guard.expected
+        k, more, _ = guard.expected
         return f"{where} has {'more than ' if more else ''}{k} item{'s' if k != 1 else ''} left"
 
+    def python(self, gen: CheckWriter, guard: Guard) -> str:
+        k, more, reader = guard.expected
+        return f"___items_left({gen.expr(guard.source)}, {gen.bind('reader', reader)}) {'>' if more else '=='} {k}"
 
-def pinned_is(getter: Callable[[], Any], obj: Any) -> bool:
-    """``getter() is obj``: a pinned location still holds the object read when compiled."""
-    return getter() is obj
+    def plan(self, guard: Guard, node: Callable[[Source | None], int]) -> tuple:
+        k, more, reader = guard.expected
+        return (int(self.op), node(guard.source), k, more, reader)
+
+    def holds(self, v: Any, g: tuple) -> bool:
+        left = items_left(v, g[4])
+        return left > g[2] if g[3] else left == g[2]
 
 
 @kind
-class PinnedIdentity(_CallGuard):
-    """A value read without a source (a trusted or pinned read) is the same object: ``getter``
-    re-reads its real location (``expected``: the object)."""
+class PinnedIdentity(IdMatch):
+    """A value read without a source path (a trusted or pinned read) is the same object: its
+    source is a ``PinnedSource`` whose getter re-reads the real location (one call node of the
+    native plan), compared by pointer like ID_MATCH (``expected``: the object)."""
 
     kind = GuardKind.PINNED_IDENTITY
+
+    def words(self, where: str, guard: Guard) -> str:
+        return guard.words or guard.src
 
 
 @kind

@@ -9,14 +9,13 @@ Python) and ``native.py`` (C fast path) read it there.
 """
 from __future__ import annotations
 
-import functools
 import operator
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from autograph.guards.kinds import GuardKind, keys_match, no_hooks_hold, pinned_is, remaining_count_holds, spec_of
-from autograph.guards.sources import GLOBAL_STATE_KINDS, GlobalStateSource, Source
+from autograph.guards.kinds import GuardKind, no_hooks_hold, spec_of
+from autograph.guards.sources import GLOBAL_STATE_KINDS, GlobalStateSource, PinnedSource, Source
 from autograph.guards.text import identity_words
 
 __all__ = ["GuardKind", "Guard", "TensorFacts", "identity_words", "no_hooks_hold"]
@@ -214,23 +213,22 @@ def dict_keys(source: Source, keys: Sequence[Any], by_value: Sequence[bool]) -> 
     ``by_value``) of the same type and equal (see ``kinds.keys_match``)."""
     keys, by_value = tuple(keys), tuple(bool(b) for b in by_value)
     shown = ", ".join(repr(k) if v else f"<{type(k).__name__} at {id(k):#x}>" for k, v in zip(keys, by_value))
-    check = functools.partial(keys_match, keys=keys, by_value=by_value)
-    return Guard(DICT_KEYS, source, keys, f"keys({source.expr}) == ({shown})", check_fn=check,
+    return Guard(DICT_KEYS, source, (keys, by_value), f"keys({source.expr}) == ({shown})",
                  words=f"{source.expr}: keys ({shown}) in this order")
 
 
-def iterator_remaining(source: Source, reader: Callable[[Any], tuple], count: int, more: bool) -> Guard:
+def iterator_remaining(source: Source, reader: Callable[[Any], Any], count: int, more: bool) -> Guard:
     """The iterator at ``source`` holds more than ``count`` items still (``more``) or exactly
-    ``count``; ``reader`` reads the items it will yield without consuming it."""
-    check = functools.partial(remaining_count_holds, reader=reader, count=count, more=more)
+    ``count``; ``reader`` reads the items an iterator other than a list or tuple iterator will
+    yield, without consuming it (see ``kinds.items_left``)."""
     text = f"len({reader.__name__}({source.expr})) {'>' if more else '=='} {count}"
-    return Guard(ITER_REMAINING, source, (count, more), text, check_fn=check)
+    return Guard(ITER_REMAINING, source, (count, more, reader), text)
 
 
 def pinned_identity(getter: Callable[[], Any], what: str, obj: Any) -> Guard:
     """``getter() is obj``: the location ``what`` (read without a source) still holds ``obj``."""
-    return Guard(PINNED_IDENTITY, None, obj, f"{what} is <{type(obj).__name__} at {id(obj):#x}>",
-                 check_fn=functools.partial(pinned_is, getter, obj),
+    return Guard(PINNED_IDENTITY, PinnedSource(getter, what), obj,
+                 f"{what} is <{type(obj).__name__} at {id(obj):#x}>",
                  words=f"{what}: {identity_words(obj)} (same object as when compiled)")
 
 

@@ -16,13 +16,13 @@ import inspect
 from typing import Any, Callable, Sequence
 
 from autograph.guards.check import GuardSet
-from autograph.guards.extension import (MAX_NODES, N_ATTR, N_CALL, N_CELL, N_CONST, N_GLOBAL,
+from autograph.guards.extension import (MAX_NODES, N_APPLY, N_ATTR, N_CALL, N_CELL, N_CONST, N_GLOBAL,
                                         N_GLOBAL_OR_BUILTIN, N_ITEM, N_KWONLY, N_POS, N_VARARGS, N_VARKW,
                                         c_path)
 from autograph.guards.kinds import TWINS, Inexpressible, spec_of
 from autograph.guards.model import Guard
-from autograph.guards.sources import (AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
-                                      ItemSource, LocalSource, ObjectSource, Source)
+from autograph.guards.sources import (AppliedSource, AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
+                                      ItemSource, LocalSource, ObjectSource, PinnedSource, Source)
 
 
 
@@ -107,6 +107,10 @@ class _PlanBuilder:
             node = (N_CALL, *_global_state_call(source))
         elif isinstance(source, ObjectSource):
             node = (N_CONST, source.obj, None)
+        elif isinstance(source, PinnedSource):
+            node = (N_CALL, source.getter, ())
+        elif isinstance(source, AppliedSource):
+            node = (N_APPLY, self.node(source.base), source.reader())
         else:
             raise Inexpressible(f"source {type(source).__name__}")
         self.nodes.append(node)
@@ -161,6 +165,8 @@ def _node_value(plan: tuple, values: list, i: int, args: tuple, kwargs: dict) ->
         v = _node_value(plan, values, a, args, kwargs)[b]
     elif kind == N_CALL:
         v = a(*b)
+    elif kind == N_APPLY:
+        v = b(_node_value(plan, values, a, args, kwargs))
     else:
         raise SystemError(f"unknown node kind {kind}")
     values[i] = v

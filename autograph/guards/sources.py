@@ -243,6 +243,51 @@ class ObjectSource(Source):
         return ctx.constant(self.obj, "obj")
 
 
+class PinnedSource(Source):
+    """The value ``getter()`` returns: a location capture read without a source path (a trusted
+    or pinned read), read again by calling ``getter``. Equal when the getter is the same object."""
+
+    __slots__ = ("getter", "what")
+
+    def __init__(self, getter: Callable[[], Any], what: str):
+        self.getter = getter
+        self.what = what
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PinnedSource) and other.getter is self.getter
+
+    def __hash__(self) -> int:
+        return hash((PinnedSource, id(self.getter)))
+
+    def __repr__(self) -> str:
+        return f"PinnedSource({self.what})"
+
+    @property
+    def expr(self) -> str:
+        return self.what
+
+    def fetch(self, frame_locals, fn):
+        return self.getter()
+
+    def render(self, ctx):
+        return f"{ctx.constant(self.getter, 'pin')}()"
+
+
+class AppliedSource(Source):
+    """``reader(base)``: a value a function reads from another source's value without changing
+    it (the items an iterator will still yield, say). Subclasses name their base (``base``) and
+    the function (``reader()``); a native plan reads it as one call on the base's node."""
+
+    def reader(self) -> Callable[[Any], Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def fetch(self, frame_locals, fn):
+        return self.reader()(self.base.fetch(frame_locals, fn))
+
+    def render(self, ctx):
+        return f"{ctx.constant(self.reader(), 'read')}({ctx.expr(self.base)})"
+
+
 def _autocast(device_type: str) -> Callable[[], bool]:
     def read() -> bool:
         import torch

@@ -4,7 +4,7 @@ import torch
 
 import autograph
 from autograph.explain.render import kernels_of
-from tests.capture.test_autograd_functions import PairNewStyle, SiLUish
+from tests.capture.families.test_autograd_functions import PairNewStyle, SiLUish
 
 
 def _fn(x):

@@ -4,7 +4,7 @@ break listed below with its reason. A new Python version's opcodes fail here unt
 
 Torch-free (runs under every Python ``scripts/test`` finds): the handler table is read from the
 ``handler(...)`` registrations in ``autograph/capture`` without importing it;
-``tests/capture/test_handler_table.py`` checks that reading against the real ``HANDLERS``.
+``tests/capture/engine/test_handler_table.py`` checks that reading against the real ``HANDLERS``.
 """
 from __future__ import annotations
 

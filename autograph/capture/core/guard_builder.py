@@ -3,19 +3,20 @@
 Values reached through a ``Source`` get the guards of ``autograph.guards.model``;
 values reached without one are either given a source rooted at a fixed object
 (``ObjectSource``: another module's globals, a callee's defaults — the capture's
-``wrap`` does this) or *pinned* by a callable: a PYTHON guard re-reads the real
-location and compares.
+``wrap`` does this) or *pinned* by a callable that re-reads the real location: a
+guard on a ``PinnedSource`` (its getter is one call node of the native plan): PINNED_IDENTITY
+compares identity, EQUALS_MATCH a constant's value, TYPE_MATCH a type.
 
 Capture records guards only through the public methods below, one per guard kind (and
 ``python`` for a check no kind expresses); ``_add`` is private to this module
-(``tests/capture/test_guard_api.py`` enforces it).
+(``tests/capture/core/test_guard_api.py`` enforces it).
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from autograph.guards import model
-from autograph.guards.sources import AttrSource, ItemSource, ObjectSource, Source
+from autograph.guards.sources import AttrSource, ItemSource, ObjectSource, PinnedSource, Source
 
 
 class GuardRecorder:
@@ -37,13 +38,14 @@ class GuardRecorder:
         self.pin = None  # only the top-level object of a pinned read
         if kind == "id":
             self._add(("pin-id", what, id(obj)), lambda: model.pinned_identity(getter, what, obj))
+        elif kind == "eq" and model._is_constant(obj):
+            self._add(("pin-eq", what, repr(obj)), lambda: model.equals_match(PinnedSource(getter, what), obj))
         elif kind == "eq":
             self._add(("pin-eq", what, repr(obj)), lambda: model.python_guard(
                 f"{what} == {obj!r}", lambda: (lambda v: type(v) is type(obj) and v == obj)(getter()), []))
         elif kind == "type":
             t = type(obj)
-            self._add(("pin-type", what, t), lambda: model.python_guard(
-                f"type({what}) is {t.__qualname__}", lambda: type(getter()) is t, []))
+            self._add(("pin-type", what, t), lambda: model.type_match(PinnedSource(getter, what), t, is_type=True))
 
     def method(self, obj_source, cls: type, name: str, func: Any) -> None:
         """``obj.name`` stays ``func`` bound to ``obj``: neither its class nor the instance

@@ -45,15 +45,43 @@ class RunTimeValue(Value):
         return cg.shared(self, call)
 
 
-def refuse_fake_text(result: Any, what: str, inputs: Any) -> None:
-    """The one check for text computed during capture from a fake tensor or a symbol among
-    ``inputs`` (``"%s" % t``, ``t.__repr__()``): it shows the fake (``FakeTensor(..., size=())``),
-    never the run's values, so it is never folded into the program; the operation runs in
-    Python after a break. (Text from no tensor, ``torch._C._get_privateuse1_backend_name()``,
-    is the real function's.)"""
+# Tensor methods whose Python answer reads what no guard holds (TENSOR_MATCH pins class, dtype,
+# device, requires_grad, sizes, strides and dispatch keys): the fake's answer is not the run's
+UNGUARDED_ANSWERS = {
+    "__hash__": "the tensor's identity",
+    "storage_offset": "the tensor's offset in its storage",
+    "_is_view": "whether the tensor is a view of another",
+    "is_set_to": "whether two tensors share storage, offset, sizes and strides",
+    "is_shared": "whether the tensor's memory is shared between processes",
+    "is_pinned": "whether the tensor's memory is pinned",
+}
+
+
+def refuse_fake_answer(result: Any, what: str, inputs: Any) -> None:
+    """The one check for a Python answer computed during capture from a fake tensor or a symbol
+    among ``inputs``, before it is folded into the program as a constant:
+
+    * text (``"%s" % t``, ``t.__repr__()``) shows the fake (``FakeTensor(..., size=())``), never
+      the run's values (text from no tensor, ``torch._C._get_privateuse1_backend_name()``, is
+      the real function's);
+    * the answer of a method reading what no guard holds (``UNGUARDED_ANSWERS``: identity,
+      storage offset, view-ness, shared or pinned memory) is the fake's, not the run's tensor's.
+
+    Either is never folded: the operation runs in Python after a break."""
     if _holds_text(result) and _holds_fake(inputs):
         raise Unsupported(f"{what} makes text from a tensor's values (known only at run time)",
                           kind=RUN_TIME_VALUE)
+    reads = UNGUARDED_ANSWERS.get(what.rsplit(".", 1)[-1])
+    if reads is not None and not _holds_tensor(result) and _holds_fake(inputs):
+        raise Unsupported(f"{what} reads {reads}, which no guard holds (known only at run time)",
+                          kind=RUN_TIME_VALUE)
+
+
+def _holds_tensor(result: Any) -> bool:
+    import torch
+    if isinstance(result, torch.Tensor):
+        return True
+    return type(result) in (tuple, list) and any(_holds_tensor(r) for r in result)
 
 
 def _holds_text(result: Any) -> bool:

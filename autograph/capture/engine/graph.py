@@ -182,8 +182,8 @@ class GraphBuilder:
             raise Unsupported(f"{_target_name(target)} failed during capture "
                               f"({name}: {str(exc).splitlines()[0] if str(exc) else ''})", generic=True,
                               kind="fake-tensor-failure")
-        from autograph.capture.core.run_time import refuse_fake_text
-        refuse_fake_text(result, _target_name(target), (fake_args, fake_kwargs))  # never fold a fake's text
+        from autograph.capture.core.run_time import refuse_fake_answer
+        refuse_fake_answer(result, _target_name(target), (fake_args, fake_kwargs))  # never fold a fake's answer
         if _has_symbolic_shape(result):
             raise Unsupported(f"data-dependent output shape of {_target_name(target)} "
                               f"(its size depends on tensor values)", kind="data-dependent-operation")

@@ -86,7 +86,16 @@ def _value_guard(g, source, obj: Any) -> None:
         return
     g.type_(source, obj)
     if source is not None:
-        g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: v == obj, [source])
+        expected = _typed(obj)
+        g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: _typed(v) == expected, [source])
+
+
+def _typed(x: Any) -> Any:
+    """``x`` with each element's type beside it: ``frozenset({1})`` and ``frozenset({True})`` are
+    equal, yet capture folds their items as different constants."""
+    if type(x) in (tuple, frozenset):
+        return type(x), type(x)(_typed(i) for i in x)
+    return type(x), x
 
 
 def _wrap_items(tx, container: Any, source, pairs) -> list[Value]:
@@ -264,9 +273,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         remaining = _iterator_remaining(obj)
         if remaining is not None and all(type(v) in (int, float, str, bool, type(None)) for v in remaining):
             from autograph.capture.families.iterators import ForeignIteratorValue
-            expected = tuple(remaining)
-            g.python(("iter", source), f"remaining({source.expr}) == {expected!r}",
-                     lambda it: type(it) is type(obj) and _iterator_remaining(it) == expected, [source])
+            # the items still to come, each of the same type and equal (1, 1.0 and True differ:
+            # they are folded as constants), read natively through remaining(it)
+            g.type_(source, obj)
+            g.equals(live_iterators.RemainingSource(source), tuple(remaining))
             value = ForeignIteratorValue([ConstantValue(v) for v in remaining], source, type(obj))
             value.identity = obj
             live_iterators.outside_iterator(tx, obj, source)

@@ -21,7 +21,7 @@ from autograph.capture.families import builder
 from autograph.capture.families import side_effects
 from autograph.capture.core.base import Value
 from autograph.capture.families.containers import ListIteratorValue
-from autograph.guards.sources import ItemSource, Source
+from autograph.guards.sources import AppliedSource, ItemSource, Source
 
 
 def remaining(it) -> tuple:
@@ -40,7 +40,7 @@ def advance(it, n: int):
 
 
 @dataclass(frozen=True, init=False)
-class RemainingSource(Source):
+class RemainingSource(AppliedSource):
     """``remaining(it)``: the items a tuple/list iterator still holds (read without consuming)."""
 
     base_source: Source
@@ -56,8 +56,8 @@ class RemainingSource(Source):
     def expr(self) -> str:
         return f"remaining({self.base_source.expr})"
 
-    def fetch(self, frame_locals, fn):
-        return remaining(self.base_source.fetch(frame_locals, fn))
+    def reader(self):
+        return remaining
 
     def render(self, ctx):
         text = f"{ctx.constant(remaining, 'remaining')}({ctx.expr(self.base_source)})"

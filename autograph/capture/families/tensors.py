@@ -26,8 +26,7 @@ _OP_ATTRS = {"T", "mT", "H", "mH", "real", "imag", "data", "grad"}
 _TENSOR_STATE = frozenset({"data", "grad", "requires_grad", "names", "retains_grad", "is_leaf", "grad_fn"})
 # methods whose answer is metadata only
 _META_METHODS = {"size", "dim", "stride", "numel", "nelement", "element_size", "is_contiguous",
-                 "is_floating_point", "is_complex", "get_device", "ndimension", "storage_offset",
-                 "type" }
+                 "is_floating_point", "is_complex", "get_device", "ndimension", "type"}
 # methods that need real values or are side effects beyond the graph
 _BREAK_METHODS = {
     "item": "`.item()` reads a tensor value into Python",
@@ -138,6 +137,11 @@ class TensorValue(Value):
 
     def getattr(self, tx, name: str) -> Value:
         from autograph.capture.families.builder import wrap_fake_result
+        if name == "is_leaf" and self.fake.requires_grad and self.node.op in ("placeholder", "get_attr"):
+            # a tensor from outside that requires grad may have been computed (no guard holds its
+            # autograd history): its fake is always a leaf
+            raise Unsupported("`.is_leaf` of a tensor from outside that requires grad (its autograd history "
+                              "is known only at run time)", kind="run-time-value")
         if name in _META_ATTRS:
             value = getattr(self.fake, name)
             if name == "shape":

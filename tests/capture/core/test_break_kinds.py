@@ -10,7 +10,7 @@ import pytest
 from autograph.capture.core.breaks import Unsupported
 from autograph.explain.break_kinds import all_kinds
 
-CAPTURE = Path(__file__).resolve().parents[2] / "autograph" / "capture"
+CAPTURE = Path(__file__).resolve().parents[3] / "autograph" / "capture"
 
 
 def _raise_sites():

@@ -418,7 +418,7 @@ def test_blkmod_program_under_the_import_hook(tmp_path):
     (tmp_path / "blkmod.py").write_text(BLKMOD)
     (tmp_path / "countmod.py").write_text(COUNTMOD)
     (tmp_path / "program.py").write_text(PROGRAM)
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     # compile_threshold=1: the issue counts captures from the first call (the default
     # hotness policy would run each function's first two calls eagerly)
     env = dict(os.environ, AUTOGRAPH_PACKAGES="blkmod", AUTOGRAPH_BACKEND="countmod:count",

@@ -213,3 +213,48 @@ def test_captures_use_the_kinds_and_recompile_when_they_fail():
     assert torch.equal(g(x, iter(ones[:2])), x + 2) and torch.equal(g(x, iter(ones)), x + 3)
     assert len(g.entries) == 2  # one item more: the ITER_REMAINING guard failed
     assert GuardKind.ITER_REMAINING in _kinds(g)
+
+
+@pytest.mark.usefixtures("_eager")
+def test_a_loop_over_an_outside_iterator_gets_a_native_plan():
+    """``remaining(it)[k]`` (the items a live iterator still holds) is a plan node of its own, so
+    the entry of a loop over an iterator from outside is checked natively, not by its generated
+    Python check."""
+    g = autograph.compile(walk)
+    x, ones = torch.ones(3), [torch.ones(3) for _ in range(3)]
+    for _ in range(2):
+        assert torch.equal(g(x, iter(ones)), x + 3)
+    (entry,) = g.entries
+    assert isinstance(native.plan_for(entry.guards), tuple)
+
+
+SETTING = {"mode": "fast", "scale": 2}
+
+
+def test_pinned_values_and_types_are_native_kinds():
+    """A pinned read of a constant is EQUALS_MATCH and of anything else's type TYPE_MATCH, each on
+    a ``PinnedSource`` (one call of the getter in the native plan), deciding as Python does."""
+    g = GuardRecorder()
+    g.pin = (lambda: SETTING["mode"], "SETTING['mode']")
+    g.equals(None, "fast")
+    g.pin = (lambda: SETTING["scale"], "SETTING['scale']")
+    g.type_(None, 2)
+    assert [x.kind for x in g.guards] == [GuardKind.EQUALS_MATCH, GuardKind.TYPE_MATCH]
+    gs = GuardSet(none, g.guards)
+    plan = native.plan_for(gs)
+    assert isinstance(plan, tuple) and [n[0] for n in plan[4]] == [extension.N_CALL] * 2
+    c = extension.load()
+    cases = [({"mode": "fast", "scale": 2}, -1), ({"mode": "fast", "scale": 7}, -1),
+             ({"mode": "slow", "scale": 2}, 0), ({"mode": "fast", "scale": 2.0}, 1), ({"scale": 2}, 0)]
+    saved = dict(SETTING)
+    try:
+        for state, want in cases:
+            SETTING.clear()
+            SETTING.update(state)
+            got = {gs.index_fn(), native.check_python(plan, (), None)}
+            if c is not None:
+                got.add(c.check(plan, (), None))
+            assert got == {want}, state
+    finally:
+        SETTING.clear()
+        SETTING.update(saved)

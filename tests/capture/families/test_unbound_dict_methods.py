@@ -11,7 +11,7 @@ import torch
 from autograph.errors import CaptureError
 from tests.capture.harness import Harness
 
-from tests.capture.test_collections import compare, x_only
+from tests.capture.families.test_collections import compare, x_only
 
 
 def test_dict_methods_through_the_class_on_an_ordered_dict():

@@ -428,7 +428,7 @@ def test_break_with_a_live_closure_rebuilds_it():
     for make in (pos(3), neg(3)):
         (x,) = make()
         torch.testing.assert_close(f(x), k_closure_cell_break(x))
-    assert not f.stats.errors  # the closure is rebuilt at the break (tests/capture/test_closures_at_breaks.py)
+    assert not f.stats.errors  # the closure is rebuilt at the break (tests/capture/engine/test_closures_at_breaks.py)
 
 
 def t_call_in_try(x):

@@ -7,7 +7,7 @@ first (a family half-initialised when the interpreter installs it). Function-lev
 import ast
 import pathlib
 
-CAPTURE = pathlib.Path(__file__).resolve().parents[2] / "autograph" / "capture"
+CAPTURE = pathlib.Path(__file__).resolve().parents[3] / "autograph" / "capture"
 
 
 def _module_name(path: pathlib.Path) -> str:

@@ -117,3 +117,24 @@ def _rebuilt(state):
     if pos:
         it.__setstate__(pos[0])
     return it
+
+
+def test_an_iterator_of_constants_is_guarded_on_each_items_type():
+    """Items of an outside iterator of constants are folded as constants: ``1``, ``1.0`` and
+    ``True`` are equal yet fold differently, so the guard compares each item's type too (one
+    entry per typing), and it is a native plan (``remaining(it)`` is one node)."""
+    from autograph.guards import native
+
+    def names(x, it):
+        out = []
+        for v in it:
+            out.append(type(v).__name__)
+            x = x + v
+        return x, out
+
+    compiled = autograph.compile(names, backend="eager")
+    x = torch.ones(2)
+    for items in ([1, True], [1, 1], [1, 1.0], [1, True], (2, 3), range(2, 4)):
+        want, got = names(x, iter(items)), compiled(x, iter(items))
+        assert got[1] == want[1] and torch.equal(got[0], want[0]), items
+    assert all(isinstance(native.plan_for(e.guards), tuple) for e in compiled.entries)

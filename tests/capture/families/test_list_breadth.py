@@ -163,7 +163,7 @@ def test_iterator_over_a_list_the_call_changes():
 def bump_global(x):
     global COUNTER
     COUNTER = COUNTER + 1
-    import tests.capture.test_list_breadth as me
+    import tests.capture.families.test_list_breadth as me
     return x + COUNTER + me.COUNTER
 
 

@@ -130,3 +130,24 @@ def test_fstring_and_percent_formatting():
         return x + len(f"{n:>6.2f}|{s!r}") + len("%05d-%s" % (n, s))
 
     _same(f, 3, "ab")
+
+
+FROZEN = frozenset({1})
+
+
+def test_a_global_frozenset_is_guarded_on_its_items_types():
+    """``frozenset({1}) == frozenset({True})``, yet capture folds the items as constants of their
+    own type: the guard compares each item's type too (one entry per typing)."""
+    global FROZEN
+
+    def names(x):
+        return x + 1, sorted(type(v).__name__ for v in FROZEN)
+
+    c = Harness().compile(names)
+    x = torch.ones(2)
+    try:
+        for s in (frozenset({1}), frozenset({True}), frozenset({1.0}), frozenset({(1, 2)}), frozenset({(True, 2)})):
+            FROZEN = s
+            assert c(x)[1] == names(x)[1], s
+    finally:
+        FROZEN = frozenset({1})

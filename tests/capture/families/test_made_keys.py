@@ -10,7 +10,7 @@ import torch
 
 from tests.capture.checks import check
 from tests.capture.harness import Harness
-from tests.capture.test_collections import compare, x_only
+from tests.capture.families.test_collections import compare, x_only
 
 
 class Key:

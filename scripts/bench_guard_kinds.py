@@ -1,0 +1,90 @@
+"""Cost of the recurring guard kinds on the C path, one guard set per kind.
+
+    PYTHONPATH=$PWD .venv/bin/python scripts/bench_guard_kinds.py
+
+The training programs of scripts/bench_guard_passes.py record none of these kinds, so each is
+timed here alone: DICT_KEYS on a module's ``_modules`` of 8 entries, ITER_REMAINING on a list
+iterator (the loop over ``self.blocks`` resumed after a break), PINNED_IDENTITY through a lambda
+getter, SAME_OBJECT on two arguments, and the whole entry of a loop over an outside iterator of
+three tensors. Thread CPU time per check, best of 7, microseconds. Uses only the guard
+constructors of ``autograph.guards.model``, so the same script times an older checkout too.
+"""
+from __future__ import annotations
+
+import time
+
+import torch
+
+
+def _best(fn, n: int = 20000) -> float:
+    best = float("inf")
+    for _ in range(7):
+        t0 = time.thread_time()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.thread_time() - t0) / n)
+    return best * 1e6
+
+
+def one(d):
+    return d
+
+
+def two(a, b):
+    return a, b
+
+
+def none():
+    return None
+
+
+def walk(x, it):
+    for v in it:
+        x = x + v
+    return x
+
+
+def main() -> None:
+    torch.set_num_threads(1)
+    import autograph
+    from autograph.capture.families.live_iterators import remaining
+    from autograph.guards import extension, native
+    from autograph.guards.check import GuardSet
+    from autograph.guards.model import dict_keys, iterator_remaining, pinned_identity, same_object
+    from autograph.guards.sources import LocalSource
+    from autograph.settings import Settings, set_current_settings
+
+    c = extension.load()
+    if c is None:
+        raise SystemExit("autograph._native is not built")
+    modules = {str(i): torch.nn.Linear(2, 2) for i in range(8)}
+    holder = {"obj": modules["0"]}
+    sets = {
+        "DICT_KEYS (8 str keys)": (GuardSet(one, [dict_keys(LocalSource("d"), list(modules), [True] * 8)]),
+                                   (modules,)),
+        "ITER_REMAINING (list iterator)": (GuardSet(one, [iterator_remaining(LocalSource("d"), remaining, 1, True)]),
+                                           (iter([1, 2, 3]),)),
+        "PINNED_IDENTITY (lambda getter)": (GuardSet(none, [pinned_identity(lambda: holder["obj"], "holder",
+                                                                            modules["0"])]), ()),
+        "SAME_OBJECT": (GuardSet(two, [same_object(LocalSource("a"), LocalSource("b"))]), (holder, holder)),
+    }
+    for name, (gs, args) in sets.items():
+        plan = native.plan_for(gs)
+        print(f"{name:<34} C plan {_best(lambda p=plan, a=args: c.check(p, a, None)):6.3f} us   "
+              f"generated Python check {_best(lambda g=gs, a=args: g.index_fn(*a)):6.3f} us")
+
+    set_current_settings(Settings(backend="eager"))
+    f = autograph.compile(walk)
+    x, items = torch.ones(3), [torch.ones(3) for _ in range(3)]
+    for _ in range(3):
+        f(x, iter(items))
+    (entry,) = f.entries
+    plan = native.plan_for(entry.guards)
+    kind = "C plan" if isinstance(plan, tuple) else "C calling the generated check"
+    args = (x, iter(items))
+    print(f"{'loop over an outside iterator':<34} {kind} {_best(lambda: c.check(plan, args, None)):6.3f} us "
+          f"({len(entry.guards)} guards)")
+
+
+if __name__ == "__main__":
+    main()
