@@ -5,6 +5,7 @@ decided at capture time (the guards on their sources keep that valid).
 """
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -126,6 +127,20 @@ class ConstantValue(Value):
             if text not in ("inf", "-inf", "nan", "infj", "nanj") and "inf" not in text:
                 return text
         return cg.const(self.value)
+
+
+def exact_key(x: Any) -> Any:
+    """``x`` with each element's type (and a float's sign) beside it, for guards that compare a
+    constant capture folded: ``1``, ``True`` and ``1.0`` are ``==``, and so are ``0.0`` and
+    ``-0.0``, yet their text and type differ; a NaN never equals itself, so such a guard fails."""
+    kind = type(x)
+    if kind in (tuple, frozenset):
+        return kind, kind(exact_key(i) for i in x)
+    if kind is float:
+        return kind, x, math.copysign(1.0, x)
+    if kind is complex:
+        return kind, x, math.copysign(1.0, x.real), math.copysign(1.0, x.imag)
+    return kind, x
 
 
 def is_literal(obj: Any) -> bool:

@@ -19,7 +19,7 @@ from autograph.capture.families.autograd_functions import FunctionApplyValue, is
 from autograph.capture.families import scalars
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.families.builtins import BuiltinValue, PyFunctionValue, is_pure_builtin
-from autograph.capture.core.constants import ConstantValue, is_literal
+from autograph.capture.core.constants import ConstantValue, exact_key, is_literal
 from autograph.capture.families.containers import DictValue, ListValue, SizeValue, TupleValue
 from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.families.modules import wrap_module
@@ -86,16 +86,8 @@ def _value_guard(g, source, obj: Any) -> None:
         return
     g.type_(source, obj)
     if source is not None:
-        expected = _typed(obj)
-        g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: _typed(v) == expected, [source])
-
-
-def _typed(x: Any) -> Any:
-    """``x`` with each element's type beside it: ``frozenset({1})`` and ``frozenset({True})`` are
-    equal, yet capture folds their items as different constants."""
-    if type(x) in (tuple, frozenset):
-        return type(x), type(x)(_typed(i) for i in x)
-    return type(x), x
+        expected = exact_key(obj)  # frozenset({1}) == frozenset({True}), yet their items fold differently
+        g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: exact_key(v) == expected, [source])
 
 
 def _wrap_items(tx, container: Any, source, pairs) -> list[Value]:

@@ -16,7 +16,7 @@ from autograph.capture.core.breaks import Unsupported, break_kind
 from autograph.capture.core import registry
 from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value
-from autograph.capture.core.constants import ConstantValue
+from autograph.capture.core.constants import ConstantValue, exact_key
 from autograph.capture.families.made_keys import hashed_by_real_object, identity_hashed_made_object
 
 SET_ORDER = break_kind(
@@ -436,10 +436,11 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
     (an equal set built another way iterates differently), modelled by a copy; when the copy
     iterates otherwise (the real table has gaps from removals), the order stays unknown."""
     order = list(obj)
+    expected = [exact_key(item) for item in order]  # {1} == {True}, yet their items fold differently
     tx.guards.type_(source, obj)
     if source is not None:
-        tx.guards.python(("set-eq", source), f"list({source.expr}) == {order!r}", lambda v: list(v) == order,
-                         [source])
+        tx.guards.python(("set-eq", source), f"list({source.expr}) == {order!r}",
+                         lambda v: [exact_key(item) for item in v] == expected, [source])
     value = SetValue(obj, set, source)
     value.order_known = list(value.real) == order
     return value

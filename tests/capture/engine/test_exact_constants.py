@@ -151,3 +151,40 @@ def test_a_global_frozenset_is_guarded_on_its_items_types():
             assert c(x)[1] == names(x)[1], s
     finally:
         FROZEN = frozenset({1})
+
+
+def test_a_global_frozenset_is_guarded_on_the_sign_of_zero():
+    """``0.0 == -0.0``, yet the folded item's text differs."""
+    global FROZEN
+
+    def text(x):
+        return x + 1, repr(sorted(FROZEN))
+
+    c = Harness().compile(text)
+    x = torch.ones(2)
+    try:
+        for s in (frozenset({0.0}), frozenset({-0.0}), frozenset({(0.0, 1)}), frozenset({(-0.0, 1)})):
+            FROZEN = s
+            assert c(x)[1] == text(x)[1], s
+    finally:
+        FROZEN = frozenset({1})
+
+
+OUTSIDE_SET = {1}
+
+
+def test_a_set_from_outside_is_guarded_on_its_items_types():
+    """``{1} == {True} == {1.0}``: the guard on a set read from outside compares item types too."""
+    global OUTSIDE_SET
+
+    def names(x):
+        return x + 1, [type(v).__name__ for v in OUTSIDE_SET], repr(OUTSIDE_SET)
+
+    c = Harness().compile(names)
+    x = torch.ones(2)
+    try:
+        for s in ({1}, {True}, {1.0}, {0.0}, {-0.0}):
+            OUTSIDE_SET = s
+            assert c(x)[1:] == names(x)[1:], s
+    finally:
+        OUTSIDE_SET = {1}
