@@ -16,6 +16,7 @@
  * evaluation raises fails.
  */
 #include "autograph_native.h"
+#include <math.h>
 
 /* node kinds (autograph/guards/extension.py N_*) and guard opcodes (autograph/guards/kinds.py Op) */
 enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
@@ -184,6 +185,15 @@ static int const_eq(PyObject *v, PyObject *e) {
         return 1;
     }
     if (v == Py_None || PyBool_Check(v)) return v == e;
+    if (PyFloat_CheckExact(e)) {  /* 0.0 == -0.0, yet 1 / x, copysign and repr tell them apart */
+        double a = PyFloat_AS_DOUBLE(v), b = PyFloat_AS_DOUBLE(e);
+        return a == b && signbit(a) == signbit(b);
+    }
+    if (PyComplex_CheckExact(e)) {
+        Py_complex a = PyComplex_AsCComplex(v), b = PyComplex_AsCComplex(e);
+        return a.real == b.real && a.imag == b.imag && signbit(a.real) == signbit(b.real)
+            && signbit(a.imag) == signbit(b.imag);
+    }
     return py_eq(v, e);
 }
 

@@ -16,6 +16,7 @@ reuses an opcode needs no C; a new opcode needs one ``case`` in ``guard_check``.
 from __future__ import annotations
 
 import enum
+import math
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Protocol
 
 from autograph.guards.text import dims, dtype_name, identity_words, short_repr, type_name
@@ -127,13 +128,19 @@ def spec_of(k: GuardKind) -> KindSpec:
 # ---------------------------------------------------------------- checks shared with the C path
 
 def check_const(value: Any, expected: Any) -> bool:
-    """Same type and equal, element by element for tuples (``(1,)`` is not ``(True,)``)."""
+    """Same type and equal, element by element for tuples (``(1,)`` is not ``(True,)``); a float
+    zero's sign too (``0.0 == -0.0``, yet ``1 / x``, ``copysign`` and ``repr`` tell them apart)."""
     if type(value) is not type(expected):
         return False
     if type(expected) is tuple:
         if len(value) != len(expected):
             return False
         return all(check_const(v, e) for v, e in zip(value, expected))
+    if type(expected) is float:
+        return value == expected and math.copysign(1.0, value) == math.copysign(1.0, expected)
+    if type(expected) is complex:
+        return (value == expected and math.copysign(1.0, value.real) == math.copysign(1.0, expected.real)
+                and math.copysign(1.0, value.imag) == math.copysign(1.0, expected.imag))
     return value == expected
 
 
@@ -286,7 +293,7 @@ class EqualsMatch(KindSpec):
     namespace = {"___check_const": check_const}
 
     def src(self, expr: str, value: Any) -> str:
-        if type(value) is tuple:
+        if type(value) in (tuple, float, complex):
             return f"___check_const({expr}, {value!r})"
         if value is None or value is True or value is False:
             return f"{expr} is {value!r}"
@@ -299,7 +306,7 @@ class EqualsMatch(KindSpec):
         value, x = guard.expected, gen.expr(guard.source)
         if value is None or value is True or value is False:
             return f"{x} is {value!r}"
-        if type(value) is tuple:
+        if type(value) in (tuple, float, complex):
             return f"___check_const({x}, {gen.bind('const', value)})"
         return f"type({x}) is {gen.bind('type', type(value))} and {x} == {gen.bind('const', value)}"
 

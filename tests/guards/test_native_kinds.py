@@ -279,3 +279,20 @@ def test_same_object_is_a_pointer_compare():
     gs = GuardSet(two, [same_object(LocalSource("a"), LocalSource("b"))])
     assert native.plan_for(gs)[5][0][0] == Op.IS
     assert decisions(gs, (K1, K1)) == {-1} and decisions(gs, (K1, K2)) == {0}
+
+
+@pytest.mark.parametrize("expected, others", [
+    (0.0, [-0.0, 0, False, 1e-300]),
+    (-0.0, [0.0, -0, False]),
+    ((0.0, 1), [(-0.0, 1), (0, 1)]),
+    (complex(0.0, -0.0), [complex(0.0, 0.0), complex(-0.0, -0.0)]),
+])
+def test_a_constant_zero_keeps_its_sign(expected, others):
+    """``0.0 == -0.0``, yet ``1 / x``, ``math.copysign`` and ``repr`` tell them apart: EQUALS_MATCH
+    on a float zero fails for the other sign on every path."""
+    from autograph.guards.model import equals_match
+
+    gs = GuardSet(one, [equals_match(LocalSource("d"), expected)])
+    assert decisions(gs, (expected,)) == {-1}
+    for value in others:
+        assert decisions(gs, (value,)) == {0}, value

@@ -188,3 +188,16 @@ def test_a_set_from_outside_is_guarded_on_its_items_types():
             assert c(x)[1:] == names(x)[1:], s
     finally:
         OUTSIDE_SET = {1}
+
+
+def test_a_float_argument_zero_is_guarded_on_its_sign():
+    import math
+
+    def signed(x, s, t):
+        return x * math.copysign(1.0, s), repr(s), repr(t)
+
+    c = Harness().compile(signed)
+    x = torch.ones(2)
+    for s, t in ((0.0, (0.0,)), (-0.0, (-0.0,)), (0.0, (complex(0.0, -0.0),)), (0.0, (complex(0.0, 0.0),))):
+        got, want = c(x, s, t), signed(x, s, t)
+        assert torch.equal(got[0], want[0]) and got[1:] == want[1:], (s, t)
