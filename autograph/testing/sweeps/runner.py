@@ -32,7 +32,7 @@ from autograph.testing.fuzz.diff import Pairing, diff_values
 from autograph.testing.fuzz.loading import load_program, unload_program
 from autograph.testing.sweeps.case import SweepCase
 
-SWEEPS = ("attributes", "blocks", "effects", "constructs")
+SWEEPS = ("attributes", "blocks", "effects", "constructs", "lookalikes")
 DEFAULT_CALLS = 4
 
 
