@@ -9,6 +9,7 @@ from typing import Any, Callable
 import torch
 
 from autograph.capture.core.breaks import Unsupported
+from autograph.capture.core.capture_warnings import evaluate_quietly
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.families import scalars
 from autograph.capture.core.constants import ConstantValue
@@ -38,7 +39,9 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     kw_reals = dict(zip(kwargs, real.values[len(args):]))
     _guard_symbolic_divisor(fn, reals)
     try:
-        result = fn(*reals, **kw_reals)
+        result = evaluate_quietly(fn, reals, kw_reals, f"{name}()")  # a warning is the run's, at each call
+    except Unsupported:
+        raise
     except Exception as exc:
         if symbolic:
             return _fold_specialised(tx, fn, args, kwargs, name)
