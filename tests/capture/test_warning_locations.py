@@ -49,6 +49,11 @@ def effects_around(x, a, log):
     return y, r
 
 
+def graph_op_that_warns(x, a, log):
+    r = x.reshape(1, 2).resize_as(x)  # torch's "non-inplace resize_as is deprecated" UserWarning
+    return r + 1
+
+
 FUNCTIONS = [folded_constant, pending_method, method_after_break, call_at_break, effects_around]
 
 
@@ -104,6 +109,14 @@ def test_nothing_is_shown_at_capture():
         warnings.simplefilter("always")
         compiled(*_arguments())
     assert [(w.filename, w.lineno) for w in shown] == [(__file__, folded_constant.__code__.co_firstlineno + 2)]
+
+
+@pytest.mark.parametrize("action", ["always", "default"])
+def test_a_graph_operation_warns_only_when_the_graph_runs(action):
+    """The run on fake tensors at capture shows nothing; the graph's run shows it at each call."""
+    expected = _run(graph_op_that_warns, action)
+    got = _run(autograph.compile(graph_op_that_warns, backend="eager"), action)
+    assert expected[0] and got == expected
 
 
 def test_a_user_filter_for_the_users_module_applies():

@@ -4,7 +4,9 @@ Folding ``np.float64(1.0) / 0`` evaluates it once, at capture time: its ``Runtim
 be shown once, from autograph's own line, where plain Python shows it at every call from the
 user's line (subject to the user's filters and the module's ``__warningregistry__``). An
 evaluation that issues any warning is therefore refused: the operation runs in Python at run
-time (a graph break there), where the warning is the user's own. Nothing is shown at capture.
+time (a graph break there), where the warning is the user's own. Nothing is shown at capture:
+the run of an operation on fake tensors (which the graph repeats on real ones) is
+:func:`silenced`.
 
 The check swaps the filters for one ``"always"`` filter and collects what is shown, without
 ``warnings.catch_warnings``: that one bumps the filters' version, which clears every module's
@@ -12,8 +14,9 @@ registry, so a ``"default"`` warning the user has seen once would be shown again
 """
 from __future__ import annotations
 
+import contextlib
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from autograph.capture.core.breaks import Unsupported, break_kind
 
@@ -23,6 +26,19 @@ WARNS_AT_CAPTURE = break_kind(
     "nothing to do: the operation runs in Python (silence the warning, e.g. np.errstate, if it is not wanted)")
 
 _ALWAYS = [("always", None, Warning, None, 0)]
+_IGNORE = [("ignore", None, Warning, None, 0)]
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Warnings issued inside are dropped: a run on fake tensors at capture time warns where the
+    real operation will warn again when the graph runs (from the user's line), at every call."""
+    saved = warnings.filters
+    warnings.filters = list(_IGNORE)  # (no version bump: the modules' registries stay as they are)
+    try:
+        yield
+    finally:
+        warnings.filters = saved
 
 
 def evaluate_quietly(fn: Callable, args: list, kwargs: dict, what: str) -> Any:
