@@ -128,3 +128,27 @@ def test_a_user_filter_for_the_users_module_applies():
         compiled(*_arguments())
         compiled(*_arguments())
     assert shown == []
+
+
+@pytest.mark.parametrize("fn", [graph_op_that_warns, method_after_break, folded_constant],
+                         ids=["graph", "break", "fold"])
+def test_the_users_module_registry_counts_compiled_and_plain_calls_alike(fn):
+    """Under ``"default"`` a location warns once per module registry: a plain call after a
+    compiled one (same line, same module) shows nothing more, as after a plain one."""
+    compiled = autograph.compile(fn, backend="eager")
+    globals().pop("__warningregistry__", None)
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("default")
+        compiled(*_arguments())
+        fn(*_arguments())
+    assert all(w.filename == __file__ for w in shown)
+    assert len(shown) == len({(w.lineno, str(w.message)) for w in shown}) > 0
+
+
+def test_a_module_filter_applies_to_a_graph_operation():
+    compiled = autograph.compile(graph_op_that_warns, backend="eager")
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=UserWarning, module=__name__)
+        compiled(*_arguments())
+    assert shown == []

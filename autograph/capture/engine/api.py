@@ -165,7 +165,8 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
         backend_name = ran_as(describe(settings.backend, device), compiled)
         from autograph.capture.engine.graph_lines import with_user_lines  # errors at run time name user lines
-        compiled = with_user_lines(gm, compiled, fn.__code__.co_filename, fn.__code__.co_firstlineno)
+        compiled = with_user_lines(gm, compiled, fn.__code__.co_filename, fn.__code__.co_firstlineno,
+                                   fn.__globals__)
         compiled = restore_state_on_error(gm, compiled)
         graph_name = f"__compiled_fn_{next(_graph_counter)}"
         cg.ns[graph_name] = compiled
