@@ -1,7 +1,8 @@
 """Capture never runs torch's private C functions that change process state (the mode stacks):
 ``TorchFunctionMode().__exit__`` without an ``__enter__`` pops whatever mode is on top in plain
 Python (or raises on an empty stack); capture ran its ``_pop_torch_function_stack()`` for real
-on the fake run, so a compiled call popped one mode more than plain Python."""
+on the fake run, so a compiled call popped one mode more than plain Python. The same held for
+``torch.device("cpu").__exit__(...)``: a method of a constant, folded -- run once, at capture."""
 from __future__ import annotations
 
 import pytest
@@ -14,6 +15,21 @@ import autograph
 def exit_unentered_mode(x):
     TorchFunctionMode().__exit__(None, None, None)
     return x + 1
+
+
+def exit_unentered_device(x):
+    torch.device("cpu").__exit__(None, None, None)
+    return x + 1
+
+
+def exit_after_a_device_block(x):
+    with torch.device("cpu"):
+        y = x + 1
+    torch.device("cpu").__exit__(None, None, None)
+    return y
+
+
+FUNCTIONS = [exit_unentered_mode, exit_unentered_device, exit_after_a_device_block]
 
 
 def _outcome(fn, depth: int):
@@ -32,8 +48,9 @@ def _outcome(fn, depth: int):
 
 
 @pytest.mark.parametrize("depth", [0, 1, 2])
-def test_exit_of_an_unentered_mode_pops_as_plain_python(depth):
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=[f.__name__ for f in FUNCTIONS])
+def test_exit_of_an_unentered_mode_pops_as_plain_python(fn, depth):
     autograph.reset()
-    compiled = autograph.compile(exit_unentered_mode, backend="eager")
-    expected = [_outcome(exit_unentered_mode, depth) for _ in range(2)]
-    assert [_outcome(compiled, depth) for _ in range(2)] == expected
+    compiled = autograph.compile(fn, backend="eager")
+    expected = [_outcome(fn, depth) for _ in range(3)]
+    assert [_outcome(compiled, depth) for _ in range(3)] == expected
