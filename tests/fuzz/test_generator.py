@@ -191,6 +191,13 @@ EXACTNESS_PATTERNS = {
     "nested with blocks": r"^ +with Tracked\('outer'\).*:\n(.*\n)*? +with Tracked\('inner'\)",
     "break inside a with block": r"^ +print\(\"in\", TRACE\[-1\]\)",
     "run-time error swallowed by a with block": r"^ +with (contextlib\.suppress\(IndexError|Swallowing\(\)|swallowed\(\)|torch\.no_grad\(\)):\n +r\d+ = .*index_select",
+    # grad-mode blocks (nested, a run-time error inside) and tensor queries a fake may answer wrongly
+    "grad-mode block": r"^ +with torch\.(no_grad|enable_grad|set_grad_enabled|inference_mode)\(",
+    "nested grad-mode blocks": r"^( +)with torch\.(no_grad|enable_grad|set_grad_enabled|inference_mode)\(.*:\n\1    with torch\.",
+    "inference_mode block": r"^ +with torch\.inference_mode\(",
+    "run-time error inside a grad-mode block": r"^ +with torch\.\w+\(\w*\):\n(.*\n)*? +g\d+ = .*index_select",
+    "storage_type query": r"q\d+ = \w+\.storage_type\(\)",
+    "branch on a tensor query": r"t\d+ = \w+ \* \(2\.0 if q\d+ else -0\.5\)",
     # a subclass calling super().forward after a graph break
     "super() after a break": r"print\(\"calls\", self\.calls\)\n +return super\(\)\.forward\(x\)",
 }

@@ -153,6 +153,23 @@ def test_checker_reports_what_a_broken_compiler_changes(name, compiler, program,
     assert kind in {d.kind for d in differences}, differences
 
 
+def test_grad_mode_left_by_a_call_is_compared():
+    """A compiled call that leaves grad mode off (a ``with`` exit skipped when the graph raised)."""
+    program = _program("with torch.no_grad():\n    y = x * 2\nreturn y")
+
+    def leaves_grad_off(fn):
+        def run(*args):
+            result = fn(*args)
+            torch._C._set_grad_enabled(False)
+            return result
+        return run
+
+    assert check_program(program, identity_compiler()) == []
+    differences = check_program(program, leaves_grad_off)
+    assert [d.kind for d in differences] == ["process_state"], differences
+    assert torch.is_grad_enabled()
+
+
 def test_exception_difference_names_both_messages():
     program = CASES[1][2]
     (difference,) = check_program(program, rewords_exceptions)

@@ -165,7 +165,8 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
         backend_name = ran_as(describe(settings.backend, device), compiled)
         from autograph.capture.engine.graph_lines import with_user_lines  # errors at run time name user lines
-        compiled = with_user_lines(gm, compiled, fn.__code__.co_filename, fn.__code__.co_firstlineno)
+        compiled = with_user_lines(gm, compiled, fn.__code__.co_filename, fn.__code__.co_firstlineno,
+                                   fn.__globals__)
         compiled = restore_state_on_error(gm, compiled)
         graph_name = f"__compiled_fn_{next(_graph_counter)}"
         cg.ns[graph_name] = compiled
@@ -245,7 +246,7 @@ def _plan_break(cg: Codegen, frame, inst, *, generic: bool) -> list[str]:
     if step is None:
         # anything else: continue in Python from the breaking instruction itself
         if inst.opname == "CALL":
-            stack = _callee_through_its_shim(cg, stack, inst.arg)
+            stack = _callee_through_its_shim(cg, stack, inst.arg, _user_site(cg, frame, inst))
         return [f"return {cg.resume_call(frame, inst, stack, wrap=False)}"]
     run, then = step
     return _inside_blocks(cg, frame, inst, stack, run) + then
@@ -274,24 +275,26 @@ def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list
         items = stack[len(stack) - argc:] if argc else []
         slots = stack[len(stack) - argc - 2:len(stack) - argc]
         fn_v, args = _resolve_callable(None, slots, items)
-        callee, args = cg.native_callable(fn_v, args)
+        site = _user_site(cg, frame, inst)
+        callee, args = cg.native_callable(fn_v, args, site)
         npos = len(args) - len(kw_names)
         parts = [cg.reconstruct(a) for a in args[:npos]]
         parts += [f"{k}={cg.reconstruct(v)}" for k, v in zip(kw_names, args[npos:])]
         rest = stack[:len(stack) - argc - 2] + [_Expr("__r")]
-        return [f"__r = {callee}({', '.join(parts)})"], \
+        return [f"__r = {_called_from(cg, site, callee)}{', '.join(parts)})"], \
             [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     if op == "CALL_FUNCTION_EX":
         has_kw = inst.arg & 1
         kw = stack[-1] if has_kw else None
         a = stack[-1 - has_kw]
         fn_v = stack[-2 - has_kw]
-        callee, extra = cg.native_callable(fn_v, [])
+        site = _user_site(cg, frame, inst)
+        callee, extra = cg.native_callable(fn_v, [], site)
         parts = [cg.reconstruct(x) for x in extra] + [f"*{cg.reconstruct(a)}"]
         if kw is not None:
             parts.append(f"**{cg.reconstruct(kw)}")
         rest = stack[:len(stack) - 3 - has_kw] + [_Expr("__r")]
-        return [f"__r = {callee}({', '.join(parts)})"], \
+        return [f"__r = {_called_from(cg, site, callee)}{', '.join(parts)})"], \
             [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     if op == "BINARY_SUBSCR" and _tensor_indexing(stack[-2], stack[-1]):  # an index only the run checks
         run = [f"__r = {cg.reconstruct(stack[-2])}[{cg.reconstruct(stack[-1])}]"]
@@ -372,14 +375,30 @@ def _handlers_run_user_code(cg: Codegen, frame, inst) -> bool:
     return False
 
 
-def _callee_through_its_shim(cg: Codegen, stack: list, argc: int) -> list:
+def _user_site(cg: Codegen, frame, inst):
+    """The user's instruction ``inst`` (engine/user_sites.py): its file, line and module."""
+    from autograph.capture.engine.codegen import origin_of
+    from autograph.capture.engine.user_sites import user_site
+    code, _ = origin_of(frame.code, inst.offset)
+    return user_site(code, inst.lineno, cg.fn.__globals__)
+
+
+def _called_from(cg: Codegen, site, callee: str) -> str:
+    """The opening of a call of ``callee`` from the user's line: a warning it issues is the user's instruction's
+    (a pending method call is made from there already: ``site.method``)."""
+    if site is None or any(callee == cg.const(m) for m in site.methods()):
+        return f"{callee}("
+    return f"{cg.const(site.call)}({callee}, "
+
+
+def _callee_through_its_shim(cg: Codegen, stack: list, argc: int, site=None) -> list:
     """The stack with the callable of a pending CALL replaced by its shim (same behaviour),
     so a callee that broke inside a ``try`` region is still compiled when Python calls it."""
     try:
         base = len(stack) - argc - 2
         first, second = stack[base], stack[base + 1]
         fn_v, args = _resolve_callable(None, [first, second], stack[base + 2:])
-        callee, new_args = cg.native_callable(fn_v, args)
+        callee, new_args = cg.native_callable(fn_v, args, site)
     except Unsupported:
         return stack
     stack = list(stack)

@@ -160,8 +160,10 @@ class Codegen:
             raise
 
     # --- callables at a break -----------------------------------------------------
-    def native_callable(self, fn: Value, args: list[Value]) -> tuple[str, list[Value]]:
-        """Expression of the callable for a native call (user code goes through its own shim)."""
+    def native_callable(self, fn: Value, args: list[Value], site=None) -> tuple[str, list[Value]]:
+        """Expression of the callable for a native call (user code goes through its own shim).
+        ``site`` (engine/user_sites.py): the user's instruction a pending method call is made
+        from, so what the method warns is attributed to the user's line."""
         from autograph.capture.engine.interpreter import _MethodRef
         from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
         from autograph.capture.families.modules import ModuleValue, _has_hooks, called_in_python, guard_no_hooks
@@ -203,6 +205,8 @@ class Codegen:
                             return self.const(self.wrap_nested(attr)), [fn.obj, *args]
                         break
         if isinstance(fn, _MethodRef) or getattr(fn, "loaded_for_call", False):
+            if site is not None:  # LOAD_METHOD's call, as CPython makes it, from the user's line
+                return self.const(site.method(fn.name)), [fn.obj, *args]
             from autograph.capture.engine.python_methods import method_call  # LOAD_METHOD's call, as CPython makes it
             return self.const(method_call(fn.name)), [fn.obj, *args]
         return self.reconstruct(fn), args

@@ -248,7 +248,8 @@ class GraphBuilder:
         return prechecks.plan(self, target, args, kwargs)
 
     def _run_fake(self, kind: str, target: Any, fake_args: tuple, fake_kwargs: dict, recorder) -> Any:
-        with self.fake_mode, recorder:
+        from autograph.capture.core.capture_warnings import silenced
+        with self.fake_mode, recorder, silenced():  # the graph's run warns, from the user's line
             if kind == "call_method":
                 return getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
             return target(*fake_args, **fake_kwargs)

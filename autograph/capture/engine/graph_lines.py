@@ -34,14 +34,20 @@ def _node_line(node: Any, filename: str) -> int | None:
     return found
 
 
-def with_user_lines(gm: Any, compiled: Callable, filename: str, default_line: int) -> Callable:
+def with_user_lines(gm: Any, compiled: Callable, filename: str, default_line: int,
+                    user_globals: dict | None = None) -> Callable:
     """``compiled`` with user file:line frames when it is ``gm``'s own forward; otherwise unchanged.
+
+    With ``user_globals`` (the user's module's), a warning an operation of the graph issues is
+    also the user module's: the warnings machinery reads the module name (for ``module=``
+    filters) and the ``__warningregistry__`` (``"default"``: once per location) from the
+    frame's globals, so the graph's globals get the user's name and registry.
 
     A graph whose version is swapped while it runs (``backends/background.py``) gets the
     user-line copy as its eager version."""
     replace_eager = getattr(compiled, "replace_eager", None)
     if replace_eager is not None:
-        replace_eager(with_user_lines(gm, compiled.eager, filename, default_line))
+        replace_eager(with_user_lines(gm, compiled.eager, filename, default_line, user_globals))
         return compiled
     func = getattr(compiled, "__func__", None)
     if getattr(compiled, "__self__", None) is not gm or func is None or func is not type(gm).forward:
@@ -65,6 +71,9 @@ def with_user_lines(gm: Any, compiled: Callable, filename: str, default_line: in
             if hasattr(fn_def, "lineno"):
                 fn_def.lineno = fn_def.end_lineno = default_line
         namespace = dict(python_code.globals)
+        if user_globals is not None and isinstance(user_globals.get("__name__"), str):
+            namespace["__name__"] = user_globals["__name__"]
+            namespace["__warningregistry__"] = user_globals.setdefault("__warningregistry__", {})
         exec(compile(tree, filename, "exec"), namespace)
         forward = namespace["forward"]
     except Exception:  # noqa: BLE001 - line mapping is a readability aid; never break a capture for it

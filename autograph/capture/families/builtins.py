@@ -9,6 +9,7 @@ from typing import Any, Callable
 import torch
 
 from autograph.capture.core.breaks import Unsupported
+from autograph.capture.core.capture_warnings import evaluate_quietly
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.families import scalars
 from autograph.capture.core.constants import ConstantValue
@@ -38,7 +39,9 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     kw_reals = dict(zip(kwargs, real.values[len(args):]))
     _guard_symbolic_divisor(fn, reals)
     try:
-        result = fn(*reals, **kw_reals)
+        result = evaluate_quietly(fn, reals, kw_reals, f"{name}()")  # a warning is the run's, at each call
+    except Unsupported:
+        raise
     except Exception as exc:
         if symbolic:
             return _fold_specialised(tx, fn, args, kwargs, name)
@@ -140,6 +143,13 @@ _PURE_MODULES = frozenset({"math", "cmath", "_operator", "operator"})
 _IMMUTABLE_TYPES = (str, bytes, int, float, complex, bool, tuple, frozenset, type(None), re.Pattern, re.Match)
 
 
+# Protocol methods whose whole point is an effect (a context entered or left, state set): a
+# constant's one is never folded (``torch.device`` enters/leaves the torch function mode stack)
+_EFFECT_METHODS = frozenset({"__enter__", "__exit__", "__aenter__", "__aexit__", "__init__", "__del__",
+                             "__setattr__", "__delattr__", "__setitem__", "__delitem__", "__setstate__",
+                             "__set__", "__delete__"})
+
+
 def is_pure_builtin(fn: Callable) -> bool:
     """Whether folding ``fn`` at capture time is safe (``random.random``, ``time.time`` are not)."""
     owner = getattr(fn, "__self__", None)
@@ -204,6 +214,11 @@ class BuiltinMethodValue(Value):
         if isinstance(self.obj, (BaseSequenceValue, DictValue, SetValue)) \
                 and type(self.obj).call_method is not Value.call_method:
             return self.obj.call_method(tx, self.name, args, kwargs)
+        if self.obj.is_constant() and self.name in _EFFECT_METHODS \
+                and not isinstance(self.obj.as_python_constant(), _IMMUTABLE_TYPES):
+            # ``torch.device("cpu").__exit__(...)`` pops the process's mode stack: never run at capture
+            raise Unsupported(f"{self.describe()} changes process or object state: runs in Python, at run time",
+                              kind="side-effect")
         if self.obj.is_constant() and _all_constant(args, kwargs):
             return fold(tx, getattr(self.obj.as_python_constant(), self.name), args, kwargs, self.name)
         if self.obj.is_constant() and type(self.obj.as_python_constant()) is frozenset:

@@ -51,6 +51,9 @@ class TorchFunctionValue(Value):
         if self.fn in (torch.is_tensor,) and len(args) == 1:
             return ConstantValue(args[0].is_tensor())
         from autograph.capture.families.state_queries import guard_answer
+        if _process_state_builtin(self.fn) and not tensor_values((args, kwargs)):
+            raise Unsupported(f"{self.describe()}() is torch's own C function with no tensor argument: it may change "
+                              "process state (the mode stacks), so it runs in Python, at run time", kind="side-effect")
         try:
             if isinstance(self.fn, types.FunctionType) and not tensor_values((args, kwargs)):
                 # running its body on fake tensors is running it for real (a closure's object
@@ -89,6 +92,14 @@ class TorchFunctionValue(Value):
 # what a torch function that only reads state is called: ``is_available``, ``get_default_dtype``,
 # ``are_deterministic_algorithms_enabled``, ``is_scripting``, ``_profiler_enabled`` ...
 _QUERY_NAME = re.compile(r"^_*(is|are|has|get|can)_|_(enabled|available|initialized|precision)$")
+
+
+def _process_state_builtin(fn: Callable) -> bool:
+    """A private C function of ``torch._C`` that is not named as a query: called without a tensor
+    it is no graph operation, and the fake run would run it for real at capture time (pushing
+    or popping the real mode stacks, ``_pop_torch_function_stack``)."""
+    return isinstance(fn, types.BuiltinFunctionType) and getattr(fn, "__module__", None) == "torch._C" \
+        and fn.__name__.startswith("_") and not is_state_query(fn)
 
 
 def is_state_query(fn: Callable) -> bool:

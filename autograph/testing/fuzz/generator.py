@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator, Sequence
 from autograph.testing.fuzz.choosers import DrawChooser, RandomChooser, T, _pick
 from autograph.testing.fuzz.constructs import STRING_VALUES, ExactnessConstructs
 from autograph.testing.fuzz.fixtures import between_calls_source, fixture_source
+from autograph.testing.fuzz.mode_constructs import ModeConstructs
 from autograph.testing.fuzz.program import CALLS, DEFAULT_CONFIG, ENTRY, FuzzConfig, Param, Program
 from autograph.testing.fuzz.static import Ty, broadcast as _broadcast
 
@@ -31,7 +32,7 @@ _TENSOR_CONDITIONS = ("{0}.sum() > 0", "{0}.mean() < 0.1", "({0} > 0).any()", "{
                       "bool(({0} > 0.5).all())", "{0}.sum().item() > 0.5", "float({0}.min()) < -1.0")
 
 
-class ProgramBuilder(ExactnessConstructs):
+class ProgramBuilder(ExactnessConstructs, ModeConstructs):
     """Builds one program from a chooser's decisions, tracking the static type of
     every variable so that most programs run (errors are generated on purpose)."""
 
@@ -207,6 +208,7 @@ class ProgramBuilder(ExactnessConstructs):
         if "data_dependent" in f:
             kinds.append(("item", 1))
         kinds += self.exactness_kinds(depth)
+        kinds += self.mode_kinds(depth)
         total = sum(weight for _, weight in kinds)
         roll = self.c.integer(0, total - 1)
         for kind, weight in kinds:

@@ -28,7 +28,7 @@ class Difference:
 
     kind: ``result``, ``exception``, ``stdout``, ``input_mutation`` (arguments, incl. the
     position of iterators passed in), ``global_state`` (module globals and the objects
-    they hold), ``timeout``, ``compiler_error``, ``crash``. ``eager_exception`` is the type name
+    they hold), ``process_state`` (grad and inference mode after the call), ``timeout``, ``compiler_error``, ``crash``. ``eager_exception`` is the type name
     eager raised on that call (None when it returned), used to keep minimisation
     from wandering onto a different failure.
     """
@@ -61,6 +61,7 @@ class Outcome:
     error: BaseException | None = None
     stdout: str = ""
     seconds: float = 0.0
+    modes: tuple[bool, bool] = (True, False)  # grad mode and inference mode after the call
 
 
 @contextlib.contextmanager
@@ -85,6 +86,7 @@ def run_call(fn: Callable[..., Any], args: list[Any], timeout_s: float | None = 
     """Call ``fn(*args)`` capturing stdout and the exception, if any."""
     buffer = io.StringIO()
     outcome = Outcome()
+    grad_before = torch.is_grad_enabled()
     start = time.perf_counter()
     try:
         with contextlib.redirect_stdout(buffer), warnings.catch_warnings():
@@ -97,6 +99,8 @@ def run_call(fn: Callable[..., Any], args: list[Any], timeout_s: float | None = 
         outcome.error = error
     outcome.seconds = time.perf_counter() - start
     outcome.stdout = buffer.getvalue()
+    outcome.modes = (torch.is_grad_enabled(), torch.is_inference_mode_enabled())
+    torch._C._set_grad_enabled(grad_before)  # a call that left it changed does not change the next one
     return outcome
 
 
@@ -160,6 +164,9 @@ def compare_call(call: int, eager: Outcome, compiled: Outcome, eager_args: list[
         why = diff_values(eager.value, compiled.value, f"result of call {call}", tol, pairing)
         if why:
             add("result", why)
+    if eager.modes != compiled.modes:
+        add("process_state", f"(grad mode, inference mode) after the call: eager {eager.modes}, "
+                             f"compiled {compiled.modes}")
     if eager.stdout != compiled.stdout:
         add("stdout", f"eager printed {eager.stdout!r}, compiled printed {compiled.stdout!r}")
     for name, kind, a, b in zip(names, kinds, eager_args, compiled_args):

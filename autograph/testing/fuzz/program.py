@@ -20,6 +20,7 @@ BETWEEN_CALLS = "between_calls"
 EXACTNESS_FEATURES = frozenset({
     "strings", "dict_views", "attributes", "iterators", "identity", "out_args",
     "rebind_globals", "raise_caught", "fresh_objects", "aliased_inputs", "with_blocks",
+    "grad_modes", "tensor_queries",
 })
 
 # Every feature family the generator knows; a FuzzConfig may switch some off.
