@@ -476,6 +476,9 @@ def _check_arity(kind: type, name: str, args: list, kwargs: dict) -> None:
         pass
 
 
+_MISSING = object()  # an absent entry (dict lookups done once, as CPython does them)
+
+
 class DictValue(Value):
     """A dict (insertion order kept) keyed by constants, or by identity for tensors and
     objects hashed by identity (``{param: state}``): insertion order does not depend on
@@ -513,7 +516,9 @@ class DictValue(Value):
     def iter_items(self, tx):
         return [_key_value(k) for k in self.items]
 
-    def _key(self, key: Value):
+    def _key(self, key: Value, tx=None):
+        """The model's key for ``key``: a constant itself; given the translator, an object whose
+        hash is Python code (or a tuple of non-constants) by its interpreted key."""
         if key.is_constant():
             k = key.as_python_constant()
             if type(k).__name__ not in ("SymInt", "SymFloat", "SymBool"):  # (a symbolic size: retried static)
@@ -521,15 +526,18 @@ class DictValue(Value):
             return k
         from autograph.capture.families.sets import key_of
         try:
-            return key_of(key)  # a tensor or an identity-hashed object: keyed by identity
-        except Unsupported:
+            return key_of(key, tx)  # a tensor or an identity-hashed object: keyed by identity
+        except Unsupported as exc:
+            if exc.kind == "python-exception":
+                raise  # Python's own error (unhashable type, a raising __hash__)
             raise Unsupported(f"dict key {key.describe()} is not a constant", kind="unsupported-operation") from None
 
     def getitem(self, tx, key):
-        k = self._key(key)
-        if k not in self.items:
+        k = self._key(key, tx)
+        found = self.items.get(k, _MISSING)  # one lookup: a key's == may be user code
+        if found is _MISSING:
             raise self._key_error(k)
-        return self.items[k]
+        return found
 
     def _key_error(self, k: Any) -> Unsupported:
         """The KeyError Python raises for a missing key. Known exactly (an ``except KeyError`` of
@@ -550,29 +558,42 @@ class DictValue(Value):
     def _mutating(self, tx, method: str, args: list[Value], kwargs: dict | None = None) -> None:
         """A dict from outside changes for real after the graph (``dict.<method>(d, *args)`` replayed
         in order with the other side effects); this value, which later reads see, changes now."""
+        self._refuse_change()
+        if self.source is not None:
+            _record_outside_change(tx, self, getattr(dict, method), args, kwargs)
+
+    def _refuse_change(self) -> None:
+        """A change capture cannot replay (a dict read from outside without a source, a namespace,
+        another mapping type from outside) breaks."""
         if self.source is None and self.identity is not None:  # read from outside, no source to replay on
             raise Unsupported("mutation of a dict that came from outside (read from outside) — a side effect",
                               kind="side-effect")
-        if self.source is not None:
-            if self.kind is not dict or _namespace_source(self.source):
-                raise Unsupported(f"mutation of a {self.kind.__name__} that came from outside "
-                                  f"({self.source.expr}) — a side effect", kind="side-effect")
-            _record_outside_change(tx, self, getattr(dict, method), args, kwargs)
+        if self.source is not None and (self.kind is not dict or _namespace_source(self.source)):
+            raise Unsupported(f"mutation of a {self.kind.__name__} that came from outside "
+                              f"({self.source.expr}) — a side effect", kind="side-effect")
+
+    def _pop_entry(self, tx, k: Any, key: Value) -> Any:
+        """Remove ``k``'s entry and return its value (``_MISSING`` when absent) in one lookup, as
+        CPython's ``pop``/``del`` (a key's == may be user code: looking twice would run it twice)."""
+        self._refuse_change()
+        before = len(self.items)
+        found = self.items.pop(k, _MISSING)
+        if len(self.items) != before:
+            self._mutating(tx, "__delitem__", [key])
+        return found
 
     def setitem(self, tx, key, value):
-        k = self._key(key)
+        k = self._key(key, tx)
         self._mutating(tx, "__setitem__", [key, value])
         self.items[k] = value
 
     def delitem(self, tx, key):
-        k = self._key(key)
-        if k not in self.items:
+        k = self._key(key, tx)
+        if self._pop_entry(tx, k, key) is _MISSING:
             raise self._key_error(k)
-        self._mutating(tx, "__delitem__", [key])
-        del self.items[k]
 
     def contains(self, tx, item):
-        return ConstantValue(self._key(item) in self.items)
+        return ConstantValue(self._key(item, tx) in self.items)
 
     def getattr(self, tx, name):
         from autograph.capture.families.builtins import BuiltinMethodValue
@@ -593,15 +614,19 @@ class DictValue(Value):
         from autograph.capture.families.dict_operators import dict_binary_op
         return dict_binary_op(tx, self, op, other)
 
+    def compare_op(self, tx, op, other):
+        from autograph.capture.families.dict_operators import dict_compare
+        return dict_compare(tx, self, op, other)
+
     def call_method(self, tx, name, args, kwargs):
         if name in _VIEW_KINDS and not args and not kwargs:
             return DictViewValue(self, name)  # live: reads the dict when used
         if name in ("get", "pop", "setdefault"):
             _check_arity(self.kind, name, args, kwargs)
         if name == "get" and not kwargs:
-            k = self._key(args[0])
-            if k in self.items:
-                return self.items[k]
+            found = self.items.get(self._key(args[0], tx), _MISSING)
+            if found is not _MISSING:
+                return found
             return args[1] if len(args) > 1 else ConstantValue(None)
         if name == "update" and len(args) <= 1:
             self._mutating(tx, "update", args, kwargs)
@@ -611,7 +636,7 @@ class DictValue(Value):
                     self.items.update(other.items)
                 elif hasattr(other, "mapping_items") and _has_keys(other):  # a mapping: its keys and m[k]
                     for k, v in other.mapping_items(tx):
-                        self.items[self._key(k)] = v
+                        self.items[self._key(k, tx)] = v
                 else:  # pairs, each stored before the next is made (the iterable may read the dict)
                     from autograph.capture.families.iterators import iterator_of
                     it = iterator_of(tx, other)
@@ -622,26 +647,36 @@ class DictValue(Value):
                             exc = ValueError(f"dictionary update sequence element #{index} has length "
                                              f"{len(kv)}; 2 is required")
                             raise Unsupported(f"ValueError: {exc}", generic=True, exc=exc, kind="python-exception")
-                        self.items[self._key(kv[0])] = kv[1]
+                        self.items[self._key(kv[0], tx)] = kv[1]
                         index += 1
             for k, v in kwargs.items():
                 self.items[k] = v
             return ConstantValue(None)
         if name == "pop" and not kwargs:
-            k = self._key(args[0])
-            if k in self.items:
-                self._mutating(tx, "__delitem__", [args[0]])
-                return self.items.pop(k)
+            k = self._key(args[0], tx)
+            if not getattr(k, "interprets", False) and k not in self.items:
+                found = _MISSING  # (no change: a dict capture cannot change may still answer)
+            else:
+                found = self._pop_entry(tx, k, args[0])
+            if found is not _MISSING:
+                return found
             if len(args) > 1:
                 return args[1]
             raise self._key_error(k)
         if name == "setdefault":
-            k = self._key(args[0])
-            if k not in self.items:
-                value = args[1] if len(args) > 1 else ConstantValue(None)
+            k = self._key(args[0], tx)
+            value = args[1] if len(args) > 1 else ConstantValue(None)
+            if not getattr(k, "interprets", False):
+                if k not in self.items:
+                    self._mutating(tx, "__setitem__", [args[0], value])
+                    self.items[k] = value
+                return self.items[k]
+            self._refuse_change()
+            before = len(self.items)
+            out = self.items.setdefault(k, value)  # one lookup, as CPython's
+            if len(self.items) != before:
                 self._mutating(tx, "__setitem__", [args[0], value])
-                self.items[k] = value
-            return self.items[k]
+            return out
         if name == "copy" and not args:
             return DictValue(self.items, kind=self.kind)
         if name == "clear" and not args:
