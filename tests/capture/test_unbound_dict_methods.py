@@ -56,7 +56,6 @@ def test_an_ordered_dict_left_inconsistent_is_captured_while_it_dies_in_the_call
     assert h.breaks == []
 
 
-
 def test_an_inconsistent_ordered_dict_passed_in_is_not_mirrored():
     def f(a, d):
         return a + len(d)
