@@ -867,6 +867,9 @@ class DictViewValue(Value):
 
     def getattr(self, tx, name):
         from autograph.capture.families.builtins import BuiltinMethodValue
+        if name == "mapping":  # a read-only live proxy of the dict the view belongs to
+            from autograph.capture.families.mapping_proxies import MappingProxyValue
+            return MappingProxyValue(self.owner if self.owner is not None else self.mapping)
         if self.is_constant() and callable(getattr(self.python_type(), name, None)):
             return BuiltinMethodValue(self, name)
         return super().getattr(tx, name)
