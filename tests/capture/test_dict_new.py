@@ -50,3 +50,29 @@ def dict_new(x, klass):
 def test_dict_new_of_dict_and_of_a_subclass():
     for klass in (Mine, dict):
         assert check(dict_new, lambda klass=klass: (torch.randn(3), klass)).breaks == []
+
+
+class Logged(dict):
+    def __init__(self):
+        super().__init__()
+        self.log = ["init"]
+
+    def __setitem__(self, key, value):
+        self.log.append(key)
+        super().__setitem__(key, value * 2)
+
+
+def subclass_fromkeys(x):
+    a = Mine.fromkeys(["a", "b"], 1)
+    b = Logged.fromkeys("xy", 3)
+    errors = []
+    for bad in ((), (1, 2), (1,)):
+        try:
+            Mine.fromkeys(*bad)
+        except TypeError as e:
+            errors.append(str(e))
+    return x + 1, a, type(a), b, b.log, errors
+
+
+def test_fromkeys_of_a_user_subclass_calls_the_class_then_stores_each_key():
+    assert check(subclass_fromkeys, lambda: (torch.randn(3),)).breaks == []
