@@ -188,6 +188,21 @@ class RealContainerValue(Value):
             raise Unsupported(f"unary {op} on {self.describe()}", kind="unsupported-operation")
         return from_real(tx, self._run(tx, f"unary {op}", vb.UNARY[op], self.real))
 
+    def text_snapshot(self) -> Any:
+        """The real container itself, when it holds only immutable constants (and a defaultdict's
+        factory is a builtin type): ``repr``/``str`` of it are folded by running the real ones."""
+        real = self.real
+        if self.inconsistent or not _consistent(real):
+            return None
+        from autograph.capture.families.tokens import _immutable_constant
+        items = list(real) if type(real) is collections.deque else [x for pair in real.items() for x in pair]
+        if not all(_immutable_constant(x) for x in items):
+            return None
+        if type(real) is collections.defaultdict and real.default_factory is not None and not (
+                isinstance(real.default_factory, type) and real.default_factory.__module__ == "builtins"):
+            return None
+        return real
+
     def rbinary_op(self, tx, op, other):
         """``dict | od``: the real operator on the real operands (an OrderedDict's ``__ror__``)."""
         fn = vb.BINARY.get(op)
@@ -543,7 +558,18 @@ def _from_real(tx, obj):
     return None
 
 
+def _shallow_copy(tx, args, kwargs):
+    """``copy.copy(c)`` of a real container of stand-ins: the real copy (its own ``__copy__`` or
+    reduction, run over the same stand-ins), a new container of the call."""
+    import copy
+    if len(args) != 1 or kwargs or not isinstance(args[0], RealContainerValue):
+        return NotImplemented
+    return from_real(tx, run_real(tx, "copy.copy()", copy.copy, args[0].real))
+
+
 def install() -> None:
+    import copy
+    registry.register_opaque_call(copy.copy, _shallow_copy)
     registry.add_class_call_hook(_class_call)
     registry.add_callable_wrapper(_callable_wrapper)
     registry.add_from_real_hook(_from_real)
