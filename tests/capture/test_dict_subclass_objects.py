@@ -89,3 +89,23 @@ def test_ordered_dict_subclass_and_dict_get_as_getattr():
         assert f(x, d)[1:] == membership(x, d)[1:]
         torch.testing.assert_close(f(x, d)[0], membership(x, d)[0])
     assert h.breaks == []
+
+
+def uses_get(x, sd):
+    return x * sd.get("a", 2)
+
+
+def test_an_instance_attribute_shadowing_a_method_recompiles():
+    sd = Simple(a=3)
+    h = Harness()
+    f = h.compile(uses_get)
+    x = torch.randn(3)
+    torch.testing.assert_close(f(x, sd), uses_get(x, sd))
+    sd.get = lambda key, default=None: 5
+    torch.testing.assert_close(f(x, sd), uses_get(x, sd))
+    Simple.get = lambda self, key, default=None: 7
+    try:
+        del sd.get
+        torch.testing.assert_close(f(x, sd), uses_get(x, sd))
+    finally:
+        del Simple.get

@@ -77,14 +77,26 @@ class DictSubclassObjectValue(ObjectValue):
 
     def getattr(self, tx, name):
         if name in _METHODS or (self.writable and name in _WRITERS):
-            if mro_lookup(type(self.obj), name)[0] in _BASES and self._instance_lacks(name):
+            if mro_lookup(type(self.obj), name)[0] in _BASES and self._instance_lacks(tx, name):
                 return TableMethodValue(self, name)
         return super().getattr(tx, name)
 
-    def _instance_lacks(self, name: str) -> bool:
-        """Python finds the class's method: the instance ``__dict__`` holds no such name."""
+    def _instance_lacks(self, tx, name: str) -> bool:
+        """Python finds dict's method: the instance ``__dict__`` holds no such name, nor does any
+        class before dict in the MRO (guarded: they stay so)."""
+        from autograph.capture.families.absence import class_dict_source
+        from autograph.guards.sources import AttrSource
         attrs = getattr(self.obj, "__dict__", None)
-        return not (isinstance(attrs, dict) and name in attrs)
+        if isinstance(attrs, dict):
+            if name in attrs:
+                return False
+            tx.guards.key_absent(AttrSource(self.source, "__dict__"), name)
+        for klass in type(self.obj).__mro__:
+            if klass in _BASES:
+                break
+            if not klass.__flags__ & (1 << 8):  # (a class that can still gain the name)
+                tx.guards.key_absent(class_dict_source(klass), name)
+        return True
 
     def call_method(self, tx, name, args, kwargs):
         return self.getattr(tx, name).call(tx, args, kwargs)
@@ -124,7 +136,8 @@ def wrap_dict_subclass(tx, obj: Any, source) -> Value | None:
     from autograph.capture.families.builder import _plain_key, _wrap_items
     from autograph.capture.families.containers import DictValue, outside_container, register_outside_container
     cls = type(obj)
-    if source is None or cls in _BASES or not isinstance(obj, dict) or not _keeps(cls, _READERS):
+    if source is None or cls in _BASES or not isinstance(obj, dict) or not _keeps(cls, _READERS) \
+            or mro_lookup(cls, "__getattribute__")[0] not in (object, *_BASES):  # (a Python attribute lookup)
         return None
     keys = list(iter(obj))  # (dict's or OrderedDict's own iteration: no user code)
     if not all(_plain_key(k) for k in keys):
