@@ -508,12 +508,15 @@ class DictValue(Value):
         return self.kind((k, v.as_python_constant()) for k, v in self.items.items())
 
     def truth(self, tx):
+        self._check_fresh(tx)
         return bool(self.items)
 
     def length(self, tx):
+        self._check_fresh(tx)
         return len(self.items)
 
     def iter_items(self, tx):
+        self._check_fresh(tx)
         return [_key_value(k) for k in self.items]
 
     def _key(self, key: Value, tx=None):
@@ -533,6 +536,7 @@ class DictValue(Value):
             raise Unsupported(f"dict key {key.describe()} is not a constant", kind="unsupported-operation") from None
 
     def getitem(self, tx, key):
+        self._check_fresh(tx)
         k = self._key(key, tx)
         found = self.items.get(k, _MISSING)  # one lookup: a key's == may be user code
         if found is _MISSING:
@@ -547,6 +551,16 @@ class DictValue(Value):
         if getattr(self.kind, "__missing__", None) is None and type(k) in (str, int, float, bool, bytes, type(None)):
             exc = KeyError(k)
         return Unsupported(f"KeyError: {k!r}", generic=True, exc=exc, kind="python-exception")
+
+    def _check_fresh(self, tx) -> None:
+        """An object's (or module's) ``__dict__`` read after the call stored attributes on that
+        object: capture's table of it was read before the store, so reading it breaks."""
+        if self.source is None or self.identity is None or not _namespace_source(self.source):
+            return
+        from autograph.capture.families.side_effects import stored_objects
+        if any(getattr(obj, "__dict__", None) is self.identity for obj in stored_objects(tx)):
+            raise Unsupported(f"reading {self.source.expr} after the call stored attributes on its object",
+                              kind="side-effect")
 
     def _check_mutable(self):
         """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""
@@ -593,6 +607,7 @@ class DictValue(Value):
             raise self._key_error(k)
 
     def contains(self, tx, item):
+        self._check_fresh(tx)
         return ConstantValue(self._key(item, tx) in self.items)
 
     def getattr(self, tx, name):
@@ -608,6 +623,7 @@ class DictValue(Value):
         return super().getattr(tx, name)
 
     def get_iter(self, tx):
+        self._check_fresh(tx)
         return SeqIteratorValue(self)
 
     def binary_op(self, tx, op, other):
@@ -619,6 +635,7 @@ class DictValue(Value):
         return dict_compare(tx, self, op, other)
 
     def call_method(self, tx, name, args, kwargs):
+        self._check_fresh(tx)
         if name in _VIEW_KINDS and not args and not kwargs:
             return DictViewValue(self, name)  # live: reads the dict when used
         if name in ("get", "pop", "setdefault"):
@@ -828,12 +845,15 @@ class DictViewValue(Value):
         return [TupleValue([_key_value(k), v]) for k, v in items.items()]
 
     def iter_items(self, tx):
+        self.mapping._check_fresh(tx)
         return self._current()
 
     def length(self, tx):
+        self.mapping._check_fresh(tx)
         return len(self.mapping.items)
 
     def truth(self, tx):
+        self.mapping._check_fresh(tx)
         return bool(self.mapping.items)
 
     def is_constant(self):
@@ -848,6 +868,7 @@ class DictViewValue(Value):
         return getattr(self.mapping.as_python_constant(), self.kind)()
 
     def get_iter(self, tx):
+        self.mapping._check_fresh(tx)
         return SeqIteratorValue(self)  # live: a size change while looping raises, as in Python
 
     def compare_op(self, tx, op, other):
@@ -855,6 +876,7 @@ class DictViewValue(Value):
         return view_compare(tx, self, op, other)
 
     def contains(self, tx, item):
+        self.mapping._check_fresh(tx)
         if self.kind == "keys":
             return self.mapping.contains(tx, item)
         if self.kind == "items" and isinstance(item, TupleValue) and len(item.items) == 2 \
@@ -1052,6 +1074,8 @@ class SeqIteratorValue(ListIteratorValue):
     def next(self, tx):
         if self.done:
             return None
+        if isinstance(self.target, DictValue):
+            self.target._check_fresh(tx)
         if self._keyed():
             if self._keys() != self.keys0:
                 what = "dictionary" if isinstance(self.target, DictValue) else "set"
