@@ -109,3 +109,28 @@ def test_an_instance_attribute_shadowing_a_method_recompiles():
         torch.testing.assert_close(f(x, sd), uses_get(x, sd))
     finally:
         del Simple.get
+
+
+class OwnKeysOrdered(OrderedDict):
+    def keys(self):
+        return ["b"]
+
+
+class OwnKeys(dict):
+    def keys(self):
+        return ["b"]
+
+
+def merges(x, d):
+    e = {"z": 0}
+    e.update(d)
+    return x + 1, dict(d), {**d}, e
+
+
+def test_merging_reads_the_table_or_keys_as_pydict_merge_does():
+    h = Harness()
+    f = h.compile(merges)
+    x = torch.zeros(1)
+    for d in (OwnKeysOrdered(a=1, b=2), OwnKeys(a=1, b=2), Simple(a=1)):
+        assert f(x, d)[1:] == merges(x, d)[1:]
+    assert h.breaks == []

@@ -804,6 +804,9 @@ def mapping_items(tx, mapping: Value) -> list[tuple[Value, Value]]:
     items, else ``m.keys()`` and ``m[k]`` for each key, run as the mapping's methods."""
     if isinstance(mapping, DictValue):
         return [(_key_value(k), v) for k, v in mapping.items.items()]
+    from autograph.capture.families.dict_subclass_objects import DictSubclassObjectValue
+    if isinstance(mapping, DictSubclassObjectValue):  # (its table, read as PyDict_Merge reads it)
+        return mapping.mapping_items(tx)
     try:
         has_keys = hasattr(mapping.python_type(), "keys")
     except Unsupported:

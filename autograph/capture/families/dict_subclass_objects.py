@@ -62,8 +62,14 @@ class DictSubclassObjectValue(ObjectValue):
         return self.table.get_iter(tx)
 
     def mapping_items(self, tx) -> list[tuple[Value, Value]]:
-        from autograph.capture.families.containers import mapping_items
-        return mapping_items(tx, self.table)
+        """``dict(obj)``/``{**obj}``/``d.update(obj)``: PyDict_Merge reads the table directly when
+        the class keeps dict's ``__iter__`` (a ``keys`` of its own does not run), else through
+        ``keys()`` and ``[k]`` (an OrderedDict subclass)."""
+        from autograph.capture.families.containers import _key_value
+        if mro_lookup(type(self.obj), "__iter__")[1] is dict.__dict__["__iter__"]:
+            return [(_key_value(k), v) for k, v in self.table.items.items()]
+        keys = self.call_method(tx, "keys", [], {})
+        return [(k, self.getitem(tx, k)) for k in keys.iter_items(tx)]
 
     def setitem(self, tx, key, value):
         if not self.writable:
