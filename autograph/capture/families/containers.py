@@ -553,14 +553,16 @@ class DictValue(Value):
         return Unsupported(f"KeyError: {k!r}", generic=True, exc=exc, kind="python-exception")
 
     def _check_fresh(self, tx) -> None:
-        """An object's (or module's) ``__dict__`` read after the call stored attributes on that
-        object: capture's table of it was read before the store, so reading it breaks."""
+        """An object's (or module's) ``__dict__`` read from outside: the attribute stores this
+        call made on that object so far (replayed after the graph) are in it now, as they would
+        be in Python (a plain store lands in the instance dict: a new name at the end, a present
+        one in its place)."""
         if self.source is None or self.identity is None or not _namespace_source(self.source):
             return
-        from autograph.capture.families.side_effects import stored_objects
-        if any(getattr(obj, "__dict__", None) is self.identity for obj in stored_objects(tx)):
-            raise Unsupported(f"reading {self.source.expr} after the call stored attributes on its object",
-                              kind="side-effect")
+        from autograph.capture.families.side_effects import stored_attributes
+        for obj, name, value in stored_attributes(tx):
+            if getattr(obj, "__dict__", None) is self.identity:
+                self.items[name] = value
 
     def _check_mutable(self):
         """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""
