@@ -768,7 +768,7 @@ def _build_map(tx, frame, inst):
     flat = frame.popn(2 * inst.arg)
     d = DictValue({})
     for k, v in zip(flat[::2], flat[1::2]):
-        d.items[d._key(k)] = v
+        d.items[d._key(k, tx)] = v
     frame.push(d)
 
 
@@ -849,7 +849,7 @@ def _map_add(tx, frame, inst):
     v = frame.pop()
     k = frame.pop()
     d = frame.stack[-inst.arg]
-    d.items[d._key(k)] = v
+    d.items[d._key(k, tx)] = v
 
 
 @handler("DICT_UPDATE", "DICT_MERGE")
@@ -857,7 +857,7 @@ def _dict_update(tx, frame, inst):
     v = frame.pop()
     d = frame.stack[-inst.arg]
     from autograph.capture.families.containers import mapping_items
-    pairs = [(d._key(k), value) for k, value in mapping_items(tx, v)]  # ** of any mapping: keys(), [k]
+    pairs = [(d._key(k, tx), value) for k, value in mapping_items(tx, v)]  # ** of any mapping: keys(), [k]
     if inst.opname == "DICT_MERGE" and {k for k, _ in pairs} & set(d.items):
         raise Unsupported("TypeError: got multiple values for keyword argument", generic=True, kind="python-exception")
     d.items.update(pairs)

@@ -280,6 +280,11 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     wrapper = TYPE_WRAPPERS.get(type(obj))
     if wrapper is not None:  # objects with a capture-time model of their own (families/stdlib.py)
         return wrapper(tx, obj, source)
+    if isinstance(obj, dict):  # a dict subclass object reading its table as dict does
+        from autograph.capture.families.dict_subclass_objects import wrap_dict_subclass
+        value = wrap_dict_subclass(tx, obj, source)
+        if value is not None:
+            return value
     g.type_(source, obj)
     return ObjectValue(obj, source)
 

@@ -780,14 +780,14 @@ def _dict(tx, it=None, **kwargs):
             is_mapping = False
         if is_mapping:  # dict(m): m.keys() and m[k] (a dict: its items)
             for k, v in mapping_items(tx, it):
-                out.items[out._key(k)] = v
+                out.items[out._key(k, tx)] = v
         else:
             for i, pair in enumerate(it.iter_items(tx)):
                 kv = pair.iter_items(tx)
                 if len(kv) != 2:
                     exc = ValueError(f"dictionary update sequence element #{i} has length {len(kv)}; 2 is required")
                     raise Unsupported(f"ValueError: {exc}", generic=True, exc=exc, kind="python-exception")
-                out.items[out._key(kv[0])] = kv[1]
+                out.items[out._key(kv[0], tx)] = kv[1]
     out.items.update(kwargs)
     return out
 

@@ -60,6 +60,9 @@ class RealContainerValue(Value):
         self.real = real
         self.source = source
         self.written_back = False  # (mirrors) a write-back of the final contents is recorded
+        # (made in the call) a base ``dict`` method bypassed an OrderedDict's order list: CPython's
+        # object would be as inconsistent, but no rebuild can make it
+        self.inconsistent = False
         register_made(tx, real, self)
 
     def describe(self):
@@ -116,9 +119,14 @@ class RealContainerValue(Value):
         out = self._run(tx, f"{owner.__name__}.{name}()", method, self.real, *(to_real(tx, a) for a in args),
                         **{k: to_real(tx, v) for k, v in kwargs.items()})
         if getattr(type(self.real), name, None) is not method and not _consistent(self.real):
-            # ``dict.update(od, ...)`` bypasses OrderedDict's order list: no rebuild can match
-            raise Unsupported(f"{owner.__name__}.{name}() left {self.describe()} inconsistent",
-                              kind="unsupported-call")
+            # ``dict.update(od, ...)`` bypasses OrderedDict's order list, as in CPython: the real
+            # object now behaves as CPython's does, but no rebuild can match it
+            if self.source is not None:  # the caller's object: no write-back reproduces it
+                raise Unsupported(f"{owner.__name__}.{name}() left {self.describe()} inconsistent",
+                                  kind="unsupported-call")
+            if not self.inconsistent:
+                self.inconsistent = True
+                self.created_step = tx.step  # live at a break or returned: the break moves to this call
         return _real_call_result(tx, self, name, out)
 
     def setattr(self, tx, name, value):
@@ -163,7 +171,10 @@ class RealContainerValue(Value):
         fn = vb.BINARY.get(op)
         if fn is None:
             return NotImplemented
-        return from_real(tx, self._run(tx, f"operator {op}", fn, self.real, to_real(tx, other)))
+        real_other = _real_operand(tx, other)  # (a dict of the call as a real dict: od | dict)
+        if real_other is NotImplemented:
+            real_other = to_real(tx, other)
+        return from_real(tx, self._run(tx, f"operator {op}", fn, self.real, real_other))
 
     def compare_op(self, tx, op, other):
         """``==``, ``<=``, ...: the real comparison (``OrderedDict == dict``, ``Counter <= Counter``)."""
@@ -177,10 +188,36 @@ class RealContainerValue(Value):
             raise Unsupported(f"unary {op} on {self.describe()}", kind="unsupported-operation")
         return from_real(tx, self._run(tx, f"unary {op}", vb.UNARY[op], self.real))
 
+    def text_snapshot(self) -> Any:
+        """The real container itself, when it holds only immutable constants (and a defaultdict's
+        factory is a builtin type): ``repr``/``str`` of it are folded by running the real ones."""
+        real = self.real
+        if self.inconsistent or not _consistent(real):
+            return None
+        from autograph.capture.families.tokens import _immutable_constant
+        items = list(real) if type(real) is collections.deque else [x for pair in real.items() for x in pair]
+        if not all(_immutable_constant(x) for x in items):
+            return None
+        if type(real) is collections.defaultdict and real.default_factory is not None and not (
+                isinstance(real.default_factory, type) and real.default_factory.__module__ == "builtins"):
+            return None
+        return real
+
+    def rbinary_op(self, tx, op, other):
+        """``dict | od``: the real operator on the real operands (an OrderedDict's ``__ror__``)."""
+        fn = vb.BINARY.get(op)
+        real_other = _real_operand(tx, other)
+        if fn is None or real_other is NotImplemented:
+            return NotImplemented
+        return from_real(tx, self._run(tx, f"operator {op}", fn, real_other, self.real))
+
     def reconstruct(self, cg):
         if self.source is not None:
             return cg.source_expr(self.source)
         real = self.real
+        if self.inconsistent and not _consistent(real):
+            raise Unsupported(f"{self.describe()}, left inconsistent by a base dict method, is live at a "
+                              "graph break", kind="cannot-rebuild")
         if type(real) is collections.deque:
             items = ", ".join(_item_expr(cg, x) for x in real)
             return cg.shared(self, f"{cg.const(collections.deque)}([{items}], {real.maxlen!r})")
@@ -196,7 +233,7 @@ def _real_operand(tx, other: Value) -> Any:
     capture as a real copy: comparing reads it only), or NotImplemented."""
     if getattr(other, "real_stand_in", None) is not None:
         return to_real(tx, other)
-    if type(other) is DictValue and other.python_type() is dict:
+    if type(other) is DictValue and other.python_type() is dict and not other.has_identity_keys():
         return {k: to_real(tx, v) for k, v in other.items.items()}
     if isinstance(other, BaseSequenceValue) and other.python_type() in (list, tuple):
         return other.python_type()(to_real(tx, i) for i in other.items)
@@ -521,7 +558,18 @@ def _from_real(tx, obj):
     return None
 
 
+def _shallow_copy(tx, args, kwargs):
+    """``copy.copy(c)`` of a real container of stand-ins: the real copy (its own ``__copy__`` or
+    reduction, run over the same stand-ins), a new container of the call."""
+    import copy
+    if len(args) != 1 or kwargs or not isinstance(args[0], RealContainerValue):
+        return NotImplemented
+    return from_real(tx, run_real(tx, "copy.copy()", copy.copy, args[0].real))
+
+
 def install() -> None:
+    import copy
+    registry.register_opaque_call(copy.copy, _shallow_copy)
     registry.add_class_call_hook(_class_call)
     registry.add_callable_wrapper(_callable_wrapper)
     registry.add_from_real_hook(_from_real)

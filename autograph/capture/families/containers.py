@@ -476,6 +476,9 @@ def _check_arity(kind: type, name: str, args: list, kwargs: dict) -> None:
         pass
 
 
+_MISSING = object()  # an absent entry (dict lookups done once, as CPython does them)
+
+
 class DictValue(Value):
     """A dict (insertion order kept) keyed by constants, or by identity for tensors and
     objects hashed by identity (``{param: state}``): insertion order does not depend on
@@ -505,15 +508,20 @@ class DictValue(Value):
         return self.kind((k, v.as_python_constant()) for k, v in self.items.items())
 
     def truth(self, tx):
+        self._check_fresh(tx)
         return bool(self.items)
 
     def length(self, tx):
+        self._check_fresh(tx)
         return len(self.items)
 
     def iter_items(self, tx):
+        self._check_fresh(tx)
         return [_key_value(k) for k in self.items]
 
-    def _key(self, key: Value):
+    def _key(self, key: Value, tx=None):
+        """The model's key for ``key``: a constant itself; given the translator, an object whose
+        hash is Python code (or a tuple of non-constants) by its interpreted key."""
         if key.is_constant():
             k = key.as_python_constant()
             if type(k).__name__ not in ("SymInt", "SymFloat", "SymBool"):  # (a symbolic size: retried static)
@@ -521,15 +529,19 @@ class DictValue(Value):
             return k
         from autograph.capture.families.sets import key_of
         try:
-            return key_of(key)  # a tensor or an identity-hashed object: keyed by identity
-        except Unsupported:
+            return key_of(key, tx)  # a tensor or an identity-hashed object: keyed by identity
+        except Unsupported as exc:
+            if exc.kind == "python-exception":
+                raise  # Python's own error (unhashable type, a raising __hash__)
             raise Unsupported(f"dict key {key.describe()} is not a constant", kind="unsupported-operation") from None
 
     def getitem(self, tx, key):
-        k = self._key(key)
-        if k not in self.items:
+        self._check_fresh(tx)
+        k = self._key(key, tx)
+        found = self.items.get(k, _MISSING)  # one lookup: a key's == may be user code
+        if found is _MISSING:
             raise self._key_error(k)
-        return self.items[k]
+        return found
 
     def _key_error(self, k: Any) -> Unsupported:
         """The KeyError Python raises for a missing key. Known exactly (an ``except KeyError`` of
@@ -539,6 +551,18 @@ class DictValue(Value):
         if getattr(self.kind, "__missing__", None) is None and type(k) in (str, int, float, bool, bytes, type(None)):
             exc = KeyError(k)
         return Unsupported(f"KeyError: {k!r}", generic=True, exc=exc, kind="python-exception")
+
+    def _check_fresh(self, tx) -> None:
+        """An object's (or module's) ``__dict__`` read from outside: the attribute stores this
+        call made on that object so far (replayed after the graph) are in it now, as they would
+        be in Python (a plain store lands in the instance dict: a new name at the end, a present
+        one in its place)."""
+        if self.source is None or self.identity is None or not _namespace_source(self.source):
+            return
+        from autograph.capture.families.side_effects import stored_attributes
+        for obj, name, value in stored_attributes(tx):
+            if getattr(obj, "__dict__", None) is self.identity:
+                self.items[name] = value
 
     def _check_mutable(self):
         """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""
@@ -550,29 +574,43 @@ class DictValue(Value):
     def _mutating(self, tx, method: str, args: list[Value], kwargs: dict | None = None) -> None:
         """A dict from outside changes for real after the graph (``dict.<method>(d, *args)`` replayed
         in order with the other side effects); this value, which later reads see, changes now."""
+        self._refuse_change()
+        if self.source is not None:
+            _record_outside_change(tx, self, getattr(dict, method), args, kwargs)
+
+    def _refuse_change(self) -> None:
+        """A change capture cannot replay (a dict read from outside without a source, a namespace,
+        another mapping type from outside) breaks."""
         if self.source is None and self.identity is not None:  # read from outside, no source to replay on
             raise Unsupported("mutation of a dict that came from outside (read from outside) — a side effect",
                               kind="side-effect")
-        if self.source is not None:
-            if self.kind is not dict or _namespace_source(self.source):
-                raise Unsupported(f"mutation of a {self.kind.__name__} that came from outside "
-                                  f"({self.source.expr}) — a side effect", kind="side-effect")
-            _record_outside_change(tx, self, getattr(dict, method), args, kwargs)
+        if self.source is not None and (self.kind is not dict or _namespace_source(self.source)):
+            raise Unsupported(f"mutation of a {self.kind.__name__} that came from outside "
+                              f"({self.source.expr}) — a side effect", kind="side-effect")
+
+    def _pop_entry(self, tx, k: Any, key: Value) -> Any:
+        """Remove ``k``'s entry and return its value (``_MISSING`` when absent) in one lookup, as
+        CPython's ``pop``/``del`` (a key's == may be user code: looking twice would run it twice)."""
+        self._refuse_change()
+        before = len(self.items)
+        found = self.items.pop(k, _MISSING)
+        if len(self.items) != before:
+            self._mutating(tx, "__delitem__", [key])
+        return found
 
     def setitem(self, tx, key, value):
-        k = self._key(key)
+        k = self._key(key, tx)
         self._mutating(tx, "__setitem__", [key, value])
         self.items[k] = value
 
     def delitem(self, tx, key):
-        k = self._key(key)
-        if k not in self.items:
+        k = self._key(key, tx)
+        if self._pop_entry(tx, k, key) is _MISSING:
             raise self._key_error(k)
-        self._mutating(tx, "__delitem__", [key])
-        del self.items[k]
 
     def contains(self, tx, item):
-        return ConstantValue(self._key(item) in self.items)
+        self._check_fresh(tx)
+        return ConstantValue(self._key(item, tx) in self.items)
 
     def getattr(self, tx, name):
         from autograph.capture.families.builtins import BuiltinMethodValue
@@ -587,21 +625,27 @@ class DictValue(Value):
         return super().getattr(tx, name)
 
     def get_iter(self, tx):
+        self._check_fresh(tx)
         return SeqIteratorValue(self)
 
     def binary_op(self, tx, op, other):
         from autograph.capture.families.dict_operators import dict_binary_op
         return dict_binary_op(tx, self, op, other)
 
+    def compare_op(self, tx, op, other):
+        from autograph.capture.families.dict_operators import dict_compare
+        return dict_compare(tx, self, op, other)
+
     def call_method(self, tx, name, args, kwargs):
+        self._check_fresh(tx)
         if name in _VIEW_KINDS and not args and not kwargs:
             return DictViewValue(self, name)  # live: reads the dict when used
         if name in ("get", "pop", "setdefault"):
             _check_arity(self.kind, name, args, kwargs)
         if name == "get" and not kwargs:
-            k = self._key(args[0])
-            if k in self.items:
-                return self.items[k]
+            found = self.items.get(self._key(args[0], tx), _MISSING)
+            if found is not _MISSING:
+                return found
             return args[1] if len(args) > 1 else ConstantValue(None)
         if name == "update" and len(args) <= 1:
             self._mutating(tx, "update", args, kwargs)
@@ -611,7 +655,7 @@ class DictValue(Value):
                     self.items.update(other.items)
                 elif hasattr(other, "mapping_items") and _has_keys(other):  # a mapping: its keys and m[k]
                     for k, v in other.mapping_items(tx):
-                        self.items[self._key(k)] = v
+                        self.items[self._key(k, tx)] = v
                 else:  # pairs, each stored before the next is made (the iterable may read the dict)
                     from autograph.capture.families.iterators import iterator_of
                     it = iterator_of(tx, other)
@@ -622,26 +666,36 @@ class DictValue(Value):
                             exc = ValueError(f"dictionary update sequence element #{index} has length "
                                              f"{len(kv)}; 2 is required")
                             raise Unsupported(f"ValueError: {exc}", generic=True, exc=exc, kind="python-exception")
-                        self.items[self._key(kv[0])] = kv[1]
+                        self.items[self._key(kv[0], tx)] = kv[1]
                         index += 1
             for k, v in kwargs.items():
                 self.items[k] = v
             return ConstantValue(None)
         if name == "pop" and not kwargs:
-            k = self._key(args[0])
-            if k in self.items:
-                self._mutating(tx, "__delitem__", [args[0]])
-                return self.items.pop(k)
+            k = self._key(args[0], tx)
+            if not getattr(k, "interprets", False) and k not in self.items:
+                found = _MISSING  # (no change: a dict capture cannot change may still answer)
+            else:
+                found = self._pop_entry(tx, k, args[0])
+            if found is not _MISSING:
+                return found
             if len(args) > 1:
                 return args[1]
             raise self._key_error(k)
         if name == "setdefault":
-            k = self._key(args[0])
-            if k not in self.items:
-                value = args[1] if len(args) > 1 else ConstantValue(None)
+            k = self._key(args[0], tx)
+            value = args[1] if len(args) > 1 else ConstantValue(None)
+            if not getattr(k, "interprets", False):
+                if k not in self.items:
+                    self._mutating(tx, "__setitem__", [args[0], value])
+                    self.items[k] = value
+                return self.items[k]
+            self._refuse_change()
+            before = len(self.items)
+            out = self.items.setdefault(k, value)  # one lookup, as CPython's
+            if len(self.items) != before:
                 self._mutating(tx, "__setitem__", [args[0], value])
-                self.items[k] = value
-            return self.items[k]
+            return out
         if name == "copy" and not args:
             return DictValue(self.items, kind=self.kind)
         if name == "clear" and not args:
@@ -752,6 +806,9 @@ def mapping_items(tx, mapping: Value) -> list[tuple[Value, Value]]:
     items, else ``m.keys()`` and ``m[k]`` for each key, run as the mapping's methods."""
     if isinstance(mapping, DictValue):
         return [(_key_value(k), v) for k, v in mapping.items.items()]
+    from autograph.capture.families.dict_subclass_objects import DictSubclassObjectValue
+    if isinstance(mapping, DictSubclassObjectValue):  # (its table, read as PyDict_Merge reads it)
+        return mapping.mapping_items(tx)
     try:
         has_keys = hasattr(mapping.python_type(), "keys")
     except Unsupported:
@@ -793,12 +850,15 @@ class DictViewValue(Value):
         return [TupleValue([_key_value(k), v]) for k, v in items.items()]
 
     def iter_items(self, tx):
+        self.mapping._check_fresh(tx)
         return self._current()
 
     def length(self, tx):
+        self.mapping._check_fresh(tx)
         return len(self.mapping.items)
 
     def truth(self, tx):
+        self.mapping._check_fresh(tx)
         return bool(self.mapping.items)
 
     def is_constant(self):
@@ -813,6 +873,7 @@ class DictViewValue(Value):
         return getattr(self.mapping.as_python_constant(), self.kind)()
 
     def get_iter(self, tx):
+        self.mapping._check_fresh(tx)
         return SeqIteratorValue(self)  # live: a size change while looping raises, as in Python
 
     def compare_op(self, tx, op, other):
@@ -820,6 +881,7 @@ class DictViewValue(Value):
         return view_compare(tx, self, op, other)
 
     def contains(self, tx, item):
+        self.mapping._check_fresh(tx)
         if self.kind == "keys":
             return self.mapping.contains(tx, item)
         if self.kind == "items" and isinstance(item, TupleValue) and len(item.items) == 2 \
@@ -832,6 +894,9 @@ class DictViewValue(Value):
 
     def getattr(self, tx, name):
         from autograph.capture.families.builtins import BuiltinMethodValue
+        if name == "mapping":  # a read-only live proxy of the dict the view belongs to
+            from autograph.capture.families.mapping_proxies import MappingProxyValue
+            return MappingProxyValue(self.owner if self.owner is not None else self.mapping)
         if self.is_constant() and callable(getattr(self.python_type(), name, None)):
             return BuiltinMethodValue(self, name)
         return super().getattr(tx, name)
@@ -1014,6 +1079,8 @@ class SeqIteratorValue(ListIteratorValue):
     def next(self, tx):
         if self.done:
             return None
+        if isinstance(self.target, DictValue):
+            self.target._check_fresh(tx)
         if self._keyed():
             if self._keys() != self.keys0:
                 what = "dictionary" if isinstance(self.target, DictValue) else "set"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograph.capture.core.breaks import Unsupported
-from autograph.capture.core.base import Value
+from autograph.capture.core.base import Value, mro_lookup
 
 
 # builtin types whose reflected ``|`` (if any) gives up on a dict
@@ -107,6 +107,47 @@ def dict_method_of_subclass(tx, obj: Value, name: str, args: list[Value], kwargs
             return NotImplemented
         return ConstantValue(dict.__eq__(mine, theirs) if name == "__eq__" else dict.__ne__(mine, theirs))
     return NotImplemented
+
+
+_MISSING = object()
+
+
+def _equality_table(value: Value):
+    """The table of a dict (or dict subclass instance) whose ``==``/``!=`` are dict's own, else None."""
+    from autograph.capture.families.containers import DictValue
+    from autograph.capture.families.user_objects import UserObjectValue
+    if type(value) is DictValue:
+        table, cls = value, value.kind
+    elif isinstance(value, UserObjectValue) and type(value.items) is DictValue:
+        table, cls = value.items, value.cls
+    else:
+        return None
+    if all(mro_lookup(cls, name)[0] is dict for name in ("__eq__", "__ne__")):
+        return table
+    return None
+
+
+def dict_compare(tx, a: Value, op: str, b: Value) -> Value:
+    """``a == b`` / ``a != b`` between dicts with dict's own comparison, as CPython's
+    ``dict_equal``: equal lengths, then each key of ``a`` in order looked up in ``b`` (its hash,
+    then the stored key's ``==``: user code for keys whose equality is Python's), then the two
+    values compared by identity, else ``==``; the first difference stops it. NotImplemented for
+    other operands."""
+    from autograph.capture.core.constants import ConstantValue
+    from autograph.capture.families.builtins import identical_or_none
+    if op not in ("==", "!="):
+        return NotImplemented
+    ta, tb = _equality_table(a), _equality_table(b)
+    if ta is None or tb is None:
+        return NotImplemented
+    equal = len(ta.items) == len(tb.items)
+    if equal:
+        for key, mine in list(ta.items.items()):
+            theirs = tb.items.get(key, _MISSING)  # one lookup, as dict_equal's
+            if theirs is _MISSING or not (identical_or_none(tx, mine, theirs) or tx.compare(mine, "==", theirs).truth(tx)):
+                equal = False
+                break
+    return ConstantValue(equal if op == "==" else not equal)
 
 
 def _constant_table(value: Value) -> dict | None:

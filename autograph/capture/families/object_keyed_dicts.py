@@ -9,12 +9,14 @@ object). torch.testing's comparison pairs look numbers' types up this way
 """
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core import registry
 from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.objects import ObjectValue
+from autograph.capture.families.collections_values import _identity_hashed_real
 from autograph.guards.sources import ItemSource
 
 
@@ -33,24 +35,31 @@ class ObjectKeyedDictValue(ObjectValue):
         words = "the dict's keys are the same objects, in the same order"
         if self.source is not None:
             source = self.source
-            tx.guards.keys(source, self.obj, by_value=[False] * len(self.obj))
+            tx.guards.keys(source, self.obj, by_value=[not _identity_hashed_real(k) for k in self.obj])
             return
         getter, what = self.getter, self.what
         tx.guards.python(("pin-object-keys", what, id(self.obj)), f"{what} has the same keys",
                          lambda: same(getter()), words=words)
 
     def _key(self, tx, item) -> Any:
-        try:
-            key = item.real_value()
-        except Unsupported:
+        """The real key ``item`` stands for: a constant or a class, or (guarded to be that very
+        object) a tensor or another object Python hashes and compares by identity; else
+        NotImplemented (an object's __hash__/__eq__ could run Python code)."""
+        source, key = _real_object(tx, item)
+        if key is NotImplemented:
             return NotImplemented
-        if not (isinstance(key, type) or item.is_constant()):
-            return NotImplemented  # an object's __hash__/__eq__ could run Python code
+        by_identity = not (isinstance(key, type) or item.is_constant())
+        if by_identity and not _identity_hashed_real(key):
+            return NotImplemented
+        if by_identity and source is None and not isinstance(key, (types.FunctionType, types.BuiltinFunctionType)):
+            return NotImplemented  # (a function read from a global is that function: its value is guarded)
         try:
             hash(key)
         except TypeError:
             return NotImplemented
         self._guard_keys(tx)
+        if by_identity and source is not None:
+            tx.guards.id_(source, key)  # the lookup's answer holds for this very object
         return key
 
     def contains(self, tx, item):
@@ -76,10 +85,42 @@ class ObjectKeyedDictValue(ObjectValue):
 
     def _item(self, tx, key):
         if self.source is not None:  # (a non-constant key is rendered as a constant)
+            if _identity_hashed_real(key) and not isinstance(key, type):
+                return tx.wrap(self.obj[key], IdentityKeyItemSource(self.source, key))
             return tx.wrap(self.obj[key], ItemSource(self.source, key))
         getter = self.getter
         return tx.wrap(self.obj[key], None, pin=lambda: getter()[key],
                        what=f"{self.what}[{getattr(key, '__qualname__', key)}]")
+
+
+class IdentityKeyItemSource(ItemSource):
+    """``base[key]`` for a key Python compares by identity (a tensor, a module, an object): shown
+    by type and address, equal only for the very same key object (never compared by ``==``)."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is IdentityKeyItemSource and other.key is self.key and other.base_source == self.base_source
+
+    def __hash__(self) -> int:
+        return hash((IdentityKeyItemSource, self.base_source, id(self.key)))
+
+    @property
+    def expr(self) -> str:
+        return f"{self.base_source.expr}[<{type(self.key).__name__} at {id(self.key):#x}>]"
+
+
+def _real_object(tx, item) -> tuple[Any, Any]:
+    """``(source, real object)`` of a lookup key: a tensor input's real tensor, or the object a
+    value read from outside stands for; ``(None, NotImplemented)`` when unknown."""
+    if item.is_tensor():
+        node = item.node
+        for source, real, input_node in tx.graph.inputs:
+            if input_node is node and real is not None:
+                return source, real
+        return None, NotImplemented
+    try:
+        return getattr(item, "source", None), item.real_value()
+    except Unsupported:
+        return None, NotImplemented
 
 
 def _same_keys(keys: tuple):

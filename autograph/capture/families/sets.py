@@ -46,6 +46,7 @@ class _Identity:
     """The key of a value hashed by identity (what ``object.__hash__``/``Tensor.__hash__`` do)."""
 
     __slots__ = ("value", "obj")
+    interprets = False  # keys whose equality runs the user's ``==`` (families/interpreted_keys.py)
 
     def __init__(self, value: Value, obj: Any):
         self.value, self.obj = value, obj
@@ -54,6 +55,8 @@ class _Identity:
         return id(self.obj)
 
     def __eq__(self, other: Any) -> bool:
+        if getattr(other, "interprets", False):
+            return NotImplemented  # object.__eq__ declines: the other object's ``==`` decides
         return isinstance(other, _Identity) and other.obj is self.obj
 
 
@@ -67,12 +70,16 @@ class _ByRealObject(_Identity):
         return hash(self.obj)
 
     def __eq__(self, other: Any) -> bool:
+        if getattr(other, "interprets", False):
+            return NotImplemented
         return isinstance(other, _Identity) and (other.obj is self.obj or (
             type(other) is _ByRealObject and bool(other.obj == self.obj)))
 
 
-def key_of(value: Value) -> Any:
-    """The real set key standing for ``value`` (raises Unsupported when it has none)."""
+def key_of(value: Value, tx=None) -> Any:
+    """The real set key standing for ``value`` (raises Unsupported when it has none). Given the
+    translator, an object whose hash is Python code is keyed by its interpreted hash and a tuple
+    of non-constants by its items' keys (families/interpreted_keys.py)."""
     if value.is_tensor():
         return _Identity(value, value.fake)
     if value.is_constant() and not value.mutable:
@@ -97,6 +104,11 @@ def key_of(value: Value) -> Any:
     if real is not None and hashed_by_real_object(real):
         return _ByRealObject(value, real)
     raise_if_unhashable(value)
+    if tx is not None:
+        from autograph.capture.families.interpreted_keys import interpreted_key
+        key = interpreted_key(tx, value, key_of)
+        if key is not None:
+            return key
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
 
 

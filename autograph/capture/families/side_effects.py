@@ -101,6 +101,11 @@ def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> No
     _events(tx).append(("store", obj_value, real, name, value))
 
 
+def stored_attributes(tx) -> list[tuple[Any, str, Value]]:
+    """``(real object, name, value)`` of each attribute store this capture made so far, in order."""
+    return [(event[2], event[3], event[4]) for event in _events(tx) if event[0] == "store"]
+
+
 def pending(tx, real: Any, name: str) -> Value | None:
     """The value stored into ``real.name`` earlier in this capture, if any."""
     for event in reversed(_events(tx)):

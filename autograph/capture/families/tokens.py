@@ -210,6 +210,10 @@ class Token:
             return object.__hash__(self)
         from autograph.capture.families.sets import raise_if_unhashable
         raise_if_unhashable(self.value)  # a list or dict: Python's TypeError
+        from autograph.capture.families.interpreted_keys import interpreted_hash
+        hashed = interpreted_hash(self.tx, self.value)  # a class's own Python __hash__, inlined
+        if hashed is not None:
+            return hashed
         raise Unsupported(f"hashing {self.value.describe()} (a dict/set key or a Counter item)", kind="unsupported-operation")
 
     __eq__ = _compare("==")

@@ -353,7 +353,8 @@ class UserObjectValue(Value):
     def compare_op(self, tx, op, other):
         if set_subclasses.set_items(self) is not None:
             return set_subclasses.compare_op(tx, self, op, other)
-        return NotImplemented
+        from autograph.capture.families.dict_operators import dict_compare
+        return dict_compare(tx, self, op, other)  # (a dict subclass keeping dict's ==)
 
     def guarded_text_snapshot(self, tx) -> Any:
         """A real object printing as this one does (a set subclass printed by set's C code)."""
