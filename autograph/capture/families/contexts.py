@@ -64,7 +64,13 @@ def _state_node(tx, target, args: tuple, hint: str):
 
 
 def _set_grad(tx, enabled: bool) -> None:
-    """Switch grad mode for the rest of the capture and in the graph at this point."""
+    """Switch grad mode for the rest of the capture and in the graph at this point.
+
+    A switch to the mode already in force is no node (as in Dynamo, which coalesces them): the
+    graph runs only when grad mode at its entry is the one capture saw (always guarded), so the
+    mode at this point of the graph is the capture's, and the switch would change nothing."""
+    if torch.is_grad_enabled() == enabled:
+        return
     torch._C._set_grad_enabled(enabled)
     _state_node(tx, torch._C._set_grad_enabled, (enabled,), "set_grad_enabled")
 
