@@ -83,6 +83,7 @@ class StateContextValue(Value):
 
     entered = False
     entered_step: int | None = None
+    left_by_exception_step: int | None = None  # where an exception left its `with` block
     state_before: tuple | None = None
     state_inside: tuple | None = None
 
@@ -373,9 +374,13 @@ class _ExitValue(_MethodOf):
         super().__init__(ctx, "__exit__")
 
     def call(self, tx, args, kwargs):
-        if any(not (a.is_constant() and a.as_python_constant() is None) for a in args):
+        if any(not (a.is_constant() and a.as_python_constant() is None) for a in args) \
+                and not _known_exception_triple(args, kwargs):
             raise Unsupported(f"leaving a `with {self.ctx.describe()}` block with an exception", kind="state-context")
-        return self.ctx.exit(tx)
+        # torch's state contexts restore the state and return None: the exception goes on
+        self.ctx.exit(tx)
+        self.ctx.left_by_exception_step = tx.step
+        return ConstantValue(None)
 
     def reentered_context(self, cg) -> str | None:
         return self.ctx.fresh(cg)
@@ -386,6 +391,14 @@ class _ExitValue(_MethodOf):
     def reconstruct(self, cg):
         raise Unsupported(f"the exit of a `with {self.ctx.describe()}` block outside its stack slot",
                           kind=STATE_CONTEXT)
+
+
+def _known_exception_triple(args: list[Value], kwargs: dict) -> bool:
+    """Whether ``__exit__`` gets ``(type(exc), exc, exc.__traceback__)`` of an exception raised
+    during capture (``WITH_EXCEPT_START``): it happens wherever this graph runs, so the block is
+    left at this point of the graph, before the handler that follows."""
+    from autograph.capture.families.with_exits import own_traceback_triple
+    return not kwargs and len(args) == 3 and own_traceback_triple(None, *args)
 
 
 def is_state_exit(value: Value) -> bool:
@@ -409,6 +422,12 @@ def _refuse(tx, reason: str) -> Unsupported:
 def leave_for_break(tx, stack: list[Value]) -> None:
     """At a break: check that the open blocks can be re-entered exactly, then leave them at
     the end of the graph (innermost first), so the graph hands the state back unchanged."""
+    left = [c.left_by_exception_step for c in open_blocks(stack) if not c.entered]
+    if left:  # in the `with`'s own handler, after its exit: no resume re-enters there
+        exc = Unsupported("a graph break in the exception handler of a `with` block already left",
+                          kind=STATE_CONTEXT)
+        exc.retry_step = left[0]  # break where the exception left the block (the exit runs in Python)
+        raise exc
     blocks = open_blocks(stack)
     if [c for c in tx.open_contexts] != blocks:
         raise _refuse(tx, "a torch state context entered by hand (not by `with`) is active at a graph break")
