@@ -502,7 +502,7 @@ _BREAK_BUILTINS = {
     open: "call to open() — a Python side effect",
     exec: "call to exec()", eval: "call to eval()", breakpoint: "call to breakpoint()",
     setattr: "setattr() — a side effect", delattr: "delattr() — a side effect",
-    id: "id() of a value", globals: "globals()", locals: "locals()", vars: "vars()",
+    globals: "globals()", locals: "locals()", vars: "vars()",
     __import__: "import at run time",
 }
 
