@@ -154,7 +154,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             g.type_(source, obj)
             g.length(source, obj)
             return NamedTupleValue(type(obj), [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
-                                               for i, x in enumerate(obj)], source)
+                                               for i, x in enumerate(obj)], source, real=obj)
     if type(obj) is tuple:
         g.type_(source, obj)
         g.length(source, obj)
