@@ -898,7 +898,8 @@ def _get_iter(tx, frame, inst):
 @handler("FOR_ITER")
 def _for_iter(tx, frame, inst):
     it = frame.stack[-1]
-    if not isinstance(it, ListIteratorValue):
+    from autograph.capture.families.iterators import advances
+    if not advances(tx, it):
         raise Unsupported(f"iteration over {it.describe()}", kind="unsupported-operation")
     item = it.next(tx)
     if item is None:

@@ -288,11 +288,37 @@ class UserObjectValue(Value):
                           kind="python-exception")
 
     def iter_items(self, tx):
-        return self.get_iter(tx).iter_items(tx)
+        it = self.get_iter(tx)
+        if it is self:  # its own iterator: drained through its __next__
+            out = []
+            while (item := self.next(tx)) is not None:
+                out.append(item)
+            return out
+        return it.iter_items(tx)
+
+    def is_user_iterator(self, tx) -> bool:
+        """Whether the class has a Python ``__next__`` (an iterator written in Python)."""
+        return _special(tx, self.cls, "__next__") is not None
+
+    def next(self, tx) -> Value | None:
+        """``next(obj)`` as a loop asks for it: the class's ``__next__``, None when it raises
+        StopIteration (the loop's end, as ``FOR_ITER`` and ``list()`` take it)."""
+        try:
+            return self._special(tx, "__next__", [])
+        except Unsupported as err:
+            if err.generic and isinstance(err.exc, StopIteration):
+                return None
+            raise
+
+    def next_or_raise(self, tx) -> Value:
+        """``next(obj)`` without a default: the class's ``__next__``, its StopIteration as raised."""
+        return self._special(tx, "__next__", [])
 
     def get_iter(self, tx):
         out = self._special(tx, "__iter__", [])
         if out is not None:
+            if isinstance(out, UserObjectValue) and out.is_user_iterator(tx):
+                return out  # an iterator written in Python (often ``return self``)
             if not isinstance(out, ListIteratorValue):
                 raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}",
                     kind="unsupported-operation")
@@ -336,6 +362,14 @@ class UserObjectValue(Value):
             return ConstantValue(out.truth(tx))
         if self.items is not None:
             return self.items.contains(tx, item)
+        if _special(tx, self.cls, "__iter__") is not None and self.get_iter(tx) is self:
+            # its own iterator: consumed up to the first match, each comparison decided here (the
+            # object's state after the search is what eager leaves)
+            from autograph.capture.core.base import equal_or_identical
+            while (candidate := self.next(tx)) is not None:
+                if equal_or_identical(tx, candidate, item):
+                    return ConstantValue(True)
+            return ConstantValue(False)
         return super().contains(tx, item)
 
     def binary_op(self, tx, op, other):
