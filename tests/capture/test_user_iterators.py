@@ -84,3 +84,32 @@ def break_inside_the_loop(x):
 def test_iterator_live_at_a_break_goes_on_in_python():
     h = check(break_inside_the_loop, _args)
     assert h.breaks
+
+
+def _delegating():
+    yield 0
+    yield from Count(2)
+    yield 10
+
+
+def yield_from_a_python_iterator(x):
+    return [x + k for k in _delegating()]
+
+
+def test_yield_from_a_python_iterator():
+    h = check(yield_from_a_python_iterator, _args)
+    assert h.breaks == []
+
+
+def _delegating_with_result():
+    got = yield from Count(1)
+    yield got
+
+
+def yield_from_result(x):
+    return [x, *_delegating_with_result()]
+
+
+def test_yield_from_evaluates_to_the_stop_iteration_value():
+    h = check(yield_from_result, _args)
+    assert h.breaks == []
