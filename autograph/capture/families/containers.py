@@ -1001,6 +1001,23 @@ class SeqIteratorValue(ListIteratorValue):
     def describe(self):
         return f"iterator over {self.seq.describe()}"
 
+    def call_method(self, tx, name, args, kwargs):
+        if name == "__length_hint__" and not args and not kwargs:
+            return ConstantValue(self._length_hint())
+        return super().call_method(tx, name, args, kwargs)
+
+    def _length_hint(self) -> int:
+        """``it.__length_hint__()`` as CPython's list/tuple/dict/set iterators answer it: the items
+        still to come; 0 once exhausted, or for a dict or set whose size changed since."""
+        if self.done:
+            return 0
+        if self._keyed():
+            return len(self.keys0) - self.index if len(self._keys()) == len(self.keys0) else 0
+        size = len(self.target.items)
+        if self.reverse:
+            return self.index + 1 if size >= self.index + 1 else 0
+        return max(size - self.index, 0)
+
     def python_type(self):
         t = self.target
         if isinstance(t, BaseSequenceValue):
