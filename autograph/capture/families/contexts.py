@@ -203,6 +203,17 @@ class GradModeContextValue(StateContextValue):
         tx.graph.immediate_switches.append(self)  # an effect until a `with` enters it (graph.py)
         return self
 
+    def call(self, tx, args, kwargs):
+        """``torch.set_grad_enabled(mode)(fn)``: the mode it switched to when made is put back
+        (``set_grad_enabled.__call__``), then ``fn`` is decorated like ``no_grad()(fn)``."""
+        if not (self.immediate and len(args) == 1 and not kwargs and not self.entered
+                and self in tx.graph.immediate_switches):
+            return super().call(tx, args, kwargs)
+        _set_grad(tx, self.prev)
+        tx.graph.immediate_switches.remove(self)  # no switch is pending any more
+        self.decorates = True
+        return super().call(tx, args, kwargs)
+
     def enter(self, tx) -> Value:
         if self.immediate:  # already switched when made; __enter__ only marks the block
             if self.entered:
