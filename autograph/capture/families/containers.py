@@ -393,6 +393,7 @@ class ListValue(BaseSequenceValue):
         k = key.as_python_constant()
         if isinstance(k, slice):
             from autograph.capture.families.iterators import iterator_of
+            _refuse_non_iterable_slice_value(len(self.items), k, value)
             new = iterator_of(tx, value).iter_items(tx)
             _python(self.items.__setitem__, k, new)
             self._changed(tx, "__setitem__", key, TupleValue(new))
@@ -415,6 +416,22 @@ class ListValue(BaseSequenceValue):
         if in_two_steps is not None:
             return in_two_steps
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
+
+
+def _refuse_non_iterable_slice_value(size: int, key: slice, value: Value) -> None:
+    """``lst[a:b] = 1``: Python's own TypeError, whose words depend on the slice and the Python
+    version ("can only assign an iterable", "must assign iterable to extended slice"), taken
+    from the same assignment run on a stand-in list of the same length."""
+    if not value.is_constant() or value.mutable:
+        return
+    real = value.as_python_constant()
+    try:
+        iter(real)
+    except TypeError:
+        try:
+            list(range(size))[key] = real
+        except TypeError as err:
+            raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception") from None
 
 
 def _extend(tx, items: list[Value], iterable: Value) -> list[Value]:
