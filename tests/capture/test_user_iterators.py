@@ -113,3 +113,14 @@ def yield_from_result(x):
 def test_yield_from_evaluates_to_the_stop_iteration_value():
     h = check(yield_from_result, _args)
     assert h.breaks == []
+
+
+def consume_outside(x, it, searched):
+    first = next(it)
+    rest = [x + k for k in it]
+    return first, rest, it.i, next(it, "done"), 3 in searched, searched.i, 9 in searched
+
+
+def test_iterator_passed_in_advances_for_real():
+    h = check(consume_outside, lambda: (torch.randn(2), Count(3), Count(5)))
+    assert h.breaks == []
