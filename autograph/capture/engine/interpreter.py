@@ -898,7 +898,8 @@ def _get_iter(tx, frame, inst):
 @handler("FOR_ITER")
 def _for_iter(tx, frame, inst):
     it = frame.stack[-1]
-    if not isinstance(it, ListIteratorValue):
+    from autograph.capture.families.iterators import advances
+    if not advances(tx, it):
         raise Unsupported(f"iteration over {it.describe()}", kind="unsupported-operation")
     item = it.next(tx)
     if item is None:
@@ -923,8 +924,11 @@ def _send(tx, frame, inst):
     sent = frame.pop()
     receiver = frame.stack[-1]
     sends_none = sent.is_constant() and sent.as_python_constant() is None
+    result = None
     if sends_none and isinstance(receiver, ListIteratorValue):
         item = receiver.next(tx)
+    elif sends_none and getattr(receiver, "is_user_iterator", None) is not None and receiver.is_user_iterator(tx):
+        item, result = _user_iterator_step(tx, receiver)  # tp_iternext: the class's __next__
     elif hasattr(receiver, "send_value"):  # a generator of the capture: the value is sent on to it
         item = receiver.send_value(tx, sent)
     else:
@@ -934,8 +938,25 @@ def _send(tx, frame, inst):
         return
     if VERSION < (3, 12):
         frame.pop()
-    frame.push(getattr(receiver, "return_value", None) or ConstantValue(None))
+    frame.push(result or getattr(receiver, "return_value", None) or ConstantValue(None))
     frame.jump(inst.target)
+
+
+def _user_iterator_step(tx, receiver: Value) -> tuple[Value | None, Value | None]:
+    """``__next__`` of an iterator written in Python under ``yield from``: ``(item, None)``, or
+    ``(None, result)`` at its end, ``result`` being the StopIteration's ``.value`` (the value of
+    the ``yield from`` expression)."""
+    try:
+        return receiver.next_or_raise(tx), None
+    except Unsupported as err:
+        if not (err.generic and isinstance(err.exc, StopIteration)):
+            raise
+        if not err.exc.args:
+            return None, ConstantValue(None)
+        if err.exc_value is None:
+            raise Unsupported(f"the value of a StopIteration from {receiver.describe()} under `yield from`",
+                              kind="unsupported-operation") from None
+        return None, err.exc_value.getattr(tx, "value")
 
 
 @handler("END_SEND", min_version=(3, 12))

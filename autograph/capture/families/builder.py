@@ -141,6 +141,10 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
     if type(obj) is set and all(is_literal(x) for x in obj):
         from autograph.capture.families.sets import SetValue, wrap_outside_set
         return wrap_outside_set(tx, obj, source) if source is not None else SetValue(obj)
+    if type(obj) is set and source is not None:
+        from autograph.capture.families.sets import is_pinned_element, wrap_outside_set
+        if all(is_literal(x) or is_pinned_element(x) for x in obj):
+            return wrap_outside_set(tx, obj, source)
     if type(obj) is slice:
         from autograph.capture.families.containers import SliceValue
         g.type_(source, obj)
@@ -155,7 +159,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
             g.type_(source, obj)
             g.length(source, obj)
             return NamedTupleValue(type(obj), [wrap_real(tx, x, ItemSource(source, i) if source is not None else None)
-                                               for i, x in enumerate(obj)], source)
+                                               for i, x in enumerate(obj)], source, real=obj)
     if type(obj) is tuple:
         g.type_(source, obj)
         g.length(source, obj)

@@ -517,7 +517,7 @@ _BREAK_BUILTINS = {
     open: "call to open() — a Python side effect",
     exec: "call to exec()", eval: "call to eval()", breakpoint: "call to breakpoint()",
     setattr: "setattr() — a side effect", delattr: "delattr() — a side effect",
-    id: "id() of a value", globals: "globals()", locals: "locals()", vars: "vars()",
+    globals: "globals()", locals: "locals()", vars: "vars()",
     __import__: "import at run time",
 }
 
@@ -700,8 +700,11 @@ def _iter(tx, it, sentinel=None):
 
 
 def _next(tx, it, default=None):
-    if not isinstance(it, ListIteratorValue):
+    from autograph.capture.families.iterators import advances
+    if not advances(tx, it):
         raise Unsupported("next() on a non-iterator value", kind="unsupported-operation")
+    if default is None and not isinstance(it, ListIteratorValue):
+        return it.next_or_raise(tx)  # an iterator written in Python: its own StopIteration
     item = it.next(tx)
     if item is None:
         if default is not None:

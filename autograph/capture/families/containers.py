@@ -393,6 +393,7 @@ class ListValue(BaseSequenceValue):
         k = key.as_python_constant()
         if isinstance(k, slice):
             from autograph.capture.families.iterators import iterator_of
+            _refuse_non_iterable_slice_value(len(self.items), k, value)
             new = iterator_of(tx, value).iter_items(tx)
             _python(self.items.__setitem__, k, new)
             self._changed(tx, "__setitem__", key, TupleValue(new))
@@ -415,6 +416,22 @@ class ListValue(BaseSequenceValue):
         if in_two_steps is not None:
             return in_two_steps
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
+
+
+def _refuse_non_iterable_slice_value(size: int, key: slice, value: Value) -> None:
+    """``lst[a:b] = 1``: Python's own TypeError, whose words depend on the slice and the Python
+    version ("can only assign an iterable", "must assign iterable to extended slice"), taken
+    from the same assignment run on a stand-in list of the same length."""
+    if not value.is_constant() or value.mutable:
+        return
+    real = value.as_python_constant()
+    try:
+        iter(real)
+    except TypeError:
+        try:
+            list(range(size))[key] = real
+        except TypeError as err:
+            raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception") from None
 
 
 def _extend(tx, items: list[Value], iterable: Value) -> list[Value]:
@@ -1065,6 +1082,23 @@ class SeqIteratorValue(ListIteratorValue):
 
     def describe(self):
         return f"iterator over {self.seq.describe()}"
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "__length_hint__" and not args and not kwargs:
+            return ConstantValue(self._length_hint())
+        return super().call_method(tx, name, args, kwargs)
+
+    def _length_hint(self) -> int:
+        """``it.__length_hint__()`` as CPython's list/tuple/dict/set iterators answer it: the items
+        still to come; 0 once exhausted, or for a dict or set whose size changed since."""
+        if self.done:
+            return 0
+        if self._keyed():
+            return len(self.keys0) - self.index if len(self._keys()) == len(self.keys0) else 0
+        size = len(self.target.items)
+        if self.reverse:
+            return self.index + 1 if size >= self.index + 1 else 0
+        return max(size - self.index, 0)
 
     def python_type(self):
         t = self.target

@@ -64,7 +64,13 @@ def _state_node(tx, target, args: tuple, hint: str):
 
 
 def _set_grad(tx, enabled: bool) -> None:
-    """Switch grad mode for the rest of the capture and in the graph at this point."""
+    """Switch grad mode for the rest of the capture and in the graph at this point.
+
+    A switch to the mode already in force is no node (as in Dynamo, which coalesces them): the
+    graph runs only when grad mode at its entry is the one capture saw (always guarded), so the
+    mode at this point of the graph is the capture's, and the switch would change nothing."""
+    if torch.is_grad_enabled() == enabled:
+        return
     torch._C._set_grad_enabled(enabled)
     _state_node(tx, torch._C._set_grad_enabled, (enabled,), "set_grad_enabled")
 
@@ -77,6 +83,7 @@ class StateContextValue(Value):
 
     entered = False
     entered_step: int | None = None
+    left_by_exception_step: int | None = None  # where an exception left its `with` block
     state_before: tuple | None = None
     state_inside: tuple | None = None
 
@@ -195,6 +202,17 @@ class GradModeContextValue(StateContextValue):
         _set_grad(tx, self.enabled)
         tx.graph.immediate_switches.append(self)  # an effect until a `with` enters it (graph.py)
         return self
+
+    def call(self, tx, args, kwargs):
+        """``torch.set_grad_enabled(mode)(fn)``: the mode it switched to when made is put back
+        (``set_grad_enabled.__call__``), then ``fn`` is decorated like ``no_grad()(fn)``."""
+        if not (self.immediate and len(args) == 1 and not kwargs and not self.entered
+                and self in tx.graph.immediate_switches):
+            return super().call(tx, args, kwargs)
+        _set_grad(tx, self.prev)
+        tx.graph.immediate_switches.remove(self)  # no switch is pending any more
+        self.decorates = True
+        return super().call(tx, args, kwargs)
 
     def enter(self, tx) -> Value:
         if self.immediate:  # already switched when made; __enter__ only marks the block
@@ -367,9 +385,13 @@ class _ExitValue(_MethodOf):
         super().__init__(ctx, "__exit__")
 
     def call(self, tx, args, kwargs):
-        if any(not (a.is_constant() and a.as_python_constant() is None) for a in args):
+        if any(not (a.is_constant() and a.as_python_constant() is None) for a in args) \
+                and not _known_exception_triple(args, kwargs):
             raise Unsupported(f"leaving a `with {self.ctx.describe()}` block with an exception", kind="state-context")
-        return self.ctx.exit(tx)
+        # torch's state contexts restore the state and return None: the exception goes on
+        self.ctx.exit(tx)
+        self.ctx.left_by_exception_step = tx.step
+        return ConstantValue(None)
 
     def reentered_context(self, cg) -> str | None:
         return self.ctx.fresh(cg)
@@ -380,6 +402,14 @@ class _ExitValue(_MethodOf):
     def reconstruct(self, cg):
         raise Unsupported(f"the exit of a `with {self.ctx.describe()}` block outside its stack slot",
                           kind=STATE_CONTEXT)
+
+
+def _known_exception_triple(args: list[Value], kwargs: dict) -> bool:
+    """Whether ``__exit__`` gets ``(type(exc), exc, exc.__traceback__)`` of an exception raised
+    during capture (``WITH_EXCEPT_START``): it happens wherever this graph runs, so the block is
+    left at this point of the graph, before the handler that follows."""
+    from autograph.capture.families.with_exits import own_traceback_triple
+    return not kwargs and len(args) == 3 and own_traceback_triple(None, *args)
 
 
 def is_state_exit(value: Value) -> bool:
@@ -403,6 +433,12 @@ def _refuse(tx, reason: str) -> Unsupported:
 def leave_for_break(tx, stack: list[Value]) -> None:
     """At a break: check that the open blocks can be re-entered exactly, then leave them at
     the end of the graph (innermost first), so the graph hands the state back unchanged."""
+    left = [c.left_by_exception_step for c in open_blocks(stack) if not c.entered]
+    if left:  # in the `with`'s own handler, after its exit: no resume re-enters there
+        exc = Unsupported("a graph break in the exception handler of a `with` block already left",
+                          kind=STATE_CONTEXT)
+        exc.retry_step = left[0]  # break where the exception left the block (the exit runs in Python)
+        raise exc
     blocks = open_blocks(stack)
     if [c for c in tx.open_contexts] != blocks:
         raise _refuse(tx, "a torch state context entered by hand (not by `with`) is active at a graph break")

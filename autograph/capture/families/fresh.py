@@ -72,7 +72,9 @@ class RealArguments:
         if isinstance(v, BaseSequenceValue):
             items = [self._real(i) for i in v.items]
             # a tuple subclass (a named tuple, torch.Size) is its own class, as the value rebuilds it
-            out = v.kind(items) if v.python_type() is v.kind else _own_class(v.python_type(), items)
+            real = getattr(v, "real", None)  # (sys.version_info: the object read, no new one can be made)
+            out = v.kind(items) if v.python_type() is v.kind else \
+                real if real is not None and _uncreatable(v.python_type()) else _own_class(v.python_type(), items)
             self._real_of[key] = out
             return out
         return v.as_python_constant()
@@ -90,6 +92,11 @@ class RealArguments:
 
     def wrap_result(self, tx, result: Any, name: str) -> Value:
         return fresh_value(tx, result, name, self._value_of, {})
+
+
+def _uncreatable(cls: type) -> bool:
+    from autograph.capture.families.named_tuples import uncreatable
+    return uncreatable(cls)
 
 
 def _own_class(cls: type, items: list) -> Any:

@@ -121,11 +121,21 @@ class ForeignIteratorValue(ListIteratorValue):
 
 
 def iterator_of(tx, value: Value) -> ListIteratorValue:
-    """``iter(value)`` as an iterator value."""
+    """``iter(value)`` as an iterator value (or an iterator written in Python: see
+    :func:`advances`)."""
     it = value.get_iter(tx)
-    if not isinstance(it, ListIteratorValue):
+    if not advances(tx, it):
         raise Unsupported(f"iterating over {value.describe()}", kind="unsupported-operation")
     return it
+
+
+def advances(tx, it: Value) -> bool:
+    """Whether ``it.next(tx)`` advances ``it`` as Python's ``next`` would: a modelled iterator, or
+    an object of the call whose class has a Python ``__next__`` (user_objects.py)."""
+    if isinstance(it, ListIteratorValue):
+        return True
+    check = getattr(it, "is_user_iterator", None)
+    return check is not None and check(tx)
 
 
 def make_lazy(tx, builtin: type, iterables: list[Value], **kw: Any) -> LazyIteratorValue:

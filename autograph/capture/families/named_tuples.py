@@ -54,8 +54,16 @@ def field_index(cls: type, name: str) -> int | None:
     klass, raw = mro_lookup(cls, name)
     if klass is None or klass in (tuple, object) or type(raw).__name__ not in _FIELD_DESCRIPTORS:
         return None
+    if uncreatable(cls):  # no probe can be made: the field names, when every field has one
+        names = getattr(cls, "__match_args__", ())
+        return names.index(name) if len(names) == cls.n_sequence_fields and name in names else None
     value = getattr(_probe(cls), name, None)
     return value if type(value) is int else None
+
+
+def uncreatable(cls: type) -> bool:
+    """A structseq Python cannot make (``sys.version_info``, ``sys.flags``: ``cannot create``)."""
+    return is_structseq(cls) and getattr(cls, "__new__", None) is tuple.__new__
 
 
 def _rebuild(cls: type, items: tuple) -> tuple:
@@ -64,10 +72,12 @@ def _rebuild(cls: type, items: tuple) -> tuple:
 
 
 class NamedTupleValue(TupleValue):
-    def __init__(self, cls: type, items, source=None, made: "MadeNamedTupleClass | None" = None):
+    def __init__(self, cls: type, items, source=None, made: "MadeNamedTupleClass | None" = None,
+                 real: tuple | None = None):
         super().__init__(items, source)
         self.cls = cls
         self.made = made  # the class was made by this call (collections.namedtuple in the function)
+        self.real = real  # the object read from outside (``sys.version_info``: no new one can be made)
 
     def describe(self) -> str:
         return f"{self.cls.__qualname__} of {len(self.items)}"
@@ -76,7 +86,10 @@ class NamedTupleValue(TupleValue):
         return self.cls
 
     def as_python_constant(self) -> Any:
-        return _rebuild(self.cls, tuple(i.as_python_constant() for i in self.items))
+        items = tuple(i.as_python_constant() for i in self.items)
+        if self.real is not None and uncreatable(self.cls):
+            return self.real  # the one read: no other can be made
+        return _rebuild(self.cls, items)
 
     def getattr(self, tx, name: str):
         index = field_index(self.cls, name)

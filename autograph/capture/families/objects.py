@@ -217,13 +217,42 @@ class ObjectValue(Value):
         return out if out is not None else super().getitem(tx, key)
 
     def iter_items(self, tx):
-        return self.get_iter(tx).iter_items(tx)
+        it = self.get_iter(tx)
+        if it is self:  # its own iterator: drained through its __next__
+            out = []
+            while (item := self.next(tx)) is not None:
+                out.append(item)
+            return out
+        return it.iter_items(tx)
+
+    def is_user_iterator(self, tx) -> bool:
+        """Whether the object's class has a Python ``__next__`` (an iterator written in Python)."""
+        fn = getattr(type(self.obj), "__next__", None)
+        if not isinstance(fn, types.FunctionType):
+            return False
+        tx.guards.class_attr(type(self.obj), "__next__")
+        return True
+
+    def next_or_raise(self, tx) -> Value:
+        """``next(obj)`` without a default: the class's ``__next__``, its StopIteration as raised."""
+        return self._python_special(tx, "__next__", [])
+
+    def next(self, tx) -> Value | None:
+        """``next(obj)`` as a loop asks for it: None when ``__next__`` raises StopIteration."""
+        try:
+            return self.next_or_raise(tx)
+        except Unsupported as err:
+            if err.generic and isinstance(err.exc, StopIteration):
+                return None
+            raise
 
     def get_iter(self, tx):
         from autograph.capture.families.containers import ListIteratorValue
         out = self._python_special(tx, "__iter__", [])
         if out is None:
             raise Unsupported(f"iterating over {self.describe()}", kind="unsupported-operation")
+        if getattr(out, "is_user_iterator", None) is not None and out.is_user_iterator(tx):
+            return out  # an iterator written in Python (often ``return self``)
         if not isinstance(out, ListIteratorValue):
             raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}", kind="unsupported-operation")
         return out
@@ -236,7 +265,19 @@ class ObjectValue(Value):
     def contains(self, tx, item):
         from autograph.capture.core.constants import ConstantValue
         out = self._python_special(tx, "__contains__", [item])
-        return ConstantValue(out.truth(tx)) if out is not None else super().contains(tx, item)
+        if out is not None:
+            return ConstantValue(out.truth(tx))
+        if getattr(type(self.obj), "__contains__", None) is None \
+                and isinstance(getattr(type(self.obj), "__iter__", None), types.FunctionType) \
+                and self.get_iter(tx) is self:
+            # its own iterator: consumed up to the first match, each comparison decided here (the
+            # object's state after the search is what eager leaves)
+            from autograph.capture.core.base import equal_or_identical
+            while (candidate := self.next(tx)) is not None:
+                if equal_or_identical(tx, candidate, item):
+                    return ConstantValue(True)
+            return ConstantValue(False)
+        return super().contains(tx, item)
 
     def truth(self, tx):
         from autograph.capture.families.truth_protocol import bool_result, len_result

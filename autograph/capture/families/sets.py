@@ -443,18 +443,27 @@ def _construct(kind: type):
     return construct
 
 
+def is_pinned_element(obj: Any) -> bool:
+    """A set element compared by identity with no user code (a Python or builtin function): the
+    contents guard (``list(s) == order``) pins the very object."""
+    import types
+    return type(obj) in (types.FunctionType, types.BuiltinFunctionType)
+
+
 def wrap_outside_set(tx, obj: set, source) -> Value:
-    """A set of constants read from outside: guarded by type, contents and iteration order
-    (an equal set built another way iterates differently), modelled by a copy; when the copy
-    iterates otherwise (the real table has gaps from removals), the order stays unknown."""
+    """A set of constants (and functions) read from outside: guarded by type, contents and
+    iteration order (an equal set built another way iterates differently), modelled by a copy;
+    when the copy iterates otherwise (the real table has gaps from removals, functions are keyed
+    by identity), the order stays unknown."""
     order = list(obj)
     expected = [exact_key(item) for item in order]  # {1} == {True}, yet their items fold differently
     tx.guards.type_(source, obj)
     if source is not None:
         tx.guards.python(("set-eq", source), f"list({source.expr}) == {order!r}",
                          lambda v: [exact_key(item) for item in v] == expected, [source])
-    value = SetValue(obj, set, source)
-    value.order_known = list(value.real) == order
+    keys = [_Identity(tx.wrap(x, None, trusted=True), x) if is_pinned_element(x) else x for x in order]
+    value = SetValue(keys, set, source)
+    value.order_known = [k.obj if isinstance(k, _Identity) else k for k in value.real] == order
     return value
 
 

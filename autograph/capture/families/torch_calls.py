@@ -38,6 +38,8 @@ class TorchFunctionValue(Value):
         return self.fn
 
     def call(self, tx, args, kwargs):
+        from autograph.capture.families.compile_markers import refuse_graph_break_request
+        refuse_graph_break_request(self.fn)
         name = getattr(self.fn, "__name__", "")
         if name in TORCH_BREAKS:
             raise Unsupported(f"unsupported: torch.{name}() changes global state", kind="side-effect")

@@ -31,7 +31,8 @@ from autograph.capture.families.unbound_calls import call_as_bound
 # C base classes whose construction and slots this module models
 _DICT_BASES = (dict, collections.OrderedDict)
 _SET_BASES = (set, frozenset)  # families/set_subclasses.py
-_PLAIN_BASES = (object, list) + _DICT_BASES + _SET_BASES
+_PLAIN_BASES = (object, list, tuple) + _DICT_BASES + _SET_BASES
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (or type())
 
 
 def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = None) -> Any:
@@ -39,11 +40,11 @@ def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = No
     made by its C base's ``__new__`` (a user ``__new__`` already ran during capture); a set
     subclass's table is filled by set's own C code from ``items`` (families/set_subclasses.py)."""
     base = next(b for b in cls.__mro__ if b in _PLAIN_BASES)
-    obj = frozenset.__new__(cls, items) if base is frozenset else base.__new__(cls)
+    obj = base.__new__(cls, items) if base in (frozenset, tuple) else base.__new__(cls)
     if base is set:
         set.__init__(obj, items)
-    elif base is frozenset:
-        pass
+    elif base in (frozenset, tuple):
+        pass  # items fixed by __new__
     elif isinstance(items, list):  # a list subclass: its items
         list.extend(obj, items)
     elif items is not None:
@@ -139,6 +140,10 @@ def supported_class(cls: type) -> str | None:
             continue
         if klass.__module__ == "builtins" or not _plain_slots(klass):
             return f"class {cls.__qualname__} derives from {klass.__qualname__} (C type or __slots__)"
+        if issubclass(cls, tuple) and not klass.__flags__ & _HEAP_TYPE:  # torch.Size, structseqs
+            return f"class {cls.__qualname__} derives from {klass.__qualname__} (C type)"
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return f"class {cls.__qualname__} is a named tuple"  # (families/named_tuples.py)
     for name in ("__new__", "__getattribute__", "__del__"):
         attr = _python_attr(cls, name)
         if name == "__new__" and _python_new(cls) is not None:
@@ -162,6 +167,9 @@ class UserObjectValue(Value):
             self.items = DictValue({}, kind=dict)
         elif issubclass(cls, list):
             self.items = ListValue([])
+        elif issubclass(cls, tuple):
+            from autograph.capture.families.containers import TupleValue
+            self.items = TupleValue([])  # filled by tuple.__new__ (_tuple_new)
         elif issubclass(cls, _SET_BASES):
             from autograph.capture.families.sets import SetValue
             self.items = SetValue([], frozenset if issubclass(cls, frozenset) else set)
@@ -280,11 +288,37 @@ class UserObjectValue(Value):
                           kind="python-exception")
 
     def iter_items(self, tx):
-        return self.get_iter(tx).iter_items(tx)
+        it = self.get_iter(tx)
+        if it is self:  # its own iterator: drained through its __next__
+            out = []
+            while (item := self.next(tx)) is not None:
+                out.append(item)
+            return out
+        return it.iter_items(tx)
+
+    def is_user_iterator(self, tx) -> bool:
+        """Whether the class has a Python ``__next__`` (an iterator written in Python)."""
+        return _special(tx, self.cls, "__next__") is not None
+
+    def next(self, tx) -> Value | None:
+        """``next(obj)`` as a loop asks for it: the class's ``__next__``, None when it raises
+        StopIteration (the loop's end, as ``FOR_ITER`` and ``list()`` take it)."""
+        try:
+            return self._special(tx, "__next__", [])
+        except Unsupported as err:
+            if err.generic and isinstance(err.exc, StopIteration):
+                return None
+            raise
+
+    def next_or_raise(self, tx) -> Value:
+        """``next(obj)`` without a default: the class's ``__next__``, its StopIteration as raised."""
+        return self._special(tx, "__next__", [])
 
     def get_iter(self, tx):
         out = self._special(tx, "__iter__", [])
         if out is not None:
+            if isinstance(out, UserObjectValue) and out.is_user_iterator(tx):
+                return out  # an iterator written in Python (often ``return self``)
             if not isinstance(out, ListIteratorValue):
                 raise Unsupported(f"__iter__ of {self.describe()} returned {out.describe()}",
                     kind="unsupported-operation")
@@ -328,6 +362,14 @@ class UserObjectValue(Value):
             return ConstantValue(out.truth(tx))
         if self.items is not None:
             return self.items.contains(tx, item)
+        if _special(tx, self.cls, "__iter__") is not None and self.get_iter(tx) is self:
+            # its own iterator: consumed up to the first match, each comparison decided here (the
+            # object's state after the search is what eager leaves)
+            from autograph.capture.core.base import equal_or_identical
+            while (candidate := self.next(tx)) is not None:
+                if equal_or_identical(tx, candidate, item):
+                    return ConstantValue(True)
+            return ConstantValue(False)
         return super().contains(tx, item)
 
     def binary_op(self, tx, op, other):
@@ -339,6 +381,9 @@ class UserObjectValue(Value):
         if op in ("|", "|="):
             from autograph.capture.families.dict_operators import dict_binary_op
             return dict_binary_op(tx, self, op, other)
+        tupled = self._tuple_operator(tx, op, other, reflected=False)
+        if tupled is not NotImplemented:
+            return tupled
         name = _LIST_OPERATORS.get(op)
         if name is None or not isinstance(self.items, ListValue) or _special(tx, self.cls, name) is not None \
                 or mro_lookup(self.cls, name)[0] is not list:
@@ -348,11 +393,37 @@ class UserObjectValue(Value):
     def rbinary_op(self, tx, op, other):
         if set_subclasses.set_items(self) is not None:
             return set_subclasses.rbinary_op(tx, self, op, other)
-        return NotImplemented
+        return self._tuple_operator(tx, op, other, reflected=True)
+
+    def _tuple_operator(self, tx, op, other, *, reflected: bool):
+        """``+`` / ``*`` (and ``+=`` / ``*=``, which tuples do not have in place) of a tuple
+        subclass that keeps tuple's ``__add__`` / ``__mul__``: a plain tuple, as tuple's C code
+        makes it. ``n * t`` is ``t.__rmul__(n)``; ``(1,) + t`` is handled by the plain tuple."""
+        from autograph.capture.families.containers import TupleValue
+        base_op = op.rstrip("=") if op in ("+=", "*=") else op
+        if not isinstance(self.items, TupleValue) or base_op not in ("+", "*"):
+            return NotImplemented
+        if base_op == "+":
+            if isinstance(other, UserObjectValue) and mro_lookup(other.cls, "__radd__")[0] is not None:
+                return NotImplemented  # its own reflected operator may come first
+            other = _tuple_compared(other, "==")  # (any tuple, or a subclass's items)
+            if reflected:  # tuple.__add__(other, self), unless the class has its own __radd__
+                if other is None or mro_lookup(self.cls, "__radd__")[0] is not None:
+                    return NotImplemented
+                return vb.binary_op(tx, "+", other, self.items)
+            if other is None or mro_lookup(self.cls, "__add__")[0] is not tuple:
+                return NotImplemented
+            return vb.binary_op(tx, "+", self.items, other)
+        if mro_lookup(self.cls, "__rmul__" if reflected else "__mul__")[0] is not tuple:
+            return NotImplemented
+        return vb.binary_op(tx, "*", self.items, other)
 
     def compare_op(self, tx, op, other):
         if set_subclasses.set_items(self) is not None:
             return set_subclasses.compare_op(tx, self, op, other)
+        mine, theirs = _tuple_compared(self, op), _tuple_compared(other, vb._SWAPPED.get(op, op))
+        if mine is not None and theirs is not None:
+            return vb.compare(tx, mine, op, theirs)  # tuple's comparison of the items
         from autograph.capture.families.dict_operators import dict_compare
         return dict_compare(tx, self, op, other)  # (a dict subclass keeping dict's ==)
 
@@ -372,6 +443,24 @@ class UserObjectValue(Value):
         slots = "{" + "".join(f"{k!r}: {cg.reconstruct(v)}, " for k, v in self.slots.items()) + "}"
         return cg.shared(self, f"{cg.const(_rebuild)}({cg.const(self.cls)}, {cg.reconstruct(self.attrs)}, {items}, "
                                f"{slots})")
+
+
+_COMPARE_NAMES = {"<": "__lt__", "<=": "__le__", "==": "__eq__", "!=": "__ne__", ">": "__gt__", ">=": "__ge__"}
+
+
+def _tuple_compared(value: Value, op: str) -> Value | None:
+    """The plain tuple ``value`` compares as under ``op`` when tuple's own comparison decides:
+    a tuple, or an instance of a tuple subclass that keeps tuple's method; None otherwise."""
+    from autograph.capture.families.containers import TupleValue
+    name = _COMPARE_NAMES.get(op)
+    if name is None:
+        return None
+    if isinstance(value, TupleValue) and value.python_type() is tuple:
+        return value
+    if isinstance(value, UserObjectValue) and isinstance(value.items, TupleValue) \
+            and mro_lookup(value.cls, name)[0] is tuple:
+        return value.items
+    return None
 
 
 def _is_data_descriptor(attr: Any) -> bool:
@@ -444,6 +533,9 @@ class NativeMethodValue(Value):
                 return _list_method(tx, obj, name, args, kwargs)
             if owner in _SET_BASES and set_subclasses.set_items(obj) is not None:
                 return set_subclasses.native_method(tx, obj, obj.items, self.method, name, args, kwargs)
+            if owner is tuple and name in ("count", "index", "__getitem__", "__len__", "__contains__") \
+                    and obj.items is not None and obj.items.python_type() is tuple:
+                return obj.items.call_method(tx, name, args, kwargs)  # the tuple model's, on the items
             if owner is dict and isinstance(obj.items, DictValue):
                 from autograph.capture.families.dict_operators import dict_method_of_subclass
                 out = dict_method_of_subclass(tx, obj, name, args, kwargs)
@@ -609,10 +701,12 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
         cls = made
     elif issubclass(cls, _SET_BASES):
         obj = set_subclasses.new_instance(tx, cls, args, kwargs)
+    elif issubclass(cls, tuple):  # tuple's own __new__ takes the items
+        obj = _tuple_new(tx, tx.wrap(cls, None, trusted=True), *args, **kwargs)
     else:
         obj = UserObjectValue(cls)
     init = _python_attr(cls, "__init__")
-    if (new is not None or issubclass(cls, frozenset)) and init is object.__init__:
+    if (new is not None or issubclass(cls, (frozenset, tuple))) and init is object.__init__:
         return obj  # object.__init__ ignores the arguments a __new__ of the class took
     if isinstance(init, types.FunctionType):
         tx.guards.class_attr(cls, "__init__")
@@ -740,20 +834,29 @@ def _object_new(tx, *args: Value, **kwargs: Value) -> Value:
     """``object.__new__(cls)`` for a class capture models."""
     cls = _class_of(args[0]) if args else None
     if len(args) == 1 and not kwargs and isinstance(cls, type) and cls.__module__ != "builtins" \
-            and supported_class(cls) is None and not issubclass(cls, _SET_BASES):  # (Python: "not safe")
+            and supported_class(cls) is None and not issubclass(cls, _SET_BASES + (tuple,)):  # ("not safe")
         return UserObjectValue(cls)
     raise Unsupported("object.__new__() with these arguments", kind="unsupported-call")
 
 
 def _tuple_new(tx, *args: Value, **kwargs: Value) -> Value:
-    """``tuple.__new__(tuple, iterable=())``: the tuple of the iterable's items."""
+    """``tuple.__new__(cls, iterable=())``: the tuple of the iterable's items; for a subclass
+    ``cls`` capture models, an instance of it holding them (its items are fixed here)."""
     from autograph.capture.families.containers import TupleValue
     from autograph.capture.families.iterators import iterator_of
-    if args and _class_of(args[0]) is tuple and len(args) <= 2 and not kwargs:
-        return TupleValue(iterator_of(tx, args[1]).iter_items(tx) if len(args) == 2 else [])
-    if args and _class_of(args[0]) is tuple and kwargs:
-        err = TypeError("tuple() takes no keyword arguments")
+    cls = _class_of(args[0]) if args else None
+    subclass = isinstance(cls, type) and issubclass(cls, tuple) and cls is not tuple \
+        and cls.__module__ != "builtins" and supported_class(cls) is None
+    if (cls is tuple or subclass) and kwargs and _python_attr(cls, "__init__") is object.__init__:
+        err = TypeError("tuple() takes no keyword arguments")  # (a class's own __init__ takes them)
         raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception")
+    if (cls is tuple or subclass) and len(args) <= 2:
+        items = TupleValue(iterator_of(tx, args[1]).iter_items(tx) if len(args) == 2 else [])
+        if cls is tuple:
+            return items
+        obj = UserObjectValue(cls)
+        obj.items = items
+        return obj
     raise Unsupported("tuple.__new__() with these arguments", kind="unsupported-call")
 
 
