@@ -78,3 +78,43 @@ def test_zero_grad_keeping_grad_tensors_still_breaks():
 def test_a_subclass_zero_grad_is_not_deferred():
     h = _same(_optimizer_step, _OwnZeroGrad)
     assert len(h.breaks) > 1
+
+
+def _computed_targets_step(model, opt, x, y):
+    opt.zero_grad()  # first: made before the graph, so the checked loss below stays in the graph
+    loss = F.cross_entropy(model(x), (y + 1) % 3)
+    loss.backward()
+    return loss
+
+
+def test_zero_grad_first_runs_before_the_graph_which_stays_whole():
+    h = _same(_computed_targets_step)
+    assert ["backward" in b.reason for b in h.breaks] == [True]
+
+
+def _late_zero_grad_step(model, opt, x, y):
+    h = model(x)
+    opt.zero_grad()  # after a graph operation: replayed after the graph
+    return F.cross_entropy(h, y - 1)  # raises on the real values when a target is 0 (index -1)
+
+
+def test_zero_grad_after_graph_work_clears_grads_even_when_the_loss_raises():
+    def run(step):
+        torch.manual_seed(0)
+        model = nn.Linear(4, 3)
+        model(torch.randn(2, 4)).sum().backward()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        outcomes = []
+        for y in ([1, 2], [0, 2], [2, 1], [0, 0]):
+            model.weight.grad = torch.ones(3, 4)
+            try:
+                outcomes.append(step(model, opt, torch.randn(2, 4), torch.tensor(y)))
+            except (IndexError, RuntimeError) as exc:
+                outcomes.append(type(exc))
+            outcomes.append(model.weight.grad)
+        return outcomes
+    want = run(_late_zero_grad_step)
+    got = run(Harness().compile(_late_zero_grad_step))
+    assert want[3] is None and [type(o) for o in got] == [type(o) for o in want]
+    assert all(torch.equal(a, b) for a, b in zip(got, want) if isinstance(a, torch.Tensor))
+    assert [o for o in got if isinstance(o, type)] == [o for o in want if isinstance(o, type)]

@@ -9,6 +9,13 @@ instruction (``loss.backward()``) or the return, leaves exactly the state plain 
 ``Optimizer.zero_grad`` is marked ``torch._disable_dynamo``; the marker only keeps compilers from
 tracing *into* it, which this does not do: the real method runs, once, as one call.
 
+Called before any graph operation or other effect (``opt.zero_grad()`` as a step's first line),
+it is made first, before the graph, which is its place in program order
+(``side_effects.record_leading_call``). Later in the function it is replayed after the graph
+with the other effects; the graph builder then splits the graph before an operation that may
+raise on values it cannot check up front (families/side_effects.py), so a raising graph never
+leaves the gradients uncleared where plain Python would have cleared them.
+
 Not deferred (a break, as before): ``set_to_none=False`` (it zeroes grad tensors in place, which a
 graph holding such a tensor could read), a subclass's own ``zero_grad``, an optimizer or module
 capture cannot rebuild after the graph.
@@ -42,5 +49,6 @@ def deferred_zero_grad(tx, fn: object, args: list[Value], kwargs: dict[str, Valu
     owner = args[0] if args else None
     if owner is None or getattr(owner, "source", None) is None:
         return None  # the optimizer or module must be rebuilt by the code that replays the call
-    from autograph.capture.families.side_effects import record_call
-    return record_call(tx, fn, list(args), dict(kwargs))
+    from autograph.capture.families.side_effects import record_call, record_leading_call
+    first = record_leading_call(tx, fn, list(args), dict(kwargs))
+    return first if first is not None else record_call(tx, fn, list(args), dict(kwargs))
