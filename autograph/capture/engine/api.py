@@ -180,6 +180,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         ops = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
         graphs.append(GraphRecord(graph_name, gm, compiled, ops))
     compile_seconds = time.perf_counter() - t1
+    cg.checks = side_effects.leading_lines(cg, tx) + cg.checks  # calls made before anything else
     entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs)
     from autograph.capture.core.shapes import finish_guards
     finish_guards(tx)  # dynamic inputs: None sizes in TENSOR_MATCH + SHAPE_RELATION guards

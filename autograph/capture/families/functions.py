@@ -59,6 +59,10 @@ class UserFunctionValue(Value):
 
     def call(self, tx, args, kwargs):
         from autograph.capture.families.compile_markers import refuse_marked
+        from autograph.capture.families.grad_clearing import deferred_zero_grad
+        deferred = deferred_zero_grad(tx, self.fn, args, kwargs)  # no break: run after the graph
+        if deferred is not None:
+            return deferred
         refuse_marked(self.fn)  # torch._disable_dynamo, torch.compiler.disable: one opaque call
         return tx.inline_function(self, args, kwargs)
 

@@ -15,7 +15,12 @@ list) is asked first, before ``user_objects`` refuses the enum metaclass; ``iter
 """
 from __future__ import annotations
 
-from autograph.capture.families import builtins, collections_values, contexts, distributed, enums, exception_state, frames, func_transforms, dict_new, generators, interpreted_keys, mapping_proxies, itertools_values, live_iterators, modules, named_tuples, object_ids, object_keyed_dicts, partials, private, reduce, regex, sets, set_subclasses, side_effects, sorting, stdlib, torch_calls, torch_objects, user_objects, with_exits
+from autograph.capture.families import (
+    builtins, collections_values, contexts, dict_new, distributed, enums, exception_state, frames,
+    func_transforms, generators, interpreted_keys, itertools_values, live_iterators, mapping_proxies, modules,
+    named_tuples, object_ids, object_keyed_dicts, partials, private, profiler_ranges, reduce, regex,
+    set_subclasses, sets, side_effects, sorting, stdlib, torch_calls, torch_objects, user_objects, with_exits,
+)
 
 try:
     from autograph.capture.families import numpy_values
@@ -24,7 +29,8 @@ except ImportError:  # NumPy is optional: without it no ndarray ever reaches cap
 
 # the order is part of the behaviour (see the module docstring)
 FAMILIES = [frames, builtins, torch_calls, modules, contexts, distributed, func_transforms, live_iterators, named_tuples,
-            object_ids, object_keyed_dicts, partials, private, reduce, regex, sets, interpreted_keys, mapping_proxies, dict_new, set_subclasses, sorting, stdlib, exception_state, torch_objects,
+            object_ids, object_keyed_dicts, partials, private, profiler_ranges, reduce, regex, sets, interpreted_keys,
+            mapping_proxies, dict_new, set_subclasses, sorting, stdlib, exception_state, torch_objects,
             itertools_values, collections_values,
             *([numpy_values] if numpy_values is not None else []), side_effects, generators, with_exits, user_objects, enums]
 

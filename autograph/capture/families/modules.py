@@ -219,6 +219,11 @@ class ModuleValue(Value):
         raise Unsupported(f"indexing {self.describe()} with {k!r}", kind="unsupported-operation")
 
     def call_method(self, tx, name, args, kwargs):
+        from autograph.capture.families.module_tree import TREE_METHODS, tree_iterator
+        if name in TREE_METHODS:  # torch's own walk of the module tree (module_tree.py)
+            out = tree_iterator(tx, self, name, args, kwargs)
+            if out is not None:
+                return out
         if name in ("parameters", "named_parameters", "modules", "children", "named_children",
                     "named_modules", "buffers", "named_buffers"):
             raise Unsupported(f"`{self.path}.{name}()`", kind="unsupported-call")

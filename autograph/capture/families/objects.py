@@ -213,7 +213,10 @@ class ObjectValue(Value):
         return UserFunctionValue(fn).call(tx, [self, *args], {})
 
     def getitem(self, tx, key):
-        out = self._python_special(tx, "__getitem__", [key])
+        from autograph.capture.families.generic_aliases import typing_getitem
+        out = typing_getitem(tx, self, self.obj, key)
+        if out is None:
+            out = self._python_special(tx, "__getitem__", [key])
         return out if out is not None else super().getitem(tx, key)
 
     def iter_items(self, tx):

@@ -47,6 +47,9 @@ class SideEffects:
 
     def __init__(self) -> None:
         self.events: list[tuple] = []
+        # calls recorded before any graph operation or other effect, that no graph operation can
+        # observe: the transformed code makes them first, in program order (``record_leading_call``)
+        self.leading: list[tuple] = []
 
     def __bool__(self) -> bool:
         return bool(self.events)
@@ -164,6 +167,30 @@ def record_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Val
     return ConstantValue(None)
 
 
+def record_leading_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    """Make ``fn(*args, **kwargs)`` the first thing the transformed code does, before reading its
+    inputs and running the graph, when nothing came before it in this capture (no graph operation,
+    no recorded effect): that is its place in program order. The call must be one no graph
+    operation can observe. None when something came before it (the caller records it otherwise)."""
+    from autograph.capture.core.constants import ConstantValue
+    effects = of(tx)
+    if effects.events or tx.graph.op_count:
+        return None
+    effects.leading.append((fn, list(args), dict(kwargs)))
+    return ConstantValue(None)
+
+
+def leading_lines(cg: "Codegen", tx) -> list[str]:
+    """Statements of the calls :func:`record_leading_call` put first, in order."""
+    effects = SIDE_EFFECTS.peek(tx)
+    return [_call_text(cg, fn, args, kwargs) for fn, args, kwargs in (effects.leading if effects is not None else ())]
+
+
+def _call_text(cg: "Codegen", fn: Any, args: list[Value], kwargs: dict[str, Value]) -> str:
+    parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
+    return f"{cg.const(fn)}({', '.join(parts)})"
+
+
 def record_replay(tx, line: Any) -> None:
     """``line(cg) -> str | None``: a statement written when the entry is generated (its text may
     depend on how far capture went: items consumed from the caller's iterator)."""
@@ -183,8 +210,7 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
             lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
         else:
             _, fn, args, kwargs = event
-            parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
-            lines.append(f"{cg.const(fn)}({', '.join(parts)})")
+            lines.append(_call_text(cg, fn, args, kwargs))
     return lines
 
 

@@ -17,9 +17,14 @@ from autograph.capture.core.constants import ConstantValue
 from autograph.capture.core.registry import INDEX_CONVERSIONS, TENSOR_METHOD_OVERRIDES
 from autograph.guards.sources import AttrSource
 
-# attributes answered from the fake tensor's metadata
-_META_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "is_cuda", "is_sparse",
-               "is_quantized", "is_meta", "layout", "is_leaf"}
+# attributes answered from the fake tensor's metadata. The layout and backend queries (``is_nested``,
+# ``is_sparse``, ``is_mkldnn``, ``is_cpu``...) follow from the dispatch keys, device and layout that
+# TENSOR_MATCH guards on an input (a graph-made tensor's are fixed by the graph); ``itemsize`` and
+# ``nbytes`` from its dtype and static shape.
+_META_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "layout", "is_leaf",
+               "is_cpu", "is_cuda", "is_xpu", "is_mps", "is_mtia", "is_maia", "is_ipu", "is_xla", "is_vulkan",
+               "is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested",
+               "itemsize", "nbytes"}
 # attributes that are graph operations
 _OP_ATTRS = {"T", "mT", "H", "mH", "real", "imag", "data", "grad"}
 # a tensor's own state: the C-level attributes whose store changes what the tensor is

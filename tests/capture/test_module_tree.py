@@ -1,0 +1,68 @@
+"""``modules()``, ``named_modules()``, ``children()``, ``named_children()`` of torch's modules are
+walked at capture time with no break (families/module_tree.py), guarded: a change of the tree,
+shared submodules included, recompiles. ``nn.TransformerEncoder``'s inference fast path (which
+walks ``self.modules()`` on every call) is one graph."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from tests.capture.harness import Harness
+
+
+def _walk(model, x):
+    names = [name for name, _ in model.named_modules()]
+    kids = [name for name, _ in model.named_children()]
+    count = len(list(model.modules())) + len(list(model.children()))
+    hooks = any(len(m._forward_hooks) for m in model.modules())
+    sub = [name for name, _ in model.named_modules(prefix="net")]
+    return x * count, names, kids, hooks, sub
+
+
+def _model():
+    shared = nn.Linear(2, 2)
+    return nn.Sequential(shared, nn.ReLU(), nn.Sequential(shared, nn.Tanh()), shared)
+
+
+def test_the_module_tree_is_walked_in_torchs_order_in_one_graph():
+    h = Harness()
+    compiled = h.compile(_walk)
+    model = _model()
+    for _ in range(3):
+        x = torch.randn(3)
+        got, want = compiled(model, x), _walk(model, x)
+        assert torch.equal(got[0], want[0]) and got[1:] == want[1:]
+    assert h.captures == 1 and h.breaks == []
+
+
+def test_a_changed_tree_recompiles():
+    h = Harness()
+    compiled = h.compile(_walk)
+    model = _model()
+    x = torch.randn(3)
+    compiled(model, x)
+    model[3] = nn.Linear(2, 2)  # no longer shared: named_modules yields it now
+    got, want = compiled(model, x), _walk(model, x)
+    assert torch.equal(got[0], want[0]) and got[1:] == want[1:]
+    model[2][0] = model[1]  # the same set of names, another sharing
+    got, want = compiled(model, x), _walk(model, x)
+    assert torch.equal(got[0], want[0]) and got[1:] == want[1:]
+    assert h.captures == 3
+
+
+def _infer(model, x):
+    return model(x)
+
+
+def test_transformer_encoder_inference_fast_path_is_one_graph_and_bit_identical():
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.0, batch_first=True)
+    for model in (layer, nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)):
+        model.eval()
+        h = Harness()
+        compiled = h.compile(_infer)
+        with torch.no_grad():
+            for i in range(3):
+                x = torch.randn(2, 4, 16)
+                assert torch.equal(compiled(model, x), _infer(model, x))
+        assert h.captures == 1 and h.breaks == []
