@@ -714,7 +714,8 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
                   ctx: CompileContext, tile: int | None = None) -> tuple[str, KernelWriter]:
     """Generate the complete module source (imports + kernel) for ``group``; ``tile`` (pointwise
     only, see ``tiling.py``): iterate the first ``tile`` dims along a 2-D tile's y axis."""
-    from autograph.backends.triton.online import is_online_softmax, write_online_softmax
+    from autograph.backends.triton.online import (WELFORD_KINDS, is_online_softmax, welford_group,
+                                                  write_online_softmax, write_welford)
 
     k = KernelWriter(group, persistent=persistent, stores=stores, tile=tile)
     k.emulate_bf16_rounding = not gpu
@@ -748,6 +749,10 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
     while items:
         if len(items) > 1 and is_online_softmax(k, items[0], items[1]):  # max + sum of exp: one loop
             write_online_softmax(k, items.pop(0), items.pop(0))
+        elif isinstance(items[0], ReductionItem) and items[0].kind in WELFORD_KINDS:  # mean + M2: one loop
+            together = welford_group(items)
+            del items[:len(together)]
+            write_welford(k, together)
         else:
             write_item(k, items.pop(0))
     if needs_int64_indexing(group, k, ctx):  # program_id * XBLOCK and every offset after it in int64

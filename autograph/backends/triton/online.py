@@ -107,3 +107,87 @@ def write_online_softmax(k, first: ReductionItem, second: ReductionItem) -> None
         k.count_op(item.kind)
         out_index, _ = k.index_for(item.buffer.shape)
         k.store(item.buffer, out_index, value, "x")
+
+
+WELFORD_KINDS = ("welford_mean", "welford_m2")
+
+
+def welford_group(items: list) -> list:
+    """The Welford items at the head of ``items`` computed by one loop: a mean and an M2 item of
+    the same input side by side, else the first alone."""
+    first = items[0]
+    if len(items) > 1 and isinstance(items[1], ReductionItem) and items[1].input is first.input \
+            and {first.kind, items[1].kind} == set(WELFORD_KINDS):
+        return items[:2]
+    return items[:1]
+
+
+def _div(a: str, b: str) -> str:
+    """IEEE division (triton's float32 ``/`` is approximate on the GPU)."""
+    return f"(tl.math.div_rn({a}, {b}) if {a}.dtype == tl.float32 else {a} / {b})"
+
+
+def _in_acc(k, item: ReductionItem, value: str, acc_dtype) -> str:
+    from autograph.backends.triton.codegen import tl_dtype
+
+    return value if compute_dtype(item.input.dtype) == acc_dtype else k.emit(f"{value}.to({tl_dtype(acc_dtype)})")
+
+
+def write_welford(k, items: list) -> None:
+    """The mean and M2 (sum of squared deviations) of each row in one loop over it.
+
+    The values are shifted by the row's first element ``k`` (as the two-pass form: a large mean
+    with a small spread keeps its digits, a constant row has M2 = 0 exactly); each lane keeps
+    Welford's running count, mean and M2 of ``x - k``; the lanes are merged at the end with
+    Chan's formula (``M2 = sum(M2_i) + sum(n_i (mean_i - mean)^2)``, the mean as a weighted
+    average with weights ``n_i / n``: nothing overflows for finite values). Where the Welford
+    mean is not finite (an inf or NaN in the row) the mean is the plain ``sum / n``, as eager
+    gives there; a finite row whose deviations overflow has M2 = inf (its variance is inf)."""
+    from autograph.backends.triton.codegen import CannotFuse, _row_reduce, nan_max, tl_dtype
+
+    if k.persistent:
+        raise CannotFuse("Welford items are written for looped rows only")
+    first = items[0]
+    acc_dtype = compute_dtype(first.buffer.dtype)
+    acc = tl_dtype(acc_dtype)
+    names = [f"acc{k.counter + i}" for i in range(5)]
+    k.counter += 5
+    count, mean, m2, total, absmax = names
+    for name in names:
+        k.line(f"{name} = tl.full([XBLOCK, RBLOCK], 0.0, {acc})")
+    k.space = "x"  # the shift: the row's first element, read once per row
+    rsyms = set(k.rsyms)
+    shift = _in_acc(k, first, str(first.input.load(k.handler, [sympy.Integer(0) if i in rsyms else i
+                                                                for i in k.full_index])), acc_dtype)
+    k.open_rloop()
+    k.space = "xr"
+    raw = _in_acc(k, first, str(first.input.load(k.handler, list(k.full_index))), acc_dtype)
+    v = k.emit(f"{raw} - {shift}")
+    n1 = k.emit(f"{count} + 1.0")
+    delta = k.emit(f"{v} - {mean}")
+    new_mean = k.emit(f"{mean} + {_div(delta, n1)}")
+    k.line(f"{m2} = tl.where(xrmask, {m2} + {delta} * ({v} - {new_mean}), {m2})")
+    k.line(f"{mean} = tl.where(xrmask, {new_mean}, {mean})")
+    k.line(f"{count} = tl.where(xrmask, {n1}, {count})")
+    k.line(f"{total} = tl.where(xrmask, {total} + {raw}, {total})")
+    k.line(f"{absmax} = tl.where(xrmask, {nan_max(absmax, f'tl.abs({raw})')}, {absmax})")
+    k.close_rloop()
+    n = k.emit(f"tl.sum({count}, 1)[:, None]")
+    weight = k.emit(_div(count, n))
+    shifted_mean = k.emit(f"tl.sum({mean} * {weight}, 1)[:, None]")
+    deviation = k.emit(f"{mean} - {shifted_mean}")
+    row_mean = k.emit(f"{shift} + {shifted_mean}")
+    row_m2 = k.emit(f"tl.sum({m2} + {count} * {deviation} * {deviation}, 1)[:, None]")
+    row_total = k.emit(f"tl.sum({total}, 1)[:, None]")
+    finite_row = k.emit(f'{_row_reduce(k, "max", absmax, True)} < float("inf")')
+    plain_mean = k.emit(_div(row_total, n))
+    out = {
+        "welford_mean": k.emit(f'tl.where(tl.abs({row_mean}) < float("inf"), {row_mean}, {plain_mean})'),
+        "welford_m2": k.emit(f'tl.where({finite_row} & (({row_m2} != {row_m2}) | (tl.abs({row_m2}) == float("inf"))), '
+                             f'float("inf"), {row_m2})'),
+    }
+    k.space = "x"
+    for item in items:
+        k.count_op(item.kind)
+        out_index, _ = k.index_for(item.buffer.shape)
+        k.store(item.buffer, out_index, out[item.kind], "x")
