@@ -26,8 +26,9 @@ from __future__ import annotations
 from typing import Callable
 
 
-def make_triton_backend(cache_dir: str | None = None) -> Callable:
-    """Return a backend ``(gm, example_inputs) -> callable`` writing kernels under ``cache_dir``."""
+def make_triton_backend(cache_dir: str | None = None, *, cuda_graphs: bool = False) -> Callable:
+    """Return a backend ``(gm, example_inputs) -> callable`` writing kernels under ``cache_dir``;
+    ``cuda_graphs``: replay static CUDA inference graphs from CUDA graphs (``reduce_overhead.py``)."""
     from autograph.backends.triton.backend import TritonBackend
 
-    return TritonBackend(cache_dir=cache_dir)
+    return TritonBackend(cache_dir=cache_dir, cuda_graphs=cuda_graphs)
