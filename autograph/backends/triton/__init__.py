@@ -17,7 +17,10 @@ Modules, in pipeline order:
 * ``codegen.py``  — the only writer of Triton: the ops handler ``TritonOps`` and the source of one kernel (``triton_poi_*``, ``triton_per_*``
   persistent reductions for rows <= 1024, ``triton_red_*`` looped ones) and launch
   heuristics (autotuned among a few configs on the GPU only).
+* ``tiling.py``   — 2-D ``[YBLOCK, XBLOCK]`` tiles for pointwise kernels with transposed accesses.
+* ``online.py``   — one-pass statistics of looped rows: online softmax, Welford mean/M2.
 * ``wrapper.py``  — the Python ``call(args)`` that allocates, launches and calls externs.
+* ``reduce_overhead.py`` — ``compile(mode="reduce-overhead")``: CUDA graphs (``cudagraphs.py``).
 * ``runtime.py``  — kernel loading (triton's interpreter for CPU tensors) and the
   on-disk cache of kernels and whole graphs under ``cache_dir``.
 """
