@@ -243,7 +243,8 @@ def test_cuda_floor_division_compiles_with_libdevice_fmod(tmp_path):
     pytest.importorskip("triton")
     from tests.backends.ptx import compile_kernels_to_ptx
 
-    record = _cuda_record(lambda x, y, d: (x // 0.3, x // y, d // 0.3),
+    record = _cuda_record(lambda x, y, d: (x // 0.3, x // y, d // 0.3, y // 2, y // -3, 2 // y, d // 0.0,
+                                           torch.floor_divide(d, d * 2), y // float("nan"), d // float("inf")),
                           ((64,), torch.uint8), ((64,), torch.float32), ((64,), torch.float64))
     assert all("libdevice.fmod" in source for _, source in record["kernels"])
     compile_kernels_to_ptx(record, tmp_path)

@@ -350,6 +350,16 @@ def _is_literal(x: TritonExpr) -> bool:
     return True
 
 
+def _typed_like(x: TritonExpr, probe: TritonExpr) -> str:
+    """``x``'s source; a literal (int or float: triton types it int32 or float32) as a float
+    value of the named value ``probe``'s dtype."""
+    if not _is_literal(x):
+        return x.text
+    text = x.text.strip("()")
+    value = repr(float(text)) if text.lstrip("-").isdigit() else x.text
+    return f"tl.full([], {value}, {probe.text}.dtype)"
+
+
 def _operand(x: TritonExpr, prec: int) -> str:
     return x.text if x.prec >= prec else f"({x.text})"
 
@@ -477,7 +487,8 @@ class TritonOps(OpsHandler):
             return self._binary(a, b, "%", MUL)
         a, b = (x if _is_literal(x) else self._name(x) for x in (a, b))
         probe = b if _is_literal(a) else a
-        return self._name(self._float_or_int(probe, f"libdevice.fmod({a.text}, {b.text})",
+        fa, fb = (_typed_like(x, probe) for x in (a, b))  # libdevice wants two operands of one float type
+        return self._name(self._float_or_int(probe, f"libdevice.fmod({fa}, {fb})",
                                              self._binary(a, b, "%", MUL).text))
 
     def neg(self, x):
