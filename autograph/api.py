@@ -43,12 +43,21 @@ def _check_torch_arguments(mode: str | None, options: dict | None) -> None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if mode is not None and mode not in TORCH_MODES:
         raise RuntimeError(f"Unrecognized mode={mode!r}, should be one of: {', '.join(TORCH_MODES)}")
-    if mode not in (None, "default"):
-        _warn(f"autograph.compile: mode={mode!r} is not applied: autograph has no autotuning and no CUDA graphs; "
+    if mode == "reduce-overhead":
+        if not _cuda_available():
+            _warn("autograph.compile: mode='reduce-overhead' replays the Triton backend's static-shape CUDA "
+                  "graphs from CUDA graphs; without a CUDA device there are no CUDA graphs here")
+    elif mode not in (None, "default"):
+        _warn(f"autograph.compile: mode={mode!r} is not applied: autograph has no max-autotune mode; "
               "the backend compiles each graph with its defaults (choose one with backend=...)")
     if options:
         _warn(f"autograph.compile: options={sorted(options)} are not applied: autograph's backends take no "
               "options; pass a backend callable (backend=my_compiler) to control compilation")
+
+
+def _cuda_available() -> bool:
+    torch = sys.modules.get("torch")  # never imported here for this check
+    return bool(torch is not None and torch.cuda.is_available())
 
 
 def compile(fn_or_module: Any = None, *, fullgraph: bool = False, dynamic: Any = None, backend: Any = None,
@@ -58,7 +67,8 @@ def compile(fn_or_module: Any = None, *, fullgraph: bool = False, dynamic: Any =
     The signature is ``torch.compile``'s. ``dynamic``: ``True``/``"always"``, ``False``/``"static"``
     or ``"auto"``; ``fullgraph``: a graph break is an error; ``backend``: a name or a callable;
     ``disable=True`` returns the target unchanged; ``mode``/``options`` are checked as torch
-    checks them and otherwise not applied (a :class:`CompileArgumentWarning` says so).
+    checks them; ``mode="reduce-overhead"`` gives the Triton backend CUDA graphs on CUDA, other
+    modes and ``options`` are not applied (a :class:`CompileArgumentWarning` says so).
     A module gets back a module sharing parameters, buffers, submodules and ``state_dict``
     keys with the original, whose ``forward`` is compiled. Builtins (``torch.add``), ``functools.partial``
     objects and callable objects are compiled as a call of them; an already compiled function is
@@ -66,6 +76,10 @@ def compile(fn_or_module: Any = None, *, fullgraph: bool = False, dynamic: Any =
     """
     _check_torch_arguments(mode, options)
     overrides = _overrides(backend, fullgraph, dynamic)
+    if mode == "reduce-overhead":  # CUDA graphs for the Triton backend's CUDA graphs
+        from autograph.backends.triton.reduce_overhead import ReduceOverhead
+
+        overrides["backend"] = ReduceOverhead(overrides.get("backend"))
 
     def apply(target: Any) -> Any:
         return target if disable else _compile_one(target, overrides)

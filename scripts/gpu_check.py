@@ -257,6 +257,10 @@ def workloads(device: str, dry: bool):
                 return x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6).to(x.dtype) * self.w
             return F.layer_norm(x, (self.d,), self.w, self.b)
 
+    class TransposedAdd(nn.Module):  # one operand read through a transpose: 2-D tiles
+        def forward(self, x, y):
+            return x + y.t()
+
     class Softmax(nn.Module):
         def forward(self, x):
             return torch.softmax(x, -1)
@@ -299,6 +303,7 @@ def workloads(device: str, dry: bool):
     return {
         f"pointwise chain 6 ops {big}x{big}": (Chain, lambda: act(big, big)() + act(big, big)(), False),
         f"pointwise chain 16 ops {big}x{big}": (LongChain, act(big, big), False),
+        f"transposed add {big}x{big}": (TransposedAdd, lambda: act(big, big)() + act(big, big)(), False),
         f"softmax {rows}x1024": (Softmax, act(rows, 1024 if not dry else 64), False),
         f"softmax {rows // 4}x4096 (wide rows)": (Softmax, act(rows // 4, 4096 if not dry else 2048), False),
         f"layernorm {rows}x{C}": (lambda: Norm(C, False), act(rows, C), False),

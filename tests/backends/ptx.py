@@ -77,7 +77,7 @@ def _compile_in_this_process(record: dict, directory: Path) -> list[list[str]]:
         for i, p in enumerate(params):
             if p in signature:
                 continue
-            if p in ("xnumel", "rnumel") or (p[:1] == "s" and p[1:].isdigit()):
+            if p in ("xnumel", "ynumel", "rnumel") or (p[:1] == "s" and p[1:].isdigit()):
                 signature[p] = "i32"
             else:
                 signature[p] = "constexpr"

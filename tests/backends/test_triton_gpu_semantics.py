@@ -169,3 +169,82 @@ def test_float32_maths_compiles_to_ieee_instructions(tmp_path):
         assert not re.search(approximate, ptx), approximate
     assert "rsqrt.approx.f32" in ptx  # aten's rsqrtf, denormals kept
     assert "0d3FD3333333333333" in ptx  # float64 0.3 itself, not float32 0.3 widened (0d3FD3333340000000)
+
+
+@pytest.fixture
+def gpu_frem_and_libdevice_fmod(monkeypatch):
+    """The interpreter's ``%`` of floats as the GPU computes it, and libdevice's ``fmod``.
+
+    LLVM's NVPTX backend expands ``frem`` (triton's float ``%``) as ``a - b * trunc(a / b)``,
+    each step rounded in the operands' type: ``3.0 % 0.3`` is 0.0 there, not the exact
+    0.29999989 (numpy's ``fmod``, which the interpreter uses). CUDA's ``fmod``/``fmodf``
+    (libdevice) is exact, as numpy's."""
+    pytest.importorskip("triton")
+    import triton.language as tl
+    from triton.language.extra import libdevice
+    from triton.runtime import interpreter
+
+    def frem(self, lhs, rhs):
+        a, b = lhs.data, rhs.data
+        with np.errstate(all="ignore"):
+            return interpreter.TensorHandle(a - np.trunc(a / b) * b, lhs.dtype.scalar)
+
+    def fmod(a, b):  # libdevice's functions are stubs the compiler replaces; here numpy's fmod
+        data = a.handle.data
+        other = b.handle.data if isinstance(b, tl.core.tensor) else np.asarray(b, data.dtype)
+        return tl.core.tensor(interpreter.TensorHandle(np.fmod(data, other), a.dtype), a.type)
+
+    monkeypatch.setattr(interpreter.InterpreterBuilder, "create_frem", frem)
+    monkeypatch.setattr(libdevice, "fmod", fmod)
+
+
+def _run_cuda_kernel(directory, name: str, source: str, *tensors, numel: int):
+    """A CUDA kernel's source run by the interpreter (autotuning left out: one block)."""
+    import importlib.util
+
+    path = directory / f"{name}.py"
+    path.write_text(re.sub(r"^@triton\.autotune\(.*\)\n", "", source, flags=re.M))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    getattr(module, name)[(1,)](*tensors, numel, XBLOCK=1 << (numel - 1).bit_length())
+
+
+def _div_floor_kernel_cuda(x: np.ndarray, b: float, acc) -> np.ndarray:
+    """aten's div_floor_kernel_cuda for a CPU scalar ``b`` (op-math type ``acc``), in numpy."""
+    a, b = x.astype(acc), acc(b)
+    inverse = acc(1) / b
+    mod = np.fmod(a, b)
+    div = (a - mod) * inverse
+    div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - acc(1), div)
+    floored = np.floor(div)
+    floored = np.where(div - floored > acc(0.5), floored + acc(1), floored)
+    return np.where(div == 0, np.copysign(np.zeros_like(div), a * inverse), floored)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int32, torch.float32, torch.float64])
+def test_cuda_floor_division_by_a_scalar_uses_an_exact_fmod(gpu_frem_and_libdevice_fmod, tmp_path, dtype):
+    """uint8 [3] // 0.3 is 9 on CUDA: div_floor_kernel_cuda computes (a - fmod(a, b)) * (1 / b)
+    with the exact fmod. The kernel used triton's float ``%``, which the GPU computes as
+    a - b * trunc(a / b): 3 % 0.3 was 0 there, and 3 // 0.3 gave 10."""
+    values = [3, 6, 9, 15, 30, 60, 100, 127, 1, 0, 2, 7, 12, 21, 33, 45]
+    record = _cuda_record(lambda x: x // 0.3, ((len(values),), dtype))
+    (name, source), = record["kernels"]
+    x = torch.tensor(values, dtype=dtype)
+    out = torch.empty(len(values), dtype=torch.float64 if dtype == torch.float64 else torch.float32)
+    _run_cuda_kernel(tmp_path, name, source, x, out, numel=len(values))
+    acc = np.float64 if dtype == torch.float64 else np.float32
+    want = _div_floor_kernel_cuda(x.numpy(), 0.3, acc)
+    assert np.array_equal(out.numpy(), want), (out, want)
+    assert out[0].item() == (10.0 if dtype == torch.float64 else 9.0)  # float64 0.3 is below 3/10
+
+
+def test_cuda_floor_division_compiles_with_libdevice_fmod(tmp_path):
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    record = _cuda_record(lambda x, y, d: (x // 0.3, x // y, d // 0.3, y // 2, y // -3, 2 // y, d // 0.0,
+                                           torch.floor_divide(d, d * 2), y // float("nan"), d // float("inf")),
+                          ((64,), torch.uint8), ((64,), torch.float32), ((64,), torch.float64))
+    assert all("libdevice.fmod" in source for _, source in record["kernels"])
+    compile_kernels_to_ptx(record, tmp_path)

@@ -17,7 +17,10 @@ Modules, in pipeline order:
 * ``codegen.py``  — the only writer of Triton: the ops handler ``TritonOps`` and the source of one kernel (``triton_poi_*``, ``triton_per_*``
   persistent reductions for rows <= 1024, ``triton_red_*`` looped ones) and launch
   heuristics (autotuned among a few configs on the GPU only).
+* ``tiling.py``   — 2-D ``[YBLOCK, XBLOCK]`` tiles for pointwise kernels with transposed accesses.
+* ``online.py``   — one-pass statistics of looped rows: online softmax, Welford mean/M2.
 * ``wrapper.py``  — the Python ``call(args)`` that allocates, launches and calls externs.
+* ``reduce_overhead.py`` — ``compile(mode="reduce-overhead")``: CUDA graphs (``cudagraphs.py``).
 * ``runtime.py``  — kernel loading (triton's interpreter for CPU tensors) and the
   on-disk cache of kernels and whole graphs under ``cache_dir``.
 """
@@ -26,8 +29,9 @@ from __future__ import annotations
 from typing import Callable
 
 
-def make_triton_backend(cache_dir: str | None = None) -> Callable:
-    """Return a backend ``(gm, example_inputs) -> callable`` writing kernels under ``cache_dir``."""
+def make_triton_backend(cache_dir: str | None = None, *, cuda_graphs: bool = False) -> Callable:
+    """Return a backend ``(gm, example_inputs) -> callable`` writing kernels under ``cache_dir``;
+    ``cuda_graphs``: replay static CUDA inference graphs from CUDA graphs (``reduce_overhead.py``)."""
     from autograph.backends.triton.backend import TritonBackend
 
-    return TritonBackend(cache_dir=cache_dir)
+    return TritonBackend(cache_dir=cache_dir, cuda_graphs=cuda_graphs)

@@ -36,6 +36,7 @@ from autograph.backends.triton.launch import FastLaunch
 from autograph.backends.triton.lower import LOWERING_ERROR, GraphNotLowerable, Lowering
 from autograph.backends.triton.precompile import precompile, shorten_autotuning
 from autograph.backends.triton.runtime import KernelCache, empty_strided, ensure_strides, graph_key, restride
+from autograph.backends.triton.tiling import choose_tile
 from autograph.backends.triton.wrapper import generate_wrapper
 
 log = logging.getLogger("autograph.backends.triton")
@@ -248,8 +249,10 @@ class TritonBackend:
             _, probe = kernel_source(g, "probe", persistent=g.persistent, stores=stores, gpu=gpu, ctx=lowered.ctx)
             prefix = "poi" if g.kind == "pointwise" else ("per" if g.persistent else "red")
             name = f"triton_{prefix}_fused_{'_'.join(_short(n) for n in probe.op_names[:4]) or 'copy'}_{i}"
-            source, writer = kernel_source(g, name, persistent=g.persistent, stores=stores, gpu=gpu, ctx=lowered.ctx)
-            kernels[g] = (name, writer, launch_config(g, g.persistent, gpu, lowered.ctx))
+            tile = choose_tile(g, probe.accesses, probe.xsyms, gpu)
+            source, writer = kernel_source(g, name, persistent=g.persistent, stores=stores, gpu=gpu, ctx=lowered.ctx,
+                                           tile=tile)
+            kernels[g] = (name, writer, launch_config(g, g.persistent, gpu, lowered.ctx, tile))
             sources.append((name, source))
             signatures[name] = {ptr: "*" + _TRITON_TYPES[writer.arg_buffers[buf].dtype]
                                 for buf, ptr in list(writer.in_args.items()) + list(writer.out_args.items())}

@@ -22,6 +22,7 @@ from autograph.backends.triton.context import CompileContext
 from autograph.backends.triton.indexing import FloorDiv, ModularIndexing, contiguous_strides, is_size_symbol, linearize, symbol
 from autograph.backends.triton.ir import Buffer, PointwiseItem, ReductionItem
 from autograph.backends.triton.ops import HALF_DTYPES, OpsHandler, compute_dtype
+from autograph.backends.triton.tiling import tile_config, tile_configs, tile_numels
 
 MAX_KERNEL_OPS = 64
 
@@ -132,9 +133,11 @@ class KernelWriter:
     """Collects the body of one kernel; its ops handler (:class:`TritonOps`) and ``write_item``
     call ``load_buffer``/``emit`` on it (IR values never see it)."""
 
-    def __init__(self, group, *, persistent: bool, stores: set | None):
+    def __init__(self, group, *, persistent: bool, stores: set | None, tile: int | None = None):
         self.group = group
         self.persistent = persistent
+        self.tile = tile  # pointwise only: leading dims iterated by the tile's y axis (tiling.py)
+        self.accesses: list[tuple[Buffer, sympy.Expr]] = []  # (buffer, flat index) of loads and stores
         self.stores = stores  # buffers to store; None = all
         self.in_args: dict[str, str] = {}  # buffer name -> in_ptrN
         self.out_args: dict[str, str] = {}
@@ -158,7 +161,9 @@ class KernelWriter:
     # -- iteration space -------------------------------------------------
     def _setup_symbols(self) -> None:
         g = self.group
-        self.xsyms = [symbol(f"x{i}", s) if s != 1 else sympy.Integer(0) for i, s in enumerate(g.xshape)]
+        ydims = self.tile or 0
+        self.xsyms = [symbol(f"{'y' if i < ydims else 'x'}{i}", s) if s != 1 else sympy.Integer(0)
+                      for i, s in enumerate(g.xshape)]
         self.rsyms = [symbol(f"r{i}", s) if s != 1 else sympy.Integer(0) for i, s in enumerate(g.rshape)]
         self.xlinear = linearize(self.xsyms, contiguous_strides(g.xshape))
         if g.kind == "pointwise":
@@ -236,7 +241,9 @@ class KernelWriter:
         if ptr is None:
             ptr = self.in_args[buf.name] = f"in_ptr{len(self.in_args)}"
             self.arg_buffers[buf.name] = buf
-        offset = self.offset(buf.flat_index(index))
+        flat = buf.flat_index(index)
+        self.accesses.append((buf, flat))
+        offset = self.offset(flat)
         value = self.emit(f"tl.load({ptr} + ({offset}), {self.mask}, other=0)")
         if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:  # exact widening (see bf16_bits)
             return self.emit(f"({value}.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)")
@@ -248,6 +255,7 @@ class KernelWriter:
         self.registers[buf] = (value, space, self.scope)
         if self.stores is not None and buf not in self.stores:
             return
+        self.accesses.append((buf, buf.flat_index(index)))
         ptr = self.out_args.setdefault(buf.name, f"out_ptr{len(self.out_args)}")
         self.arg_buffers[buf.name] = buf
         if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:
@@ -272,10 +280,13 @@ class KernelWriter:
         return self.emit(f"{self.bf16_bits(value)}.to(tl.float32, bitcast=True)")
 
     def offset(self, expr) -> str:
-        """Offset source; a constant offset is broadcast to a block (triton needs a block pointer)."""
-        if all(is_size_symbol(f) for f in expr.free_symbols):
-            return f"{texpr(expr)} + 0 * xindex"
-        return texpr(expr)
+        """Offset source; a constant offset is broadcast to a block (triton needs a block pointer),
+        and in a 2-D tile an offset over one tile axis only to the whole tile (the mask's shape)."""
+        loops = {f.name[0] for f in expr.free_symbols if not is_size_symbol(f)}
+        if not self.tile:
+            return texpr(expr) if loops else f"{texpr(expr)} + 0 * xindex"
+        missing = [f"0 * {axis}index" for axis in "xy" if axis not in loops]
+        return " + ".join([texpr(expr)] + missing)
 
     # -- loops -----------------------------------------------------------
     def dims_code(self, syms, shape, var: str) -> None:
@@ -337,6 +348,16 @@ def _is_literal(x: TritonExpr) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _typed_like(x: TritonExpr, probe: TritonExpr) -> str:
+    """``x``'s source; a literal (int or float: triton types it int32 or float32) as a float
+    value of the named value ``probe``'s dtype."""
+    if not _is_literal(x):
+        return x.text
+    text = x.text.strip("()")
+    value = repr(float(text)) if text.lstrip("-").isdigit() else x.text
+    return f"tl.full([], {value}, {probe.text}.dtype)"
 
 
 def _operand(x: TritonExpr, prec: int) -> str:
@@ -459,7 +480,16 @@ class TritonOps(OpsHandler):
         return self._binary(a, b, "%", MUL)
 
     def fmod(self, a, b):
-        return self._binary(a, b, "%", MUL)  # triton's float % is C fmod (frem)
+        # triton's float % is LLVM's frem: numpy's exact fmod in the interpreter, but the NVPTX
+        # backend expands it as a - b * trunc(a / b), each step rounded (3.0 % 0.3 is 0.0 there,
+        # not 0.29999989). CUDA kernels call CUDA's fmod (libdevice: exact, as aten's std::fmod)
+        if not self.k.gpu:
+            return self._binary(a, b, "%", MUL)
+        a, b = (x if _is_literal(x) else self._name(x) for x in (a, b))
+        probe = b if _is_literal(a) else a
+        fa, fb = (_typed_like(x, probe) for x in (a, b))  # libdevice wants two operands of one float type
+        return self._name(self._float_or_int(probe, f"libdevice.fmod({fa}, {fb})",
+                                             self._binary(a, b, "%", MUL).text))
 
     def neg(self, x):
         # triton before 3.7 compiles a float's unary minus to 0 - x, so -(+0.0) is +0.0 there
@@ -692,14 +722,26 @@ except ImportError:  # pragma: no cover - older triton
 
 
 def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu: bool,
-                  ctx: CompileContext) -> tuple[str, KernelWriter]:
-    """Generate the complete module source (imports + kernel) for ``group``."""
-    k = KernelWriter(group, persistent=persistent, stores=stores)
+                  ctx: CompileContext, tile: int | None = None) -> tuple[str, KernelWriter]:
+    """Generate the complete module source (imports + kernel) for ``group``; ``tile`` (pointwise
+    only, see ``tiling.py``): iterate the first ``tile`` dims along a 2-D tile's y axis."""
+    from autograph.backends.triton.online import (WELFORD_KINDS, is_online_softmax, welford_group,
+                                                  write_online_softmax, write_welford)
+
+    k = KernelWriter(group, persistent=persistent, stores=stores, tile=tile)
     k.emulate_bf16_rounding = not gpu
     k.gpu = gpu
     head = KernelWriter.__new__(KernelWriter)  # only used for dims code
     head.lines, head.indent = [], 1
-    if group.kind == "pointwise":
+    if tile:
+        head.lines += ["    yoffset = tl.program_id(1) * YBLOCK",
+                       "    yindex = yoffset + tl.arange(0, YBLOCK)[:, None]",
+                       "    xoffset = tl.program_id(0) * XBLOCK",
+                       "    xindex = xoffset + tl.arange(0, XBLOCK)[None, :]",
+                       "    xmask = (xindex < xnumel) & (yindex < ynumel)"]
+        KernelWriter.dims_code(head, k.xsyms[:tile], group.xshape[:tile], "yindex")
+        KernelWriter.dims_code(head, k.xsyms[tile:], group.xshape[tile:], "xindex")
+    elif group.kind == "pointwise":
         head.lines += ["    xoffset = tl.program_id(0) * XBLOCK",
                        "    xindex = xoffset + tl.arange(0, XBLOCK)",
                        "    xmask = xindex < xnumel"]
@@ -714,17 +756,26 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
                            "    rmask = rindex < rnumel",
                            "    xrmask = xmask & rmask"]
             KernelWriter.dims_code(head, k.rsyms, group.rshape, "rindex")
-    for item in group.items:
-        write_item(k, item)
+    items = list(group.items)
+    while items:
+        if len(items) > 1 and is_online_softmax(k, items[0], items[1]):  # max + sum of exp: one loop
+            write_online_softmax(k, items.pop(0), items.pop(0))
+        elif isinstance(items[0], ReductionItem) and items[0].kind in WELFORD_KINDS:  # mean + M2: one loop
+            together = welford_group(items)
+            del items[:len(together)]
+            write_welford(k, together)
+        else:
+            write_item(k, items.pop(0))
     if needs_int64_indexing(group, k, ctx):  # program_id * XBLOCK and every offset after it in int64
         head.lines = [line.replace("tl.program_id(0) * XBLOCK", "tl.program_id(0).to(tl.int64) * XBLOCK")
+                      .replace("tl.program_id(1) * YBLOCK", "tl.program_id(1).to(tl.int64) * YBLOCK")
                       for line in head.lines]
     ins = list(k.in_args.values())
     outs = list(k.out_args.values())
     if not outs:
         raise CannotFuse("kernel stores nothing")
-    params = ins + outs + ["xnumel"]
-    consts = ["XBLOCK: tl.constexpr"]
+    params = ins + outs + ["xnumel"] + (["ynumel"] if tile else [])
+    consts = ["XBLOCK: tl.constexpr"] + (["YBLOCK: tl.constexpr"] if tile else [])
     if group.kind == "reduction":
         params.append("rnumel")
         consts.append("RBLOCK: tl.constexpr")
@@ -737,7 +788,7 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
         src.append(HELPERS)
     src += ["", ""]
     if gpu:
-        src.append(autotune_decorator(group, persistent, ctx))
+        src.append(autotune_decorator(group, persistent, ctx, tile))
     src.append("@triton.jit")
     src.append(f"def {name}({', '.join(params + consts)}):")
     src += head.lines + k.lines
@@ -769,8 +820,10 @@ def _paren(expr) -> str:
     return text if sympy.sympify(expr).is_Atom else f"({text})"
 
 
-def launch_config(group, persistent: bool, gpu: bool, ctx: CompileContext) -> dict[str, int]:
+def launch_config(group, persistent: bool, gpu: bool, ctx: CompileContext, tile: int | None = None) -> dict[str, int]:
     """Block sizes from the problem size (the interpreter prefers few, large blocks)."""
+    if tile:
+        return tile_config(*tile_numels(group, tile), gpu)
     if group.kind == "pointwise":
         numel = ctx.size_hint(group.xnumel)
         block = next_pow2(max(256, min(numel // 128, 1024))) if gpu else 8192
@@ -791,10 +844,14 @@ def is_outer_reduction(group) -> bool:
     return group.kind == "reduction" and last >= 0 and last not in group.rdims and group.full_shape[last] != 1
 
 
-def autotune_decorator(group, persistent: bool, ctx: CompileContext) -> str:
+def autotune_decorator(group, persistent: bool, ctx: CompileContext, tile: int | None = None) -> str:
     """A handful of configs around the heuristic (GPU only)."""
     base = launch_config(group, persistent, True, ctx)
-    if group.kind == "pointwise":
+    if tile:
+        configs = [f"triton.Config({{'XBLOCK': {x}, 'YBLOCK': {y}}}, num_warps={w})"
+                   for x, y, w in tile_configs(*tile_numels(group, tile))]
+        key = "['xnumel', 'ynumel']"
+    elif group.kind == "pointwise":
         numel = ctx.size_hint(group.xnumel)
         xs = sorted({base["XBLOCK"], min(1024, next_pow2(numel)), min(256, next_pow2(numel))})
         pairs = {(x, 4 if x <= 512 else 8) for x in xs}

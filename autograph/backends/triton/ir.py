@@ -120,7 +120,9 @@ class View(IRNode):
 
 
 # torch's semantics: max/min propagate NaN, argmax/argmin pick the first NaN (else the first extremum)
-REDUCTION_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin")
+# welford_mean/welford_m2: a row's mean and sum of squared deviations in one pass (``online.py``;
+# var of looped rows)
+REDUCTION_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "welford_mean", "welford_m2")
 
 # A reduction over at most this many (static) elements is computed in one block per row; longer or
 # symbolic ones loop. Arg-reductions are written for one block only (lowerings decline the others).

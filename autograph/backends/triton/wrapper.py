@@ -16,6 +16,7 @@ from autograph.backends.triton.codegen import texpr
 from autograph.backends.triton.indexing import is_static
 from autograph.backends.triton.ir import Buffer, ExternItem
 from autograph.backends.triton.lower import GraphNotLowerable, SizeInput, WrapperVar
+from autograph.backends.triton.tiling import tile_numels
 
 
 def pyexpr(v: Any) -> str:
@@ -136,7 +137,20 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
                 call_args.append(pyexpr(step.rnumel))
             call_args += getattr(writer, "size_args", [])
             static = is_static(step.xnumel)
-            if gpu and static:
+            if getattr(writer, "tile", None):  # a 2-D tile (static sizes): x part, y part
+                xnumel, ynumel = tile_numels(step, writer.tile)
+                at = len(writer.in_args) + len(writer.out_args)
+                call_args[at:at + 1] = [str(xnumel), str(ynumel)]
+                if gpu:
+                    grid = f"grid_{name}"
+                    module_lines.append(f"def {grid}(meta):\n    return (({xnumel} + meta['XBLOCK'] - 1) // meta['XBLOCK'], "
+                                        f"({ynumel} + meta['YBLOCK'] - 1) // meta['YBLOCK'])")
+                    body.append(f"{name}[{grid}]({', '.join(call_args)})")
+                else:
+                    consts = [f"{k}={v}" for k, v in cfg.items()]
+                    grid = f"({-(-xnumel // cfg['XBLOCK'])}, {-(-ynumel // cfg['YBLOCK'])})"
+                    body.append(f"{name}[{grid}]({', '.join(call_args + consts)})")
+            elif gpu and static:
                 grid = f"grid_{name}"
                 module_lines.append(f"def {grid}(meta):\n    return ((({step.xnumel}) + meta['XBLOCK'] - 1) // meta['XBLOCK'],)")
                 body.append(f"{name}[{grid}]({', '.join(call_args)})")

@@ -7,7 +7,7 @@ import sympy
 import torch
 
 from autograph.backends.triton.indexing import delinearize, is_static
-from autograph.backends.triton.ir import Pointwise, IRNode, View
+from autograph.backends.triton.ir import PERSISTENT_MAX, Pointwise, IRNode, View
 from autograph.backends.triton.lower import LoweringDeclined, meta, register
 from autograph.backends.triton.ops import compute_dtype
 
@@ -101,7 +101,9 @@ def _mean(L, node, a, dims=None, keepdim=False, dtype=None):
 
 @register(aten.var.correction, aten.var_mean.correction)
 def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
-    """Two passes over each row in one kernel: the mean, then the squared deviations from it.
+    """Two passes over each row in one kernel: the mean, then the squared deviations from it
+    (rows of at most ``PERSISTENT_MAX`` elements: exact as before); a looped row takes one pass,
+    Welford's (``online.write_welford``).
 
     The mean is shifted by the row's first element, ``k + sum(x - k) / n``: a row whose plain
     sum overflows (values near the float maximum) still has a finite mean and variance. Where
@@ -139,6 +141,14 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
         rows = iter(idx)
         return [sympy.Integer(0) if d in rdims else next(rows) for d in range(ndim)]
 
+    out_shape = keep if keepdim else xshape
+    squeeze = (lambda idx: per_row(idx)) if keepdim else (lambda idx: idx)
+    if not (is_static(count) and int(count) <= PERSISTENT_MAX):
+        # a looped row: Welford's mean and M2 in one pass over it (three passes otherwise)
+        mean = L.reduce_to(a, rdims, "welford_mean", xshape, acc)
+        var = _divided("var", L.reduce_to(a, rdims, "welford_m2", xshape, acc), denom, var_meta.dtype,
+                       out_shape, squeeze)
+        return var if node.target is not aten.var_mean.correction else (var, _row_mean(mean, out_shape, var_meta, squeeze))
     total = L.reduce_to(a, rdims, "sum", xshape, acc)
     shifted = L.pointwise_value(full, acc, [a, View(a, full, first_of_row)], lambda ops, x, k: ops.sub(x, k), "sub")
     shifted_total = L.reduce_to(shifted, rdims, "sum", xshape, acc)
@@ -158,14 +168,16 @@ def _var(L, node, a, dims=None, *, correction=None, keepdim=False):
     mean_full = View(mean, full, per_row)
     dev = L.pointwise_value(full, acc, [a, mean_full], lambda ops, x, m: ops.mul(ops.sub(x, m), ops.sub(x, m)), "sub")
     sq = L.reduce_to(dev, rdims, "sum", xshape, acc)
-    out_shape = keep if keepdim else xshape
-    squeeze = (lambda idx: per_row(idx)) if keepdim else (lambda idx: idx)
     var = _divided("var", sq, denom, var_meta.dtype, out_shape, squeeze)
     if node.target is not aten.var_mean.correction:
         return var
-    mean_out = Pointwise(out_shape, var_meta.dtype, lambda ops, idx: mean.load(ops, squeeze(idx)), 1, ("mean",),
-                         counted=False)
-    return (var, mean_out)
+    return (var, _row_mean(mean, out_shape, var_meta, squeeze))
+
+
+def _row_mean(mean, out_shape: tuple, var_meta, squeeze) -> Pointwise:
+    """var_mean's mean output, read from the per-row mean."""
+    return Pointwise(out_shape, var_meta.dtype, lambda ops, idx: mean.load(ops, squeeze(idx)), 1, ("mean",),
+                     counted=False)
 
 
 @register(prims.sum.default)
