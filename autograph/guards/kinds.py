@@ -144,6 +144,11 @@ def check_const(value: Any, expected: Any) -> bool:
     return value == expected
 
 
+def _signed_zero(value: Any) -> bool:
+    """A float zero: ``==`` alone cannot tell ``0.0`` from ``-0.0`` (other floats equal have one sign)."""
+    return type(value) is float and value == 0.0
+
+
 def no_hooks_hold(obj: Any, names: tuple) -> bool:
     """What a NO_HOOKS guard checks (a missing dictionary fails: the object changed)."""
     d = obj.__dict__
@@ -293,7 +298,7 @@ class EqualsMatch(KindSpec):
     namespace = {"___check_const": check_const}
 
     def src(self, expr: str, value: Any) -> str:
-        if type(value) in (tuple, float, complex):
+        if type(value) in (tuple, complex) or _signed_zero(value):
             return f"___check_const({expr}, {value!r})"
         if value is None or value is True or value is False:
             return f"{expr} is {value!r}"
@@ -306,7 +311,7 @@ class EqualsMatch(KindSpec):
         value, x = guard.expected, gen.expr(guard.source)
         if value is None or value is True or value is False:
             return f"{x} is {value!r}"
-        if type(value) in (tuple, float, complex):
+        if type(value) in (tuple, complex) or _signed_zero(value):
             return f"___check_const({x}, {gen.bind('const', value)})"
         return f"type({x}) is {gen.bind('type', type(value))} and {x} == {gen.bind('const', value)}"
 

@@ -17,6 +17,7 @@ registry apply as in plain Python, with no recording and no change to the warnin
 from __future__ import annotations
 
 import types
+import weakref
 from typing import Any, Callable
 
 from autograph.capture.engine.python_methods import _MISSING, _unbound_method
@@ -74,7 +75,9 @@ class UserSite:
         return f"<user site {self.filename}:{self.lineno}>"
 
 
-_SITES: dict[tuple, UserSite] = {}
+# shared while some compiled entry uses the site: the entries hold their sites, this table only
+# finds them (a strong table would keep every user module's globals alive after the module died)
+_SITES: weakref.WeakValueDictionary[tuple, UserSite] = weakref.WeakValueDictionary()
 
 
 def user_site(code: types.CodeType, lineno: int | None, globals_: dict) -> UserSite | None:
