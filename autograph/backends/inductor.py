@@ -7,8 +7,9 @@ loads it: no AOTAutograd trace and no inductor compile, which is what makes its 
 cheap as ``torch.compile``'s warm start (``compile_fx`` would trace the graph again before its
 FX graph cache could answer). A file that is stale or damaged is refused by its header and
 compiled again; a cache that cannot be written puts the file in a private temporary directory.
-A graph the artifact path cannot take (symbolic sizes, autocast, a call that cannot be named)
-is compiled with ``compile_fx`` as before, with the reason in the ``backend`` log.
+A graph the artifact path cannot take (symbolic sizes, a call that cannot be named, a graph
+whose compiled file torch cannot save) is compiled with ``compile_fx`` as before, with the
+reason in the ``backend`` log.
 """
 from __future__ import annotations
 
