@@ -6,8 +6,8 @@ a header: a format line and the SHA-256 of the rest, so a truncated or altered f
 refused and compiled again instead of loaded. It lives at ``<cache_dir>/inductor/<key>.bin``;
 ``key`` hashes the graph (its code and the tensors it holds), the inputs' sizes, strides,
 dtypes, devices and ``requires_grad`` (what the entry's guards fix), grad mode and the
-caller's autocast state, the options, and the torch and Python versions: a file made by another torch, or for another graph, is never
-looked up. Files are written to a temporary name and renamed, so three processes sharing
+caller's autocast state, the options, and the torch and Python versions: a file made by
+another torch, or for another graph, is never looked up. Files are written to a temporary name and renamed, so three processes sharing
 one cache read either nothing or a whole file; a directory that cannot be written makes
 the worker write to a private temporary directory instead (the program still gets it).
 
