@@ -54,7 +54,8 @@ FORWARD_ONLY_AFTER = 4 * (TRIAL_CALLS + 1)  # trial calls of each version withou
 REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
 
 _graphs: "weakref.WeakSet[SwappableGraph]" = weakref.WeakSet()
-_UNSUPPORTED = "Unsupported: "  # how the worker's answer begins when the compiler refused the graph (not a failure)
+_UNSUPPORTED = ("Unsupported: ", "NothingSaved: ")  # how the worker's answer begins when the compiler
+# refused the graph, or compiled it and could not save it (not failures)
 
 
 class SwappableGraph:
@@ -135,7 +136,7 @@ class SwappableGraph:
             with self._lock:
                 if self.state == "pending" and self.job is job:
                     if job.error is not None and job.error.startswith(_UNSUPPORTED):
-                        why = job.error.removeprefix(_UNSUPPORTED)
+                        why = job.error.partition(": ")[2]
                         self._settle("eager", f"inductor's compiled file cannot be made: {why}")
                         log.info("background compile not possible; the graph stays eager: %s", why)
                     elif job.error is not None:

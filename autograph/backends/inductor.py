@@ -57,7 +57,7 @@ def through_artifact(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: 
     """The graph loaded from its artifact file, compiled (here, now) and written first when the
     cache has no usable one; None when the artifact path cannot take the graph."""
     from autograph.backends.compile_worker import import_object
-    from autograph.backends.inductor_artifacts import Unsupported, request, serialize
+    from autograph.backends.inductor_artifacts import NothingSaved, Unsupported, request, serialize, with_constants
 
     directory = cache_dir if cache_dir is not None else _default_cache_dir()
     try:
@@ -77,6 +77,9 @@ def through_artifact(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: 
             log.info("inductor: cached file %s not used (%s: %s); compiling again", path, type(exc).__name__, exc)
     try:
         path = import_object(req["compiler"])(serialize(req))
+    except NothingSaved as exc:  # compiled, only not saved: run it rather than compile it again
+        log.info("inductor: compiled, not in the artifact cache (compiled again on each start): %s", exc)
+        return with_constants(exc.compiled, req["constants"])
     except Unsupported as exc:
         log.info("inductor: compile_fx, not the artifact cache: %s", exc)
         return None

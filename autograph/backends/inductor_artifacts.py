@@ -47,6 +47,15 @@ class Unsupported(Exception):
     """This graph cannot be compiled in the worker (the reason is the message)."""
 
 
+class NothingSaved(Unsupported):
+    """Inductor compiled the graph but torch saved nothing to write; ``compiled`` is the compiled
+    callable (the lifted graph's: the held tensors are passed after the inputs)."""
+
+    def __init__(self, message: str, compiled: Callable[..., Any]) -> None:
+        super().__init__(message)
+        self.compiled = compiled
+
+
 def input_specs(example_inputs: list) -> list[tuple]:
     """What the worker needs to make stand-in inputs: one tuple per tensor input."""
     specs = []
@@ -287,7 +296,7 @@ def compile_to_file(req: dict) -> str:
         except RuntimeError as exc:
             if "failed to save" not in str(exc):
                 raise
-            raise Unsupported(NOTHING_SAVED) from exc
+            raise NothingSaved(NOTHING_SAVED, artifact) from exc
         with open(raw, "rb") as f:
             payload = f.read()
     return write_artifact(Path(req["path"]), payload)
@@ -348,13 +357,18 @@ def load_file(path: str | Path, constants: list[torch.Tensor], autocast: tuple =
     the code already), as ``torch.compile``'s does; a loader thread has none, so it is applied."""
     with applied_autocast(autocast):
         compiled = _load_artifact(path)
+    return with_constants(compiled, constants)
+
+
+def with_constants(compiled: Callable[..., Any], constants: list[torch.Tensor]) -> Callable[..., Any]:
+    """``compiled`` (of the lifted graph) called like the graph: the held tensors passed after the inputs."""
     if not constants:
         return compiled
 
-    def with_constants(*args: Any) -> Any:
+    def call(*args: Any) -> Any:
         return compiled(*args, *constants)
 
-    return with_constants
+    return call
 
 
 def _load_artifact(path: str | Path) -> Callable[..., Any]:

@@ -403,3 +403,20 @@ def test_the_inductor_backends_warm_start_loads_the_artifact_with_real_inductor(
                               text=True, timeout=900)
         assert proc.returncode == 0, proc.stderr[-4000:]
     assert len(list((tmp_path / "autograph" / "inductor").iterdir())) == 1
+
+
+@pytest.mark.slow
+def test_the_inductor_backend_runs_a_graph_whose_file_cannot_be_saved_without_compiling_it_twice(
+        monkeypatch, tmp_path):
+    from autograph.backends import inductor
+
+    compiles = []
+    real = ia.compile_to_file
+    monkeypatch.setattr(ia, "compile_to_file", lambda req: compiles.append(req["key"]) or real(req))
+    gm = torch.fx.symbolic_trace(lambda loss: (loss.detach(),))  # nothing for inductor to compile
+    loss = torch.randn(3, requires_grad=True)
+    compiled = inductor.through_artifact(gm, [loss], tmp_path)
+    assert compiled is not None and len(compiles) == 1  # inductor's compile runs; compile_fx is not asked
+    assert not (tmp_path / "inductor").exists() or not list((tmp_path / "inductor").iterdir())
+    (out,) = compiled(loss)
+    assert torch.equal(out, loss) and not out.requires_grad
