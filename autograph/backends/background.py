@@ -23,8 +23,9 @@ changes. Its stages, each one a different ``fn``:
    ``FORWARD_ONLY_AFTER`` calls of each version.
 4. *settled*: ``fn`` is the chosen callable itself; a call costs one Python call more than it.
 
-A failed compile (or a graph the worker cannot take: symbolic sizes, an unpicklable call) leaves
-the eager graph in place; :meth:`SwappableGraph.describe` says which version runs and why, and
+A failed compile (or a graph the worker cannot take: symbolic sizes, an unpicklable call, or one
+whose compiled file torch cannot save) leaves the eager graph in place;
+:meth:`SwappableGraph.describe` says which version runs and why, and
 ``graphs()`` lists every live one for the report. A compiled file already in the cache (a second
 run of the program) is loaded at once on the loader thread, and the trial starts when it is.
 
@@ -53,6 +54,8 @@ FORWARD_ONLY_AFTER = 4 * (TRIAL_CALLS + 1)  # trial calls of each version withou
 REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
 
 _graphs: "weakref.WeakSet[SwappableGraph]" = weakref.WeakSet()
+_UNSUPPORTED = ("Unsupported: ", "NothingSaved: ")  # how the worker's answer begins when the compiler
+# refused the graph, or compiled it and could not save it (not failures)
 
 
 class SwappableGraph:
@@ -132,7 +135,11 @@ class SwappableGraph:
         if job.done:
             with self._lock:
                 if self.state == "pending" and self.job is job:
-                    if job.error is not None:
+                    if job.error is not None and job.error.startswith(_UNSUPPORTED):
+                        why = job.error.partition(": ")[2]
+                        self._settle("eager", f"inductor's compiled file cannot be made: {why}")
+                        log.info("background compile not possible; the graph stays eager: %s", why)
+                    elif job.error is not None:
                         self._settle("eager", f"the background compile failed: {job.error}")
                         log.warning("background compile failed; the graph stays eager: %s", job.error)
                     else:

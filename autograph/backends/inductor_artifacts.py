@@ -5,9 +5,9 @@ inductor's cache entries for the forward and backward, with the generated code) 
 a header: a format line and the SHA-256 of the rest, so a truncated or altered file is
 refused and compiled again instead of loaded. It lives at ``<cache_dir>/inductor/<key>.bin``;
 ``key`` hashes the graph (its code and the tensors it holds), the inputs' sizes, strides,
-dtypes, devices and ``requires_grad`` (what the entry's guards fix), the options, and the
-torch and Python versions: a file made by another torch, or for another graph, is never
-looked up. Files are written to a temporary name and renamed, so three processes sharing
+dtypes, devices and ``requires_grad`` (what the entry's guards fix), grad mode and the
+caller's autocast state, the options, and the torch and Python versions: a file made by
+another torch, or for another graph, is never looked up. Files are written to a temporary name and renamed, so three processes sharing
 one cache read either nothing or a whole file; a directory that cannot be written makes
 the worker write to a private temporary directory instead (the program still gets it).
 
@@ -19,6 +19,7 @@ worker fills in by running the graph on fake tensors.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import platform
@@ -31,11 +32,28 @@ from typing import Any, Callable
 import torch
 
 FORMAT = b"autograph-inductor-artifact-1\n"
-OPTIONS = {"config_patches": {"fallback_random": True}}  # random ops draw from torch's generator, as the eager graph does
+# The autocast region functions capture puts in a graph (as TorchDynamo does). AOTAutograd's cache
+# refuses a graph calling a function it does not know; these two are safe to cache: what they do
+# is fixed by their arguments, which are constants in the graph's code, and the code is in the key.
+_AUTOCAST_REGION_FUNCTIONS = {"torch.amp.autocast_mode._enter_autocast": "autograph: arguments in the graph's code",
+                              "torch.amp.autocast_mode._exit_autocast": "autograph: arguments in the graph's code"}
+OPTIONS = {"config_patches": {
+    "fallback_random": True,  # random ops draw from torch's generator, as the eager graph does
+    "unsafe_marked_cacheable_functions": _AUTOCAST_REGION_FUNCTIONS,
+}}
 
 
 class Unsupported(Exception):
     """This graph cannot be compiled in the worker (the reason is the message)."""
+
+
+class NothingSaved(Unsupported):
+    """Inductor compiled the graph but torch saved nothing to write; ``compiled`` is the compiled
+    callable (the lifted graph's: the held tensors are passed after the inputs)."""
+
+    def __init__(self, message: str, compiled: Callable[..., Any]) -> None:
+        super().__init__(message)
+        self.compiled = compiled
 
 
 def input_specs(example_inputs: list) -> list[tuple]:
@@ -130,15 +148,31 @@ def request(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path) -> 
     """A compile request for the worker (raises :class:`Unsupported`). Its ``graph`` entry is
     filled by :func:`serialize` on the thread that sends it."""
     specs = input_specs(example_inputs)
-    for device in ("cpu", "cuda"):
-        if torch.is_autocast_enabled(device):
-            raise Unsupported(f"autocast is on for {device}")
-    options = {**OPTIONS, "grad_enabled": torch.is_grad_enabled()}  # an inference graph without grad
+    # an inference graph without grad; a graph called inside the caller's autocast region
+    options = {**OPTIONS, "grad_enabled": torch.is_grad_enabled(), "autocast": autocast_state()}
     key = artifact_key(graph_fingerprint(gm), specs, options)
     return {"compiler": "autograph.backends.inductor_artifacts:compile_to_file",
             "loader": "autograph.backends.inductor_artifacts:load_request", "gm": gm,
             "specs": specs, "constants": held_constants(gm), "options": options, "key": key,
             "path": str(artifact_path(cache_dir, key))}
+
+
+def autocast_state() -> tuple[tuple[str, str], ...]:
+    """The thread's autocast state that changes what a graph computes: each device autocast is
+    on for, with its dtype. A graph captured inside the caller's ``torch.autocast`` region (its
+    entry's guards fix this state) is traced by AOTAutograd with the casts made explicit, so the
+    worker compiles it under this state and the program loads it under it again (see
+    :func:`applied_autocast`)."""
+    return tuple((device, str(torch.get_autocast_dtype(device)).removeprefix("torch."))
+                 for device in torch._C._autocast_supported_devices() if torch.is_autocast_enabled(device))
+
+
+def applied_autocast(state: tuple) -> contextlib.ExitStack:
+    """A context that turns autocast on as ``state`` (from :func:`autocast_state`) says."""
+    stack = contextlib.ExitStack()
+    for device, dtype in state:
+        stack.enter_context(torch.autocast(device, dtype=getattr(torch, dtype)))
+    return stack
 
 
 def serialize(req: dict) -> dict:
@@ -225,19 +259,44 @@ def lifted_graph(data: bytes, expected: list[torch.Tensor]) -> torch.fx.GraphMod
     return gm
 
 
+NOTHING_SAVED = ("torch saved no cache entry for the compiled graph: AOTAutograd saves one only when inductor "
+                 "compiled its forward and its backward, and one of them has no computation (a detach or a "
+                 "view of an input, or a backward that only passes gradients on)")
+
+
+def _check_cacheable(gm: torch.fx.GraphModule, config_patches: dict) -> None:
+    """:class:`Unsupported` when AOTAutograd's cache would refuse ``gm``: the compile would make
+    nothing to save (its reason is AOTAutograd's own)."""
+    import torch._inductor.config
+    from torch._functorch._aot_autograd.autograd_cache import BypassAOTAutogradCache, check_cacheable
+
+    with torch._inductor.config.patch(config_patches):
+        try:
+            check_cacheable(gm)
+        except BypassAOTAutogradCache as exc:
+            raise Unsupported(f"AOTAutograd's cache refuses the graph, so no artifact can be saved: {exc}") from exc
+
+
 def compile_to_file(req: dict) -> str:
     """Compile the request's graph with inductor and write the artifact; returns its path."""
     gm = lifted_graph(req["graph"], req["constants"])
     inputs = [_stand_in(spec) for spec in req["specs"]] + list(req["constants"])
-    _fill_example_values(gm, inputs)
     from torch._inductor import standalone_compile
 
     options = dict(req["options"])
-    with torch.set_grad_enabled(options.pop("grad_enabled")):
+    grad_enabled, autocast = options.pop("grad_enabled"), options.pop("autocast", ())
+    with torch.set_grad_enabled(grad_enabled), applied_autocast(autocast):
+        _fill_example_values(gm, inputs)
+        _check_cacheable(gm, options.get("config_patches", {}))
         artifact = standalone_compile(gm, inputs, dynamic_shapes="from_example_inputs", options=options)
     with tempfile.TemporaryDirectory(prefix="autograph-artifact-") as tmp:
         raw = os.path.join(tmp, "artifact.bin")
-        artifact.save(path=raw, format="binary")
+        try:
+            artifact.save(path=raw, format="binary")
+        except RuntimeError as exc:
+            if "failed to save" not in str(exc):
+                raise
+            raise NothingSaved(NOTHING_SAVED, artifact) from exc
         with open(raw, "rb") as f:
             payload = f.read()
     return write_artifact(Path(req["path"]), payload)
@@ -286,20 +345,30 @@ def read_payload(path: str | Path) -> bytes:
 
 def load_request(path: str | Path, req: dict) -> Callable[..., Any]:
     """:func:`load_file` for a request (the loader a request names)."""
-    return load_file(path, req["constants"])
+    return load_file(path, req["constants"], req["options"].get("autocast", ()))
 
 
-def load_file(path: str | Path, constants: list[torch.Tensor]) -> Callable[..., Any]:
+def load_file(path: str | Path, constants: list[torch.Tensor], autocast: tuple = ()) -> Callable[..., Any]:
     """The compiled graph from an artifact file, called with the graph's inputs like ``gm.forward``
-    (``constants``: the request's, passed after them). Traces nothing, so a thread may call it."""
-    compiled = _load_artifact(path)
+    (``constants``: the request's, passed after them). Traces nothing, so a thread may call it.
+
+    ``autocast``: the state the graph was compiled under. AOTAutograd's wrapper made on loading
+    turns autocast off around the compiled code when it is on at loading time (the casts are in
+    the code already), as ``torch.compile``'s does; a loader thread has none, so it is applied."""
+    with applied_autocast(autocast):
+        compiled = _load_artifact(path)
+    return with_constants(compiled, constants)
+
+
+def with_constants(compiled: Callable[..., Any], constants: list[torch.Tensor]) -> Callable[..., Any]:
+    """``compiled`` (of the lifted graph) called like the graph: the held tensors passed after the inputs."""
     if not constants:
         return compiled
 
-    def with_constants(*args: Any) -> Any:
+    def call(*args: Any) -> Any:
         return compiled(*args, *constants)
 
-    return with_constants
+    return call
 
 
 def _load_artifact(path: str | Path) -> Callable[..., Any]:

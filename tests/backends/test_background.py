@@ -379,3 +379,75 @@ def test_a_compiled_graph_that_raises_gives_way_to_the_eager_one(fake_compiler, 
     _until(lambda: holder.state == "eager", lambda: torch.testing.assert_close(cf(x), f(x)))
     assert slow_compiler.CALLS and "the compiled graph failed" in holder.describe()
     torch.testing.assert_close(cf(x), f(x))
+
+
+def _linear_gelu(x, w, b):
+    return (torch.nn.functional.gelu(torch.nn.functional.linear(x, w, b)) * 2,)
+
+
+def _linear_gelu_in_an_autocast_region():
+    """The graph capture records for a ``with torch.autocast(...)`` block: region nodes, as TorchDynamo."""
+    from torch.amp.autocast_mode import _enter_autocast, _exit_autocast
+
+    graph = torch.fx.Graph()
+    x, w, b = (graph.placeholder(name) for name in "xwb")
+    ctx = graph.call_function(_enter_autocast, ("cpu", torch.bfloat16, True, True))
+    y = graph.call_function(torch.nn.functional.linear, (x, w, b))
+    y = graph.call_function(torch.nn.functional.gelu, (y,))
+    graph.call_function(_exit_autocast, (ctx,))
+    graph.output((graph.call_function(torch.mul, (y, 2)),))
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["the caller's autocast", "an autocast region in the graph"])
+def test_an_autocast_graph_swaps_to_its_artifact_bit_identical_to_inductors_own(monkeypatch, tmp_path, where):
+    import contextlib
+
+    from torch._inductor.compile_fx import compile_fx
+
+    autograph.reset()
+    gc.collect()
+    monkeypatch.setattr(background, "HOT_CALLS", 1)
+    monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
+    torch.manual_seed(0)
+    x, w, b = torch.randn(8, 16), torch.randn(16, 16, requires_grad=True), torch.randn(16, requires_grad=True)
+    caller = torch.autocast("cpu", dtype=torch.bfloat16) if where == "the caller's autocast" \
+        else contextlib.nullcontext()
+
+    def graph():
+        return torch.fx.symbolic_trace(_linear_gelu) if where == "the caller's autocast" \
+            else _linear_gelu_in_an_autocast_region()
+
+    with caller:
+        held = background.make_background_backend(tmp_path)(graph(), [x, w, b])
+        assert held.state == "warming", held.describe()
+        _until(lambda: held.state != "warming" and held.state not in ("pending", "loading"),
+               lambda: held(x, w, b), timeout=600)
+        assert held.compiled is not None, held.describe()  # the trial: the artifact was loaded
+        mine = held.compiled(x, w, b)[0]
+        theirs = compile_fx(graph(), [x, w, b])(x, w, b)[0]
+        want = graph()(x, w, b)[0]
+    assert mine.dtype == theirs.dtype == want.dtype == torch.bfloat16
+    assert torch.equal(mine, theirs)  # inductor's own compile of the graph, to the bit
+    torch.testing.assert_close(mine, want)  # and eager's, within bf16's tolerance
+    grads = torch.autograd.grad(mine.float().sum(), (w, b))
+    want_grads = torch.autograd.grad(want.float().sum(), (w, b))
+    for got, expected in zip(grads, want_grads):
+        torch.testing.assert_close(got, expected, rtol=2e-2, atol=2e-2)
+    assert not torch.is_autocast_enabled("cpu")
+    autograph.reset()
+
+
+@pytest.mark.slow
+def test_a_graph_whose_compiled_file_cannot_be_saved_stays_eager_with_the_reason(monkeypatch, tmp_path):
+    autograph.reset()
+    gc.collect()
+    monkeypatch.setattr(background, "HOT_CALLS", 1)
+    monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
+    gm = torch.fx.symbolic_trace(lambda loss: (loss.detach(),))  # nothing for inductor to compile
+    loss = torch.randn((), requires_grad=True)
+    held = background.make_background_backend(tmp_path)(gm, [loss])
+    _until(lambda: held.state == "eager", lambda: held(loss), timeout=600)
+    assert "cannot be made" in held.reason and "torch saved no cache entry" in held.reason, held.reason
+    assert held(loss)[0] is not loss and torch.equal(held(loss)[0], loss)

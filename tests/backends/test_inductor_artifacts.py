@@ -41,6 +41,64 @@ def test_the_key_changes_with_torch_python_inputs_grad_mode_and_held_tensors(mon
     assert key != _key(gm, [x])
 
 
+def test_the_key_changes_with_the_callers_autocast_state():
+    gm = _graph(lambda x: torch.nn.functional.linear(x, x))
+    x = torch.randn(3, 3)
+    plain = _key(gm, [x])
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        bf16 = _key(gm, [x])
+        req = ia.request(gm, [x], Path("/nonexistent"))
+    with torch.autocast("cpu", dtype=torch.float16):
+        f16 = _key(gm, [x])
+    assert len({plain, bf16, f16}) == 3
+    assert req["options"]["autocast"] == (("cpu", "bfloat16"),)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=False):
+        assert _key(gm, [x]) == plain
+
+
+def test_a_graph_compiled_under_autocast_is_loaded_under_it_on_any_thread(monkeypatch, tmp_path):
+    """AOTAutograd's wrapper, made on loading, turns autocast off around the compiled code only
+    when autocast is on while it is made: the loader thread has none of the program's."""
+    import threading
+
+    seen = []
+    monkeypatch.setattr(ia, "_load_artifact", lambda path: seen.append(
+        (torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu"))) or (lambda *a: a))
+    gm = _graph(lambda x: torch.nn.functional.linear(x, x))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        req = ia.request(gm, [torch.randn(3, 3)], tmp_path)
+    thread = threading.Thread(target=ia.load_request, args=(tmp_path / "k.bin", req))
+    thread.start()
+    thread.join()
+    plain = ia.request(gm, [torch.randn(3, 3)], tmp_path)
+    ia.load_request(tmp_path / "k.bin", plain)
+    assert seen == [(True, torch.bfloat16), (False, torch.get_autocast_dtype("cpu"))]
+    assert not torch.is_autocast_enabled("cpu")
+
+
+def test_autocast_regions_in_a_graph_are_cacheable_and_unknown_functions_are_refused():
+    from torch.amp.autocast_mode import _enter_autocast, _exit_autocast
+
+    graph = torch.fx.Graph()  # as capture records a `with torch.autocast(...)` block
+    x = graph.placeholder("x")
+    ctx = graph.call_function(_enter_autocast, ("cpu", torch.bfloat16, True, True))
+    y = graph.call_function(torch.nn.functional.linear, (x, x))
+    graph.call_function(_exit_autocast, (ctx,))
+    graph.output((y,))
+    gm = torch.fx.GraphModule(torch.nn.Module(), graph)
+    ia._fill_example_values(gm, [torch.randn(3, 3)])
+    ia._check_cacheable(gm, ia.OPTIONS["config_patches"])  # the region functions are allowed
+    with pytest.raises(ia.Unsupported, match="AOTAutograd's cache refuses"):
+        ia._check_cacheable(gm, {})  # as AOTAutograd alone would refuse them
+
+    def unknown(x):
+        return (_not_in_torch(x),)
+
+    gm = _graph(unknown)
+    with pytest.raises(ia.Unsupported, match="_not_in_torch"):
+        ia._check_cacheable(gm, ia.OPTIONS["config_patches"])
+
+
 def test_the_key_changes_with_a_held_tensors_values():
     class M(torch.nn.Module):
         def __init__(self, c):
@@ -54,6 +112,11 @@ def test_the_key_changes_with_a_held_tensors_values():
     a, b = _graph(M(torch.zeros(3))), _graph(M(torch.ones(3)))
     assert _key(a, [x]) != _key(b, [x])
     assert _key(a, [x]) == _key(_graph(M(torch.zeros(3))), [x])
+
+
+@torch.fx.wrap
+def _not_in_torch(x):
+    return x + 1
 
 
 def test_a_graph_calling_a_local_function_is_refused():
@@ -197,13 +260,18 @@ def fake_inductor(monkeypatch):
     autograph.reset()
 
 
-def _run_inductor(fn, cache, *args):
-    """One "run of the program": a fresh capture of ``fn`` with the inductor backend on ``cache``."""
+def _run_inductor(fn, cache, *args, autocast=None):
+    """One "run of the program": a fresh capture of ``fn`` with the inductor backend on ``cache``,
+    called inside ``torch.autocast("cpu", dtype=autocast)`` when ``autocast`` is a dtype."""
+    import contextlib
+
     import autograph
     from autograph.backends.inductor import make_inductor_backend
 
     autograph.reset()
-    return autograph.compile(fn, backend=make_inductor_backend(cache))(*args)
+    region = torch.autocast("cpu", dtype=autocast) if autocast is not None else contextlib.nullcontext()
+    with region:
+        return autograph.compile(fn, backend=make_inductor_backend(cache))(*args)
 
 
 def _f(x):
@@ -223,24 +291,35 @@ def test_a_second_run_of_the_inductor_backend_loads_the_artifact_without_compili
     assert [p.name for p in (tmp_path / "cache" / "inductor").iterdir()] == [artifact.name]
 
 
-@pytest.mark.parametrize("damage", ["truncated", "another graph's file"])
-def test_a_damaged_or_stale_artifact_is_compiled_again_by_the_inductor_backend(fake_inductor, tmp_path, damage):
+def test_a_graph_under_autocast_never_loads_the_file_made_without_it(fake_inductor, tmp_path):
     x = torch.randn(5)
-    _run_inductor(_f, tmp_path / "cache", x)
+    for dtype in (None, torch.bfloat16, torch.float16, None, torch.bfloat16):
+        torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x, autocast=dtype), _f(x))
+    assert len(fake_inductor) == 3  # one file per autocast state, each loaded on its second run
+    assert len(list((tmp_path / "cache" / "inductor").iterdir())) == 3
+
+
+@pytest.mark.parametrize("autocast", [None, torch.bfloat16], ids=["plain", "autocast"])
+@pytest.mark.parametrize("damage", ["truncated", "another graph's file"])
+def test_a_damaged_or_stale_artifact_is_compiled_again_by_the_inductor_backend(fake_inductor, tmp_path, damage,
+                                                                                autocast):
+    x = torch.randn(5)
+    _run_inductor(_f, tmp_path / "cache", x, autocast=autocast)
     (artifact,) = (tmp_path / "cache" / "inductor").iterdir()
     if damage == "truncated":
         artifact.write_bytes(artifact.read_bytes()[:-4])
     else:  # a whole, checked file that is not this graph's (the stand-in loader checks the key)
         ia.write_artifact(artifact, b"fake compiled graph" + b"0" * 64)
-    torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x), _f(x))
+    torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x, autocast=autocast), _f(x))
     assert len(fake_inductor) == 2  # compiled again, and the file replaced by a good one
     ia.read_payload(artifact)
-    torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x), _f(x))
+    torch.testing.assert_close(_run_inductor(_f, tmp_path / "cache", x, autocast=autocast), _f(x))
     assert len(fake_inductor) == 2
 
 
+@pytest.mark.parametrize("autocast", [None, torch.bfloat16], ids=["plain", "autocast"])
 @pytest.mark.parametrize("how", ["read-only", "not a directory"])
-def test_the_inductor_backend_runs_with_a_cache_it_cannot_write(fake_inductor, tmp_path, how):
+def test_the_inductor_backend_runs_with_a_cache_it_cannot_write(fake_inductor, tmp_path, how, autocast):
     cache = tmp_path / "cache"
     cache.mkdir()
     if how == "read-only":
@@ -252,7 +331,7 @@ def test_the_inductor_backend_runs_with_a_cache_it_cannot_write(fake_inductor, t
         (cache / "inductor").write_text("a file where the directory should be")
     try:
         x = torch.randn(5)
-        torch.testing.assert_close(_run_inductor(_f, cache, x), _f(x))
+        torch.testing.assert_close(_run_inductor(_f, cache, x, autocast=autocast), _f(x))
         assert len(fake_inductor) == 1  # compiled, written elsewhere, loaded from there
         assert how != "read-only" or not list((cache / "inductor").iterdir())
     finally:
@@ -268,22 +347,24 @@ _INDUCTOR_RUN = textwrap.dedent("""
     inductor.REQUEST_DEFAULTS = dict(slow_compiler.SETTINGS, fake_sleep=float(sys.argv[2]))
     f = lambda x: torch.sigmoid(x) * 2 - x
     x = torch.arange(6.0)
-    out = autograph.compile(f, backend=inductor.make_inductor_backend(Path(sys.argv[1])))(x)
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=sys.argv[3] == "autocast"):
+        out = autograph.compile(f, backend=inductor.make_inductor_backend(Path(sys.argv[1])))(x)
     assert torch.equal(out, f(x)) and slow_compiler.CALLS
     print("ok")
 """)
 
 
-def test_three_processes_share_one_inductor_artifact_cache(tmp_path):
+@pytest.mark.parametrize("autocast", ["plain", "autocast"])
+def test_three_processes_share_one_inductor_artifact_cache(tmp_path, autocast):
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    procs = [subprocess.Popen([sys.executable, "-c", _INDUCTOR_RUN, str(tmp_path / "cache"), "0.5"], env=env,
+    procs = [subprocess.Popen([sys.executable, "-c", _INDUCTOR_RUN, str(tmp_path / "cache"), "0.5", autocast], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
     for proc in procs:
         out, err = proc.communicate(timeout=180)
         assert proc.returncode == 0 and "ok" in out, err[-3000:]
     files = list((tmp_path / "cache" / "inductor").iterdir())
     assert len(files) == 1 and ia.read_payload(files[0])  # one whole file, no temporary left
-    again = subprocess.run([sys.executable, "-c", _INDUCTOR_RUN, str(tmp_path / "cache"), "0"], env=env,
+    again = subprocess.run([sys.executable, "-c", _INDUCTOR_RUN, str(tmp_path / "cache"), "0", autocast], env=env,
                            capture_output=True, text=True, timeout=180)
     assert again.returncode == 0 and "ok" in again.stdout, again.stderr[-3000:]
 
@@ -322,3 +403,20 @@ def test_the_inductor_backends_warm_start_loads_the_artifact_with_real_inductor(
                               text=True, timeout=900)
         assert proc.returncode == 0, proc.stderr[-4000:]
     assert len(list((tmp_path / "autograph" / "inductor").iterdir())) == 1
+
+
+@pytest.mark.slow
+def test_the_inductor_backend_runs_a_graph_whose_file_cannot_be_saved_without_compiling_it_twice(
+        monkeypatch, tmp_path):
+    from autograph.backends import inductor
+
+    compiles = []
+    real = ia.compile_to_file
+    monkeypatch.setattr(ia, "compile_to_file", lambda req: compiles.append(req["key"]) or real(req))
+    gm = torch.fx.symbolic_trace(lambda loss: (loss.detach(),))  # nothing for inductor to compile
+    loss = torch.randn(3, requires_grad=True)
+    compiled = inductor.through_artifact(gm, [loss], tmp_path)
+    assert compiled is not None and len(compiles) == 1  # inductor's compile runs; compile_fx is not asked
+    assert not (tmp_path / "inductor").exists() or not list((tmp_path / "inductor").iterdir())
+    (out,) = compiled(loss)
+    assert torch.equal(out, loss) and not out.requires_grad
