@@ -15,6 +15,7 @@ registry, so a ``"default"`` warning the user has seen once would be shown again
 from __future__ import annotations
 
 import contextlib
+import logging
 import warnings
 from typing import Any, Callable, Iterator
 
@@ -29,16 +30,25 @@ _ALWAYS = [("always", None, Warning, None, 0)]
 _IGNORE = [("ignore", None, Warning, None, 0)]
 
 
+# torch logs the traceback of an operation that fails on fake tensors ("failed while attempting to
+# run meta for aten.mm.default") before raising; the error is the program's, raised again by the
+# real run (or caught by the program), so capture shows nothing of it
+_FAKE_TENSOR_LOG = logging.getLogger("torch._subclasses.fake_tensor")
+
+
 @contextlib.contextmanager
 def silenced() -> Iterator[None]:
-    """Warnings issued inside are dropped: a run on fake tensors at capture time warns where the
-    real operation will warn again when the graph runs (from the user's line), at every call."""
-    saved = warnings.filters
+    """Warnings issued inside are dropped, and so is torch's log of an operation failing on fake
+    tensors: a run on fake tensors at capture time warns or fails where the real operation will
+    warn or fail again when the graph runs (from the user's line), at every call."""
+    saved, log_was_disabled = warnings.filters, _FAKE_TENSOR_LOG.disabled
     warnings.filters = list(_IGNORE)  # (no version bump: the modules' registries stay as they are)
+    _FAKE_TENSOR_LOG.disabled = True
     try:
         yield
     finally:
         warnings.filters = saved
+        _FAKE_TENSOR_LOG.disabled = log_was_disabled
 
 
 def evaluate_quietly(fn: Callable, args: list, kwargs: dict, what: str) -> Any:
