@@ -61,3 +61,35 @@ def test_runner_reports_state_left_behind():
     eager = [runner.CallRecord(state={"sys.stdout": "<the caller's stream>"})]
     compiled = [runner.CallRecord(state={"sys.stdout": ("StringIO", "")})]
     assert "sys.stdout" in runner.diff_records(eager, compiled)
+
+
+_MODE_LEAK = '''
+import torch
+def fn(x):
+    torch.device("cpu").__enter__()  # never exited: one more function mode per call
+    return x + 1
+def make_call(i):
+    return (torch.ones(2),), {}
+'''
+
+_MODE_POP = '''
+import torch
+def fn(x):
+    torch.device("cpu").__exit__(None, None, None)  # pops what a leaky earlier case left
+    return x + 1
+def make_call(i):
+    return (torch.ones(2),), {}
+'''
+
+
+def test_runner_puts_back_torch_function_modes_a_case_leaves():
+    """A case entering ``torch.device`` without leaving it does not change what the next case
+    meets: each side, and the case after, start from the same mode stack."""
+    import torch
+
+    depth = torch._C._len_torch_function_stack()
+    outcome = runner.check_case(SweepCase("test", "mode-leak", _MODE_LEAK))
+    assert outcome.ok, outcome.difference or outcome.error
+    assert torch._C._len_torch_function_stack() == depth
+    popped = runner.check_case(SweepCase("test", "mode-pop", _MODE_POP))
+    assert popped.ok, popped.difference or popped.error

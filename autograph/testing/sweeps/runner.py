@@ -59,11 +59,13 @@ class ProcessState:
     inference: bool
     dtype: torch.dtype
     environ: dict
+    function_modes: list  # torch's function mode stack (``torch.device(...)`` as a context pushes one)
 
     @classmethod
     def now(cls) -> "ProcessState":
         return cls(sys.stdout, sys.stderr, list(warnings.filters), os.getcwd(), torch.is_grad_enabled(),
-                   torch.is_inference_mode_enabled(), torch.get_default_dtype(), dict(os.environ))
+                   torch.is_inference_mode_enabled(), torch.get_default_dtype(), dict(os.environ),
+                   _function_modes())
 
     def restore(self) -> None:
         sys.stdout, sys.stderr = self.stdout, self.stderr
@@ -76,6 +78,15 @@ class ProcessState:
         if dict(os.environ) != self.environ:
             os.environ.clear()
             os.environ.update(self.environ)
+        if _function_modes() != self.function_modes:
+            while torch._C._len_torch_function_stack():
+                torch._C._pop_torch_function_stack()
+            for mode in self.function_modes:
+                torch._C._push_on_torch_function_stack(mode)
+
+
+def _function_modes() -> list:
+    return list(torch.overrides._get_current_function_mode_stack())
 
 
 def _stream(stream: Any, own: Any) -> Any:
@@ -102,6 +113,9 @@ def observed_state(out: Any, err: Any, base: ProcessState) -> dict:
         "torch.is_grad_enabled()": torch.is_grad_enabled(),
         "torch.is_inference_mode_enabled()": torch.is_inference_mode_enabled(),
         "torch.get_default_dtype()": torch.get_default_dtype(),
+        "torch function modes": [type(m).__qualname__ for m in _function_modes()[len(base.function_modes):]]
+                                if _function_modes()[:len(base.function_modes)] == base.function_modes
+                                else ["<modes below the call's were popped>", len(_function_modes())],
         "os.environ": {k: v for k, v in os.environ.items() if base.environ.get(k) != v}
                       | {k: None for k in base.environ if k not in os.environ},
     }
