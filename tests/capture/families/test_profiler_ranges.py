@@ -40,3 +40,21 @@ def test_record_function_under_a_real_profiler_still_runs_correctly():
     with torch.profiler.profile():
         out, same_type = f(torch.ones(3))
     assert torch.equal(out, (torch.ones(3) * 2 + 1).sin()) and same_type
+
+
+def profiled_with_a_break(x):
+    y = x**2
+    with torch.profiler.profile():
+        y = y + 2
+        with torch.profiler.record_function("my_function"):
+            z = y**3
+            z.tolist()  # graph break
+            z = z + 1
+    return z
+
+
+def test_a_profiler_block_around_a_range_with_a_break_starts_and_stops_its_trace():
+    """upstream test_ctx_manager's test_torch_profiler: the profiler's own action table (a dict
+    keyed by tuples of enum members) must be read as Python reads it, or the block's exit stops a
+    trace that never started (AssertionError)."""
+    check(profiled_with_a_break, lambda: (torch.randn(2, 2, requires_grad=True),))
