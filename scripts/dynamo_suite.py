@@ -67,8 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     paths = [Path(f).resolve() for f in args.files] or sorted(UPSTREAM.glob("test_*.py"))
     reports = [_run_file(path, args) for path in paths]
+    if len(reports) > 1:
+        print(_all_files_line([r[1] for r in reports]))
     if args.markdown:
-        Path(args.markdown).write_text("\n".join(_markdown(*r, torch.__version__) for r in reports))
+        parts = [_markdown_table(reports, torch.__version__)] if len(reports) > 1 else []
+        Path(args.markdown).write_text("\n".join(parts + [_markdown(*r, torch.__version__) for r in reports]))
     if args.json_path:
         data = [_json(*r, args.reference, torch.__version__) for r in reports]
         text = json.dumps(data[0] if len(data) == 1 else {"files": data}, indent=1)
@@ -121,6 +124,33 @@ def _json(outcomes, counts, groups, path: Path, seconds: float, reference: bool,
             "reference": reference, "seconds": round(seconds, 1), "totals": counts,
             "scope_rules": [{"name": r.name, "pattern": r.pattern, "why": r.why} for r in da.SCOPE_RULES],
             "clusters": groups, "tests": [o.as_dict() for o in outcomes]}
+
+
+def _summed(counts_per_file: list[dict]) -> dict:
+    keys = ("in_scope", "strict", "values", "fallback", "wrong")
+    return {k: sum(c[k] for c in counts_per_file) for k in keys}
+
+
+def _all_files_line(counts_per_file: list[dict]) -> str:
+    total = _summed(counts_per_file)
+    n = total["in_scope"] or 1
+    return (f"all {len(counts_per_file)} files: strict {total['strict']} of {total['in_scope']} in scope "
+            f"({100 * total['strict'] / n:.1f}%), counts differ {total['values']}, fell back "
+            f"{total['fallback']} ({100 * total['fallback'] / n:.1f}%), wrong {total['wrong']}")
+
+
+def _markdown_table(reports: list[tuple], torch_version: str) -> str:
+    """One row per file and a total row: the table at the top of docs/coverage.md."""
+    lines = [f"Measured on autograph commit `{_git_commit()}`, {datetime.date.today().isoformat()}, torch "
+             f"{torch_version}, on the 2-core CPU machine.", "",
+             "| file | in scope | strict | counts differ | fell back | wrong |", "|---|---|---|---|---|---|"]
+    rows = [(f"`{path.name}`", counts) for _, counts, _, path, _ in reports]
+    rows.append(("**all**", _summed([counts for _, counts in rows])))
+    for name, c in rows:
+        n = c["in_scope"] or 1
+        lines.append(f"| {name} | {c['in_scope']} | {c['strict']} ({100 * c['strict'] / n:.1f}%) | {c['values']} "
+                     f"| {c['fallback']} ({100 * c['fallback'] / n:.1f}%) | {c['wrong']} |")
+    return "\n".join(lines + [""])
 
 
 def _markdown(outcomes, counts, groups, path: Path, seconds: float, torch_version: str) -> str:
