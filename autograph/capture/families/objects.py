@@ -34,6 +34,12 @@ class PythonModuleValue(Value):
         return self.module
 
     def getattr(self, tx, name):
+        stored = side_effects.pending(tx, self.module, name)  # ``mod.x = v`` / a ``global x`` store
+        if stored is side_effects.DELETED:
+            exc = AttributeError(f"module {self.module.__name__!r} has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
+        if stored is not None:
+            return stored
         try:
             real = getattr(self.module, name)
         except AttributeError as exc:
@@ -50,6 +56,13 @@ class PythonModuleValue(Value):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(self.module, self.module.__name__), name))
+
+    def setattr(self, tx, name, value):
+        """``mod.x = v`` on a plain module: a store into its globals, replayed after the graph
+        (functions of the module then load ``x`` as ``v`` in this capture)."""
+        if type(self.module) is not types.ModuleType or is_trusted_module(self.module):
+            return super().setattr(tx, name, value)
+        side_effects.record_store(tx, self, self.module, name, value)
 
     def reconstruct(self, cg):
         return cg.const(self.module)
