@@ -156,7 +156,10 @@ def _wrap_reentered(tx, obj, source):
     if obj.prev is not None:
         raise Unsupported("a re-entered sdpa_kernel block that is active", kind="state-context")
     tx.guards.type_(source, obj)
-    return SdpaKernelValue(tuple(obj.backends))
+    backends = list(obj.backends)  # another capture's break may re-enter other backends here
+    tx.guards.python(("sdpa-reentered", source), f"{source.expr}.backends == {backends!r}",
+                     lambda o: o.backends == backends, [source])
+    return SdpaKernelValue(tuple(backends))
 
 
 def install() -> None:

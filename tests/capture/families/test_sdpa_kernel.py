@@ -93,3 +93,17 @@ def test_an_error_of_the_graph_inside_the_block_restores_the_flags():
     with pytest.raises(IndexError):
         compiled(x, torch.tensor([9]))
     assert _cur_sdpa_kernel_backends() == before
+
+
+def test_resume_inside_blocks_of_different_backends():
+    def f(x, backend):
+        with sdpa_kernel(backend):
+            y = x + 1
+            torch._dynamo.graph_break()
+            inside = _cur_sdpa_kernel_backends()
+        return y, inside
+
+    h = Harness()
+    compiled = h.compile(f)
+    for backend in (SDPBackend.MATH, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH):
+        assert compiled(X, backend)[1] == [backend]
