@@ -152,4 +152,17 @@ def is_literal(obj: Any) -> bool:
                                          torch.layout, range, type(NotImplemented), types.CodeType, frozenset)):
         return True
     np = sys.modules.get("numpy")  # NumPy's number scalars are immutable values too
-    return np is not None and isinstance(obj, (np.number, np.bool_))
+    return (np is not None and isinstance(obj, (np.number, np.bool_))) or is_pybind_enum_member(obj)
+
+
+def is_pybind_enum_member(obj: Any) -> bool:
+    """A member of a C++ enum bound by pybind11 (``SDPBackend.MATH``, ``ProfilerActivity.CPU``):
+    an immutable value, one object per member, compared and hashed by its integer value."""
+    cls = type(obj)
+    if type(cls).__name__ != "pybind11_type":
+        return False
+    try:
+        members = cls.__members__
+    except AttributeError:
+        return False
+    return isinstance(members, dict) and any(m is obj for m in members.values())

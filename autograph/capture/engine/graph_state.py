@@ -12,6 +12,8 @@ An inference-mode switch is an object whose release restores the state at its en
 graph raises, those objects are released by the traceback's frames in no particular order (an
 outer one before an inner one leaves inference mode on; one released after the grad mode was
 put back sets it again), so they are exited first, innermost first, as nested ``with`` blocks do.
+Other switches (``sdpa_kernel``'s flags) name in ``node.meta["state_restore"]`` how to read
+their state before the call and put it back.
 """
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ def restore_state_on_error(gm: Any, compiled: Callable) -> Callable:
     inference = any(n.target is _enter_inference_mode for n in gm.graph.nodes)
     if not state_nodes and not inference:
         return compiled
+    # other switches name how to read and put back what they change: ``(read, put_back)``
+    others = list(dict.fromkeys(n.meta["state_restore"] for n in state_nodes if "state_restore" in n.meta))
     devices = sorted({str(n.args[0]) for n in state_nodes if n.target is _enter_autocast and n.args})
 
     def run(*args: Any) -> Any:
@@ -57,11 +61,14 @@ def restore_state_on_error(gm: Any, compiled: Callable) -> Callable:
         autocast = [(d, torch.is_autocast_enabled(d), torch.get_autocast_dtype(d)) for d in devices]
         if devices:
             level, cache = _autocast_level(), torch.is_autocast_cache_enabled()
+        saved = [(put_back, read()) for read, put_back in others]
         try:
             return compiled(*args)
         except BaseException as exc:
             if inference:
                 _exit_inference_modes(exc.__traceback__)
+            for put_back, value in saved:
+                put_back(value)
             torch._C._set_grad_enabled(grad)
             if devices:
                 while _autocast_level() > level:

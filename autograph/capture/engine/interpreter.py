@@ -32,7 +32,7 @@ from autograph.capture.core import registry
 from autograph.capture.families import scalars
 from autograph.capture.core.base import NULL, Value
 from autograph.capture.families.builder import wrap_real
-from autograph.capture.families import exception_state, install as families
+from autograph.capture.families import exception_state, install as families, side_effects
 from autograph.capture.core.handlers import HANDLERS, MAX_INLINE_DEPTH, VERSION, Handler, handler  # noqa: F401 (re-exported)
 from autograph.capture.families.exception_values import ExceptionValue, enter_handler as _enter_handler, exception_of as _exception_of
 from autograph.capture.core.constants import ConstantValue
@@ -441,7 +441,10 @@ class Translator:
 
     def load_global(self, frame: Frame, name: str) -> Value:
         g = frame.fn_globals
-        if name in g:
+        stored = side_effects.pending_global(self, g, name)  # assigned earlier in this capture
+        if stored is not None and stored is not side_effects.DELETED:
+            return stored
+        if name in g and stored is None:
             real = g[name]
             if g is self.root_fn.__globals__:
                 return self.wrap(real, GlobalSource(name))
@@ -453,8 +456,9 @@ class Translator:
         b = b.__dict__ if isinstance(b, types.ModuleType) else b
         if name in b:
             # the name resolved to a builtin because the module has no global of that name:
-            # a global defined later (``len = my_len``) must recapture
-            self.guards.key_absent(_globals_dict_source(g), name)
+            # a global defined later (``len = my_len``) must recapture (unless this capture deleted it)
+            if stored is None:
+                self.guards.key_absent(_globals_dict_source(g), name)
             return self.wrap(b[name], None, trusted=True)
         raise Unsupported(f"NameError: name {name!r} is not defined", generic=True, kind="python-exception")
 
@@ -598,10 +602,25 @@ def _load_name(tx, frame, inst):
 
 @handler("STORE_GLOBAL")
 def _store_global(tx, frame, inst):
-    """``global x; x = v`` runs in Python, where the program puts it. Replayed after the graph it
-    was lost when an operation of the graph raised an error only the run sees (an in-place op on a
-    tensor overlapping its operand: fuzz seed 20261202007806) -- eager has assigned by then."""
-    raise Unsupported(f"assignment to global {inst.argval!r} — a side effect", kind="side-effect")
+    """``global x; x = v``: a store into the globals dict of the function running it (another
+    module's, for an inlined callee), recorded and replayed after the graph in order with the other
+    side effects; later loads of ``x`` in this capture see ``v``. The graph builder splits the graph
+    before an operation that can raise at run time while effects are pending, so a store that
+    comes before a failing operation in program order has happened when it raises."""
+    side_effects.record_global(tx, frame.fn_globals, inst.argval, frame.pop())
+
+
+@handler("DELETE_GLOBAL")
+def _delete_global(tx, frame, inst):
+    """``global x; del x``: recorded like a store. A name absent at this point raises NameError in
+    Python, which runs the instruction; a present one is guarded to be there (its value is)."""
+    name = inst.argval
+    stored = side_effects.pending_global(tx, frame.fn_globals, name)
+    if stored is side_effects.DELETED or (stored is None and name not in frame.fn_globals):
+        raise Unsupported(f"NameError: name {name!r} is not defined", generic=True, kind="python-exception")
+    if stored is None:
+        tx.load_global(frame, name)  # guards the global: present, and as it was
+    side_effects.record_global(tx, frame.fn_globals, name, side_effects.DELETED)
 
 
 @handler("LOAD_ATTR")

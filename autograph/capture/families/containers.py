@@ -576,10 +576,13 @@ class DictValue(Value):
         one in its place)."""
         if self.source is None or self.identity is None or not _namespace_source(self.source):
             return
-        from autograph.capture.families.side_effects import stored_attributes
-        for obj, name, value in stored_attributes(tx):
-            if getattr(obj, "__dict__", None) is self.identity:
-                self.items[name] = value
+        from autograph.capture.families.side_effects import DELETED, namespace_changes
+        for namespace, name, value in namespace_changes(tx):
+            if namespace is self.identity:
+                if value is DELETED:
+                    self.items.pop(name, None)
+                else:
+                    self.items[name] = value
 
     def _check_mutable(self):
         """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""

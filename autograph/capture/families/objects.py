@@ -34,6 +34,12 @@ class PythonModuleValue(Value):
         return self.module
 
     def getattr(self, tx, name):
+        stored = side_effects.pending(tx, self.module, name)  # ``mod.x = v`` / a ``global x`` store
+        if stored is side_effects.DELETED:
+            exc = AttributeError(f"module {self.module.__name__!r} has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
+        if stored is not None:
+            return stored
         try:
             real = getattr(self.module, name)
         except AttributeError as exc:
@@ -50,6 +56,13 @@ class PythonModuleValue(Value):
             return tx.wrap(real, None, trusted=True)
         src = AttrSource(self.source, name) if self.source is not None else None
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(self.module, self.module.__name__), name))
+
+    def setattr(self, tx, name, value):
+        """``mod.x = v`` on a plain module: a store into its globals, replayed after the graph
+        (functions of the module then load ``x`` as ``v`` in this capture)."""
+        if type(self.module) is not types.ModuleType or is_trusted_module(self.module):
+            return super().setattr(tx, name, value)
+        side_effects.record_store(tx, self, self.module, name, value)
 
     def reconstruct(self, cg):
         return cg.const(self.module)
@@ -152,6 +165,8 @@ class ObjectValue(Value):
         class attributes, then a Python ``__getattr__``; what was absent is guarded to stay so."""
         obj = self.obj
         stored = side_effects.pending(tx, obj, name)
+        if stored is side_effects.DELETED:  # `del obj.name` earlier in this capture
+            return self._after_delete(tx, name)
         if stored is not None:  # written earlier in this capture (replayed after the graph)
             return stored
         cls = type(obj)
@@ -202,6 +217,46 @@ class ObjectValue(Value):
                 raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
             raise attribute_error(tx, self, obj, name, exc)
         return tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
+
+    def delattr(self, tx, name):
+        """``del obj.name`` of a plain instance ``__dict__`` entry: recorded and replayed after the
+        graph in order with the stores (later reads see it gone); an absent name raises
+        AttributeError as in Python, where the instruction then runs."""
+        obj = self.obj
+        cls = type(obj)
+        plain = getattr(cls, "__delattr__", None) is object.__delattr__ and isinstance(
+            getattr(obj, "__dict__", None), dict)
+        if not plain or _is_data_descriptor(mro_lookup(cls, name)[1]):
+            raise Unsupported(f"`del` of attribute {name!r} of {self.describe()} — a side effect", kind="side-effect")
+        stored = side_effects.pending(tx, obj, name)
+        if stored is side_effects.DELETED or (stored is None and name not in obj.__dict__):
+            exc = AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
+        if stored is None and self.source is not None:  # present now: guarded to be there
+            src = self.source
+            tx.guards.python(("attribute-present", src, name), f"{name!r} in {src.expr}.__dict__",
+                             lambda o: name in getattr(o, "__dict__", ()), [src])
+        elif stored is None:
+            raise Unsupported(f"`del` of attribute {name!r} of {self.describe()} read without a source",
+                              kind="side-effect")
+        side_effects.record_delete(tx, self, obj, name)
+
+    def _after_delete(self, tx, name):
+        """``obj.name`` after this capture deleted the instance's own entry: the class's attribute
+        (a method or a plain value), else AttributeError as Python raises it."""
+        cls = type(self.obj)
+        klass, attr = mro_lookup(cls, name)
+        if isinstance(attr, types.FunctionType):
+            from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
+            tx.guards.class_attr(cls, name)  # (the instance entry is gone: the class's function)
+            return BoundMethodValue(UserFunctionValue(attr), self)
+        if klass is not None and not hasattr(type(attr), "__get__"):
+            tx.guards.class_attr(cls, name)
+            return tx.wrap(attr, None, pin=AttrSource(ObjectSource(klass, klass.__qualname__), name))
+        if klass is None and generic_getattribute(cls) and mro_lookup(cls, "__getattr__")[0] is None:
+            exc = AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
+            raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
+        raise Unsupported(f"attribute `.{name}` of {self.describe()} after its `del`", kind="unsupported-operation")
 
     def _python_special(self, tx, name, args):
         """Run a Python-level special method of the object's class (None when it has none)."""

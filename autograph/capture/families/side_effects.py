@@ -1,8 +1,11 @@
 """Side effects on the world outside the capture, replayed after the graph.
 
-* ``obj.attr = v`` on an object from outside (a global flag holder, a context-var
-  wrapper) is recorded instead of breaking; later reads in the same capture see the
-  stored value. (``global x; x = v`` breaks: interpreter's STORE_GLOBAL says why.)
+* ``obj.attr = v`` and ``del obj.attr`` on an object from outside (a global flag holder, a
+  context-var wrapper) are recorded instead of breaking; later reads in the same capture see
+  the stored value (or the attribute gone: :data:`DELETED`).
+* ``global x; x = v`` and ``del x`` (also in an inlined function of another module, whose
+  globals are that module's dict) are recorded as stores into that globals dict; later loads
+  of the name in the same capture see them.
 * Calls to *reorderable* logging functions (``logging.Logger`` methods,
   ``warnings.warn``, ``*.logging`` helpers such as ``warning_once``; TorchDynamo's
   ``reorderable_logging_functions`` idea) are recorded: they return None and only
@@ -42,8 +45,9 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
 
 class SideEffects:
     """Every world effect of one capture that the transformed code performs after the graph,
-    in program order: ``("store", obj_value, real, name, value)``, ``("call", fn, args,
-    kwargs)``, ``("replay", line)``."""
+    in program order: ``("store", obj_value, real, name, value)`` (value :data:`DELETED`: ``del
+    real.name``), ``("global", globals_dict, name, value)`` (value :data:`DELETED`: ``del name``),
+    ``("call", fn, args, kwargs)``, ``("replay", line)``."""
 
     def __init__(self) -> None:
         self.events: list[tuple] = []
@@ -99,22 +103,80 @@ def _events(tx) -> list:
     return of(tx).events
 
 
+class _Deleted(Value):
+    """What a recorded ``del`` leaves: the name is absent (never rebuilt, never a value)."""
+
+    def describe(self):
+        return "a deleted attribute"
+
+
+DELETED = _Deleted()
+
+
 def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> None:
     """Remember ``real.name = value`` (``obj_value`` rebuilds ``real`` in the transformed code)."""
     _events(tx).append(("store", obj_value, real, name, value))
 
 
+def record_delete(tx, obj_value: Value, real: Any, name: str) -> None:
+    """Remember ``del real.name``: the caller checked the attribute is there at this point of the
+    program (as Python would, raising ``AttributeError`` otherwise)."""
+    _events(tx).append(("store", obj_value, real, name, DELETED))
+
+
 def stored_attributes(tx) -> list[tuple[Any, str, Value]]:
-    """``(real object, name, value)`` of each attribute store this capture made so far, in order."""
+    """``(real object, name, value)`` of each attribute store this capture made so far, in order
+    (value :data:`DELETED` for a ``del``)."""
     return [(event[2], event[3], event[4]) for event in _events(tx) if event[0] == "store"]
 
 
 def pending(tx, real: Any, name: str) -> Value | None:
-    """The value stored into ``real.name`` earlier in this capture, if any."""
+    """The value stored into ``real.name`` earlier in this capture, if any (:data:`DELETED` when
+    the last change was a ``del``). A module's attributes are its globals: a ``global`` store
+    of a function of that module counts."""
+    namespace = real.__dict__ if isinstance(real, types.ModuleType) else None
     for event in reversed(_events(tx)):
         if event[0] == "store" and event[2] is real and event[3] == name:
             return event[4]
+        if namespace is not None and event[0] == "global" and event[1] is namespace and event[2] == name:
+            return event[3]
     return None
+
+
+def record_global(tx, globals_dict: dict, name: str, value: Value) -> None:
+    """Remember ``global name; name = value`` (:data:`DELETED`: ``del name``) in ``globals_dict``,
+    the globals of the function that ran the store."""
+    _events(tx).append(("global", globals_dict, name, value))
+
+
+def pending_global(tx, globals_dict: dict, name: str) -> Value | None:
+    """The value this capture stored into global ``name`` of ``globals_dict`` so far, if any
+    (:data:`DELETED` when it deleted it)."""
+    effects = SIDE_EFFECTS.peek(tx)
+    for event in reversed(effects.events if effects is not None else ()):
+        if event[0] == "global" and event[1] is globals_dict and event[2] == name:
+            return event[3]
+        if event[0] == "store" and event[3] == name and isinstance(event[2], types.ModuleType) \
+                and event[2].__dict__ is globals_dict:  # ``module.name = v``
+            return event[4]
+    return None
+
+
+def namespace_changes(tx) -> list[tuple[Any, str, Value]]:
+    """``(namespace, name, value)`` of each attribute and ``global`` store this capture made so far,
+    in program order: the namespace is the dict the store lands in for a plain object, a module or
+    a globals dict (else None); value :data:`DELETED` for a ``del``."""
+    out = []
+    for event in _events(tx):
+        if event[0] == "store":
+            try:
+                namespace = object.__getattribute__(event[2], "__dict__")
+            except AttributeError:
+                namespace = None
+            out.append((namespace, event[3], event[4]))
+        elif event[0] == "global":
+            out.append((event[1], event[2], event[3]))
+    return out
 
 
 def is_reorderable_logging(fn: Any) -> bool:
@@ -207,7 +269,16 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
                 lines.append(text)
         elif event[0] == "store":
             _, obj_value, _real, name, value = event
-            lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+            if value is DELETED:
+                lines.append(f"delattr({cg.reconstruct(obj_value)}, {name!r})")
+            else:
+                lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+        elif event[0] == "global":
+            _, globals_dict, name, value = event
+            if value is DELETED:
+                lines.append(f"del {cg.const(globals_dict)}[{name!r}]")
+            else:
+                lines.append(f"{cg.const(globals_dict)}[{name!r}] = {cg.reconstruct(value)}")
         else:
             _, fn, args, kwargs = event
             lines.append(_call_text(cg, fn, args, kwargs))
