@@ -58,9 +58,10 @@ SCOPE_RULES: tuple[ScopeRule, ...] = (
               r"\b(RangeVariable|ConstantVariable|counters)\b|torch\._C\._dynamo\b|torch\._dynamo\.guards\b"
               r"|torch\._dynamo\.side_effects\b|compilation_metrics\b|\bSpeculationLog\b",
               "uses Dynamo's internal classes, counters, compilation metrics or C guard objects"),
-    ScopeRule("graph-nodes", r"\bgraph\.nodes\b|\b_dynamo_source\b|\.find_nodes\(",
-              "reads the nodes of the FX graph a backend received (their names, kinds, order or "
-              "Dynamo's node metadata): Dynamo's graph form, not Python semantics"),
+    ScopeRule("graph-nodes", r"\bgraph\.nodes\b|\b_dynamo_source\b|\.find_nodes\(|\.print_readable\(",
+              "reads the nodes of the FX graph a backend received (their names, kinds, order, "
+              "Dynamo's node metadata, or the graph's printed text with Dynamo's placeholder names "
+              "such as `L_x_`): Dynamo's graph form, not Python semantics"),
     ScopeRule("export-inductor",
               r"torch\.export\b|torch\._export\b|torch\._dynamo\.export\b|torch\._inductor\b|\bexport=True",
               "tests torch.export or Inductor rather than capture"),

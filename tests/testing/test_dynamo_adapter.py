@@ -109,6 +109,11 @@ SYNTHETIC = textwrap.dedent('''
 
         def test_graph_nodes_read_in_a_helper(self):
             self.assertEqual(self._node_names(lambda x: x.sin(), torch.randn(2)), ["Dynamo's names"])
+
+        def test_graph_text_compared(self):
+            eager = EagerAndRecordGraphs()
+            torch.compile(lambda x: x.cos(), backend=eager)(torch.randn(2))
+            self.assertIn("L_x_", eager.graphs[0].print_readable(False))
 ''')
 
 
@@ -126,7 +131,7 @@ def outcomes(tmp_path_factory):
     ("test_expected_failure", "out-of-scope"), ("test_graphs_recorded", "values"),
     ("test_expects_dynamo_error", "out-of-scope"), ("test_whole_body_compiled", "strict"),
     ("test_dynamo_error_imported_by_name", "out-of-scope"), ("test_fails_eagerly", "out-of-scope"),
-    ("test_graph_nodes_read_in_a_helper", "out-of-scope"),
+    ("test_graph_nodes_read_in_a_helper", "out-of-scope"), ("test_graph_text_compared", "out-of-scope"),
 ])
 def test_each_test_lands_in_its_class(outcomes, test, klass):
     assert outcomes[test].klass == klass, outcomes[test]
@@ -158,6 +163,7 @@ def test_scope_reasons_name_the_rule(outcomes):
     assert outcomes["test_dynamo_error_imported_by_name"].reason.startswith("dynamo-exceptions")
     assert outcomes["test_fails_eagerly"].reason.startswith("fails-uncompiled")
     assert outcomes["test_graph_nodes_read_in_a_helper"].reason.startswith("graph-nodes")  # self._node_names
+    assert outcomes["test_graph_text_compared"].reason.startswith("graph-nodes")  # Dynamo's placeholder names
 
 
 def test_entry_points_bound_in_closure_cells_are_routed_and_restored():
@@ -193,7 +199,7 @@ def test_routing_is_undone_after_a_run():
 
 def test_totals_count_in_scope_tests(outcomes):
     counts = da.totals(list(outcomes.values()))
-    assert counts["total"] == 13 and counts["in_scope"] == 6
+    assert counts["total"] == 14 and counts["in_scope"] == 6
     assert da.clusters(list(outcomes.values()))  # the non-strict ones have a cause
 
 
