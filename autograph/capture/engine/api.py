@@ -120,6 +120,8 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     if isinstance(outcome, Return):
         for check in registry.ROOT_RETURN_CHECKS:
             check(tx)
+    for check in registry.CAPTURE_END_CHECKS:
+        check(tx)
     tx.guards.global_state()
     capture_seconds = time.perf_counter() - t0
 

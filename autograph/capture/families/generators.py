@@ -43,6 +43,7 @@ class GeneratorValue(ListIteratorValue):
         self.outer_at_pause: Value | None = None
         # the call that made it: an unstarted generator is rebuilt by making the same call
         self.call = (fn, list(args or []), dict(kwargs or {}))
+        self.started_step: int | None = None  # the root step that first ran its code
 
     def describe(self):
         return f"generator {self.frame.code.co_qualname}"
@@ -68,8 +69,20 @@ class GeneratorValue(ListIteratorValue):
             return None
         if self.started:
             self.frame.push(sent)  # the value of the `yield` expression
+        else:
+            self.note_start(tx)
         self.started = True
         return self.run(tx)
+
+    def note_start(self, tx) -> None:
+        """Its code runs for the first time at this root step: until then the generator can be
+        rebuilt unstarted, so a break that finds it live moves here (Python starts it)."""
+        self.started_step = tx.step
+        if self.rebuildable_unstarted():
+            self.created_step = tx.step
+
+    def rebuildable_unstarted(self) -> bool:
+        return self.call[0] is not None
 
     def send_value(self, tx, sent: Value) -> Value | None:
         """``gen.send(sent)``: as ``resume``, after Python's check of a just-started generator."""
@@ -179,7 +192,9 @@ def _escaped(err: Unsupported) -> Unsupported:
     return converted
 
 
-def make_generator(tx, fv: Value, args, kwargs) -> Value:
+def generator_frame(tx, fv: Value, args, kwargs):
+    """The frame of a new generator of ``fv`` called with these arguments, before its first
+    instruction runs."""
     frame = tx.inline_function(fv, args, kwargs, frame_only=True)
     for i, inst in enumerate(frame.instructions):
         if inst.opname == "RETURN_GENERATOR":
@@ -187,6 +202,11 @@ def make_generator(tx, fv: Value, args, kwargs) -> Value:
             frame.ip = i + 1
             frame.push(ConstantValue(None))
             break
+    return frame
+
+
+def make_generator(tx, fv: Value, args, kwargs) -> Value:
+    frame = generator_frame(tx, fv, args, kwargs)
     gen = GeneratorValue(tx, frame, fv, args, kwargs)
     gen.created_step = tx.step
     tx.generators_made.append(gen)
@@ -243,7 +263,7 @@ def _no_suspended_cleanup(tx) -> None:
         if gen.started and not gen.done and _paused_in_cleanup_block(gen):
             err = Unsupported(f"generator {gen.frame.code.co_qualname} is paused inside a finally/except/with "
                               "block when the function returns", kind=SUSPENDED_FINALLY)
-            err.retry_step = gen.created_step
+            err.retry_step = gen.created_step  # where it first ran (rebuilt unstarted there)
             raise err
 
 
