@@ -218,6 +218,10 @@ def _paused_in_cleanup_block(gen: GeneratorValue) -> bool:
     ``except`` or ``with`` block covers its ``yield`` (a handler block starting PUSH_EXC_INFO on
     the way out; the implicit StopIteration->RuntimeError handler of 3.12 runs no user code)."""
     inst = gen.frame.current
+    from autograph.capture.families.generator_protocol import _has_own, _subiterator
+    sub = _subiterator(gen)
+    if sub is not None and not hasattr(sub, "send_value") and _has_own(sub, "close"):
+        return True  # closing it calls the subiterator's own close() (a subgenerator is checked itself)
     entry = inst.exn if inst is not None else None
     seen: set[int] = set()
     while entry is not None and entry.target.index not in seen:
