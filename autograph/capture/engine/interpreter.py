@@ -373,6 +373,16 @@ class Translator:
     def getitem(self, obj: Value, key: Value) -> Value:
         return obj.getitem(self, key)
 
+    def release_inputs(self) -> None:
+        """Drop the call's real arguments and the root frame's contents once the capture is over:
+        a translator lives in reference cycles (until the garbage collector runs), and an object
+        whose death Python makes observable -- a generator closed as its last reference goes --
+        must die when the compiled call lets go of it, as in eager."""
+        self.args, self.kwargs = (), {}
+        if getattr(self, "root", None) is not None:
+            self.root.locals.clear()
+            self.root.stack.clear()
+
     def inline_function(self, fv: Value, args: list[Value], kwargs: dict[str, Value], *,
                         frame_only: bool = False) -> Value:
         code: types.CodeType = fv.code

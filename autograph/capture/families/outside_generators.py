@@ -46,12 +46,11 @@ def close_generator(gen: types.GeneratorType) -> None:
 class OutsideGeneratorValue(GeneratorValue):
     """An unstarted generator reached through ``source``, run by the capture from its arguments."""
 
-    def __init__(self, tx, frame, real: types.GeneratorType, source: Source):
+    def __init__(self, tx, frame, source: Source):
         self._done = False
         self._close_recorded = False
         self._tx = tx
         super().__init__(tx, frame)
-        self.real = real
         self.source = source
 
     @property
@@ -108,7 +107,7 @@ def _wrap_generator(tx, gen: types.GeneratorType, source: Source | None) -> Valu
     kwargs = {name: tx.wrap(f_locals[name], ItemSource(local_source, name)) for name in names[code.co_argcount:]}
     fn = types.FunctionType(code, fn_globals, code.co_name)
     frame = generator_frame(tx, UserFunctionValue(fn), args, kwargs)
-    value = OutsideGeneratorValue(tx, frame, gen, source)
+    value = OutsideGeneratorValue(tx, frame, source)
     seen[id(gen)] = (value, source)
     return value
 
