@@ -1128,8 +1128,16 @@ def _raise(tx, frame, inst):
     exc, value = None, None
     if inst.arg == 0:  # bare `raise`: the handled exception again, as it is (not chained anew)
         value = exception_state.handled(tx)
+        if value.is_constant() and value.as_python_constant() is None:
+            # none handled: Python raises a new RuntimeError (chained to nothing: none is handled)
+            from autograph.capture.families import fresh
+            value = fresh.construct(tx, RuntimeError, [ConstantValue("No active exception to reraise")], {})
+            err = Unsupported("RuntimeError: No active exception to reraise", generic=True,
+                              exc=value.real_value(), kind="python-exception")
+            err.exc_value = value
+            raise err
         exc = _exception_of(value)
-        if exc is None:  # none handled (Python raises RuntimeError), or not known exactly
+        if exc is None:  # not known exactly
             value = None
         err = Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc,
                           kind="python-exception")
