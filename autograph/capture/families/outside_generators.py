@@ -30,7 +30,8 @@ from autograph.guards.sources import AttrSource, ItemSource, Source
 # id(generator) -> (its value, the first source it was reached through)
 OUTSIDE_GENERATORS = registry.state_slot("outside_generators", dict, __name__)
 
-_UNSUPPORTED_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+# (a `types.coroutine` generator is awaited, not iterated: left to Python)
+_UNSUPPORTED_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_ITERABLE_COROUTINE
 
 
 class _Real(Value):
