@@ -49,6 +49,10 @@ _GENERATOR_FACTORY: list[Callable] = []
 # Unsupported (with a ``retry_step``) when what Python does as the frame dies cannot be done by
 # the capture (families/generators.py: a generator paused in a cleanup block); capture/engine/api.py runs them
 ROOT_RETURN_CHECKS: list[Callable] = []
+# the same, run at every end of a capture (its return or a break): what the transformed code
+# cannot leave as the capture left it (families/outside_generators.py: a real generator the
+# capture ran part of)
+CAPTURE_END_CHECKS: list[Callable] = []
 
 # what the Value protocol's defaults (``core/base.py``, ``core/constants.py``) need from a
 # family, which they may not import: ``name -> callable``, filled by the family's ``install()``
@@ -182,3 +186,7 @@ def generator_factory() -> Callable | None:
 
 def add_root_return_check(check: Callable) -> None:
     _append_once(ROOT_RETURN_CHECKS, check)
+
+
+def add_capture_end_check(check: Callable) -> None:
+    _append_once(CAPTURE_END_CHECKS, check)

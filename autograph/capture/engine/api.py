@@ -65,6 +65,7 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
         # garbage collector cannot free (ShapeEnvs would outlive autograph.reset())
         for tx in translators:
             tx.graph.release_fake_values()
+            tx.release_inputs()
 
 
 def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
@@ -103,7 +104,9 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
             # exception, a state context entered by hand): break earlier, where it was made
             if exc.retry_step is None or (stop is not None and exc.retry_step >= stop):
                 raise
-            stop, generic, moved = exc.retry_step, False, exc
+            # without its traceback: its frames hold this capture (and the objects it read) in a
+            # cycle, which would keep them alive past the call (a generator closed late)
+            stop, generic, moved = exc.retry_step, False, exc.with_traceback(None)
 
 
 def _moved(fn, original: BreakRecord | None, inst, cause: Unsupported) -> BreakRecord:
@@ -120,6 +123,8 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     if isinstance(outcome, Return):
         for check in registry.ROOT_RETURN_CHECKS:
             check(tx)
+    for check in registry.CAPTURE_END_CHECKS:
+        check(tx)
     tx.guards.global_state()
     capture_seconds = time.perf_counter() - t0
 

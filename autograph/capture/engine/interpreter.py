@@ -373,6 +373,16 @@ class Translator:
     def getitem(self, obj: Value, key: Value) -> Value:
         return obj.getitem(self, key)
 
+    def release_inputs(self) -> None:
+        """Drop the call's real arguments and the root frame's contents once the capture is over:
+        a translator lives in reference cycles (until the garbage collector runs), and an object
+        whose death Python makes observable -- a generator closed as its last reference goes --
+        must die when the compiled call lets go of it, as in eager."""
+        self.args, self.kwargs = (), {}
+        if getattr(self, "root", None) is not None:
+            self.root.locals.clear()
+            self.root.stack.clear()
+
     def inline_function(self, fv: Value, args: list[Value], kwargs: dict[str, Value], *,
                         frame_only: bool = False) -> Value:
         code: types.CodeType = fv.code
@@ -1137,8 +1147,16 @@ def _raise(tx, frame, inst):
     exc, value = None, None
     if inst.arg == 0:  # bare `raise`: the handled exception again, as it is (not chained anew)
         value = exception_state.handled(tx)
+        if value.is_constant() and value.as_python_constant() is None:
+            # none handled: Python raises a new RuntimeError (chained to nothing: none is handled)
+            from autograph.capture.families import fresh
+            value = fresh.construct(tx, RuntimeError, [ConstantValue("No active exception to reraise")], {})
+            err = Unsupported("RuntimeError: No active exception to reraise", generic=True,
+                              exc=value.real_value(), kind="python-exception")
+            err.exc_value = value
+            raise err
         exc = _exception_of(value)
-        if exc is None:  # none handled (Python raises RuntimeError), or not known exactly
+        if exc is None:  # not known exactly
             value = None
         err = Unsupported("`raise` — the exception is raised by Python", generic=True, exc=exc,
                           kind="python-exception")

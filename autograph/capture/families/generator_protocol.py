@@ -4,13 +4,14 @@ as CPython 3.11 runs them (``genobject.c``).
 * ``send`` resumes the paused ``yield`` with ``v`` as its value.
 * ``throw`` raises the exception *at* the paused ``yield``: the generator's own ``except`` /
   ``finally`` blocks run (symbolically, through the frame's exception table); paused in a
-  ``yield from``, the exception goes to the subgenerator first.
+  ``yield from``, the exception goes to the subgenerator first (an iterator that is not a
+  generator gets its own ``throw``/``close`` called, with what ``throw()`` was given).
 * ``close`` throws ``GeneratorExit``: a generator that yields again raises
   ``RuntimeError("generator ignored GeneratorExit")``; one that ends returns None.
 
 When the generator ends, ``send``/``throw`` raise ``StopIteration(return value)``; an exception
 leaving the generator reaches the caller (a StopIteration as RuntimeError, PEP 479). Anything not
-known exactly (a return value that is not a constant, a subiterator with its own ``throw``)
+known exactly (a return value that is not a constant)
 raises ``Unsupported`` with no exception: a graph break, and Python runs the call.
 """
 from __future__ import annotations
@@ -52,7 +53,7 @@ class GeneratorMethodValue(Value):
                 args = [args[1]]
         if self.name == "throw" and len(args) == 1:
             exc, value = _exception(tx, args[0])
-            return _yielded_or_stop(self.gen, throw(tx, self.gen, exc, value))
+            return _yielded_or_stop(self.gen, throw(tx, self.gen, exc, value, given=[args[0]]))
         if self.name == "close" and not args:
             close(tx, self.gen)
             return ConstantValue(None)
@@ -126,9 +127,10 @@ def _has_own(sub, method: str) -> bool:
         return True
 
 
-def throw(tx, gen, exc: BaseException, value: Value | None) -> Value | None:
+def throw(tx, gen, exc: BaseException, value: Value | None, given: list[Value] | None = None) -> Value | None:
     """Raise ``exc`` at the generator's paused ``yield`` and run on: the next yielded value, or
-    None if it ended (an exception leaving it propagates)."""
+    None if it ended (an exception leaving it propagates). ``given``: what ``throw()`` was
+    called with (a subiterator's own ``throw`` gets it as it is, as CPython passes it on)."""
     gen.check_not_running()
     if gen.done:
         raise _raised(exc, value, "thrown into a finished generator")
@@ -141,23 +143,27 @@ def throw(tx, gen, exc: BaseException, value: Value | None) -> Value | None:
         if isinstance(exc, GeneratorExit):
             if _has_own(sub, "close"):
                 try:
-                    _close_sub(tx, sub)
+                    _close_sub(tx, gen, sub)
                 except Unsupported as err:
                     if err.exc is None:
                         raise
                     exc, value = err.exc, getattr(err, "exc_value", None)
         elif _has_own(sub, "throw"):
-            if not hasattr(sub, "send_value"):
-                raise Unsupported(f"throw() into {sub.describe()} through `yield from`", kind="unsupported-operation")
             try:
-                item = throw(tx, sub, exc, value)
+                if hasattr(sub, "send_value"):
+                    item = throw(tx, sub, exc, value, given)
+                else:  # an iterator with a throw() of its own: called with what throw() got
+                    item = _call_sub_method(tx, gen, sub, "throw", given or [value])
             except Unsupported as err:
                 if err.exc is None:
                     raise
+                if not hasattr(sub, "send_value") and isinstance(err.exc, StopIteration):
+                    # the subiterator finished: `yield from` evaluates to the StopIteration's value
+                    return _after_yield_from(tx, gen, _stop_value(err))
                 exc, value = err.exc, getattr(err, "exc_value", None)  # raised on in this frame
             else:
                 if item is not None:
-                    return item  # the subgenerator yielded: so does this one, still delegating
+                    return item  # the subiterator yielded: so does this one, still delegating
                 return _after_yield_from(tx, gen, sub.return_value)
     inst = _paused_yield(gen)
     if inst.exn is None:  # nothing in the generator catches it: it leaves the frame
@@ -178,10 +184,30 @@ def _after_yield_from(tx, gen, result: Value) -> Value | None:
     return gen.run(tx)
 
 
-def _close_sub(tx, sub) -> None:
-    if not hasattr(sub, "send_value"):
-        raise Unsupported(f"close() of {sub.describe()} through `yield from`", kind="unsupported-operation")
-    close(tx, sub)
+def _close_sub(tx, gen, sub) -> None:
+    if hasattr(sub, "send_value"):
+        close(tx, sub)
+    else:  # an iterator with a close() of its own (CPython's gen_close_iter); its result is dropped
+        _call_sub_method(tx, gen, sub, "close", [])
+
+
+def _call_sub_method(tx, gen, sub, name: str, args: list[Value]) -> Value:
+    """``sub.<name>(*args)`` for a subiterator that is not a generator of the capture, run while
+    the delegating generator counts as executing (a call back into it is a ValueError)."""
+    method = sub.getattr(tx, name)
+    gen.running = True
+    try:
+        return method.call(tx, list(args), {})
+    finally:
+        gen.running = False
+
+
+def _stop_value(err: Unsupported) -> Value:
+    """The value a StopIteration carries (``yield from``'s result), when it is a plain constant."""
+    stop = err.exc
+    if type(stop.value) not in _PLAIN:
+        raise Unsupported(f"StopIteration carrying {type(stop.value).__name__}", kind="unsupported-operation")
+    return ConstantValue(stop.value)
 
 
 def close(tx, gen) -> None:

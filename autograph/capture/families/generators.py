@@ -19,8 +19,9 @@ LIVE_GENERATOR = break_kind(
     "happen before the generator starts")
 SUSPENDED_FINALLY = break_kind(
     "suspended-generator-cleanup", "a generator paused inside a try/finally, except or with block is "
-    "dropped when the function returns: Python then closes it and runs that block, which capture does not "
-    "model", "exhaust or close() the generator before returning")
+    "closed by Python when its last reference dies, which runs that block: capture closes it at the "
+    "function's return only when it is the one such generator, dies there and closes cleanly",
+    "exhaust or close() the generator before returning")
 
 
 class Yielded:
@@ -43,6 +44,8 @@ class GeneratorValue(ListIteratorValue):
         self.outer_at_pause: Value | None = None
         # the call that made it: an unstarted generator is rebuilt by making the same call
         self.call = (fn, list(args or []), dict(kwargs or {}))
+        self.started_step: int | None = None  # the root step that first ran its code
+        self.closed_at_return = False  # closed by the capture as its last reference dies
 
     def describe(self):
         return f"generator {self.frame.code.co_qualname}"
@@ -68,8 +71,20 @@ class GeneratorValue(ListIteratorValue):
             return None
         if self.started:
             self.frame.push(sent)  # the value of the `yield` expression
+        else:
+            self.note_start(tx)
         self.started = True
         return self.run(tx)
+
+    def note_start(self, tx) -> None:
+        """Its code runs for the first time at this root step: until then the generator can be
+        rebuilt unstarted, so a break that finds it live moves here (Python starts it)."""
+        self.started_step = tx.step
+        if self.rebuildable_unstarted():
+            self.created_step = tx.step
+
+    def rebuildable_unstarted(self) -> bool:
+        return self.call[0] is not None
 
     def send_value(self, tx, sent: Value) -> Value | None:
         """``gen.send(sent)``: as ``resume``, after Python's check of a just-started generator."""
@@ -150,6 +165,9 @@ class GeneratorValue(ListIteratorValue):
         raise Unsupported("TypeError: object of type 'generator' has no len()", generic=True, kind="python-exception")
 
     def reconstruct(self, cg):
+        if self.closed_at_return:  # it outlives the call after all: Python does not close it then
+            raise Unsupported(f"generator {self.frame.code.co_qualname}, closed when the function returns, is "
+                              "kept by what the function leaves behind", kind=SUSPENDED_FINALLY)
         if not self.started:  # no code of it ran: calling the generator function again is the same
             fn, args, kwargs = self.call
             if fn is not None:
@@ -179,7 +197,9 @@ def _escaped(err: Unsupported) -> Unsupported:
     return converted
 
 
-def make_generator(tx, fv: Value, args, kwargs) -> Value:
+def generator_frame(tx, fv: Value, args, kwargs):
+    """The frame of a new generator of ``fv`` called with these arguments, before its first
+    instruction runs."""
     frame = tx.inline_function(fv, args, kwargs, frame_only=True)
     for i, inst in enumerate(frame.instructions):
         if inst.opname == "RETURN_GENERATOR":
@@ -187,6 +207,11 @@ def make_generator(tx, fv: Value, args, kwargs) -> Value:
             frame.ip = i + 1
             frame.push(ConstantValue(None))
             break
+    return frame
+
+
+def make_generator(tx, fv: Value, args, kwargs) -> Value:
+    frame = generator_frame(tx, fv, args, kwargs)
     gen = GeneratorValue(tx, frame, fv, args, kwargs)
     gen.created_step = tx.step
     tx.generators_made.append(gen)
@@ -198,6 +223,10 @@ def _paused_in_cleanup_block(gen: GeneratorValue) -> bool:
     ``except`` or ``with`` block covers its ``yield`` (a handler block starting PUSH_EXC_INFO on
     the way out; the implicit StopIteration->RuntimeError handler of 3.12 runs no user code)."""
     inst = gen.frame.current
+    from autograph.capture.families.generator_protocol import _has_own, _subiterator
+    sub = _subiterator(gen)
+    if sub is not None and not hasattr(sub, "send_value") and _has_own(sub, "close"):
+        return True  # closing it calls the subiterator's own close() (a subgenerator is checked itself)
     entry = inst.exn if inst is not None else None
     seen: set[int] = set()
     while entry is not None and entry.target.index not in seen:
@@ -237,14 +266,51 @@ def _clauses_skip_generator_exit(gen: GeneratorValue, handler) -> bool:
 
 def _no_suspended_cleanup(tx) -> None:
     """At the compiled function's return, a generator made by this call and paused in a cleanup
-    block is finalised by Python (its ``finally`` runs) when its last reference dies: run the
-    generator's whole life eagerly instead of skipping that block."""
+    block is finalised by Python (its ``finally`` runs) when its last reference dies. One such
+    generator is closed by the capture right there, after the return value (``reconstruct``
+    refuses it if anything the call leaves behind keeps it); otherwise, and when closing it is not
+    known exactly, the generator's life from where it first ran is left to Python."""
+    pending = [gen for gen in tx.generators_made
+               if gen.started and not gen.done and _paused_in_cleanup_block(gen)]
+    if not pending:
+        return
+    gen = pending[0]
+    if len(pending) == 1 and not _refers_to_itself(gen):  # several: their order of death is not modelled
+        from autograph.capture.families.generator_protocol import close
+        try:
+            close(tx, gen)
+        except Unsupported:  # Python would print an unraisable error, or capture cannot tell
+            pass
+        else:
+            gen.closed_at_return = True
+            return
+    err = Unsupported(f"generator {gen.frame.code.co_qualname} is paused inside a finally/except/with "
+                      "block when the function returns", kind=SUSPENDED_FINALLY)
+    err.retry_step = gen.created_step  # where it first ran (rebuilt unstarted there)
+    raise err
+
+
+def _none_left_in_cleanup(tx) -> None:
+    """At every end of the capture (after ``_no_suspended_cleanup`` at a return): a generator made
+    by this call and still paused in a cleanup block must exist for real, so that Python closes it
+    when it dies -- at a break it may not be live in the resume function and would never be made."""
     for gen in tx.generators_made:
         if gen.started and not gen.done and _paused_in_cleanup_block(gen):
             err = Unsupported(f"generator {gen.frame.code.co_qualname} is paused inside a finally/except/with "
-                              "block when the function returns", kind=SUSPENDED_FINALLY)
+                              "block at the end of the graph", kind=SUSPENDED_FINALLY)
             err.retry_step = gen.created_step
             raise err
+
+
+def _refers_to_itself(gen: GeneratorValue) -> bool:
+    """Whether the generator's own frame holds it (``me = yield`` sent itself): a cycle, freed by
+    the garbage collector at some later time, not when the function returns."""
+    held = [*gen.frame.locals.values(), *gen.frame.stack, *gen.frame.cells.values()]
+    for value in held:
+        items = getattr(value, "items", None)
+        if value is gen or isinstance(items, (list, tuple)) and any(item is gen for item in items):
+            return True
+    return False
 
 
 def _yield_value(tx, frame, inst):
@@ -255,3 +321,4 @@ def install() -> None:
     handler("YIELD_VALUE")(_yield_value)
     registry.set_generator_factory(make_generator)
     registry.add_root_return_check(_no_suspended_cleanup)
+    registry.add_capture_end_check(_none_left_in_cleanup)
