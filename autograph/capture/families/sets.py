@@ -72,14 +72,17 @@ class _ByRealObject(_Identity):
     def __eq__(self, other: Any) -> bool:
         if getattr(other, "interprets", False):
             return NotImplemented
-        return isinstance(other, _Identity) and (other.obj is self.obj or (
-            type(other) is _ByRealObject and bool(other.obj == self.obj)))
+        if not isinstance(other, _Identity):  # the real object held as a constant (a dict from outside's key)
+            return other is self.obj or bool(self.obj == other)
+        return other.obj is self.obj or (type(other) is _ByRealObject and bool(other.obj == self.obj))
 
 
-def key_of(value: Value, tx=None) -> Any:
+def key_of(value: Value, tx=None, interpret: bool = True) -> Any:
     """The real set key standing for ``value`` (raises Unsupported when it has none). Given the
-    translator, an object whose hash is Python code is keyed by its interpreted hash and a tuple
-    of non-constants by its items' keys (families/interpreted_keys.py)."""
+    translator, an object from outside keyed by its real object is guarded to be that object on
+    later calls (its identity decides every lookup), and (unless ``interpret`` is false) an
+    object whose hash is Python code is keyed by its interpreted hash and a tuple of
+    non-constants by its items' keys (families/interpreted_keys.py)."""
     if value.is_tensor():
         return _Identity(value, value.fake)
     if value.is_constant() and not value.mutable:
@@ -97,19 +100,30 @@ def key_of(value: Value, tx=None) -> Any:
     except Unsupported:
         real = None
     if real is not None and type(real).__hash__ is object.__hash__:
+        _guard_real_key(tx, value, real)
         return _Identity(value, real)
     made = identity_hashed_made_object(value) if real is None else None
     if made is not None:  # made in the call: the one value standing for it is its identity
         return _Identity(value, made)
     if real is not None and hashed_by_real_object(real):
+        _guard_real_key(tx, value, real)
         return _ByRealObject(value, real)
     raise_if_unhashable(value)
-    if tx is not None:
+    if tx is not None and interpret:
         from autograph.capture.families.interpreted_keys import interpreted_key
         key = interpreted_key(tx, value, key_of)
         if key is not None:
             return key
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
+
+
+def _guard_real_key(tx, value: Value, real: Any) -> None:
+    """A key standing for a real object read from outside: a later call passing another object
+    there would hash and compare differently, so the object itself is guarded (a value without
+    a source is a fixed object; a key made without the translator is looked up by the caller's
+    own guards)."""
+    if tx is not None and value.source is not None:
+        tx.guards.id_(value.source, real)
 
 
 def raise_if_unhashable(value: Value) -> None:
@@ -169,7 +183,7 @@ class SetValue(Value):
 
     @classmethod
     def of_values(cls, tx, values: Iterable[Value], kind: type = set) -> Value:
-        keys = [key_of(v) for v in values]
+        keys = [key_of(v, tx, interpret=False) for v in values]
         if kind is frozenset and not any(isinstance(k, _Identity) for k in keys):
             return ConstantValue(frozenset(keys))  # an immutable constant
         return cls(keys, kind)
@@ -246,7 +260,7 @@ class SetValue(Value):
             from autograph.capture.families.set_subclasses import lookup_key
             real_args = [lookup_key(tx, a) for a in args]
         elif name == "add":
-            real_args = [key_of(a) for a in args]
+            real_args = [key_of(a, tx, interpret=False) for a in args]
         else:
             real_args = [_keys_of(tx, a, consumed=consumed.setdefault(i, [])) for i, a in enumerate(args)]
         try:
@@ -359,7 +373,7 @@ def _lazy_keys(tx, it: Value, consumed: list[Value]):
     (``s.update(len(s) + i for i in r)`` sees the keys already added), as Python iterates."""
     while (item := it.next(tx)) is not None:
         consumed.append(item)
-        yield key_of(item)
+        yield key_of(item, tx, interpret=False)
 
 
 def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value] | None = None) -> Any:
@@ -384,7 +398,7 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
     if consumed is not None and _is_iterator(tx, value):
         return _lazy_keys(tx, value, consumed)
     check_iterable(value)
-    return [key_of(v) for v in value.iter_items(tx)]
+    return [key_of(v, tx, interpret=False) for v in value.iter_items(tx)]
 
 
 def check_iterable(value: Value) -> None:
