@@ -125,7 +125,11 @@ class ModuleValue(Value):
                                   "__getattr__", generic=True, kind="python-exception")
             self._guard_absent(tx, name)
             raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
-        return tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
+        out = tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
+        if name == "__dict__" and not self.fresh:
+            from autograph.capture.families.objects import mark_namespace
+            mark_namespace(out, m)
+        return out
 
     def _guard_absent(self, tx, name: str) -> None:
         """``name`` is in none of the module's stores nor its classes: guarded to stay so."""

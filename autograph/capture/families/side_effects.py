@@ -42,8 +42,8 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
 
 class SideEffects:
     """Every world effect of one capture that the transformed code performs after the graph,
-    in program order: ``("store", obj_value, real, name, value)``, ``("call", fn, args,
-    kwargs)``, ``("replay", line)``."""
+    in program order: ``("store", obj_value, real, name, value)``, ``("dict-store", namespace,
+    real, name, value)``, ``("call", fn, args, kwargs)``, ``("replay", line)``."""
 
     def __init__(self) -> None:
         self.events: list[tuple] = []
@@ -104,15 +104,26 @@ def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> No
     _events(tx).append(("store", obj_value, real, name, value))
 
 
+def record_dict_store(tx, namespace: Value, real: Any, name: str, value: Value) -> None:
+    """Remember ``real.__dict__[name] = value`` (``namespace`` rebuilds ``real.__dict__``): an
+    instance-dict store that bypasses descriptors and ``__setattr__``, replayed as such."""
+    _events(tx).append(("dict-store", namespace, real, name, value))
+
+
+_STORES = ("store", "dict-store")
+
+
 def stored_attributes(tx) -> list[tuple[Any, str, Value]]:
-    """``(real object, name, value)`` of each attribute store this capture made so far, in order."""
-    return [(event[2], event[3], event[4]) for event in _events(tx) if event[0] == "store"]
+    """``(real object, name, value)`` of each instance-dict store this capture made so far
+    (attribute stores and ``obj.__dict__[name] = value``), in order."""
+    return [(event[2], event[3], event[4]) for event in _events(tx) if event[0] in _STORES]
 
 
 def pending(tx, real: Any, name: str) -> Value | None:
-    """The value stored into ``real.name`` earlier in this capture, if any."""
+    """The value stored into ``real``'s instance dict under ``name`` earlier in this capture, if
+    any (a data descriptor of the class, when there is one, still decides what ``real.name`` reads)."""
     for event in reversed(_events(tx)):
-        if event[0] == "store" and event[2] is real and event[3] == name:
+        if event[0] in _STORES and event[2] is real and event[3] == name:
             return event[4]
     return None
 
@@ -208,6 +219,9 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
         elif event[0] == "store":
             _, obj_value, _real, name, value = event
             lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+        elif event[0] == "dict-store":
+            _, namespace, _real, name, value = event
+            lines.append(f"{cg.reconstruct(namespace)}[{name!r}] = {cg.reconstruct(value)}")
         else:
             _, fn, args, kwargs = event
             lines.append(_call_text(cg, fn, args, kwargs))

@@ -1,0 +1,99 @@
+"""Stores into an object's ``__dict__`` read from outside (families/containers.py namespaces,
+families/side_effects.py ``dict-store``): ``obj.__dict__[name] = v`` and ``obj.__dict__.update``
+are instance-dict stores replayed in order after the graph, bypassing descriptors as Python does;
+later attribute and ``__dict__`` reads see them; a property with a Python setter runs it."""
+from __future__ import annotations
+
+import torch
+
+from tests.capture.checks import check
+from tests.capture.harness import Harness
+
+
+class Plain:
+    def __init__(self):
+        self.b = 1
+
+
+def store_then_read(x, obj):
+    obj.__dict__["a"] = 10
+    obj.b = 2
+    obj.__dict__["b"] = 3
+    return x * obj.a + obj.__dict__["a"] + obj.b, list(obj.__dict__)
+
+
+def test_a_store_into_the_instance_dict_is_replayed_and_read_back():
+    h = check(store_then_read, lambda: (torch.randn(4), Plain()))
+    assert h.breaks == []
+
+
+def update_namespace(x, obj):
+    obj.__dict__.update({"c": 4, "b": 5}, d=6)
+    return x + obj.b + obj.c + obj.d, sorted(obj.__dict__.items())
+
+
+def test_update_of_the_instance_dict():
+    h = check(update_namespace, lambda: (torch.randn(4), Plain()))
+    assert h.breaks == []
+
+
+class Logged:
+    """A property whose setter logs: a store into ``__dict__`` bypasses it."""
+
+    def __init__(self):
+        self.__dict__["x"] = 1
+        self.log = []
+
+    @property
+    def x(self):
+        return self.__dict__["x"] * 100
+
+    @x.setter
+    def x(self, value):
+        self.log.append(value)
+        self.__dict__["x"] = value
+
+
+def bypass_and_use_the_property(x, obj):
+    obj.__dict__["x"] = 2  # no setter call
+    a = obj.x  # the getter: 200
+    obj.x = a + 1  # the setter: logs 201, stores 201
+    return x + obj.x + obj.__dict__["x"], len(obj.log)
+
+
+def test_a_namespace_store_bypasses_the_property_and_the_setter_runs_on_attribute_stores():
+    h = Harness()
+    f = h.compile(bypass_and_use_the_property)
+    a, b = Logged(), Logged()
+    got, ref = f(torch.ones(2), a), bypass_and_use_the_property(torch.ones(2), b)
+    torch.testing.assert_close(got[0], ref[0])
+    assert got[1] == ref[1] and a.log == b.log == [201] and vars(a) == vars(b)
+    assert h.breaks == []
+
+
+class Module(torch.nn.Module):
+    def forward(self, x):
+        self.__dict__["scale"] = 10
+        return x * self.scale + self.__dict__["scale"]
+
+
+def call_module(m, x):
+    return m(x)
+
+
+def test_a_store_into_a_module_instance_dict():
+    h = Harness()
+    m, ref_m = Module(), Module()
+    out = h.compile(call_module)(m, torch.ones(3))
+    torch.testing.assert_close(out, ref_m(torch.ones(3)))
+    assert m.__dict__["scale"] == 10 and h.breaks == []
+
+
+def non_string_key(x, obj):
+    obj.__dict__[1] = 2
+    return x + 1
+
+
+def test_a_non_string_key_still_breaks_and_runs_right():
+    h = check(non_string_key, lambda: (torch.randn(4), Plain()))
+    assert len(h.breaks) == 1
