@@ -63,3 +63,15 @@ def look_up_object(x, h):
 def test_an_object_from_outside_keying_a_made_dict_is_guarded_by_identity():
     h = _run(look_up_object, [A, B, A, B], lambda c: (torch.ones(2), Holder(c)))
     assert h.breaks == [] and h.captures == 2
+
+
+def typing_keys(x):
+    from typing import Optional, Union
+    d = {Union[int, str]: x * 2, Optional[float]: x * 3}  # noqa: UP007
+    return d[Union[str, int]] + d[Union[float, None]], Union[int, str] in d  # noqa: UP007
+
+
+def test_typing_aliases_are_keys_hashed_and_compared_by_typing():
+    from tests.capture.checks import check
+    h = check(typing_keys, lambda: (torch.randn(3),))
+    assert h.breaks == []
