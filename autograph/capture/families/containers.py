@@ -579,10 +579,9 @@ class DictValue(Value):
         one in its place)."""
         if self.source is None or self.identity is None or not _namespace_source(self.source):
             return
-        from autograph.capture.families.side_effects import stored_attributes
-        for obj, name, value in stored_attributes(tx):
-            if getattr(obj, "__dict__", None) is self.identity:
-                self.items[name] = value
+        from autograph.capture.families.side_effects import stores_into
+        for name, value in stores_into(tx, self.identity, self.source):
+            self.items[name] = value
 
     def _check_mutable(self):
         """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""

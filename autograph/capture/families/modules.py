@@ -56,6 +56,18 @@ def guard_no_hooks(tx, value: "ModuleValue") -> None:
     tx.guards.no_hooks(ObjectSource(mod, mod.__name__), [name for name in GLOBAL_HOOKS if name in vars(mod)])
 
 
+def _plain_module_attribute(value: Value) -> bool:
+    """A value ``nn.Module.__setattr__`` stores in the instance dict (not registered)."""
+    if value.is_constant():
+        return True
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return False
+    return isinstance(kind, type) and not issubclass(
+        kind, (torch.nn.Parameter, torch.nn.Module, getattr(torch.nn, "Buffer", torch.nn.Parameter)))
+
+
 class ModuleValue(Value):
     fresh = False  # made during the call (FreshModuleValue): never rebuilt at a break
 
@@ -85,7 +97,7 @@ class ModuleValue(Value):
 
     def getattr(self, tx, name):
         m = self.module
-        stored = side_effects.pending(tx, m, name)
+        stored = side_effects.pending(tx, m, name, self)
         if stored is not None:  # written earlier in this capture (replayed after the graph)
             return stored
         d = m.__dict__
@@ -143,11 +155,12 @@ class ModuleValue(Value):
         guard_absent_in_classes(tx, type(self.module), name)
 
     def setattr(self, tx, name, value):
-        """``self.flag = constant`` on a module from outside: recorded, replayed after the graph
-        (``nn.Module.__setattr__`` keeps a plain value in the instance dict)."""
+        """``self.flag = value`` on a module from outside: recorded, replayed after the graph
+        (``nn.Module.__setattr__`` keeps a value that is no parameter, buffer or module, under a
+        name none of those has, in the instance dict)."""
         m = self.module
         d = m.__dict__
-        plain = (type(m).__setattr__ is torch.nn.Module.__setattr__ and value.is_constant()
+        plain = (type(m).__setattr__ is torch.nn.Module.__setattr__ and _plain_module_attribute(value)
                  and not any(name in d.get(store, {}) for store in ("_parameters", "_buffers", "_modules"))
                  and not any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__set__")
                              for k in type(m).__mro__))

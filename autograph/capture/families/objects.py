@@ -168,7 +168,7 @@ class ObjectValue(Value):
         obj = self.obj
         cls = type(obj)
         klass, attr = mro_lookup(cls, name)
-        stored = side_effects.pending(tx, obj, name)
+        stored = side_effects.pending(tx, obj, name, self)
         if stored is not None and not (klass is not None and _is_data_descriptor(attr)):
             return stored  # written into the instance dict earlier in this capture (replayed after the graph)
         d = getattr(obj, "__dict__", None)

@@ -113,19 +113,81 @@ def record_dict_store(tx, namespace: Value, real: Any, name: str, value: Value) 
 _STORES = ("store", "dict-store")
 
 
-def stored_attributes(tx) -> list[tuple[Any, str, Value]]:
-    """``(real object, name, value)`` of each instance-dict store this capture made so far
-    (attribute stores and ``obj.__dict__[name] = value``), in order."""
-    return [(event[2], event[3], event[4]) for event in _events(tx) if event[0] in _STORES]
+def pending(tx, real: Any, name: str, reader: Value | None = None) -> Value | None:
+    """The value stored under ``name`` into ``real``'s instance dict earlier in this capture, if any
+    (a data descriptor of the class, when there is one, still decides what ``real.name`` reads).
+    A store counts when it went to the same instance dict (two objects may share one: an
+    attribute proxy). Given the ``reader`` value (``real`` read through its source), whether each
+    store of ``name`` reached this dict is guarded: the same dict, or another, on later calls."""
+    found = None
+    for event in _events(tx):
+        if event[0] not in _STORES or event[3] != name:
+            continue
+        mine, theirs = _namespace(real), _namespace(event[2])
+        if mine is None or theirs is None:  # (a cell, an object without an instance dict): by identity
+            if event[2] is real:
+                found = event[4]
+            continue
+        if reader is not None:
+            _guard_namespaces(tx, _store_source(event), theirs, _namespace_source(reader.source), mine,
+                              mine is theirs)
+        if mine is theirs:
+            found = event[4]
+    return found
 
 
-def pending(tx, real: Any, name: str) -> Value | None:
-    """The value stored into ``real``'s instance dict under ``name`` earlier in this capture, if
-    any (a data descriptor of the class, when there is one, still decides what ``real.name`` reads)."""
-    for event in reversed(_events(tx)):
-        if event[0] in _STORES and event[2] is real and event[3] == name:
-            return event[4]
-    return None
+def stores_into(tx, namespace: dict, source: Any) -> list[tuple[str, Value]]:
+    """``(name, value)`` of each store this capture made so far into the instance dict
+    ``namespace`` (read through ``source``), in order; whether each store's object has this
+    dict is guarded as in :func:`pending`."""
+    out = []
+    for event in _events(tx):
+        theirs = _namespace(event[2]) if event[0] in _STORES else None
+        if theirs is None:
+            continue
+        _guard_namespaces(tx, _store_source(event), theirs, source, namespace, theirs is namespace)
+        if theirs is namespace:
+            out.append((event[3], event[4]))
+    return out
+
+
+def _namespace(obj: Any) -> dict | None:
+    """``obj``'s instance dict, where its attributes live (None when it has none)."""
+    try:
+        d = object.__getattribute__(obj, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _namespace_source(source: Any) -> Any:
+    if source is None:
+        return None
+    from autograph.guards.sources import AttrSource
+    return AttrSource(source, "__dict__")
+
+
+def _store_source(event: tuple) -> Any:
+    if event[0] == "dict-store":  # the namespace dict's own source
+        return event[1].source
+    return _namespace_source(event[1].source)
+
+
+def _guard_namespaces(tx, src_a: Any, ns_a: Any, src_b: Any, ns_b: Any, same: bool) -> None:
+    """Keep whether a store and a read reached the same instance dict true on later calls."""
+    if src_a is None and src_b is None or src_a == src_b:
+        return  # fixed objects (pinned or trusted), or one source: nothing can change
+    if src_a is not None and src_b is not None:
+        if same:
+            tx.guards.same_object(src_a, src_b)
+        else:
+            tx.guards.distinct(src_a, src_b)
+        return
+    src, other = (src_a, ns_b) if src_a is not None else (src_b, ns_a)
+    if same:
+        tx.guards.id_(src, other)
+    else:
+        tx.guards.not_object(src, other)
 
 
 def is_reorderable_logging(fn: Any) -> bool:

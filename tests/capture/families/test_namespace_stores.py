@@ -97,3 +97,65 @@ def non_string_key(x, obj):
 def test_a_non_string_key_still_breaks_and_runs_right():
     h = check(non_string_key, lambda: (torch.randn(4), Plain()))
     assert len(h.breaks) == 1
+
+
+def store_through_one_read_through_another(t, a, b):
+    a.x = t
+    return b.x + 1, b.__dict__["x"] + 2
+
+
+def _run_aliasing(make_pairs):
+    h = Harness()
+    f = h.compile(store_through_one_read_through_another)
+    for a, b, ref_a, ref_b in make_pairs():
+        t = torch.randn(2)
+        got, ref = f(t, a, b), store_through_one_read_through_another(t, ref_a, ref_b)
+        torch.testing.assert_close(got, ref)
+    return h
+
+
+def _one_or_two():
+    """The same object twice, then two objects, then the same again."""
+    for same in (True, False, True, False):
+        if same:
+            o, r = Plain(), Plain()
+            o.x = r.x = torch.zeros(2)
+            yield o, o, r, r
+        else:
+            a, b, ra, rb = Plain(), Plain(), Plain(), Plain()
+            a.x = b.x = ra.x = rb.x = torch.zeros(2)
+            yield a, b, ra, rb
+
+
+def test_a_store_is_seen_through_another_read_exactly_when_both_are_one_object():
+    h = _run_aliasing(_one_or_two)
+    assert h.breaks == [] and h.captures == 2
+
+
+class Cell(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.x = torch.zeros(2)
+
+
+class Proxy(torch.nn.Module):
+    """Shares the instance dict of a module (torch.fx's attribute proxies do)."""
+
+    def __init__(self, base):
+        self.__dict__ = base.__dict__
+
+
+def _proxies():
+    """Two modules sharing one instance dict, then two with their own, then sharing again."""
+    for shared in (True, False, True):
+        base, ref_base = Cell(), Cell()
+        if shared:
+            yield Proxy(base), Proxy(base), Proxy(ref_base), Proxy(ref_base)
+        else:
+            other, ref_other = Cell(), Cell()
+            yield Proxy(base), Proxy(other), Proxy(ref_base), Proxy(ref_other)
+
+
+def test_a_tensor_stored_on_a_module_is_seen_through_another_module_sharing_its_dict():
+    h = _run_aliasing(_proxies)
+    assert h.breaks == [] and h.captures == 2
