@@ -77,6 +77,29 @@ class _ByRealObject(_Identity):
         return other.obj is self.obj or (type(other) is _ByRealObject and bool(other.obj == self.obj))
 
 
+class _FrozensetKey(_Identity):
+    """The key of a frozenset holding objects keyed by their real objects (``frozenset`` of C
+    method wrappers): hashed and compared as the real frozenset is (its items' own hashes);
+    read back as the frozenset value."""
+
+    __slots__ = ("inner",)
+    interprets = True  # its == decides against other keys
+
+    def __init__(self, value: Value, inner: frozenset):
+        super().__init__(value, value)
+        self.inner = inner
+
+    def __hash__(self) -> int:
+        return hash(self.inner)
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, _FrozensetKey):
+            return self.inner == other.inner
+        if isinstance(other, (set, frozenset)):
+            return self.inner == other
+        return NotImplemented
+
+
 def key_of(value: Value, tx=None, interpret: bool = True) -> Any:
     """The real set key standing for ``value`` (raises Unsupported when it has none). Given the
     translator, an object from outside keyed by its real object is guarded to be that object on
@@ -95,6 +118,9 @@ def key_of(value: Value, tx=None, interpret: bool = True) -> Any:
         return key
     if isinstance(value, SetValue) and value.kind is frozenset and not value.has_identity_keys():
         return frozenset(value.real)
+    if isinstance(value, SetValue) and value.kind is frozenset and all(
+            not isinstance(k, _Identity) or isinstance(k, _ByRealObject) for k in value.real):
+        return _FrozensetKey(value, frozenset(value.real))
     try:
         real = value.real_value()
     except Unsupported:
@@ -211,7 +237,9 @@ class SetValue(Value):
     def iter_items(self, tx) -> list[Value]:
         if len(self.real) > 1:
             self._check_order("iterating over")
-        if len(self.real) > 1 and self.has_identity_keys():
+        if len(self.real) > 1 and any(isinstance(k, _Identity) and not isinstance(k, _ByRealObject) for k in self.real):
+            # (keys hashed as their real objects are, the same objects on every call, iterate
+            # in the real set's order)
             raise Unsupported(f"iterating over a {self.describe()} holding tensors or objects", kind=SET_ORDER)
         return [value_of(k) for k in self.real]
 
@@ -444,9 +472,11 @@ def _construct(kind: type):
         from autograph.capture.families.set_subclasses import set_items
         operand = args[0] if args and isinstance(args[0], SetValue) else set_items(args[0]) if args else None
         if operand is not None:  # the real call on the real set (its own path)
-            if len(operand.real) > 1:
-                operand.iter_items(tx)  # its order must be known
-            return _wrap_result(kind(operand.real), operand.order_known)
+            # the copy is made in the operand's order: known only when the model iterates as
+            # the real set does (else a later iteration of the copy breaks, not the copy)
+            ordered = operand.order_known and (len(operand.real) < 2 or not any(
+                isinstance(k, _Identity) and not isinstance(k, _ByRealObject) for k in operand.real))
+            return _wrap_result(kind(operand.real), ordered)
         exact = _exact_dict_keys(args[0]) if args else None
         if exact is not None:
             return _wrap_result(kind(exact))
@@ -458,10 +488,10 @@ def _construct(kind: type):
 
 
 def is_pinned_element(obj: Any) -> bool:
-    """A set element compared by identity with no user code (a Python or builtin function): the
-    contents guard (``list(s) == order``) pins the very object."""
+    """A set element compared with no user code (a Python or builtin function by identity, a C
+    method wrapper by what it wraps): the contents guard (``list(s) == order``) pins it."""
     import types
-    return type(obj) in (types.FunctionType, types.BuiltinFunctionType)
+    return type(obj) in (types.FunctionType, types.BuiltinFunctionType, types.MethodWrapperType)
 
 
 def wrap_outside_set(tx, obj: set, source) -> Value:
@@ -475,7 +505,8 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
     if source is not None:
         tx.guards.python(("set-eq", source), f"list({source.expr}) == {order!r}",
                          lambda v: [exact_key(item) for item in v] == expected, [source])
-    keys = [_Identity(tx.wrap(x, None, trusted=True), x) if is_pinned_element(x) else x for x in order]
+    keys = [(_ByRealObject if hashed_by_real_object(x) else _Identity)(tx.wrap(x, None, trusted=True), x)
+            if is_pinned_element(x) else x for x in order]
     value = SetValue(keys, set, source)
     value.order_known = [k.obj if isinstance(k, _Identity) else k for k in value.real] == order
     return value
