@@ -2,10 +2,9 @@
 
 Making a weak reference without a callback runs no user code and changes nothing Python can
 observe (CPython even hands back the one it made before for the same object). Capture makes the
-real one for the real object the value stands for (guarded to be that object when it was read
-through a source), so hashing it, comparing it and using it as a dict key (a
-``WeakKeyDictionary``'s table) are Python's own; calling it gives the object back (alive: the
-call holds it). At a graph break or return the transformed code makes it again from the object.
+real one for the real object the value stands for (read through a source, guarded to be that
+object), so hashing it, comparing it and using it as a dict key (a ``WeakKeyDictionary``'s
+table) are Python's own; calling it gives the object back (alive: the call holds it). At a graph break or return the transformed code makes it again from the object.
 Objects made during the call, and weak references with a callback, are not modelled (a break).
 """
 from __future__ import annotations
@@ -45,9 +44,11 @@ class WeakrefValue(Value):
 
 
 def _real_referent(value: Value) -> Any:
-    """The real object ``value`` stands for when it is one from outside (None otherwise)."""
-    if value.is_tensor() or (value.source is None and value.mutable):
-        return None  # a tensor of the graph, an object made in the call
+    """The real object ``value`` stands for when it was read from outside through a source (None
+    otherwise: a tensor of the graph, an object made in the call, whose real object capture
+    holds may be a stand-in made at capture)."""
+    if value.is_tensor() or value.source is None:
+        return None
     try:
         return value.real_value()
     except Unsupported:
@@ -65,8 +66,7 @@ def _weakref_call(tx, cls, args, kwargs):
         ref = weakref.ref(real)
     except TypeError as exc:
         raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception") from None
-    if referent.source is not None:
-        tx.guards.id_(referent.source, real)  # the weak reference is to this object
+    tx.guards.id_(referent.source, real)  # the weak reference is to this object
     return WeakrefValue(referent, ref)
 
 
