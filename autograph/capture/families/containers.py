@@ -777,12 +777,26 @@ def _record_namespace_stores(tx, namespace: DictValue, method: str, args: list[V
         pairs = [(args[0].as_python_constant(), args[1])]
     elif method == "update" and (not args or isinstance(args[0], DictValue)):
         pairs = [*(args[0].items.items() if args else ()), *kwargs.items()]
-    if pairs is None or any(type(name) is not str for name, _ in pairs):
+    if pairs is None or any(type(name) is not str or _module_state(namespace.namespace_of, name) for name, _ in pairs):
         raise Unsupported(f"mutation of a dict that came from outside ({namespace.source.expr}) — a side effect",
                           kind="side-effect")
     _mark_changed(tx, namespace)
     for name, value in pairs:
         side_effects.record_dict_store(tx, namespace, namespace.namespace_of, name, value)
+
+
+def _module_state(obj: Any, name: str) -> bool:
+    """A name ``nn.Module.__init__`` puts in every module's instance dict (``_parameters``,
+    ``_modules``, ``training``, the hook tables...): module state capture reads another way."""
+    if not isinstance(obj, torch.nn.Module):
+        return False
+    global _MODULE_STATE_NAMES
+    if _MODULE_STATE_NAMES is None:
+        _MODULE_STATE_NAMES = frozenset(torch.nn.Module().__dict__)
+    return name in _MODULE_STATE_NAMES
+
+
+_MODULE_STATE_NAMES: frozenset | None = None
 
 
 def _record_outside_change(tx, value: Value, method: Any, args: list[Value], kwargs: dict | None = None) -> None:

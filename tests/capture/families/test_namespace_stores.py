@@ -159,3 +159,16 @@ def _proxies():
 def test_a_tensor_stored_on_a_module_is_seen_through_another_module_sharing_its_dict():
     h = _run_aliasing(_proxies)
     assert h.breaks == [] and h.captures == 2
+
+
+class SetsTraining(torch.nn.Module):
+    def forward(self, x):
+        self.__dict__["training"] = False  # module state: a break, run by Python
+        return x * 2 if self.training else x
+
+
+def test_a_store_of_module_state_through_the_instance_dict_breaks_and_runs_right():
+    h = Harness()
+    m, ref_m = SetsTraining(), SetsTraining()
+    torch.testing.assert_close(h.compile(call_module)(m, torch.ones(2)), ref_m(torch.ones(2)))
+    assert m.training is False and len(h.breaks) >= 1
