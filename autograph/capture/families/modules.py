@@ -56,6 +56,15 @@ def guard_no_hooks(tx, value: "ModuleValue") -> None:
     tx.guards.no_hooks(ObjectSource(mod, mod.__name__), [name for name in GLOBAL_HOOKS if name in vars(mod)])
 
 
+def _data_descriptor(cls: type, name: str) -> bool:
+    """Whether ``cls`` has a data descriptor (a property, say) named ``name``: it decides a read
+    over the instance dict."""
+    from autograph.capture.core.base import mro_lookup
+    raw = mro_lookup(cls, name)[1]
+    return raw is not None and hasattr(type(raw), "__get__") and (
+        hasattr(type(raw), "__set__") or hasattr(type(raw), "__delete__"))
+
+
 def _plain_module_attribute(value: Value) -> bool:
     """A value ``nn.Module.__setattr__`` stores in the instance dict (not registered)."""
     if value.is_constant():
@@ -98,8 +107,8 @@ class ModuleValue(Value):
     def getattr(self, tx, name):
         m = self.module
         stored = side_effects.pending(tx, m, name, self)
-        if stored is not None:  # written earlier in this capture (replayed after the graph)
-            return stored
+        if stored is not None and not _data_descriptor(type(m), name):
+            return stored  # written into the instance dict earlier in this capture (replayed after the graph)
         d = m.__dict__
         params, buffers, mods = d.get("_parameters", {}), d.get("_buffers", {}), d.get("_modules", {})
         src = AttrSource(self.source, name) if self.source is not None else None

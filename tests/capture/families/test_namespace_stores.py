@@ -172,3 +172,24 @@ def test_a_store_of_module_state_through_the_instance_dict_breaks_and_runs_right
     m, ref_m = SetsTraining(), SetsTraining()
     torch.testing.assert_close(h.compile(call_module)(m, torch.ones(2)), ref_m(torch.ones(2)))
     assert m.training is False and len(h.breaks) >= 1
+
+
+class PropertyModule(torch.nn.Module):
+    @property
+    def scale(self):
+        return self.__dict__.get("scale", 1) * 10
+
+    @scale.setter
+    def scale(self, value):
+        self.__dict__["scale"] = value
+
+    def forward(self, x):
+        self.__dict__["scale"] = 3  # the property still decides `self.scale`
+        return x * self.scale
+
+
+def test_a_module_property_decides_a_read_over_the_instance_dict():
+    h = Harness()
+    m, ref_m = PropertyModule(), PropertyModule()
+    torch.testing.assert_close(h.compile(call_module)(m, torch.ones(2)), ref_m(torch.ones(2)))
+    assert h.breaks == []
