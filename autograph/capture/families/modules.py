@@ -16,7 +16,7 @@ from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core import registry
 from autograph.capture.families import side_effects
 from autograph.capture.core.base import Value
-from autograph.capture.core.constants import ConstantValue
+from autograph.capture.core.constants import ConstantValue, is_literal
 from autograph.capture.core.registry import CALLED_IN_PYTHON
 from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
@@ -259,8 +259,13 @@ class ModuleValue(Value):
         if self.source is not None:
             return cg.source_expr(self.source)
         if self.fresh:
-            raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break",
-                              kind="cannot-rebuild")
+            rebuild = getattr(self, "rebuild", None)
+            if rebuild is None:
+                raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break",
+                                  kind="cannot-rebuild")
+            cls, args, kwargs = rebuild  # made anew, as each call makes its own
+            parts = [cg.const(a) for a in args] + [f"{k}={cg.const(v)}" for k, v in kwargs.items()]
+            return cg.shared(self, f"{cg.const(cls)}({', '.join(parts)})")
         return cg.const(self.module)
 
 
@@ -277,11 +282,14 @@ def called_in_python(module: torch.nn.Module) -> tuple[str, str] | None:
 class FreshModuleValue(ModuleValue):
     """A stateless ``torch.nn`` module made inside the function (``nn.Softmax(dim=-1)(x)``).
 
-    Eager makes a new one per call; one real instance built at capture time behaves the
-    same as long as it never escapes the call (``reconstruct`` refuses).
+    Eager makes a new one per call; one real instance built at capture time stands for it
+    during capture (nothing changes it: a store into it breaks). Returned or live at a graph
+    break, the transformed code makes it again from the same constant arguments (``rebuild``):
+    construction draws no random numbers and holds no state, so the new one is the same module.
     """
 
     fresh = True
+    rebuild: tuple | None = None  # (class, args, kwargs): the real constants it was made from
 
 
 def _stateless(module: torch.nn.Module) -> bool:
@@ -305,9 +313,10 @@ def construct_torch_module(tx, cls, args, kwargs):
     if not _all_constant(args, kwargs):
         return NotImplemented
     rng = torch.random.get_rng_state()
+    real_args = [a.as_python_constant() for a in args]
+    real_kwargs = {k: v.as_python_constant() for k, v in kwargs.items()}
     try:
-        module = cls(*[a.as_python_constant() for a in args],
-                     **{k: v.as_python_constant() for k, v in kwargs.items()})
+        module = cls(*real_args, **real_kwargs)
     except Exception as exc:  # noqa: BLE001 - eager raises it at run time: let Python do it
         raise Unsupported(f"creating {cls.__qualname__} failed during capture ({type(exc).__name__}: {exc})",
                           generic=True, kind="object-construction")
@@ -317,7 +326,10 @@ def construct_torch_module(tx, cls, args, kwargs):
     if drew or not _stateless(module):
         raise Unsupported(f"creating a {cls.__qualname__} (parameters or random state) inside the function",
                           kind="object-construction")
-    return FreshModuleValue(module, None, path=f"{cls.__name__}(...)")
+    value = FreshModuleValue(module, None, path=f"{cls.__name__}(...)")
+    if all(is_literal(a) for a in (*real_args, *real_kwargs.values())):  # (rendered as themselves)
+        value.rebuild = (cls, tuple(real_args), real_kwargs)
+    return value
 
 
 def install() -> None:
