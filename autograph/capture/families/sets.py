@@ -148,8 +148,16 @@ def _guard_real_key(tx, value: Value, real: Any) -> None:
     there would hash and compare differently, so the object itself is guarded (a value without
     a source is a fixed object; a key made without the translator is looked up by the caller's
     own guards)."""
-    if tx is not None and value.source is not None:
+    if tx is None or value.source is None:
+        return
+    if type(real).__hash__ is object.__hash__ or isinstance(real, type) or type(real).__eq__ is object.__eq__:
         tx.guards.id_(value.source, real)
+        return
+    # compared by what it stands for (a method wrapper, made anew on each read; a typing alias):
+    # the same type and an equal object (C or typing code, no user code) on later calls
+    kind = type(real)
+    tx.guards.python(("key-eq", value.source), f"{value.source.expr} == {real!r}",
+                     lambda v: type(v) is kind and bool(v == real), [value.source])
 
 
 def raise_if_unhashable(value: Value) -> None:

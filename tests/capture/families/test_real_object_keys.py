@@ -75,3 +75,16 @@ def test_typing_aliases_are_keys_hashed_and_compared_by_typing():
     from tests.capture.checks import check
     h = check(typing_keys, lambda: (torch.randn(3),))
     assert h.breaks == []
+
+
+def alias_lookup(x, h):
+    from typing import Union
+    return x + 1, {Union[int, str]: 1}.get(h.current)  # noqa: UP007
+
+
+def test_a_typing_alias_from_outside_is_guarded_by_equality():
+    from typing import Union
+    aliases = [Union[int, str], Union[str, int], Union[int, float]]  # noqa: UP007
+    assert aliases[0] == aliases[1] and aliases[0] is not aliases[1]
+    h = _run(alias_lookup, aliases, lambda c: (torch.ones(2), Holder(c)))
+    assert h.breaks == [] and h.captures == 2  # an equal alias: the same answer, no new capture
