@@ -90,15 +90,16 @@ def _value_guard(g, source, obj: Any) -> None:
         g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: exact_key(v) == expected, [source])
 
 
-def _wrap_items(tx, container: Any, source, pairs) -> list[Value]:
-    """The values of a list's or dict's items, ``(key, item)`` in ``pairs``. Without a source
-    (a trusted read: no value registered to come back to) a container holding itself breaks."""
+def _wrap_items(tx, container: Any, source, pairs, item_source=ItemSource) -> list[Value]:
+    """The values of a list's or dict's items, ``(key, item)`` in ``pairs``, each reached through
+    ``item_source(source, key)``. Without a source (a trusted read: no value registered to come
+    back to) a container holding itself breaks."""
     from autograph.capture.families.cycles import all_items
     out: list[Value] = []
 
     def wrap_one(pair) -> bool:
         key, item = pair
-        out.append(wrap_real(tx, item, ItemSource(source, key) if source is not None else None))
+        out.append(wrap_real(tx, item, item_source(source, key) if source is not None else None))
         return True
     if not all_items(container, pairs, wrap_one) and source is None:
         raise Unsupported("a container holding itself, read without a guardable source",

@@ -502,6 +502,9 @@ class DictValue(Value):
     addresses, so such a dict iterates exactly as Python's."""
 
     mutable = True
+    # the real object whose instance ``__dict__`` this dict from outside is (``obj.__dict__``):
+    # a string-keyed store into it is an instance-dict store of that object (side_effects.py)
+    namespace_of: Any = None
 
     def __init__(self, items: dict, source=None, kind: type = dict):
         self.items = dict(items)  # python-constant key -> Value
@@ -576,13 +579,12 @@ class DictValue(Value):
         one in its place)."""
         if self.source is None or self.identity is None or not _namespace_source(self.source):
             return
-        from autograph.capture.families.side_effects import DELETED, namespace_changes
-        for namespace, name, value in namespace_changes(tx):
-            if namespace is self.identity:
-                if value is DELETED:
-                    self.items.pop(name, None)
-                else:
-                    self.items[name] = value
+        from autograph.capture.families.side_effects import DELETED, stores_into
+        for name, value in stores_into(tx, self.identity, self.source):
+            if value is DELETED:
+                self.items.pop(name, None)
+            else:
+                self.items[name] = value
 
     def _check_mutable(self):
         """A change capture does not replay (``clear``, ``popitem``) on a dict from outside breaks."""
@@ -594,6 +596,9 @@ class DictValue(Value):
     def _mutating(self, tx, method: str, args: list[Value], kwargs: dict | None = None) -> None:
         """A dict from outside changes for real after the graph (``dict.<method>(d, *args)`` replayed
         in order with the other side effects); this value, which later reads see, changes now."""
+        if self.namespace_of is not None:
+            _record_namespace_stores(tx, self, method, args, kwargs or {})
+            return
         self._refuse_change()
         if self.source is not None:
             _record_outside_change(tx, self, getattr(dict, method), args, kwargs)
@@ -765,11 +770,49 @@ def _outside_containers(tx) -> list:
     return OUTSIDE_CONTAINERS.of(tx)
 
 
+def _record_namespace_stores(tx, namespace: DictValue, method: str, args: list[Value], kwargs: dict) -> None:
+    """``obj.__dict__[name] = v`` and ``obj.__dict__.update(...)`` with string keys: instance-dict
+    stores of ``obj``, replayed in order after the graph; later attribute reads of ``obj`` see them
+    (families/side_effects.py). Other changes of a namespace (deletions, non-string keys) break."""
+    from autograph.capture.families import side_effects
+    pairs: list[tuple[Any, Value]] | None = None
+    if method == "__setitem__" and args[0].is_constant():
+        pairs = [(args[0].as_python_constant(), args[1])]
+    elif method == "update" and (not args or isinstance(args[0], DictValue)):
+        pairs = [*(args[0].items.items() if args else ()), *kwargs.items()]
+    if pairs is None or any(type(name) is not str or _module_state(namespace.namespace_of, name) for name, _ in pairs):
+        raise Unsupported(f"mutation of a dict that came from outside ({namespace.source.expr}) — a side effect",
+                          kind="side-effect")
+    _mark_changed(tx, namespace)
+    for name, value in pairs:
+        side_effects.record_dict_store(tx, namespace, namespace.namespace_of, name, value)
+
+
+def _module_state(obj: Any, name: str) -> bool:
+    """A name ``nn.Module.__init__`` puts in every module's instance dict (``_parameters``,
+    ``_modules``, ``training``, the hook tables...): module state capture reads another way."""
+    if not isinstance(obj, torch.nn.Module):
+        return False
+    global _MODULE_STATE_NAMES
+    if _MODULE_STATE_NAMES is None:
+        _MODULE_STATE_NAMES = frozenset(torch.nn.Module().__dict__)
+    return name in _MODULE_STATE_NAMES
+
+
+_MODULE_STATE_NAMES: frozenset | None = None
+
+
 def _record_outside_change(tx, value: Value, method: Any, args: list[Value], kwargs: dict | None = None) -> None:
     """``method(real, *args)`` replayed after the graph, in order with the other side effects, on the
-    container from outside that ``value`` stands for (changed now, so later reads see the change).
-    Once it is changed, every other container read from outside is guarded to be another object:
-    the change must not reach one the capture reads as unchanged."""
+    container from outside that ``value`` stands for (changed now, so later reads see the change)."""
+    _mark_changed(tx, value)
+    from autograph.capture.families import side_effects
+    side_effects.record_call(tx, method, [value, *args], dict(kwargs or {}))
+
+
+def _mark_changed(tx, value: Value) -> None:
+    """Once a container from outside is changed, every other container read from outside is
+    guarded to be another object: the change must not reach one the capture reads as unchanged."""
     for entry in _outside_containers(tx):
         if entry[1] is value and not entry[2]:
             entry[2] = True
@@ -779,8 +822,6 @@ def _record_outside_change(tx, value: Value, method: Any, args: list[Value], kwa
             if isinstance(value, ListValue):  # iterators from outside read the real list
                 from autograph.capture.families.live_iterators import keep_apart_from_iterators
                 keep_apart_from_iterators(tx, value)
-    from autograph.capture.families import side_effects
-    side_effects.record_call(tx, method, [value, *args], dict(kwargs or {}))
 
 
 def changed_outside_lists(tx) -> list[Value]:

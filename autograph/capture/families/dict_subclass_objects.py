@@ -14,12 +14,15 @@ from outside: the change is replayed on the object after the graph (``dict.__set
 from __future__ import annotations
 
 import collections
+import types
+from dataclasses import dataclass
 from typing import Any
 
 from autograph.capture.core import registry
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.objects import ObjectValue
+from autograph.guards.sources import AppliedSource, ItemSource, Source
 
 # the item protocol the table model stands for (methods such as ``get`` or ``values`` are
 # answered from the table only where the class keeps dict's, else they are the class's own)
@@ -34,6 +37,46 @@ def _keeps(cls: type, names: tuple) -> bool:
     return all(mro_lookup(cls, name)[0] in (*_BASES, None) for name in names)
 
 
+# readers a class may write in Python (inlined; dict's own reached through ``super()``): the
+# guards read the table with dict's own iteration and length, so those stay dict's
+_OVERRIDABLE = ("__getitem__", "__contains__", "__bool__")
+
+
+def _readers_known(cls: type) -> bool:
+    """Each reader of the item protocol is dict's own, or (``_OVERRIDABLE``) a Python function of
+    the class."""
+    return all(mro_lookup(cls, name)[0] in (*_BASES, None) or (
+        name in _OVERRIDABLE and isinstance(mro_lookup(cls, name)[1], types.FunctionType)) for name in _READERS)
+
+
+@dataclass(frozen=True, init=False)
+class TableItemSource(AppliedSource):
+    """``dict.__getitem__(base, key)``: an entry of a dict-subclass object's own table, read past
+    a Python ``__getitem__`` of its class (a guard must not run the user's method)."""
+
+    base_source: Source
+    key: Any
+
+    def __init__(self, base: Source, key: Any):
+        object.__setattr__(self, "base_source", base)
+        object.__setattr__(self, "key", key)
+
+    @property
+    def base(self) -> Source:
+        return self.base_source
+
+    @property
+    def expr(self) -> str:
+        return f"dict.__getitem__({self.base_source.expr}, {self.key!r})"
+
+    def reader(self):
+        key = self.key
+        return lambda d: dict.__getitem__(d, key)
+
+    def render(self, ctx):
+        return f"{ctx.constant(dict.__getitem__, 'read')}({ctx.expr(self.base_source)}, {ctx.constant(self.key, 'key')})"
+
+
 class DictSubclassObjectValue(ObjectValue):
     """An instance of a dict subclass from outside, with its table as a dict value (``table``)."""
 
@@ -43,22 +86,41 @@ class DictSubclassObjectValue(ObjectValue):
         self.writable = type(obj).__mro__[1] is dict and _keeps(type(obj), _WRITERS) \
             and not isinstance(obj, collections.OrderedDict)
 
+    def _own(self, tx, name: str) -> bool:
+        """Whether the class overrides ``name`` in Python (then its method runs, inlined)."""
+        if mro_lookup(type(self.obj), name)[0] in (*_BASES, None):
+            return False
+        tx.guards.class_attr(type(self.obj), name)
+        return True
+
     def getitem(self, tx, key):
+        if self._own(tx, "__getitem__"):
+            return super().getitem(tx, key)
         return self.table.getitem(tx, key)
 
     def contains(self, tx, item):
+        if self._own(tx, "__contains__"):
+            return super().contains(tx, item)
         return self.table.contains(tx, item)
 
     def length(self, tx):
+        if self._own(tx, "__len__"):
+            return super().length(tx)
         return self.table.length(tx)
 
     def truth(self, tx):
+        if self._own(tx, "__bool__") or self._own(tx, "__len__"):
+            return super().truth(tx)
         return self.table.truth(tx)
 
     def iter_items(self, tx):
+        if self._own(tx, "__iter__"):
+            return super().iter_items(tx)
         return self.table.iter_items(tx)
 
     def get_iter(self, tx):
+        if self._own(tx, "__iter__"):
+            return super().get_iter(tx)
         return self.table.get_iter(tx)
 
     def mapping_items(self, tx) -> list[tuple[Value, Value]]:
@@ -107,6 +169,28 @@ class DictSubclassObjectValue(ObjectValue):
     def call_method(self, tx, name, args, kwargs):
         return self.getattr(tx, name).call(tx, args, kwargs)
 
+    def table_method(self, tx, owner: Any, name: str, args: list, kwargs: dict) -> Value:
+        """``dict.<name>`` (or OrderedDict's) bound to this object, as ``super().__getitem__(k)`` in
+        a method of the class reaches it: run on the table (NotImplemented for another owner)."""
+        if owner not in _BASES or not isinstance(self.obj, owner):
+            return NotImplemented
+        if name in _WRITERS and not self.writable:
+            return NotImplemented
+        if name == "__getitem__" and len(args) == 1 and not kwargs:
+            return self.table.getitem(tx, args[0])
+        if name == "__contains__" and len(args) == 1 and not kwargs:
+            return self.table.contains(tx, args[0])
+        if name == "__len__" and not args and not kwargs:
+            return ConstantValue(self.table.length(tx))
+        if name == "__iter__" and not args and not kwargs:
+            return self.table.get_iter(tx)
+        if name == "__setitem__" and len(args) == 2 and not kwargs:
+            self.table.setitem(tx, args[0], args[1])
+            return ConstantValue(None)
+        if name in _METHODS or name in _WRITERS:
+            return TableMethodValue(self, name).call(tx, args, kwargs)
+        return NotImplemented
+
 
 class TableMethodValue(Value):
     """``obj.values``, ``obj.get``...: dict's method bound to a dict subclass object."""
@@ -142,7 +226,7 @@ def wrap_dict_subclass(tx, obj: Any, source) -> Value | None:
     from autograph.capture.families.builder import _plain_key, _wrap_items
     from autograph.capture.families.containers import DictValue, outside_container, register_outside_container
     cls = type(obj)
-    if source is None or cls in _BASES or not isinstance(obj, dict) or not _keeps(cls, _READERS) \
+    if source is None or cls in _BASES or not isinstance(obj, dict) or not _readers_known(cls) \
             or mro_lookup(cls, "__getattribute__")[0] not in (object, *_BASES):  # (a Python attribute lookup)
         return None
     keys = list(iter(obj))  # (dict's or OrderedDict's own iteration: no user code)
@@ -158,5 +242,7 @@ def wrap_dict_subclass(tx, obj: Any, source) -> Value | None:
     value = DictSubclassObjectValue(obj, source, table)
     SUBCLASS_OBJECTS.of(tx)[id(obj)] = value
     register_outside_container(tx, obj, table)
-    table.items = dict(zip(keys, _wrap_items(tx, obj, source, [(k, dict.__getitem__(obj, k)) for k in keys])))
+    item_source = ItemSource if mro_lookup(cls, "__getitem__")[0] in _BASES else TableItemSource
+    table.items = dict(zip(keys, _wrap_items(tx, obj, source, [(k, dict.__getitem__(obj, k)) for k in keys],
+                                             item_source)))
     return value

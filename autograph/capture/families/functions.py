@@ -34,7 +34,7 @@ class UserFunctionValue(Value):
         """Function attributes (``__name__``, ``__wrapped__``, ones the user set) are read live and
         guarded; a missing one (``hasattr(f, "__wrapped__")``) is guarded to stay missing."""
         from autograph.capture.families import side_effects
-        stored = side_effects.pending(tx, self.fn, name)
+        stored = side_effects.pending(tx, self.fn, name, self)
         if stored is not None:  # set earlier in this capture (replayed after the graph)
             return stored
         if name in self.fn.__dict__:  # a function attribute: guarded where it lives

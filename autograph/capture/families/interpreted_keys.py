@@ -128,16 +128,10 @@ def _plain_tuple(value: Value) -> bool:
         mro_lookup(cls, name)[0] is tuple for name in ("__hash__", "__eq__"))
 
 
-# Tuples of non-constants as keys are off: with them torch.profiler.profile's action table (keyed by
-# tuples of enum members) was answered wrongly and a profiler block ended without its trace started
-# (upstream test_ctx_manager's test_torch_profiler); such a key is a break until that is understood.
-TUPLE_KEYS = False
-
-
 def interpreted_key(tx, value: Value, key_of) -> Any | None:
     """The key of ``value`` when its hashing is Python code or a tuple of keys, else None
     (``key_of`` keys the items of a tuple)."""
-    if _plain_tuple(value) and TUPLE_KEYS:
+    if _plain_tuple(value):
         return TupleKey(value, tuple(key_of(item, tx) for item in value.items))
     hashed = interpreted_hash(tx, value)
     if hashed is None:

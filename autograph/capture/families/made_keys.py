@@ -8,9 +8,10 @@ exactly when they are the same value, as in Python. A class that overrides eithe
 not keyed here (its hash or equality would have to be interpreted).
 
 A real object whose hash and equality run no user code -- a C function (``torch.add``, whose
-``==`` compares the function and the object it is bound to), a member of an enum that keeps
-``Enum.__hash__`` and ``object.__eq__`` -- is keyed by the real object itself, so hashing and
-equality are Python's own."""
+``==`` compares the function and the object it is bound to) or method wrapper
+(``Tensor.grad.__get__``), a member of an enum that keeps ``Enum.__hash__`` and
+``object.__eq__``, a ``typing`` alias (``Union[int, str]``: typing hashes and compares its
+arguments) -- is keyed by the real object itself, so hashing and equality are Python's own."""
 from __future__ import annotations
 
 from typing import Any
@@ -36,10 +37,20 @@ def identity_hashed_made_object(value: Value) -> Any | None:
 
 
 def hashed_by_real_object(real: Any) -> bool:
-    """Whether ``real``'s ``__hash__``/``__eq__`` are C code or ``Enum``'s (no user code runs)."""
+    """Whether ``real``'s ``__hash__``/``__eq__`` are C code, ``Enum``'s or ``typing``'s own (no user
+    code runs: a typing alias or special form hashes and compares its arguments)."""
     import enum
     import types
-    if type(real) is types.BuiltinFunctionType:
+    if type(real) in (types.BuiltinFunctionType, types.MethodWrapperType):
         return True
     cls = type(real)
+    if cls.__module__ == "typing" and _typing_methods(cls):
+        return True
     return isinstance(real, enum.Enum) and cls.__hash__ is enum.Enum.__hash__ and cls.__eq__ is object.__eq__
+
+
+def _typing_methods(cls: type) -> bool:
+    """``typing``'s classes whose ``__hash__`` and ``__eq__`` are typing's own code."""
+    from autograph.capture.core.base import mro_lookup
+    owners = [mro_lookup(cls, name)[0] for name in ("__hash__", "__eq__")]
+    return all(owner is not None and owner.__module__ in ("typing", "builtins") for owner in owners)

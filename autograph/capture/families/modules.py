@@ -16,7 +16,7 @@ from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core import registry
 from autograph.capture.families import side_effects
 from autograph.capture.core.base import Value
-from autograph.capture.core.constants import ConstantValue
+from autograph.capture.core.constants import ConstantValue, is_literal
 from autograph.capture.core.registry import CALLED_IN_PYTHON
 from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
@@ -56,6 +56,27 @@ def guard_no_hooks(tx, value: "ModuleValue") -> None:
     tx.guards.no_hooks(ObjectSource(mod, mod.__name__), [name for name in GLOBAL_HOOKS if name in vars(mod)])
 
 
+def _data_descriptor(cls: type, name: str) -> bool:
+    """Whether ``cls`` has a data descriptor (a property, say) named ``name``: it decides a read
+    over the instance dict."""
+    from autograph.capture.core.base import mro_lookup
+    raw = mro_lookup(cls, name)[1]
+    return raw is not None and hasattr(type(raw), "__get__") and (
+        hasattr(type(raw), "__set__") or hasattr(type(raw), "__delete__"))
+
+
+def _plain_module_attribute(value: Value) -> bool:
+    """A value ``nn.Module.__setattr__`` stores in the instance dict (not registered)."""
+    if value.is_constant():
+        return True
+    try:
+        kind = value.python_type()
+    except Unsupported:
+        return False
+    return isinstance(kind, type) and not issubclass(
+        kind, (torch.nn.Parameter, torch.nn.Module, getattr(torch.nn, "Buffer", torch.nn.Parameter)))
+
+
 class ModuleValue(Value):
     fresh = False  # made during the call (FreshModuleValue): never rebuilt at a break
 
@@ -85,9 +106,9 @@ class ModuleValue(Value):
 
     def getattr(self, tx, name):
         m = self.module
-        stored = side_effects.pending(tx, m, name)
-        if stored is not None:  # written earlier in this capture (replayed after the graph)
-            return stored
+        stored = side_effects.pending(tx, m, name, self)
+        if stored is not None and not _data_descriptor(type(m), name):
+            return stored  # written into the instance dict earlier in this capture (replayed after the graph)
         d = m.__dict__
         params, buffers, mods = d.get("_parameters", {}), d.get("_buffers", {}), d.get("_modules", {})
         src = AttrSource(self.source, name) if self.source is not None else None
@@ -125,7 +146,11 @@ class ModuleValue(Value):
                                   "__getattr__", generic=True, kind="python-exception")
             self._guard_absent(tx, name)
             raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
-        return tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
+        out = tx.wrap(real, src, pin=AttrSource(ObjectSource(m, self.path), name))
+        if name == "__dict__" and not self.fresh:
+            from autograph.capture.families.objects import mark_namespace
+            mark_namespace(out, m)
+        return out
 
     def _guard_absent(self, tx, name: str) -> None:
         """``name`` is in none of the module's stores nor its classes: guarded to stay so."""
@@ -139,11 +164,12 @@ class ModuleValue(Value):
         guard_absent_in_classes(tx, type(self.module), name)
 
     def setattr(self, tx, name, value):
-        """``self.flag = constant`` on a module from outside: recorded, replayed after the graph
-        (``nn.Module.__setattr__`` keeps a plain value in the instance dict)."""
+        """``self.flag = value`` on a module from outside: recorded, replayed after the graph
+        (``nn.Module.__setattr__`` keeps a value that is no parameter, buffer or module, under a
+        name none of those has, in the instance dict)."""
         m = self.module
         d = m.__dict__
-        plain = (type(m).__setattr__ is torch.nn.Module.__setattr__ and value.is_constant()
+        plain = (type(m).__setattr__ is torch.nn.Module.__setattr__ and _plain_module_attribute(value)
                  and not any(name in d.get(store, {}) for store in ("_parameters", "_buffers", "_modules"))
                  and not any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__set__")
                              for k in type(m).__mro__))
@@ -233,8 +259,13 @@ class ModuleValue(Value):
         if self.source is not None:
             return cg.source_expr(self.source)
         if self.fresh:
-            raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break",
-                              kind="cannot-rebuild")
+            rebuild = getattr(self, "rebuild", None)
+            if rebuild is None:
+                raise Unsupported(f"{self.path} (made during the call) is still in use at a graph break",
+                                  kind="cannot-rebuild")
+            cls, args, kwargs = rebuild  # made anew, as each call makes its own
+            parts = [cg.const(a) for a in args] + [f"{k}={cg.const(v)}" for k, v in kwargs.items()]
+            return cg.shared(self, f"{cg.const(cls)}({', '.join(parts)})")
         return cg.const(self.module)
 
 
@@ -251,11 +282,14 @@ def called_in_python(module: torch.nn.Module) -> tuple[str, str] | None:
 class FreshModuleValue(ModuleValue):
     """A stateless ``torch.nn`` module made inside the function (``nn.Softmax(dim=-1)(x)``).
 
-    Eager makes a new one per call; one real instance built at capture time behaves the
-    same as long as it never escapes the call (``reconstruct`` refuses).
+    Eager makes a new one per call; one real instance built at capture time stands for it
+    during capture (nothing changes it: a store into it breaks). Returned or live at a graph
+    break, the transformed code makes it again from the same constant arguments (``rebuild``):
+    construction draws no random numbers and holds no state, so the new one is the same module.
     """
 
     fresh = True
+    rebuild: tuple | None = None  # (class, args, kwargs): the real constants it was made from
 
 
 def _stateless(module: torch.nn.Module) -> bool:
@@ -279,9 +313,10 @@ def construct_torch_module(tx, cls, args, kwargs):
     if not _all_constant(args, kwargs):
         return NotImplemented
     rng = torch.random.get_rng_state()
+    real_args = [a.as_python_constant() for a in args]
+    real_kwargs = {k: v.as_python_constant() for k, v in kwargs.items()}
     try:
-        module = cls(*[a.as_python_constant() for a in args],
-                     **{k: v.as_python_constant() for k, v in kwargs.items()})
+        module = cls(*real_args, **real_kwargs)
     except Exception as exc:  # noqa: BLE001 - eager raises it at run time: let Python do it
         raise Unsupported(f"creating {cls.__qualname__} failed during capture ({type(exc).__name__}: {exc})",
                           generic=True, kind="object-construction")
@@ -291,7 +326,10 @@ def construct_torch_module(tx, cls, args, kwargs):
     if drew or not _stateless(module):
         raise Unsupported(f"creating a {cls.__qualname__} (parameters or random state) inside the function",
                           kind="object-construction")
-    return FreshModuleValue(module, None, path=f"{cls.__name__}(...)")
+    value = FreshModuleValue(module, None, path=f"{cls.__name__}(...)")
+    if all(is_literal(a) for a in (*real_args, *real_kwargs.values())):  # (rendered as themselves)
+        value.rebuild = (cls, tuple(real_args), real_kwargs)
+    return value
 
 
 def install() -> None:

@@ -44,7 +44,15 @@ class ObjectKeyedDictValue(ObjectValue):
     def _key(self, tx, item) -> Any:
         """The real key ``item`` stands for: a constant or a class, or (guarded to be that very
         object) a tensor or another object Python hashes and compares by identity; else
-        NotImplemented (an object's __hash__/__eq__ could run Python code)."""
+        NotImplemented (an object's __hash__/__eq__ could run Python code). A weak reference made
+        in the call to such an object (families/weakrefs.py) hashes and compares as its object."""
+        from autograph.capture.families.weakrefs import WeakrefValue
+        if isinstance(item, WeakrefValue):
+            referent = item.real()
+            if referent is None or isinstance(referent, type) or not _identity_hashed_real(referent):
+                return NotImplemented
+            self._guard_keys(tx)
+            return item.real
         source, key = _real_object(tx, item)
         if key is NotImplemented:
             return NotImplemented

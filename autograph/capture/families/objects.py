@@ -128,6 +128,14 @@ class ClassValue(Value):
         return cg.const(self.cls)
 
 
+def mark_namespace(value: Value, obj) -> None:
+    """``obj.__dict__`` read as a dict from outside: stores into it are instance-dict stores of
+    ``obj`` (families/containers.py)."""
+    from autograph.capture.families.containers import DictValue
+    if isinstance(value, DictValue) and value.identity is getattr(obj, "__dict__", None):
+        value.namespace_of = obj
+
+
 def _is_data_descriptor(attr) -> bool:
     t = type(attr)
     return hasattr(t, "__get__") and (hasattr(t, "__set__") or hasattr(t, "__delete__"))
@@ -137,10 +145,17 @@ class ObjectValue(Value):
     """Any other real object: attribute reads go through the real object with guards."""
 
     def setattr(self, tx, name, value):
-        """A plain instance-``__dict__`` store is recorded and replayed after the graph."""
+        """A plain instance-``__dict__`` store is recorded and replayed after the graph; a property
+        with a Python setter runs its setter."""
         cls = type(self.obj)
         plain = getattr(cls, "__setattr__", None) is object.__setattr__ and isinstance(
             getattr(self.obj, "__dict__", None), dict)
+        attr = mro_lookup(cls, name)[1]
+        if plain and type(attr) is property and isinstance(attr.fset, types.FunctionType):
+            from autograph.capture.families.functions import UserFunctionValue
+            tx.guards.class_attr(cls, name)
+            UserFunctionValue(attr.fset).call(tx, [self, value], {})
+            return
         descriptor = any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__set__") for k in cls.__mro__)
         if not plain or descriptor:
             return super().setattr(tx, name, value)
@@ -164,13 +179,13 @@ class ObjectValue(Value):
         """Python's lookup order: data descriptors of the class, the instance ``__dict__``, other
         class attributes, then a Python ``__getattr__``; what was absent is guarded to stay so."""
         obj = self.obj
-        stored = side_effects.pending(tx, obj, name)
-        if stored is side_effects.DELETED:  # `del obj.name` earlier in this capture
-            return self._after_delete(tx, name)
-        if stored is not None:  # written earlier in this capture (replayed after the graph)
-            return stored
         cls = type(obj)
         klass, attr = mro_lookup(cls, name)
+        stored = side_effects.pending(tx, obj, name, self)
+        if stored is not None and not (klass is not None and _is_data_descriptor(attr)):
+            if stored is side_effects.DELETED:  # `del obj.name` earlier in this capture
+                return self._after_delete(tx, name)
+            return stored  # written into the instance dict earlier in this capture (replayed after the graph)
         d = getattr(obj, "__dict__", None)
         src = AttrSource(self.source, name) if self.source is not None else None
         if isinstance(d, dict) and name in d and not (klass is not None and _is_data_descriptor(attr)):
@@ -216,7 +231,10 @@ class ObjectValue(Value):
                 guard_lookup_fails(tx, self, obj, name)
                 raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
             raise attribute_error(tx, self, obj, name, exc)
-        return tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
+        out = tx.wrap(real, src, pin=AttrSource(ObjectSource(obj, self.what), name))
+        if name == "__dict__":
+            mark_namespace(out, obj)
+        return out
 
     def delattr(self, tx, name):
         """``del obj.name`` of a plain instance ``__dict__`` entry: recorded and replayed after the
@@ -228,7 +246,7 @@ class ObjectValue(Value):
             getattr(obj, "__dict__", None), dict)
         if not plain or _is_data_descriptor(mro_lookup(cls, name)[1]):
             raise Unsupported(f"`del` of attribute {name!r} of {self.describe()} — a side effect", kind="side-effect")
-        stored = side_effects.pending(tx, obj, name)
+        stored = side_effects.pending(tx, obj, name, self)
         if stored is side_effects.DELETED or (stored is None and name not in obj.__dict__):
             exc = AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
             raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")

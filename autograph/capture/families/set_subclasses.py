@@ -76,7 +76,7 @@ def lookup_key(tx, value: Value) -> Any:
         return frozenset(items.real)
     if isinstance(value, SetValue) and value.kind is set:
         return frozenset(value.real)
-    return key_of(value)
+    return key_of(value, tx, interpret=False)
 
 
 def rebuild_source(items: SetValue) -> Any:
@@ -155,7 +155,7 @@ def _fill(tx, items: SetValue, source: Value) -> None:
         return
     exact = _exact_dict_keys(source)
     check_iterable(source)
-    keys = exact if exact is not None else [key_of(v) for v in source.iter_items(tx)]
+    keys = exact if exact is not None else [key_of(v, tx, interpret=False) for v in source.iter_items(tx)]
     items.real = items.kind(keys)
 
 

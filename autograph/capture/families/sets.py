@@ -72,14 +72,40 @@ class _ByRealObject(_Identity):
     def __eq__(self, other: Any) -> bool:
         if getattr(other, "interprets", False):
             return NotImplemented
-        return isinstance(other, _Identity) and (other.obj is self.obj or (
-            type(other) is _ByRealObject and bool(other.obj == self.obj)))
+        if not isinstance(other, _Identity):  # the real object held as a constant (a dict from outside's key)
+            return other is self.obj or bool(self.obj == other)
+        return other.obj is self.obj or (type(other) is _ByRealObject and bool(other.obj == self.obj))
 
 
-def key_of(value: Value, tx=None) -> Any:
+class _FrozensetKey(_Identity):
+    """The key of a frozenset holding objects keyed by their real objects (``frozenset`` of C
+    method wrappers): hashed and compared as the real frozenset is (its items' own hashes);
+    read back as the frozenset value."""
+
+    __slots__ = ("inner",)
+    interprets = True  # its == decides against other keys
+
+    def __init__(self, value: Value, inner: frozenset):
+        super().__init__(value, value)
+        self.inner = inner
+
+    def __hash__(self) -> int:
+        return hash(self.inner)
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, _FrozensetKey):
+            return self.inner == other.inner
+        if isinstance(other, (set, frozenset)):
+            return self.inner == other
+        return NotImplemented
+
+
+def key_of(value: Value, tx=None, interpret: bool = True) -> Any:
     """The real set key standing for ``value`` (raises Unsupported when it has none). Given the
-    translator, an object whose hash is Python code is keyed by its interpreted hash and a tuple
-    of non-constants by its items' keys (families/interpreted_keys.py)."""
+    translator, an object from outside keyed by its real object is guarded to be that object on
+    later calls (its identity decides every lookup), and (unless ``interpret`` is false) an
+    object whose hash is Python code is keyed by its interpreted hash and a tuple of
+    non-constants by its items' keys (families/interpreted_keys.py)."""
     if value.is_tensor():
         return _Identity(value, value.fake)
     if value.is_constant() and not value.mutable:
@@ -92,24 +118,46 @@ def key_of(value: Value, tx=None) -> Any:
         return key
     if isinstance(value, SetValue) and value.kind is frozenset and not value.has_identity_keys():
         return frozenset(value.real)
+    if isinstance(value, SetValue) and value.kind is frozenset and all(
+            not isinstance(k, _Identity) or isinstance(k, _ByRealObject) for k in value.real):
+        return _FrozensetKey(value, frozenset(value.real))
     try:
         real = value.real_value()
     except Unsupported:
         real = None
     if real is not None and type(real).__hash__ is object.__hash__:
+        _guard_real_key(tx, value, real)
         return _Identity(value, real)
     made = identity_hashed_made_object(value) if real is None else None
     if made is not None:  # made in the call: the one value standing for it is its identity
         return _Identity(value, made)
     if real is not None and hashed_by_real_object(real):
+        _guard_real_key(tx, value, real)
         return _ByRealObject(value, real)
     raise_if_unhashable(value)
-    if tx is not None:
+    if tx is not None and interpret:
         from autograph.capture.families.interpreted_keys import interpreted_key
         key = interpreted_key(tx, value, key_of)
         if key is not None:
             return key
     raise Unsupported(f"{value.describe()} as a set element", kind="unsupported-operation")
+
+
+def _guard_real_key(tx, value: Value, real: Any) -> None:
+    """A key standing for a real object read from outside: a later call passing another object
+    there would hash and compare differently, so the object itself is guarded (a value without
+    a source is a fixed object; a key made without the translator is looked up by the caller's
+    own guards)."""
+    if tx is None or value.source is None:
+        return
+    if type(real).__hash__ is object.__hash__ or isinstance(real, type) or type(real).__eq__ is object.__eq__:
+        tx.guards.id_(value.source, real)
+        return
+    # compared by what it stands for (a method wrapper, made anew on each read; a typing alias):
+    # the same type and an equal object (C or typing code, no user code) on later calls
+    kind = type(real)
+    tx.guards.python(("key-eq", value.source), f"{value.source.expr} == {real!r}",
+                     lambda v: type(v) is kind and bool(v == real), [value.source])
 
 
 def raise_if_unhashable(value: Value) -> None:
@@ -169,7 +217,7 @@ class SetValue(Value):
 
     @classmethod
     def of_values(cls, tx, values: Iterable[Value], kind: type = set) -> Value:
-        keys = [key_of(v) for v in values]
+        keys = [key_of(v, tx, interpret=False) for v in values]
         if kind is frozenset and not any(isinstance(k, _Identity) for k in keys):
             return ConstantValue(frozenset(keys))  # an immutable constant
         return cls(keys, kind)
@@ -197,7 +245,9 @@ class SetValue(Value):
     def iter_items(self, tx) -> list[Value]:
         if len(self.real) > 1:
             self._check_order("iterating over")
-        if len(self.real) > 1 and self.has_identity_keys():
+        if len(self.real) > 1 and any(isinstance(k, _Identity) and not isinstance(k, _ByRealObject) for k in self.real):
+            # (keys hashed as their real objects are, the same objects on every call, iterate
+            # in the real set's order)
             raise Unsupported(f"iterating over a {self.describe()} holding tensors or objects", kind=SET_ORDER)
         return [value_of(k) for k in self.real]
 
@@ -246,7 +296,7 @@ class SetValue(Value):
             from autograph.capture.families.set_subclasses import lookup_key
             real_args = [lookup_key(tx, a) for a in args]
         elif name == "add":
-            real_args = [key_of(a) for a in args]
+            real_args = [key_of(a, tx, interpret=False) for a in args]
         else:
             real_args = [_keys_of(tx, a, consumed=consumed.setdefault(i, [])) for i, a in enumerate(args)]
         try:
@@ -359,7 +409,7 @@ def _lazy_keys(tx, it: Value, consumed: list[Value]):
     (``s.update(len(s) + i for i in r)`` sees the keys already added), as Python iterates."""
     while (item := it.next(tx)) is not None:
         consumed.append(item)
-        yield key_of(item)
+        yield key_of(item, tx, interpret=False)
 
 
 def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value] | None = None) -> Any:
@@ -384,7 +434,7 @@ def _keys_of(tx, value: Value, *, sets_only: bool = False, consumed: list[Value]
     if consumed is not None and _is_iterator(tx, value):
         return _lazy_keys(tx, value, consumed)
     check_iterable(value)
-    return [key_of(v) for v in value.iter_items(tx)]
+    return [key_of(v, tx, interpret=False) for v in value.iter_items(tx)]
 
 
 def check_iterable(value: Value) -> None:
@@ -430,9 +480,11 @@ def _construct(kind: type):
         from autograph.capture.families.set_subclasses import set_items
         operand = args[0] if args and isinstance(args[0], SetValue) else set_items(args[0]) if args else None
         if operand is not None:  # the real call on the real set (its own path)
-            if len(operand.real) > 1:
-                operand.iter_items(tx)  # its order must be known
-            return _wrap_result(kind(operand.real), operand.order_known)
+            # the copy is made in the operand's order: known only when the model iterates as
+            # the real set does (else a later iteration of the copy breaks, not the copy)
+            ordered = operand.order_known and (len(operand.real) < 2 or not any(
+                isinstance(k, _Identity) and not isinstance(k, _ByRealObject) for k in operand.real))
+            return _wrap_result(kind(operand.real), ordered)
         exact = _exact_dict_keys(args[0]) if args else None
         if exact is not None:
             return _wrap_result(kind(exact))
@@ -444,10 +496,10 @@ def _construct(kind: type):
 
 
 def is_pinned_element(obj: Any) -> bool:
-    """A set element compared by identity with no user code (a Python or builtin function): the
-    contents guard (``list(s) == order``) pins the very object."""
+    """A set element compared with no user code (a Python or builtin function by identity, a C
+    method wrapper by what it wraps): the contents guard (``list(s) == order``) pins it."""
     import types
-    return type(obj) in (types.FunctionType, types.BuiltinFunctionType)
+    return type(obj) in (types.FunctionType, types.BuiltinFunctionType, types.MethodWrapperType)
 
 
 def wrap_outside_set(tx, obj: set, source) -> Value:
@@ -461,7 +513,8 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
     if source is not None:
         tx.guards.python(("set-eq", source), f"list({source.expr}) == {order!r}",
                          lambda v: [exact_key(item) for item in v] == expected, [source])
-    keys = [_Identity(tx.wrap(x, None, trusted=True), x) if is_pinned_element(x) else x for x in order]
+    keys = [(_ByRealObject if hashed_by_real_object(x) else _Identity)(tx.wrap(x, None, trusted=True), x)
+            if is_pinned_element(x) else x for x in order]
     value = SetValue(keys, set, source)
     value.order_known = [k.obj if isinstance(k, _Identity) else k for k in value.real] == order
     return value

@@ -46,7 +46,8 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
 class SideEffects:
     """Every world effect of one capture that the transformed code performs after the graph,
     in program order: ``("store", obj_value, real, name, value)`` (value :data:`DELETED`: ``del
-    real.name``), ``("global", globals_dict, name, value)`` (value :data:`DELETED`: ``del name``),
+    real.name``), ``("dict-store", namespace, real, name, value)`` (``real.__dict__[name] = value``),
+    ``("global", globals_dict, name, value)`` (value :data:`DELETED`: ``del name``),
     ``("call", fn, args, kwargs)``, ``("replay", line)``."""
 
     def __init__(self) -> None:
@@ -124,23 +125,101 @@ def record_delete(tx, obj_value: Value, real: Any, name: str) -> None:
     _events(tx).append(("store", obj_value, real, name, DELETED))
 
 
-def stored_attributes(tx) -> list[tuple[Any, str, Value]]:
-    """``(real object, name, value)`` of each attribute store this capture made so far, in order
-    (value :data:`DELETED` for a ``del``)."""
-    return [(event[2], event[3], event[4]) for event in _events(tx) if event[0] == "store"]
+def record_dict_store(tx, namespace: Value, real: Any, name: str, value: Value) -> None:
+    """Remember ``real.__dict__[name] = value`` (``namespace`` rebuilds ``real.__dict__``): an
+    instance-dict store that bypasses descriptors and ``__setattr__``, replayed as such."""
+    _events(tx).append(("dict-store", namespace, real, name, value))
 
 
-def pending(tx, real: Any, name: str) -> Value | None:
-    """The value stored into ``real.name`` earlier in this capture, if any (:data:`DELETED` when
-    the last change was a ``del``). A module's attributes are its globals: a ``global`` store
-    of a function of that module counts."""
-    namespace = real.__dict__ if isinstance(real, types.ModuleType) else None
-    for event in reversed(_events(tx)):
-        if event[0] == "store" and event[2] is real and event[3] == name:
-            return event[4]
-        if namespace is not None and event[0] == "global" and event[1] is namespace and event[2] == name:
-            return event[3]
-    return None
+_STORES = ("store", "dict-store")
+
+
+def pending(tx, real: Any, name: str, reader: Value | None = None) -> Value | None:
+    """The value stored under ``name`` into ``real``'s instance dict earlier in this capture, if any
+    (:data:`DELETED` when the last change was a ``del``; a data descriptor of the class, when
+    there is one, still decides what ``real.name`` reads). A store counts when it went to the
+    same instance dict (two objects may share one: an attribute proxy); a module's instance dict
+    is its globals, so a ``global`` store of a function of that module counts. Given the
+    ``reader`` value (``real`` read through its source), whether each store of ``name`` reached
+    this dict is guarded: the same dict, or another, on later calls."""
+    found = None
+    mine = _namespace(real)
+    for event in _events(tx):
+        if event[0] == "global":
+            if event[2] == name and mine is not None and event[1] is mine:
+                found = event[3]
+            continue
+        if event[0] not in _STORES or event[3] != name:
+            continue
+        theirs = _namespace(event[2])
+        if mine is None or theirs is None:  # (a cell, an object without an instance dict): by identity
+            if event[2] is real:
+                found = event[4]
+            continue
+        if reader is not None:
+            _guard_namespaces(tx, _store_source(event), theirs, _namespace_source(reader.source), mine,
+                              mine is theirs)
+        if mine is theirs:
+            found = event[4]
+    return found
+
+
+def stores_into(tx, namespace: dict, source: Any) -> list[tuple[str, Value]]:
+    """``(name, value)`` of each store this capture made so far into the instance dict or globals
+    ``namespace`` (read through ``source``), in order (value :data:`DELETED` for a ``del``);
+    whether each store's object has this dict is guarded as in :func:`pending`."""
+    out = []
+    for event in _events(tx):
+        if event[0] == "global":
+            if event[1] is namespace:
+                out.append((event[2], event[3]))
+            continue
+        theirs = _namespace(event[2]) if event[0] in _STORES else None
+        if theirs is None:
+            continue
+        _guard_namespaces(tx, _store_source(event), theirs, source, namespace, theirs is namespace)
+        if theirs is namespace:
+            out.append((event[3], event[4]))
+    return out
+
+
+def _namespace(obj: Any) -> dict | None:
+    """``obj``'s instance dict, where its attributes live (None when it has none)."""
+    try:
+        d = object.__getattribute__(obj, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def _namespace_source(source: Any) -> Any:
+    if source is None:
+        return None
+    from autograph.guards.sources import AttrSource
+    return AttrSource(source, "__dict__")
+
+
+def _store_source(event: tuple) -> Any:
+    if event[0] == "dict-store":  # the namespace dict's own source
+        return event[1].source
+    return _namespace_source(event[1].source)
+
+
+def _guard_namespaces(tx, src_a: Any, ns_a: Any, src_b: Any, ns_b: Any, same: bool) -> None:
+    """Keep whether a store and a read reached the same instance dict true on later calls."""
+    if src_a is None and src_b is None or src_a == src_b:
+        return  # fixed objects (pinned or trusted), or one source: nothing can change
+    if src_a is not None and src_b is not None:
+        if same:
+            tx.guards.same_object(src_a, src_b)
+        else:
+            tx.guards.distinct(src_a, src_b)
+        return
+    src, other = (src_a, ns_b) if src_a is not None else (src_b, ns_a)
+    if same:
+        tx.guards.id_(src, other)
+    else:
+        tx.guards.not_object(src, other)
 
 
 def record_global(tx, globals_dict: dict, name: str, value: Value) -> None:
@@ -151,32 +230,16 @@ def record_global(tx, globals_dict: dict, name: str, value: Value) -> None:
 
 def pending_global(tx, globals_dict: dict, name: str) -> Value | None:
     """The value this capture stored into global ``name`` of ``globals_dict`` so far, if any
-    (:data:`DELETED` when it deleted it)."""
+    (:data:`DELETED` when it deleted it): a ``global`` store, or ``module.name = v`` /
+    ``module.__dict__[name] = v`` on the module these globals belong to."""
     effects = SIDE_EFFECTS.peek(tx)
     for event in reversed(effects.events if effects is not None else ()):
         if event[0] == "global" and event[1] is globals_dict and event[2] == name:
             return event[3]
-        if event[0] == "store" and event[3] == name and isinstance(event[2], types.ModuleType) \
-                and event[2].__dict__ is globals_dict:  # ``module.name = v``
+        if event[0] in _STORES and event[3] == name and isinstance(event[2], types.ModuleType) \
+                and event[2].__dict__ is globals_dict:
             return event[4]
     return None
-
-
-def namespace_changes(tx) -> list[tuple[Any, str, Value]]:
-    """``(namespace, name, value)`` of each attribute and ``global`` store this capture made so far,
-    in program order: the namespace is the dict the store lands in for a plain object, a module or
-    a globals dict (else None); value :data:`DELETED` for a ``del``."""
-    out = []
-    for event in _events(tx):
-        if event[0] == "store":
-            try:
-                namespace = object.__getattribute__(event[2], "__dict__")
-            except AttributeError:
-                namespace = None
-            out.append((namespace, event[3], event[4]))
-        elif event[0] == "global":
-            out.append((event[1], event[2], event[3]))
-    return out
 
 
 def is_reorderable_logging(fn: Any) -> bool:
@@ -273,6 +336,9 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
                 lines.append(f"delattr({cg.reconstruct(obj_value)}, {name!r})")
             else:
                 lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+        elif event[0] == "dict-store":
+            _, namespace, _real, name, value = event
+            lines.append(f"{cg.reconstruct(namespace)}[{name!r}] = {cg.reconstruct(value)}")
         elif event[0] == "global":
             _, globals_dict, name, value = event
             if value is DELETED:

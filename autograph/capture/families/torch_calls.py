@@ -37,6 +37,14 @@ class TorchFunctionValue(Value):
     def real_value(self):
         return self.fn
 
+    def getattr(self, tx, name):
+        """``Tensor.grad.__get__``: a C descriptor's slot method, a method-wrapper bound to the
+        descriptor (made anew on each read, equal and hashed by what it wraps)."""
+        if name in ("__get__", "__set__", "__delete__") and hasattr(type(self.fn), name) \
+                and type(self.fn).__name__ in ("getset_descriptor", "member_descriptor"):
+            return tx.wrap(getattr(self.fn, name), None, trusted=True)
+        return super().getattr(tx, name)
+
     def call(self, tx, args, kwargs):
         from autograph.capture.families.compile_markers import refuse_graph_break_request
         refuse_graph_break_request(self.fn)

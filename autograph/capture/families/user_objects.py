@@ -550,6 +550,11 @@ class NativeMethodValue(Value):
         from autograph.capture.families.sets import SetValue
         if owner in _SET_BASES and isinstance(obj, SetValue) and isinstance(obj.real, owner):
             return set_subclasses.native_method(tx, obj, obj, self.method, name, args, kwargs)
+        table_method = getattr(obj, "table_method", None)  # dict's own, reached by super() (dict_subclass_objects.py)
+        if table_method is not None:
+            out = table_method(tx, owner, name, args, kwargs)
+            if out is not NotImplemented:
+                return out
         native_init = getattr(obj, "native_init", None)  # an exception's C __init__ (families/fresh.py)
         if name == "__init__" and native_init is not None:
             return native_init(tx, self.method, owner, args, kwargs)

@@ -51,7 +51,7 @@ _EXPECTED = {
     "last class-call hook": _V + "user_objects",  # any other class: asked last
     "manual_seed breaks": True,
     "autocast breaks": True,
-    "opaque call rules": [_V + "frames", _V + "side_effects"],
+    "opaque call rules": [_V + "frames", _V + "cached_calls", _V + "side_effects"],
     "deque wrapper": _V + "collections_values",
     "logger wrapper": _V + "side_effects",
 }

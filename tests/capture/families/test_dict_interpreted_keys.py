@@ -8,7 +8,6 @@ import dataclasses
 import functools
 from typing import Callable, NamedTuple
 
-import pytest
 import torch
 
 from tests.capture.checks import check
@@ -97,8 +96,6 @@ def named_tuple_of_a_partial(x):
     return x * d[Holder(g, 4)], Holder(functools.partial(add, y=1), 4) in d
 
 
-@pytest.mark.xfail(strict=True, reason="tuple keys of non-constants are off (interpreted_keys.TUPLE_KEYS): "
-                   "torch.profiler's action table keyed by enum tuples was answered wrongly")
 def test_tuple_keys_holding_objects():
     assert check(named_tuple_of_a_partial, arg).breaks == []
 

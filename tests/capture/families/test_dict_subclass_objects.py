@@ -134,3 +134,37 @@ def test_merging_reads_the_table_or_keys_as_pydict_merge_does():
     for d in (OwnKeysOrdered(a=1, b=2), OwnKeys(a=1, b=2), Simple(a=1)):
         assert f(x, d)[1:] == merges(x, d)[1:]
     assert h.breaks == []
+
+
+class Counting(dict):
+    """A Python ``__getitem__`` reaching dict's own through ``super()``, counting its calls."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.calls = 0
+
+    def __getitem__(self, key):
+        self.calls += 1
+        return super().__getitem__(key) + 1
+
+    def __contains__(self, key):
+        return key != "hidden" and super().__contains__(key)
+
+
+def store_then_read_through_the_override(x, d):
+    d["d"] = 4
+    d["a"] = 10
+    return x * d["a"] + d["b"] + d["d"], "hidden" in d, "b" in d, len(d), list(d), d.get("a")
+
+
+def test_a_python_getitem_runs_and_reaches_the_table_through_super():
+    h = Harness()
+    f = h.compile(store_then_read_through_the_override)
+    for _ in range(2):
+        x = torch.randn(3)
+        a = Counting({"a": 2, "b": 3, "hidden": 0})
+        b = Counting({"a": 2, "b": 3, "hidden": 0})
+        got, ref = f(x, a), store_then_read_through_the_override(x, b)
+        torch.testing.assert_close(got[0], ref[0])
+        assert got[1:] == ref[1:] and a == b and a.calls == b.calls == 3
+    assert h.breaks == [] and h.captures == 1

@@ -45,3 +45,15 @@ def missing_member(x):
 def test_enum_lookup_of_a_missing_value_raises_value_error():
     h = check(missing_member, lambda: (torch.randn(2),))
     assert [b.kind for b in h.breaks] == ["python-exception"]  # predicted, raised by Python
+
+
+def functional_api(x):
+    import collections
+    members = collections.OrderedDict(a=1, b=2)
+    made = enum.Enum("Made", members)
+    return x + made.a.value + made(2).value, made.b.name, made.__module__
+
+
+def test_an_enum_class_made_by_the_functional_api_is_read():
+    h = check(functional_api, lambda: (torch.ones(2),))
+    assert h.breaks == []

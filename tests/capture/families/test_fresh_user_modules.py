@@ -7,6 +7,7 @@ from __future__ import annotations
 import torch
 
 from tests.capture.checks import check
+from tests.capture.harness import Harness
 
 
 class Concat(torch.nn.Module):
@@ -42,3 +43,19 @@ def test_user_module_with_init_runs_its_init_each_call():
     Counting.made = 0
     check(build_module_with_init, lambda: (torch.randn(2),), calls=3)
     assert Counting.made == 6  # three eager calls and three compiled calls
+
+
+def returns_made_modules(x):
+    act = torch.nn.ReLU()
+    soft = torch.nn.Softmax(dim=-1)
+    return soft(act(x)), act, [act, soft]
+
+
+def test_stateless_modules_made_in_the_call_are_made_again_when_returned():
+    h = Harness()
+    f = h.compile(returns_made_modules)
+    x = torch.randn(3)
+    first, second = f(x), f(x)
+    torch.testing.assert_close(first[0], returns_made_modules(x)[0])
+    assert type(first[1]) is torch.nn.ReLU and first[1] is first[2][0] and first[1] is not second[1]
+    assert first[2][1].dim == -1 and h.breaks == []
