@@ -133,11 +133,11 @@ def plan(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None
     """:data:`PROVEN` when static bounds show the op cannot raise, else the pre-check that makes
     ``target(*args, **kwargs)``'s run-time errors foreseeable before the graph runs, or None (the
     op's operand is computed in the graph, the graph wrote an input before, the bound is not a
-    static size, or no rule knows the op)."""
-    found = _plan_call(graph, target, args, kwargs)
-    if isinstance(found, PreCheck) and graph.wrote_input:
-        return None  # the checked input (or memory it shares) may hold other values by then
-    return found
+    static size, or no rule knows the op). A checked input whose memory an op of the graph wrote
+    before is not pre-checked (``_input_behind``'s ``stale``: the entry would check old values);
+    writes to other memory (a BatchNorm's running statistics) do not matter, since which inputs
+    share memory is guarded whenever a graph writes."""
+    return _plan_call(graph, target, args, kwargs)
 
 
 def _plan_call(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None:
