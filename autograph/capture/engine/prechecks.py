@@ -23,6 +23,7 @@ from autograph.capture.core import effects
 from autograph.capture.engine import value_bounds
 
 _INDEX_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8)
+_SMALL = 256  # elements up to which a pre-check reads the values into Python
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,13 @@ PROVEN = "proven"  # the op cannot raise: no pre-check needed
 def values_in_range(t: torch.Tensor, low: int, high: int, allowed: int | None = None) -> bool:
     """Whether every element of ``t`` is in ``[low, high)`` or equals ``allowed`` (empty: True).
 
-    autograph's own check: no ``__torch_function__`` (a mode's, a subclass's) sees its calls."""
+    autograph's own check: no ``__torch_function__`` (a mode's, a subclass's) sees its calls. A
+    small 1-D tensor (a batch's class targets) is read into Python once: cheaper than ``aminmax``."""
     with torch._C.DisableTorchFunction():
+        if t.dim() == 1 and t.numel() <= _SMALL:
+            values = t.tolist()
+            return all(low <= v < high or v == allowed for v in values) if values and \
+                not (low <= min(values) and max(values) < high) else True
         if t.numel() == 0:  # min/max of an empty tensor raise; an empty index checks nothing
             return True
         lo, hi = torch.aminmax(t)

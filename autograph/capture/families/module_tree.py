@@ -68,8 +68,15 @@ def _guard_identities(tx, seen: list) -> None:
         return  # modules without a source are pinned by identity where they are read
     want = _pattern([v.module for v in seen])
     tx.guards.python(("module-tree-identity", tuple(sources)),
-                     f"identity pattern of {len(sources)} submodules == {want}",
-                     lambda *mods: _pattern(mods) == want, sources)
+                     f"identity pattern of {len(sources)} submodules == {want}", _pattern_check(want), sources)
+
+
+def _pattern_check(want: tuple):
+    """The guard's check: objects all distinct (the usual case, one set of ids), or ``want``."""
+    n = len(want)
+    if want == tuple(range(n)):
+        return lambda *objs: len({id(o) for o in objs}) == n
+    return lambda *objs: _pattern(objs) == want
 
 
 def _pattern(objs) -> tuple:
@@ -138,8 +145,7 @@ def _guard_tensor_identities(tx, triples: list) -> None:
         return  # members without a source are pinned by identity where they are read
     want = _pattern(reals)
     tx.guards.python(("module-member-identity", tuple(sources)),
-                     f"identity pattern of {len(sources)} module members == {want}",
-                     lambda *objs: _pattern(objs) == want, sources)
+                     f"identity pattern of {len(sources)} module members == {want}", _pattern_check(want), sources)
 
 
 def tree_iterator(tx, value, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:

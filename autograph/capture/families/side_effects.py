@@ -42,7 +42,7 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
 
 class SideEffects:
     """Every world effect of one capture that the transformed code performs after the graph,
-    in program order: ``("store", obj_value, real, name, value)``, ``("call", fn, args,
+    in program order: ``("store", obj_value, real, name, value, direct)``, ``("call", fn, args,
     kwargs)``, ``("replay", line)``."""
 
     def __init__(self) -> None:
@@ -99,9 +99,11 @@ def _events(tx) -> list:
     return of(tx).events
 
 
-def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> None:
-    """Remember ``real.name = value`` (``obj_value`` rebuilds ``real`` in the transformed code)."""
-    _events(tx).append(("store", obj_value, real, name, value))
+def record_store(tx, obj_value: Value, real: Any, name: str, value: Value, *, direct: bool = False) -> None:
+    """Remember ``real.name = value`` (``obj_value`` rebuilds ``real`` in the transformed code).
+    ``direct``: the caller guarded that the type's ``__setattr__`` amounts to
+    ``object.__setattr__`` for this store, and the replay calls that instead."""
+    _events(tx).append(("store", obj_value, real, name, value, direct))
 
 
 def stored_attributes(tx) -> list[tuple[Any, str, Value]]:
@@ -206,8 +208,9 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
             if text:
                 lines.append(text)
         elif event[0] == "store":
-            _, obj_value, _real, name, value = event
-            lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+            _, obj_value, _real, name, value, direct = event
+            store = cg.const(object.__setattr__) if direct else "setattr"
+            lines.append(f"{store}({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
         else:
             _, fn, args, kwargs = event
             lines.append(_call_text(cg, fn, args, kwargs))
