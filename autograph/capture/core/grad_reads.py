@@ -24,10 +24,11 @@ _GRAD = torch._C.TensorBase.grad
 
 
 def may_read_grads(target: Any, args: tuple, kwargs: dict) -> bool:
-    """A Python function given a tensor that has a gradient."""
+    """A Python function given a leaf tensor that has a gradient (only leaves get one)."""
     if type(target) is not types.FunctionType:
         return False
-    return any(isinstance(t, torch.Tensor) and t.grad is not None for t in tree_flatten((args, kwargs))[0])
+    return any(isinstance(t, torch.Tensor) and t.is_leaf and t.grad is not None  # (a non-leaf's .grad warns)
+               for t in tree_flatten((args, kwargs))[0])
 
 
 class GradReads(TorchFunctionMode):

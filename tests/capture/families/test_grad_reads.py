@@ -65,3 +65,19 @@ def test_a_function_reading_gradients_of_its_arguments_is_no_graph_node():
     targets = [getattr(node.target, "__name__", "") for r in h.results for g in r.graphs
                for node in g.gm.graph.nodes]
     assert "_clip_grads_with_norm_" not in targets, targets
+
+
+def forward_relu(model, x):
+    return torch.nn.functional.relu(model(x)).sum()
+
+
+def test_capture_reads_no_gradient_of_a_non_leaf():
+    """Looking for gradients among a call's tensors must not touch ``.grad`` of a non-leaf (it warns)."""
+    import warnings
+    h = Harness()
+    compiled = h.compile(forward_relu)
+    model = _model()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert torch.equal(compiled(model, torch.ones(2, 4)), forward_relu(model, torch.ones(2, 4)))
+    assert not [w for w in caught if "not a leaf" in str(w.message)]
