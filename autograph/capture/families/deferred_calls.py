@@ -138,6 +138,8 @@ def _local(tx, value: Value) -> bool:
     if isinstance(value, _MethodRef):
         return _local(tx, value.obj)
     if isinstance(value, TensorValue):
+        if value.real_cls not in (None, torch.Tensor, torch.nn.Parameter):
+            return False  # a subclass's Python methods could read anything
         if value.node.op != "placeholder" and not storages_of(value.fake) & tx.graph.input_storages:
             return True
         return _inputs_unwritten(tx)
