@@ -10,11 +10,12 @@ capture's other recorded effects (families/side_effects.py).
 Nothing the capture does after the recorded call may observe what it changes, so the capture
 goes on only through instructions that read or write nothing but the frame's own stack and
 locals (``return loss``, ``return {"loss": loss}``), and through tensor methods that draw no
-random numbers and write nothing, of tensors the deferred call cannot write: ones the graph made
-that share no memory with its inputs, or any tensor when the scheduler writes none (its
-``param_groups`` hold no tensor, guarded, and it calls no user function: ``return loss.detach()``). The first other instruction is a graph break
-(``after-deferred-call``), before which the transformed code makes the recorded call: later
-reads of ``opt.param_groups[0]["lr"]`` run in Python and see the new rate.
+random numbers and write nothing, of plain tensors the deferred call cannot write: ones the graph
+made that share no memory with its inputs, or any when the scheduler writes none (its
+``param_groups`` hold no tensor, guarded, and it calls no user function: ``return
+loss.detach()``). The first other instruction is a graph break (``after-deferred-call``), before
+which the transformed code makes the recorded call: later reads of ``opt.param_groups[0]["lr"]``
+run in Python and see the new rate.
 
 Not deferred (the call then runs in Python at a break, as before): a scheduler class with a
 ``step`` of its own (``ReduceLROnPlateau``, ``SequentialLR``, ...), an argument (the deprecated
