@@ -26,9 +26,11 @@ def clean():
     set_current_settings(None)
 
 
-def _optimizer():
+def _optimizer(restarts=False):
     p = torch.nn.Parameter(torch.ones(3))
     opt = torch.optim.SGD([p], lr=0.1, momentum=0.9)
+    if restarts:  # a step() of its own: interpreted, it breaks inside lr_scheduler.py
+        return p, opt, torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
     return p, opt, sched
 
@@ -42,8 +44,8 @@ def step(p, opt, sched, x):
     return loss.detach()
 
 
-def _run(fn, steps=4):
-    p, opt, sched = _optimizer()
+def _run(fn, steps=4, restarts=False):
+    p, opt, sched = _optimizer(restarts)
     losses = [fn(p, opt, sched, torch.full((3,), float(i + 1))) for i in range(steps)]
     return losses, p.detach().clone(), [g["lr"] for g in opt.param_groups]
 
@@ -66,7 +68,7 @@ def test_library_callees_that_break_are_one_call_without_rows_or_shims(clean):
 
 def test_break_inside_library_code_is_reported_at_the_users_call(clean):
     f = autograph.compile(step)
-    _run(f)
+    assert _run(f, restarts=True)[2] == _run(step, restarts=True)[2]
     reasons = [r for st in stats_mod.all_stats() for r in st.break_reasons]
     sched_breaks = [r for r in reasons if "lr_scheduler.py" in r]
     assert sched_breaks and all("(inside lr_scheduler.py:" in r for r in sched_breaks)

@@ -249,10 +249,17 @@ class GraphBuilder:
 
     def _run_fake(self, kind: str, target: Any, fake_args: tuple, fake_kwargs: dict, recorder) -> Any:
         from autograph.capture.core.capture_warnings import silenced
+        from autograph.capture.core.grad_reads import GradReads, may_read_grads
+        reads = GradReads() if kind == "call_function" and may_read_grads(target, fake_args, fake_kwargs) else None
         with self.fake_mode, recorder, silenced():  # the graph's run warns, from the user's line
             if kind == "call_method":
                 return getattr(fake_args[0], target)(*fake_args[1:], **fake_kwargs)
-            return target(*fake_args, **fake_kwargs)
+            if reads is None:
+                return target(*fake_args, **fake_kwargs)
+            with reads:
+                out = target(*fake_args, **fake_kwargs)
+        reads.refuse(target)
+        return out
 
     def wrap_result(self, kind, target, node_args, node_kwargs, result, *, effect_kinds: list | None = None,
                     arguments: list | None = None) -> Value:

@@ -29,7 +29,7 @@ from autograph.capture.core.guard_builder import GuardRecorder
 from autograph.capture.core.state import CaptureState
 from autograph.capture.families import builtins as vb
 from autograph.capture.core import registry
-from autograph.capture.families import scalars
+from autograph.capture.families import deferred_calls, scalars
 from autograph.capture.core.base import NULL, Value
 from autograph.capture.families.builder import wrap_real
 from autograph.capture.families import exception_state, install as families, side_effects
@@ -167,6 +167,8 @@ class Translator:
         self.generators_made: list = []
         self.initial_state: tuple = ()
         self.final_grad: bool | None = None
+        # set once a call was deferred to after the graph (families/deferred_calls.py)
+        self.tail_after: str | None = None
 
     # --- entry -----------------------------------------------------------------
     def run(self) -> Return | Stopped:
@@ -272,9 +274,14 @@ class Translator:
             fn = HANDLERS.get(inst.opname)
             depth = len(frame.stack)
             try:
+                tail_nodes = None
+                if self.tail_after is not None and deferred_calls.check_tail(self, frame, inst):
+                    tail_nodes = deferred_calls.node_count(self)
                 if fn is None:
                     raise Unsupported(f"unsupported bytecode {inst.opname}", generic=True, kind="unsupported-bytecode")
                 result = fn(self, frame, inst)
+                if tail_nodes is not None:
+                    deferred_calls.check_tail_nodes(self, tail_nodes)
                 if CHECK_STACK_EFFECTS and result is None:
                     _check_stack_effect(inst, len(frame.stack) - depth)
             except Unsupported as exc:

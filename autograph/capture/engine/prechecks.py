@@ -23,6 +23,7 @@ from autograph.capture.core import effects
 from autograph.capture.engine import value_bounds
 
 _INDEX_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8)
+_SMALL = 256  # elements up to which a pre-check reads the values into Python
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,13 @@ PROVEN = "proven"  # the op cannot raise: no pre-check needed
 def values_in_range(t: torch.Tensor, low: int, high: int, allowed: int | None = None) -> bool:
     """Whether every element of ``t`` is in ``[low, high)`` or equals ``allowed`` (empty: True).
 
-    autograph's own check: no ``__torch_function__`` (a mode's, a subclass's) sees its calls."""
+    autograph's own check: no ``__torch_function__`` (a mode's, a subclass's) sees its calls. A
+    small 1-D tensor (a batch's class targets) is read into Python once: cheaper than ``aminmax``."""
     with torch._C.DisableTorchFunction():
+        if t.dim() == 1 and t.numel() <= _SMALL:
+            values = t.tolist()
+            return all(low <= v < high or v == allowed for v in values) if values and \
+                not (low <= min(values) and max(values) < high) else True
         if t.numel() == 0:  # min/max of an empty tensor raise; an empty index checks nothing
             return True
         lo, hi = torch.aminmax(t)
@@ -133,11 +139,11 @@ def plan(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None
     """:data:`PROVEN` when static bounds show the op cannot raise, else the pre-check that makes
     ``target(*args, **kwargs)``'s run-time errors foreseeable before the graph runs, or None (the
     op's operand is computed in the graph, the graph wrote an input before, the bound is not a
-    static size, or no rule knows the op)."""
-    found = _plan_call(graph, target, args, kwargs)
-    if isinstance(found, PreCheck) and graph.wrote_input:
-        return None  # the checked input (or memory it shares) may hold other values by then
-    return found
+    static size, or no rule knows the op). A checked input whose memory an op of the graph wrote
+    before is not pre-checked (``_input_behind``'s ``stale``: the entry would check old values);
+    writes to other memory (a BatchNorm's running statistics) do not matter, since which inputs
+    share memory is guarded whenever a graph writes."""
+    return _plan_call(graph, target, args, kwargs)
 
 
 def _plan_call(graph, target: Any, args: tuple, kwargs: dict) -> PreCheck | str | None:

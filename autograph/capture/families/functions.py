@@ -63,6 +63,10 @@ class UserFunctionValue(Value):
         deferred = deferred_zero_grad(tx, self.fn, args, kwargs)  # no break: run after the graph
         if deferred is not None:
             return deferred
+        from autograph.capture.families.deferred_calls import deferred_call
+        deferred = deferred_call(tx, self.fn, args, kwargs)  # sched.step(): after the graph, in order
+        if deferred is not None:
+            return deferred
         refuse_marked(self.fn)  # torch._disable_dynamo, torch.compiler.disable: one opaque call
         return tx.inline_function(self, args, kwargs)
 

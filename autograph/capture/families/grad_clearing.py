@@ -52,3 +52,14 @@ def deferred_zero_grad(tx, fn: object, args: list[Value], kwargs: dict[str, Valu
     from autograph.capture.families.side_effects import record_call, record_leading_call
     first = record_leading_call(tx, fn, list(args), dict(kwargs))
     return first if first is not None else record_call(tx, fn, list(args), dict(kwargs))
+
+
+def clears_grads(tx) -> bool:
+    """Whether this capture recorded a ``zero_grad`` (run before or after the graph): a ``.grad``
+    read as a graph input would see the slots as they are at the entry, not as cleared."""
+    from autograph.capture.families.side_effects import SIDE_EFFECTS
+    effects = SIDE_EFFECTS.peek(tx)
+    if effects is None:
+        return False
+    calls = [fn for fn, _, _ in effects.leading] + [e[1] for e in effects.events if e[0] == "call"]
+    return any(fn in _SIGNATURES for fn in calls)

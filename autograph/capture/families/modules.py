@@ -166,7 +166,10 @@ class ModuleValue(Value):
     def setattr(self, tx, name, value):
         """``self.flag = value`` on a module from outside: recorded, replayed after the graph
         (``nn.Module.__setattr__`` keeps a value that is no parameter, buffer or module, under a
-        name none of those has, in the instance dict)."""
+        name none of those has, in the instance dict). Reached through a source, the replay
+        stores with ``object.__setattr__`` (what ``nn.Module.__setattr__`` ends in for such a
+        value, without its Python frame: ``model.train()`` on every step), guarded by the class's
+        ``__setattr__`` and the name's absence from the module's stores."""
         m = self.module
         d = m.__dict__
         plain = (type(m).__setattr__ is torch.nn.Module.__setattr__ and _plain_module_attribute(value)
@@ -175,7 +178,13 @@ class ModuleValue(Value):
                              for k in type(m).__mro__))
         if not plain or self.fresh:
             return super().setattr(tx, name, value)
-        side_effects.record_store(tx, self, m, name, value)
+        direct = self.source is not None and value.is_constant() and not isinstance(
+            value.as_python_constant(), (torch.Tensor, torch.nn.Module))
+        if direct:  # what makes nn.Module.__setattr__ a plain instance store, guarded
+            tx.guards.class_attr(type(m), "__setattr__")
+            for store in ("_parameters", "_buffers", "_modules"):
+                tx.guards.key_absent(self._store_source(store), name)
+        side_effects.record_store(tx, self, m, name, value, direct=direct)
 
     def call(self, tx, args, kwargs):
         why = called_in_python(self.module)

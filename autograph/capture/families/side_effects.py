@@ -45,9 +45,9 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
 
 class SideEffects:
     """Every world effect of one capture that the transformed code performs after the graph,
-    in program order: ``("store", obj_value, real, name, value)`` (value :data:`DELETED`: ``del
-    real.name``), ``("dict-store", namespace, real, name, value)`` (``real.__dict__[name] = value``),
-    ``("global", globals_dict, name, value)`` (value :data:`DELETED`: ``del name``),
+    in program order: ``("store", obj_value, real, name, value, direct)`` (value :data:`DELETED`:
+    ``del real.name``), ``("dict-store", namespace, real, name, value)`` (``real.__dict__[name] =
+    value``), ``("global", globals_dict, name, value)`` (value :data:`DELETED`: ``del name``),
     ``("call", fn, args, kwargs)``, ``("replay", line)``."""
 
     def __init__(self) -> None:
@@ -114,15 +114,17 @@ class _Deleted(Value):
 DELETED = _Deleted()
 
 
-def record_store(tx, obj_value: Value, real: Any, name: str, value: Value) -> None:
-    """Remember ``real.name = value`` (``obj_value`` rebuilds ``real`` in the transformed code)."""
-    _events(tx).append(("store", obj_value, real, name, value))
+def record_store(tx, obj_value: Value, real: Any, name: str, value: Value, *, direct: bool = False) -> None:
+    """Remember ``real.name = value`` (``obj_value`` rebuilds ``real`` in the transformed code).
+    ``direct``: the caller guarded that the type's ``__setattr__`` amounts to
+    ``object.__setattr__`` for this store, and the replay calls that instead."""
+    _events(tx).append(("store", obj_value, real, name, value, direct))
 
 
 def record_delete(tx, obj_value: Value, real: Any, name: str) -> None:
     """Remember ``del real.name``: the caller checked the attribute is there at this point of the
     program (as Python would, raising ``AttributeError`` otherwise)."""
-    _events(tx).append(("store", obj_value, real, name, DELETED))
+    _events(tx).append(("store", obj_value, real, name, DELETED, False))
 
 
 def record_dict_store(tx, namespace: Value, real: Any, name: str, value: Value) -> None:
@@ -331,11 +333,12 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
             if text:
                 lines.append(text)
         elif event[0] == "store":
-            _, obj_value, _real, name, value = event
+            _, obj_value, _real, name, value, direct = event
             if value is DELETED:
                 lines.append(f"delattr({cg.reconstruct(obj_value)}, {name!r})")
             else:
-                lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
+                store = cg.const(object.__setattr__) if direct else "setattr"
+                lines.append(f"{store}({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
         elif event[0] == "dict-store":
             _, namespace, _real, name, value = event
             lines.append(f"{cg.reconstruct(namespace)}[{name!r}] = {cg.reconstruct(value)}")

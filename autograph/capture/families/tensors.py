@@ -140,6 +140,19 @@ class TensorValue(Value):
             return getattr(tx.graph.root, self.node.target, None)
         return None
 
+    def _grad_input(self, tx) -> Value:
+        """``p.grad`` of a leaf from outside (a parameter, a tensor that needs no grad), read
+        through its source as a graph input (None guarded as None): the list of a model's
+        gradients that clipping or loss-scale unscaling works on. Not after a ``zero_grad()`` this
+        capture recorded (it clears the slots only after the graph), nor of any other tensor."""
+        from autograph.capture.families.grad_clearing import clears_grads
+        real = self._real(tx)
+        leaf = isinstance(real, torch.Tensor) and (isinstance(real, torch.nn.Parameter) and self.real_cls is type(real)
+                                                   or not real.requires_grad)
+        if self.node.op != "placeholder" or self.source is None or not leaf or clears_grads(tx):
+            raise Unsupported("reading `.grad` of a tensor", kind="unsupported-operation")
+        return tx.wrap(real.grad, AttrSource(self.source, "grad"))
+
     def getattr(self, tx, name: str) -> Value:
         from autograph.capture.families.builder import wrap_fake_result
         if name == "is_leaf" and self.fake.requires_grad and self.node.op in ("placeholder", "get_attr"):
@@ -154,7 +167,7 @@ class TensorValue(Value):
             return ConstantValue(value() if callable(value) else value)
         if name in _OP_ATTRS:
             if name == "grad":
-                raise Unsupported("reading `.grad` of a tensor", kind="unsupported-operation")
+                return self._grad_input(tx)
             return tx.graph.call("call_function", getattr, (self, name), {})
         if name in _BREAK_METHODS:
             return TensorMethodValue(self, name)

@@ -11,6 +11,7 @@ from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core.base import Value
 from autograph.capture.families.builtins import _all_constant, fold
 from autograph.capture.core.constants import ConstantValue
+from autograph.capture.core.grad_reads import READS_GRAD
 from autograph.capture.families.tensors import tensor_values
 from autograph.capture.core.registry import TORCH_BREAKS, TORCH_CALL_OVERRIDES, add_torch_breaks
 
@@ -82,7 +83,7 @@ class TorchFunctionValue(Value):
                 if not result.is_tensor():
                     guard_answer(tx, self.fn, args, kwargs, result, self.describe())
                     return result
-            if (constant or exc.reason.endswith("passed to a torch operation")
+            if (constant or exc.reason.endswith("passed to a torch operation") or exc.reason.endswith(READS_GRAD)
                     or exc.reason.startswith(f"{self.describe()}() gets no tensor argument")) \
                     and type(self.fn) is types.FunctionType \
                     and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):

@@ -356,3 +356,31 @@ def test_positions_from_a_dynamic_arange_are_proven_in_range():
         torch.testing.assert_close(got, fn(torch.ones(2, n, dtype=torch.long)))
     stats = find_shim(compiled).stats
     assert not stats.break_reasons and stats.captures == 1, stats.recompiles
+
+
+def test_a_write_to_other_inputs_memory_keeps_the_pre_check():
+    """A batch norm in training mode writes its running statistics (graph inputs): the targets
+    are other memory, so they are still checked before the graph, with no split."""
+    bn = torch.nn.BatchNorm1d(4)
+
+    def f(box, x, target):
+        box.mark = "ran"
+        return F.cross_entropy(bn(x), target)
+    x = torch.randn(3, 4)
+    _compare(f, [(x, torch.tensor([0, 3, 1])), (x, torch.tensor([4, 0, 0])), (x, torch.tensor([-1, 0, 0]))])
+
+
+def test_an_input_aliasing_a_written_input_is_not_pre_checked():
+    """Two views of one tensor: a write through one changes what the other holds."""
+    def f(box, buf, ids):
+        box.mark = "ran"
+        buf.add_(1)
+        return F.embedding(ids, W)
+    base = torch.tensor([0, 1, 2, 3])
+    cf = autograph.compile(f, backend="eager")
+    assert cf(Box(), base[:2], base[2:]).shape == (2, 2)
+    base = torch.tensor([0, 1, 2, 4])  # in range before the write, out of range after it
+    box = Box()
+    with pytest.raises(IndexError):
+        cf(box, base[2:], base[2:])
+    assert box.mark == "ran" and base.tolist() == [0, 1, 3, 5]
