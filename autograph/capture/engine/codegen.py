@@ -164,7 +164,7 @@ class Codegen:
         """Expression of the callable for a native call (user code goes through its own shim).
         ``site`` (engine/user_sites.py): the user's instruction a pending method call is made
         from, so what the method warns is attributed to the user's line."""
-        from autograph.capture.engine.interpreter import _MethodRef
+        from autograph.capture.core.method_refs import MethodRef
         from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
         from autograph.capture.families.modules import ModuleValue, _has_hooks, called_in_python, guard_no_hooks
         if isinstance(fn, UserFunctionValue) and fn.fn.__code__.co_flags & _CO_GENERATOR_LIKE:
@@ -189,7 +189,7 @@ class Codegen:
             if isinstance(forward, types.FunctionType) and "forward" not in fn.module.__dict__:
                 raw = class_forward(type(fn.module))
                 return self.const(hooked_call(self.wrap_nested(forward), raw)), [fn, *args]
-        if isinstance(fn, _MethodRef):
+        if isinstance(fn, MethodRef):
             real = None
             try:
                 real = fn.obj.real_value()
@@ -204,7 +204,7 @@ class Codegen:
                                 and not attr.__code__.co_flags & _CO_GENERATOR_LIKE:
                             return self.const(self.wrap_nested(attr)), [fn.obj, *args]
                         break
-        if isinstance(fn, _MethodRef) or getattr(fn, "loaded_for_call", False):
+        if isinstance(fn, MethodRef) or getattr(fn, "loaded_for_call", False):
             if site is not None:  # LOAD_METHOD's call, as CPython makes it, from the user's line
                 return self.const(site.method(fn.name)), [fn.obj, *args]
             from autograph.capture.engine.python_methods import method_call  # LOAD_METHOD's call, as CPython makes it

@@ -31,6 +31,7 @@ from autograph.capture.families import builtins as vb
 from autograph.capture.core import registry
 from autograph.capture.families import deferred_calls, scalars
 from autograph.capture.core.base import NULL, Value
+from autograph.capture.core.method_refs import MethodRef
 from autograph.capture.families.builder import wrap_real
 from autograph.capture.families import exception_state, install as families, side_effects
 from autograph.capture.core.handlers import HANDLERS, MAX_INLINE_DEPTH, VERSION, Handler, handler  # noqa: F401 (re-exported)
@@ -656,34 +657,7 @@ def _load_method(tx, frame, inst):
             method.loaded_for_call = True
         frame.push(method)
     else:
-        frame.push(_MethodRef(obj, inst.argval))
-
-
-class _MethodRef(Value):
-    """``obj.name`` loaded for a call: dispatches to ``obj.call_method`` (no bound object made)."""
-
-    def __init__(self, obj: Value, name: str):
-        self.obj = obj
-        self.name = name
-
-    def describe(self):
-        return f"method .{self.name} of {self.obj.describe()}"
-
-    def call(self, tx, args, kwargs):
-        return self.obj.call_method(tx, self.name, args, kwargs)
-
-    def resolve(self, tx) -> Value:
-        return self.obj.getattr(tx, self.name)
-
-    def reconstruct(self, cg):
-        try:
-            real = self.obj.real_value()
-        except Unsupported:
-            real = None
-        if real is not None and not hasattr(real, self.name):
-            raise Unsupported(f"method .{self.name} does not exist on {self.obj.describe()}",
-                              kind="unsupported-operation")
-        return f"{cg.reconstruct(self.obj)}.{self.name}"
+        frame.push(MethodRef(obj, inst.argval))
 
 
 @handler("LOAD_SUPER_ATTR", min_version=(3, 12))

@@ -132,11 +132,11 @@ def _local(tx, value: Value) -> bool:
     that shares no memory with the graph's inputs, or a method of such a tensor."""
     from autograph.capture.core.base import NULL
     from autograph.capture.core.effects import storages_of
-    from autograph.capture.engine.interpreter import _MethodRef
+    from autograph.capture.core.method_refs import MethodRef
     from autograph.capture.families.tensors import TensorValue
     if value is NULL or value.is_constant():
         return True
-    if isinstance(value, _MethodRef):
+    if isinstance(value, MethodRef):
         return _local(tx, value.obj)
     if isinstance(value, TensorValue):
         if value.real_cls not in (None, torch.Tensor, torch.nn.Parameter):
