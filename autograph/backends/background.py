@@ -7,6 +7,9 @@ changes. Its stages, each one a different ``fn``:
 1. *warming*: the eager graph runs and its calls are timed; once it has run ``HOT_CALLS`` times
    and for ``HOT_SECONDS`` in all, a compile request goes to the compile worker
    (``compile_worker.py``, another process). A graph called a few times, or cheap, is never compiled.
+   When an earlier run left the compiled file in the cache, it is loaded instead (stage 2), also
+   only once the graph is hot: loading imports inductor (seconds in a fresh process, holding the
+   GIL on the loader thread), which would otherwise slow down the program's first step.
 2. *pending*, then *loading*: the eager graph runs; each call looks at one flag. When the worker
    has answered, the compiled file is loaded on a loader thread of the program (no compiling:
    inductor's imports and its CPU checks, seconds in a fresh process, tens of milliseconds after).
@@ -26,8 +29,8 @@ changes. Its stages, each one a different ``fn``:
 A failed compile (or a graph the worker cannot take: an unpicklable call, or one whose compiled
 file torch cannot save) leaves the eager graph in place; :meth:`SwappableGraph.describe` says
 which version runs and why, and ``graphs()`` lists every live one for the report. A compiled
-file already in the cache (a second run of the program) is loaded at once on the loader thread,
-and the trial starts when it is. A graph whose file cannot be made leaves that verdict in the
+file already in the cache (a second run of the program) is loaded on the loader thread once
+the graph is hot, and the trial starts when it is. A graph whose file cannot be made leaves that verdict in the
 cache (``inductor_artifacts.write_verdict``), so the next run keeps it eager at once instead
 of asking the worker again; a damaged or stale verdict is ignored.
 
@@ -132,6 +135,10 @@ class SwappableGraph:
         with self._lock:
             if self.state != "warming":
                 return
+            path = self.request.get("path")
+            if self.loaded_from is None and path and Path(path).is_file():  # made by an earlier run
+                self._queue_load(path, "loaded from the cache")
+                return
             self.job = client().submit(self.request, prepare=_serialize)
             self.state, self.fn = "pending", self._pending
         log.info("background compile of a %d-input graph asked for", len(self.request["specs"]))
@@ -191,6 +198,8 @@ class SwappableGraph:
     def _restart_after_fork(self) -> None:
         with self._lock:
             if self.state in ("pending", "loading"):
+                if self.job is None:  # it was loading the cache's file: the child loads it again
+                    self.loaded_from = None
                 self.state, self.fn, self.job, self.loaded = "warming", self._warming, None, None
 
     def _start_trial(self, compiled: Callable[..., Any]) -> None:
@@ -485,10 +494,7 @@ def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
         req.update(REQUEST_DEFAULTS)
         holder = SwappableGraph(eager, req, directory)
         holder.rerunnable = not any(n.meta.get("writes_input") or n.meta.get("mutates") for n in gm.graph.nodes)
-        if Path(req["path"]).is_file():  # a second run of the program: the compiled file is there
-            with holder._lock:
-                holder._queue_load(req["path"], "loaded from the cache")
-        else:
+        if not Path(req["path"]).is_file():  # (a file made by an earlier run is loaded once the graph is hot)
             remembered = _remembered_eager(req)
             if remembered is not None:  # an earlier run found no file can be made: do not ask again
                 with holder._lock:

@@ -602,3 +602,25 @@ def test_inductor_compiles_a_graph_with_symbolic_sizes_once_for_all_of_them(tmp_
     assert not compiled.accepts((torch.randn(1, 5), torch.randn(5, 2), 1))  # 0 and 1 were not compiled for
     assert not compiled.accepts((torch.randn(4, 5), torch.randn(5, 6).t().contiguous().t(), 4))  # another layout
     autograph.reset()
+
+
+def test_a_second_run_loads_the_cached_file_only_once_the_graph_is_hot(fake_compiler, tmp_path, monkeypatch):
+    def f(x):
+        return torch.tanh(x) * 3
+
+    x = torch.randn(4)
+    cf = _compiled(f, tmp_path)
+    cf(x)
+    (first,) = _holders()
+    _until(lambda: first.state in ("eager", "inductor"), lambda: cf(x))
+    autograph.reset()
+    monkeypatch.setattr(background, "HOT_CALLS", 3)
+    cf = _compiled(f, tmp_path)  # the same program again: the file is there
+    for _ in range(2):  # its first calls (the program's first steps) do not pay for loading it
+        torch.testing.assert_close(cf(x), f(x))
+        (second,) = [g for g in _holders() if g is not first]
+        assert second.state == "warming" and second.loaded_from is None, second.describe()
+    cf(x)
+    assert second.state in ("loading", "trial") and second.reason == "loaded from the cache" and second.job is None
+    _until(lambda: second.state in ("eager", "inductor"), lambda: cf(x), timeout=20)
+    assert second.job is None
