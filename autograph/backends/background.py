@@ -63,8 +63,9 @@ FORWARD_ONLY_AFTER = 4 * (TRIAL_CALLS + 1)  # trial calls of each version withou
 REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
 
 _graphs: "weakref.WeakSet[SwappableGraph]" = weakref.WeakSet()
-_UNSUPPORTED = ("Unsupported: ", "NothingSaved: ")  # how the worker's answer begins when the compiler
-# refused the graph, or compiled it and could not save it (not failures)
+_UNSUPPORTED = ("Unsupported: ", "NothingSaved: ", "UnsupportedHere: ")  # how the worker's answer begins
+# when the compiler refused the graph, or compiled it and could not save it (not failures)
+_REMEMBERED = ("Unsupported: ", "NothingSaved: ")  # ... and those true of the graph whatever its example values
 
 
 class SwappableGraph:
@@ -152,7 +153,8 @@ class SwappableGraph:
                         why = job.error.partition(": ")[2]
                         self._settle("eager", f"inductor's compiled file cannot be made: {why}")
                         log.info("background compile not possible; the graph stays eager: %s", why)
-                        _remember_eager(self.request, why)
+                        if job.error.startswith(_REMEMBERED):
+                            _remember_eager(self.request, why)
                     elif job.error is not None:
                         self._settle("eager", f"the background compile failed: {job.error}")
                         log.warning("background compile failed; the graph stays eager: %s", job.error)

@@ -48,6 +48,11 @@ class Unsupported(Exception):
     """This graph cannot be compiled in the worker (the reason is the message)."""
 
 
+class UnsupportedHere(Unsupported):
+    """This graph cannot be compiled with the example values of this run (another run's may do):
+    a verdict that is not remembered in the cache."""
+
+
 class NothingSaved(Unsupported):
     """Inductor compiled the graph but torch saved nothing to write; ``compiled`` is the compiled
     callable (the lifted graph's: the held tensors are passed after the inputs)."""

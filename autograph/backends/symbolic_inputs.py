@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from autograph.backends.inductor_artifacts import Unsupported
+from autograph.backends.inductor_artifacts import Unsupported, UnsupportedHere
 
 SYMINT = "symint"  # an input spec's first entry when the input is a symbolic int
 
@@ -83,8 +83,8 @@ def fake_inputs(specs: Sequence[tuple], hints: dict[str, int]) -> tuple[Any, lis
         for text, source in plain:
             if isinstance(text, str) and text in hints and text not in symbols:
                 if hints[text] < 2:
-                    raise Unsupported(f"the symbolic size {text} is {hints[text]} in the example (0 and 1 are "
-                                      "specialised)")
+                    raise UnsupportedHere(f"the symbolic size {text} is {hints[text]} in the example (0 and 1 "
+                                          "are specialised)")
                 symbols[text] = env.create_symbol(hints[text], source=source, dynamic_dim=DimDynamic.DYNAMIC)
     missing = set(hints) - set(symbols)
     if missing:

@@ -624,3 +624,17 @@ def test_a_second_run_loads_the_cached_file_only_once_the_graph_is_hot(fake_comp
     assert second.state in ("loading", "trial") and second.reason == "loaded from the cache" and second.job is None
     _until(lambda: second.state in ("eager", "inductor"), lambda: cf(x), timeout=20)
     assert second.job is None
+
+
+@pytest.mark.parametrize("error, remembered", [("NothingSaved: nothing to save", True),
+                                               ("UnsupportedHere: the symbolic size s0 is 1 in the example", False)])
+def test_only_verdicts_true_of_the_graph_whatever_its_example_values_are_remembered(tmp_path, error, remembered):
+    from autograph.backends import inductor_artifacts as ia
+
+    verdict = tmp_path / "inductor" / "k.eager"
+    holder = background.SwappableGraph(lambda x: x + 1, {"specs": [], "key": "k", "verdict": str(verdict)}, tmp_path)
+    holder.job = compile_worker.Job(1, holder.request, done=True, error=error)
+    holder.state, holder.fn = "pending", holder._pending
+    assert holder(torch.zeros(1)).item() == 1
+    assert holder.state == "eager" and error.partition(": ")[2] in holder.describe()
+    assert (ia.read_verdict(verdict, "k") == error.partition(": ")[2]) if remembered else not verdict.exists()
