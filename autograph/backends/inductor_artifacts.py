@@ -70,7 +70,9 @@ def input_specs(example_inputs: list, hints: dict[str, int] | None = None) -> li
 
     specs = []
     for value in example_inputs:
-        if hints is not None and symbolic_inputs.is_symbolic(value):
+        # a capture with symbolic sizes passes fakes for all its inputs, the static ones included
+        if hints is not None and (symbolic_inputs.is_symbolic(value)
+                                  or type(value) is torch._subclasses.FakeTensor):
             if isinstance(value, torch.SymInt):
                 specs.append(symbolic_inputs.symint_spec(value, hints))
                 continue

@@ -638,3 +638,27 @@ def test_only_verdicts_true_of_the_graph_whatever_its_example_values_are_remembe
     assert holder(torch.zeros(1)).item() == 1
     assert holder.state == "eager" and error.partition(": ")[2] in holder.describe()
     assert (ia.read_verdict(verdict, "k") == error.partition(": ")[2]) if remembered else not verdict.exists()
+
+
+def test_a_graph_with_symbolic_sizes_and_parameters_is_compiled_in_the_background(fake_compiler, tmp_path):
+    lin = torch.nn.Linear(4, 3)
+
+    def f(x):
+        return torch.relu(lin(x)) * 2
+
+    cf = _compiled(f, tmp_path)
+    sizes = [3, 5, 8, 6, 9, 4, 7]
+    for size in sizes[:2]:  # the second call recaptures with a symbolic batch size
+        x = torch.randn(size, 4)
+        torch.testing.assert_close(cf(x), f(x))
+    (holder,) = [g for g in _holders() if g.request["hints"]]
+    static = [spec for spec in holder.request["specs"] if not any(isinstance(d, str) for d in spec[0])]
+    assert sorted(spec[0] for spec in static) == [(3,), (3, 4)]  # the parameters: fakes of fixed sizes
+    calls = iter(sizes * 20)
+
+    def call_at_the_next_size():
+        x = torch.randn(next(calls), 4)
+        torch.testing.assert_close(cf(x), f(x))
+
+    _until(lambda: holder.state in ("eager", "inductor"), call_at_the_next_size)
+    assert "median of" in holder.reason and slow_compiler.CALLS
