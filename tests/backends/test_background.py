@@ -662,3 +662,36 @@ def test_a_graph_with_symbolic_sizes_and_parameters_is_compiled_in_the_backgroun
 
     _until(lambda: holder.state in ("eager", "inductor"), call_at_the_next_size)
     assert "median of" in holder.reason and slow_compiler.CALLS
+
+
+@pytest.mark.slow
+def test_inductor_in_the_background_trains_a_graph_with_symbolic_sizes_at_every_size(monkeypatch, tmp_path):
+    autograph.reset()
+    gc.collect()
+    monkeypatch.setattr(background, "HOT_CALLS", 1)
+    monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
+    lin = torch.nn.Linear(16, 16)
+
+    def f(x):
+        return torch.nn.functional.gelu(lin(x)).sum(-1) * 2
+
+    cf = _compiled(f, tmp_path)
+    sizes = iter([3, 5, 8, 11, 6, 9, 4, 7, 1, 10, 12] * 200)
+
+    def step():
+        x = torch.randn(next(sizes), 16, requires_grad=True)
+        out = cf(x)
+        (grad,) = torch.autograd.grad(out.sum(), x)
+        x2 = x.detach().requires_grad_()
+        want = f(x2)
+        torch.testing.assert_close(out, want, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(grad, torch.autograd.grad(want.sum(), x2)[0], rtol=1e-4, atol=1e-4)
+
+    for _ in range(3):
+        step()
+    (holder,) = [g for g in _holders() if g.request["hints"]]
+    _until(lambda: holder.state in ("eager", "inductor"), step, timeout=600)
+    assert "median of" in holder.reason and "compiled in the background" in holder.reason, holder.describe()
+    for _ in range(11):  # every size again, 1 included (its own capture), on the version kept
+        step()
+    autograph.reset()
