@@ -7,6 +7,9 @@ changes. Its stages, each one a different ``fn``:
 1. *warming*: the eager graph runs and its calls are timed; once it has run ``HOT_CALLS`` times
    and for ``HOT_SECONDS`` in all, a compile request goes to the compile worker
    (``compile_worker.py``, another process). A graph called a few times, or cheap, is never compiled.
+   When an earlier run left the compiled file in the cache, it is loaded instead (stage 2), also
+   only once the graph is hot: loading imports inductor (seconds in a fresh process, holding the
+   GIL on the loader thread), which would otherwise slow down the program's first step.
 2. *pending*, then *loading*: the eager graph runs; each call looks at one flag. When the worker
    has answered, the compiled file is loaded on a loader thread of the program (no compiling:
    inductor's imports and its CPU checks, seconds in a fresh process, tens of milliseconds after).
@@ -23,11 +26,17 @@ changes. Its stages, each one a different ``fn``:
    ``FORWARD_ONLY_AFTER`` calls of each version.
 4. *settled*: ``fn`` is the chosen callable itself; a call costs one Python call more than it.
 
-A failed compile (or a graph the worker cannot take: symbolic sizes, an unpicklable call, or one
-whose compiled file torch cannot save) leaves the eager graph in place;
-:meth:`SwappableGraph.describe` says which version runs and why, and
-``graphs()`` lists every live one for the report. A compiled file already in the cache (a second
-run of the program) is loaded at once on the loader thread, and the trial starts when it is.
+A failed compile (or a graph the worker cannot take: an unpicklable call, or one whose compiled
+file torch cannot save) leaves the eager graph in place; :meth:`SwappableGraph.describe` says
+which version runs and why, and ``graphs()`` lists every live one for the report. A compiled
+file already in the cache (a second run of the program) is loaded on the loader thread once
+the graph is hot, and the trial starts when it is. A graph whose file cannot be made leaves that verdict in the
+cache (``inductor_artifacts.write_verdict``), so the next run keeps it eager at once instead
+of asking the worker again; a damaged or stale verdict is ignored.
+
+A graph captured with symbolic sizes is compiled once for all sizes (``symbolic_inputs``): the
+compiled version runs on the calls whose sizes satisfy the guards its compile relied on, the
+eager graph on the others.
 
 Loading on a thread is safe where compiling would not be: it runs no graph, takes no compile
 lock the program waits on, and a call never waits for it (it reads one attribute).
@@ -54,8 +63,9 @@ FORWARD_ONLY_AFTER = 4 * (TRIAL_CALLS + 1)  # trial calls of each version withou
 REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
 
 _graphs: "weakref.WeakSet[SwappableGraph]" = weakref.WeakSet()
-_UNSUPPORTED = ("Unsupported: ", "NothingSaved: ")  # how the worker's answer begins when the compiler
-# refused the graph, or compiled it and could not save it (not failures)
+_UNSUPPORTED = ("Unsupported: ", "NothingSaved: ", "UnsupportedHere: ")  # how the worker's answer begins
+# when the compiler refused the graph, or compiled it and could not save it (not failures)
+_REMEMBERED = ("Unsupported: ", "NothingSaved: ")  # ... and those true of the graph whatever its example values
 
 
 class SwappableGraph:
@@ -126,6 +136,10 @@ class SwappableGraph:
         with self._lock:
             if self.state != "warming":
                 return
+            path = self.request.get("path")
+            if self.loaded_from is None and path and Path(path).is_file():  # made by an earlier run
+                self._queue_load(path, "loaded from the cache")
+                return
             self.job = client().submit(self.request, prepare=_serialize)
             self.state, self.fn = "pending", self._pending
         log.info("background compile of a %d-input graph asked for", len(self.request["specs"]))
@@ -139,6 +153,8 @@ class SwappableGraph:
                         why = job.error.partition(": ")[2]
                         self._settle("eager", f"inductor's compiled file cannot be made: {why}")
                         log.info("background compile not possible; the graph stays eager: %s", why)
+                        if job.error.startswith(_REMEMBERED):
+                            _remember_eager(self.request, why)
                     elif job.error is not None:
                         self._settle("eager", f"the background compile failed: {job.error}")
                         log.warning("background compile failed; the graph stays eager: %s", job.error)
@@ -184,12 +200,24 @@ class SwappableGraph:
     def _restart_after_fork(self) -> None:
         with self._lock:
             if self.state in ("pending", "loading"):
+                if self.job is None:  # it was loading the cache's file: the child loads it again
+                    self.loaded_from = None
                 self.state, self.fn, self.job, self.loaded = "warming", self._warming, None, None
 
     def _start_trial(self, compiled: Callable[..., Any]) -> None:
+        if hasattr(compiled, "accepts"):  # compiled for symbolic sizes: only where its size guards hold
+            compiled = self._within_guards(compiled)
         self.compiled, self.loaded = compiled, None
         self.trial = {"compiled": [], "eager": []}
         self.state, self.fn = "trial", self._trial_call
+
+    def _within_guards(self, guarded: Any) -> Callable[..., Any]:
+        """``guarded`` where its size guards hold for the call's inputs, the eager graph elsewhere."""
+        def compiled(*args: Any) -> Any:
+            if guarded.accepts(args):
+                return guarded(*args)
+            return self.eager(*args)
+        return compiled
 
     def _trial_call(self, *args: Any) -> Any:
         compiled, eager = self.compiled, self.eager
@@ -405,6 +433,28 @@ def _load(path: str, request: dict) -> Callable[..., Any]:
     return import_object(request["loader"])(path, request)
 
 
+def _remember_eager(request: dict | None, why: str) -> None:
+    """Write the verdict that this graph stays eager (``inductor_artifacts.write_verdict``)."""
+    if request is None or "verdict" not in request:
+        return
+    from autograph.backends.inductor_artifacts import write_verdict
+    if not write_verdict(Path(request["verdict"]), request["key"], why):
+        log.info("the verdict for %s could not be written; the next run asks the worker again", request["key"])
+
+
+def _remembered_eager(request: dict) -> str | None:
+    """The reason an earlier run left in the cache for this graph staying eager; None when there
+    is none, or when the file is damaged or stale (then the graph is compiled as usual)."""
+    if "verdict" not in request:
+        return None
+    from autograph.backends.inductor_artifacts import read_verdict
+    try:
+        return read_verdict(Path(request["verdict"]), request["key"])
+    except (OSError, ValueError) as exc:
+        log.info("verdict file not used (%s: %s); the graph is compiled as usual", type(exc).__name__, exc)
+        return None
+
+
 def _no_sync() -> None:
     return None
 
@@ -437,7 +487,7 @@ def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
             return SwappableGraph(eager, None, None, f"runs as captured: {why_not}")
         directory = cache_dir if cache_dir is not None else _default_cache_dir()
         try:
-            req = request(gm, example_inputs, directory)
+            req = request(gm, example_inputs, directory, symbolic=True)
         except Unsupported as exc:
             return SwappableGraph(eager, None, None, f"not compiled in the background: {exc}")
         except Exception as exc:  # noqa: BLE001 - never fail a capture for the optional compile
@@ -446,9 +496,12 @@ def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
         req.update(REQUEST_DEFAULTS)
         holder = SwappableGraph(eager, req, directory)
         holder.rerunnable = not any(n.meta.get("writes_input") or n.meta.get("mutates") for n in gm.graph.nodes)
-        if Path(req["path"]).is_file():  # a second run of the program: the compiled file is there
-            with holder._lock:
-                holder._queue_load(req["path"], "loaded from the cache")
+        if not Path(req["path"]).is_file():  # (a file made by an earlier run is loaded once the graph is hot)
+            remembered = _remembered_eager(req)
+            if remembered is not None:  # an earlier run found no file can be made: do not ask again
+                with holder._lock:
+                    holder._settle("eager", "inductor's compiled file cannot be made (remembered from an "
+                                            f"earlier run): {remembered}")
         return holder
 
     background.__name__ = "background"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import platform
 import sys
@@ -31,7 +32,7 @@ from typing import Any, Callable
 
 import torch
 
-FORMAT = b"autograph-inductor-artifact-1\n"
+FORMAT = b"autograph-inductor-artifact-2\n"  # 2: the size guards come first
 # The autocast region functions capture puts in a graph (as TorchDynamo does). AOTAutograd's cache
 # refuses a graph calling a function it does not know; these two are safe to cache: what they do
 # is fixed by their arguments, which are constants in the graph's code, and the code is in the key.
@@ -47,6 +48,11 @@ class Unsupported(Exception):
     """This graph cannot be compiled in the worker (the reason is the message)."""
 
 
+class UnsupportedHere(Unsupported):
+    """This graph cannot be compiled with the example values of this run (another run's may do):
+    a verdict that is not remembered in the cache."""
+
+
 class NothingSaved(Unsupported):
     """Inductor compiled the graph but torch saved nothing to write; ``compiled`` is the compiled
     callable (the lifted graph's: the held tensors are passed after the inputs)."""
@@ -56,10 +62,25 @@ class NothingSaved(Unsupported):
         self.compiled = compiled
 
 
-def input_specs(example_inputs: list) -> list[tuple]:
-    """What the worker needs to make stand-in inputs: one tuple per tensor input."""
+def input_specs(example_inputs: list, hints: dict[str, int] | None = None) -> list[tuple]:
+    """What the worker needs to make stand-in inputs: one tuple per input. With ``hints`` (a
+    dict to fill), symbolic sizes are described by their expressions and their symbols' example
+    values go to ``hints`` (``symbolic_inputs``); without, they are :class:`Unsupported`."""
+    from autograph.backends import symbolic_inputs
+
     specs = []
     for value in example_inputs:
+        # a capture with symbolic sizes passes fakes for all its inputs, the static ones included
+        if hints is not None and (symbolic_inputs.is_symbolic(value)
+                                  or type(value) is torch._subclasses.FakeTensor):
+            if isinstance(value, torch.SymInt):
+                specs.append(symbolic_inputs.symint_spec(value, hints))
+                continue
+            if isinstance(value, torch.Tensor) and type(value) in (torch.Tensor, torch.nn.Parameter,
+                                                                   torch._subclasses.FakeTensor):
+                specs.append(symbolic_inputs.tensor_spec(value, hints))
+                continue
+            raise Unsupported(f"a graph input is a symbolic {type(value).__name__}")
         if not isinstance(value, torch.Tensor):
             raise Unsupported(f"a graph input is a {type(value).__name__}, not a tensor")
         if isinstance(value, torch._subclasses.FakeTensor) or type(value) is not torch.Tensor and \
@@ -144,17 +165,21 @@ def artifact_path(cache_dir: Path, key: str) -> Path:
     return cache_dir / "inductor" / f"{key}.bin"
 
 
-def request(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path) -> dict:
+def request(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path, symbolic: bool = False) -> dict:
     """A compile request for the worker (raises :class:`Unsupported`). Its ``graph`` entry is
-    filled by :func:`serialize` on the thread that sends it."""
-    specs = input_specs(example_inputs)
+    filled by :func:`serialize` on the thread that sends it. ``symbolic``: a graph with symbolic
+    sizes is compiled for every size (its file carries the size guards the compile relied on,
+    checked by the loaded callable's ``accepts``); otherwise it is :class:`Unsupported`."""
+    hints: dict[str, int] | None = {} if symbolic else None
+    specs = input_specs(example_inputs, hints)
     # an inference graph without grad; a graph called inside the caller's autocast region
     options = {**OPTIONS, "grad_enabled": torch.is_grad_enabled(), "autocast": autocast_state()}
     key = artifact_key(graph_fingerprint(gm), specs, options)
     return {"compiler": "autograph.backends.inductor_artifacts:compile_to_file",
             "loader": "autograph.backends.inductor_artifacts:load_request", "gm": gm,
             "specs": specs, "constants": held_constants(gm), "options": options, "key": key,
-            "path": str(artifact_path(cache_dir, key))}
+            "path": str(artifact_path(cache_dir, key)), "verdict": str(verdict_path(cache_dir, key)),
+            "hints": hints or {}}
 
 
 def autocast_state() -> tuple[tuple[str, str], ...]:
@@ -194,11 +219,15 @@ def _stand_in(spec: tuple) -> torch.Tensor:
     return t.requires_grad_(requires_grad)
 
 
-def _fill_example_values(gm: torch.fx.GraphModule, inputs: list) -> None:
+def _fill_example_values(gm: torch.fx.GraphModule, inputs: list, mode: Any = None) -> None:
+    """``example_value`` on every node: from real stand-ins, or (``mode``) from that mode's fakes."""
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.fx.passes.fake_tensor_prop import FakeTensorProp
 
-    FakeTensorProp(gm, FakeTensorMode(allow_non_fake_inputs=True)).propagate(*inputs)
+    if mode is None:
+        FakeTensorProp(gm, FakeTensorMode(allow_non_fake_inputs=True)).propagate(*inputs)
+    else:
+        FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*inputs)
     for node in gm.graph.nodes:
         if "val" in node.meta:
             node.meta["example_value"] = node.meta["val"]
@@ -278,17 +307,29 @@ def _check_cacheable(gm: torch.fx.GraphModule, config_patches: dict) -> None:
 
 
 def compile_to_file(req: dict) -> str:
-    """Compile the request's graph with inductor and write the artifact; returns its path."""
+    """Compile the request's graph with inductor and write the artifact; returns its path.
+    A graph with symbolic sizes is compiled for all of them, on fake inputs
+    (``symbolic_inputs``), and its file carries the size guards the compile relied on."""
+    from autograph.backends import symbolic_inputs
+
     gm = lifted_graph(req["graph"], req["constants"])
-    inputs = [_stand_in(spec) for spec in req["specs"]] + list(req["constants"])
     from torch._inductor import standalone_compile
 
     options = dict(req["options"])
     grad_enabled, autocast = options.pop("grad_enabled"), options.pop("autocast", ())
+    symbolic = symbolic_inputs.specs_are_symbolic(req["specs"])
     with torch.set_grad_enabled(grad_enabled), applied_autocast(autocast):
-        _fill_example_values(gm, inputs)
+        if symbolic:
+            mode, fakes = symbolic_inputs.fake_inputs(req["specs"], req["hints"])
+            inputs = fakes + [mode.from_tensor(c, static_shapes=True) for c in req["constants"]]
+            _fill_example_values(gm, inputs, mode)
+        else:
+            inputs = [_stand_in(spec) for spec in req["specs"]] + list(req["constants"])
+            _fill_example_values(gm, inputs)
         _check_cacheable(gm, options.get("config_patches", {}))
-        artifact = standalone_compile(gm, inputs, dynamic_shapes="from_example_inputs", options=options)
+        artifact = standalone_compile(gm, inputs, dynamic_shapes="from_graph" if symbolic else "from_example_inputs",
+                                      options=options)
+        guards = symbolic_inputs.guard_code(mode, fakes) if symbolic else ""
     with tempfile.TemporaryDirectory(prefix="autograph-artifact-") as tmp:
         raw = os.path.join(tmp, "artifact.bin")
         try:
@@ -299,7 +340,8 @@ def compile_to_file(req: dict) -> str:
             raise NothingSaved(NOTHING_SAVED, artifact) from exc
         with open(raw, "rb") as f:
             payload = f.read()
-    return write_artifact(Path(req["path"]), payload)
+    code = guards.encode()
+    return write_artifact(Path(req["path"]), len(code).to_bytes(8, "little") + code + payload)
 
 
 def write_artifact(path: Path, payload: bytes) -> str:
@@ -329,6 +371,57 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+# ------------------------------------------------------------ verdicts: graphs that stay eager
+
+VERDICT_FORMAT = b"autograph-inductor-verdict-1\n"
+
+
+def verdict_path(cache_dir: Path, key: str) -> Path:
+    """Where the verdict "this graph's compiled file cannot be made" of the artifact ``key`` lives
+    (next to where its artifact would be: the same key, so the same graph, guards, torch and device)."""
+    return cache_dir / "inductor" / f"{key}.eager"
+
+
+def write_verdict(path: Path, key: str, reason: str) -> bool:
+    """Remember that the graph of ``key`` cannot have a compiled file, and why, so that the next
+    run of the program does not ask the worker again. Atomic like the artifacts; a cache that
+    cannot be written keeps nothing (returns False: the next run asks again)."""
+    body = json.dumps({"key": key, "torch": torch.__version__, "python": platform.python_version(),
+                       "reason": reason}).encode()
+    data = VERDICT_FORMAT + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+    try:
+        _write_atomic(path, data)
+    except OSError:
+        return False
+    return True
+
+
+def read_verdict(path: Path, key: str) -> str | None:
+    """The remembered reason for ``key``; None when there is no verdict file. ``ValueError`` when
+    the file is damaged, or was written for another key, torch or Python (stale): such a file
+    is ignored, the graph is compiled as if there were none, and the new verdict replaces it."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    if not data.startswith(VERDICT_FORMAT):
+        raise ValueError(f"{path}: not an autograph verdict")
+    digest, sep, body = data[len(VERDICT_FORMAT):].partition(b"\n")
+    if not sep or hashlib.sha256(body).hexdigest().encode() != digest:
+        raise ValueError(f"{path}: corrupt (checksum mismatch)")
+    try:
+        entry = json.loads(body)
+    except ValueError as exc:
+        raise ValueError(f"{path}: corrupt ({exc})") from exc
+    if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str):
+        raise ValueError(f"{path}: corrupt (no reason)")
+    mine = {"key": key, "torch": torch.__version__, "python": platform.python_version()}
+    stale = [name for name, value in mine.items() if entry.get(name) != value]
+    if stale:
+        raise ValueError(f"{path}: stale (another {', '.join(stale)})")
+    return entry["reason"]
+
+
 # ------------------------------------------------------------ in the program
 
 def read_payload(path: str | Path) -> bytes:
@@ -356,8 +449,12 @@ def load_file(path: str | Path, constants: list[torch.Tensor], autocast: tuple =
     turns autocast off around the compiled code when it is on at loading time (the casts are in
     the code already), as ``torch.compile``'s does; a loader thread has none, so it is applied."""
     with applied_autocast(autocast):
-        compiled = _load_artifact(path)
-    return with_constants(compiled, constants)
+        compiled, guards = _load_artifact(path)
+    compiled = with_constants(compiled, constants)
+    if guards:
+        from autograph.backends.symbolic_inputs import Guarded
+        return Guarded(compiled, guards)
+    return compiled
 
 
 def with_constants(compiled: Callable[..., Any], constants: list[torch.Tensor]) -> Callable[..., Any]:
@@ -371,14 +468,20 @@ def with_constants(compiled: Callable[..., Any], constants: list[torch.Tensor]) 
     return call
 
 
-def _load_artifact(path: str | Path) -> Callable[..., Any]:
+def _load_artifact(path: str | Path) -> tuple[Callable[..., Any], str]:
+    """The compiled callable in the file, and the size guards it carries ("" for none)."""
     from contextlib import nullcontext
 
     from torch._inductor.codecache import torch_key
     from torch._inductor.standalone_compile import CacheCompiledArtifact
     from torch.utils._appending_byte_serializer import BytesReader
 
-    reader = BytesReader(read_payload(path))
+    payload = read_payload(path)
+    size = int.from_bytes(payload[:8], "little")
+    if len(payload) < 8 + size:
+        raise ValueError(f"{path}: truncated guards")
+    guards = payload[8:8 + size].decode()
+    reader = BytesReader(payload[8 + size:])
     if reader.read_bytes() != CacheCompiledArtifact.CACHE_HEADER:
         raise ValueError(f"{path}: unknown artifact header")
     if reader.read_bytes() != torch_key():
@@ -388,4 +491,4 @@ def _load_artifact(path: str | Path) -> Callable[..., Any]:
     if not reader.is_finished():
         raise ValueError(f"{path}: trailing bytes")
     torch.compiler.load_cache_artifacts(artifact_bytes)
-    return CacheCompiledArtifact._load_impl(nullcontext(), key)
+    return CacheCompiledArtifact._load_impl(nullcontext(), key), guards

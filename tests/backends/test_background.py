@@ -451,3 +451,247 @@ def test_a_graph_whose_compiled_file_cannot_be_saved_stays_eager_with_the_reason
     _until(lambda: held.state == "eager", lambda: held(loss), timeout=600)
     assert "cannot be made" in held.reason and "torch saved no cache entry" in held.reason, held.reason
     assert held(loss)[0] is not loss and torch.equal(held(loss)[0], loss)
+
+
+_UNSAVABLE_PROGRAM = textwrap.dedent("""
+    import json, sys, time, torch, autograph
+    from pathlib import Path
+    from autograph.backends import background, compile_worker
+    from autograph.testing import slow_compiler
+    background.HOT_CALLS, background.HOT_SECONDS = 1, 0.0
+    background.REQUEST_DEFAULTS = dict(slow_compiler.SETTINGS, fake_unsupported="torch saved nothing to write")
+    cf = autograph.compile(lambda x: torch.sin(x) + 1,
+                           backend=background.make_background_backend(Path(sys.argv[1])))
+    x = torch.randn(4)
+    cf(x)
+    (holder,) = [g for g in background.graphs() if g.request is not None]
+    deadline = time.monotonic() + 60
+    while holder.state not in ("eager", "inductor") and time.monotonic() < deadline:
+        assert torch.equal(cf(x), torch.sin(x) + 1)
+        time.sleep(0.02)
+    assert torch.equal(cf(x), torch.sin(x) + 1)
+    print(json.dumps({"state": holder.state, "asked": holder.job is not None,
+                      "worker": compile_worker._client is not None and compile_worker._client.pid is not None,
+                      "report": str(autograph.report())}))
+""")
+
+
+def _run_unsavable(cache: Path) -> dict:
+    import json
+
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    proc = subprocess.run([sys.executable, "-c", _UNSAVABLE_PROGRAM, str(cache)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_graph_whose_file_cannot_be_made_is_not_sent_to_the_worker_again_on_the_next_run(tmp_path):
+    cache = tmp_path / "cache"
+    first = _run_unsavable(cache)
+    assert first["state"] == "eager" and first["asked"] and first["worker"]
+    assert "torch saved nothing to write" in first["report"]
+    (verdict,) = (cache / "inductor").glob("*.eager")
+    second = _run_unsavable(cache)  # a warm start: the verdict is read, no compile is asked for
+    assert second["state"] == "eager" and not second["asked"] and not second["worker"]
+    assert "remembered from an earlier run" in second["report"] and "torch saved nothing to write" in second["report"]
+    for damage in (lambda data: data[:-4], lambda data: data.replace(b"torch saved", b"torch SAVED")):
+        verdict.write_bytes(damage(verdict.read_bytes()))
+        third = _run_unsavable(cache)  # a damaged verdict is ignored: the graph is compiled as usual
+        assert third["state"] == "eager" and third["asked"] and "remembered" not in third["report"]
+    assert not _run_unsavable(cache)["asked"]  # and the new verdict replaced the damaged one
+
+
+def test_a_stale_verdict_is_ignored(tmp_path, monkeypatch):
+    from autograph.backends import inductor_artifacts as ia
+
+    path = tmp_path / "inductor" / "k.eager"
+    assert ia.read_verdict(path, "k") is None  # no verdict: nothing remembered
+    assert ia.write_verdict(path, "k", "why not")
+    assert ia.read_verdict(path, "k") == "why not"
+    with pytest.raises(ValueError, match="stale"):
+        ia.read_verdict(path, "another key")  # a file copied or renamed under another key
+    monkeypatch.setattr(torch, "__version__", "0.0.0-another-build")
+    with pytest.raises(ValueError, match="stale"):
+        ia.read_verdict(path, "k")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_a_verdict_in_a_read_only_cache_is_not_kept_and_nothing_fails(tmp_path):
+    from autograph.backends import inductor_artifacts as ia
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    cache.chmod(0o500)
+    try:
+        assert not ia.write_verdict(cache / "inductor" / "k.eager", "k", "why not")
+        background._remember_eager({"verdict": str(cache / "inductor" / "k.eager"), "key": "k"}, "why not")
+    finally:
+        cache.chmod(0o700)
+    assert ia.read_verdict(cache / "inductor" / "k.eager", "k") is None
+
+
+def test_a_graph_with_symbolic_sizes_is_compiled_in_the_background_and_swapped_in(fake_compiler, tmp_path):
+    def f(x, n):
+        return torch.sin(x) * n + x.shape[0]
+
+    cf = _compiled(f, tmp_path)
+    sizes = [3, 5, 8, 11, 6, 9, 4, 7, 10, 12]
+    for size in sizes[:3]:  # recaptures: a symbolic first dimension, then n too
+        x = torch.randn(size, 4)
+        torch.testing.assert_close(cf(x, size), f(x, size))
+    (holder,) = [g for g in _holders() if len(g.request["hints"]) == 2]
+    assert sorted(holder.request["hints"].values()) == [8, 8]  # the size and n: two symbols, one value
+    calls = iter(sizes * 20)
+
+    def call_at_the_next_size():
+        size = next(calls)
+        x = torch.randn(size, 4)
+        torch.testing.assert_close(cf(x, size), f(x, size))
+
+    _until(lambda: holder.state in ("eager", "inductor"), call_at_the_next_size)
+    assert "median of" in holder.reason and slow_compiler.CALLS
+    for size in sizes:  # whichever version it settled on, every size is right
+        call_at_the_next_size()
+
+
+def test_a_compiled_graph_runs_only_where_its_size_guards_hold():
+    from autograph.backends.symbolic_inputs import Guarded
+
+    compiled_calls = []
+
+    def compiled(x):
+        compiled_calls.append(x.shape[0])
+        return x + 1
+
+    guarded = Guarded(compiled, "2 <= L['t0'].size()[0] and L['t0'].size()[0] <= 8")
+    holder = background.SwappableGraph(lambda x: x + 1, {"specs": []}, None)
+    holder._start_trial(guarded)
+    for size in (1, 4, 9, 8):
+        assert torch.equal(holder.compiled(torch.zeros(size)), torch.ones(size))
+    assert compiled_calls == [4, 8]  # sizes 1 and 9 ran eagerly
+
+
+@pytest.mark.slow
+def test_inductor_compiles_a_graph_with_symbolic_sizes_once_for_all_of_them(tmp_path):
+    from autograph.backends import inductor_artifacts as ia
+
+    seen = []
+
+    def recording(gm, example_inputs):
+        seen.append((gm, example_inputs))
+        return gm.forward
+
+    def f(x, y, n):
+        return ((torch.sin(x) @ y).relu() * n + x.shape[0],)
+
+    cf = autograph.compile(f, backend=recording)
+    for size in (4, 6, 9):  # the third capture: symbolic sizes and n
+        cf(torch.randn(size, 5), torch.randn(5, size + 1), size)
+    gm, example_inputs = seen[-1]
+    assert len(example_inputs) == 3 and isinstance(example_inputs[2], torch.SymInt)
+    with pytest.raises(ia.Unsupported, match="symbolic"):
+        ia.request(gm, example_inputs, tmp_path)  # the inductor backend's request: compile_fx does it
+    req = ia.request(gm, example_inputs, tmp_path, symbolic=True)
+    assert req["key"] == ia.request(*seen[-1], tmp_path, symbolic=True)["key"]
+    compiled = ia.load_request(ia.compile_to_file(ia.serialize(req)), req)
+    for size in (3, 7, 12, 2):
+        args = (torch.randn(size, 5), torch.randn(5, size + 1), size)
+        assert compiled.accepts(args)
+        torch.testing.assert_close(compiled(*args)[0], f(*args)[0], rtol=1e-4, atol=1e-4)
+    assert not compiled.accepts((torch.randn(1, 5), torch.randn(5, 2), 1))  # 0 and 1 were not compiled for
+    assert not compiled.accepts((torch.randn(4, 5), torch.randn(5, 6).t().contiguous().t(), 4))  # another layout
+    autograph.reset()
+
+
+def test_a_second_run_loads_the_cached_file_only_once_the_graph_is_hot(fake_compiler, tmp_path, monkeypatch):
+    def f(x):
+        return torch.tanh(x) * 3
+
+    x = torch.randn(4)
+    cf = _compiled(f, tmp_path)
+    cf(x)
+    (first,) = _holders()
+    _until(lambda: first.state in ("eager", "inductor"), lambda: cf(x))
+    autograph.reset()
+    monkeypatch.setattr(background, "HOT_CALLS", 3)
+    cf = _compiled(f, tmp_path)  # the same program again: the file is there
+    for _ in range(2):  # its first calls (the program's first steps) do not pay for loading it
+        torch.testing.assert_close(cf(x), f(x))
+        (second,) = [g for g in _holders() if g is not first]
+        assert second.state == "warming" and second.loaded_from is None, second.describe()
+    cf(x)
+    assert second.state in ("loading", "trial") and second.reason == "loaded from the cache" and second.job is None
+    _until(lambda: second.state in ("eager", "inductor"), lambda: cf(x), timeout=20)
+    assert second.job is None
+
+
+@pytest.mark.parametrize("error, remembered", [("NothingSaved: nothing to save", True),
+                                               ("UnsupportedHere: the symbolic size s0 is 1 in the example", False)])
+def test_only_verdicts_true_of_the_graph_whatever_its_example_values_are_remembered(tmp_path, error, remembered):
+    from autograph.backends import inductor_artifacts as ia
+
+    verdict = tmp_path / "inductor" / "k.eager"
+    holder = background.SwappableGraph(lambda x: x + 1, {"specs": [], "key": "k", "verdict": str(verdict)}, tmp_path)
+    holder.job = compile_worker.Job(1, holder.request, done=True, error=error)
+    holder.state, holder.fn = "pending", holder._pending
+    assert holder(torch.zeros(1)).item() == 1
+    assert holder.state == "eager" and error.partition(": ")[2] in holder.describe()
+    assert (ia.read_verdict(verdict, "k") == error.partition(": ")[2]) if remembered else not verdict.exists()
+
+
+def test_a_graph_with_symbolic_sizes_and_parameters_is_compiled_in_the_background(fake_compiler, tmp_path):
+    lin = torch.nn.Linear(4, 3)
+
+    def f(x):
+        return torch.relu(lin(x)) * 2
+
+    cf = _compiled(f, tmp_path)
+    sizes = [3, 5, 8, 6, 9, 4, 7]
+    for size in sizes[:2]:  # the second call recaptures with a symbolic batch size
+        x = torch.randn(size, 4)
+        torch.testing.assert_close(cf(x), f(x))
+    (holder,) = [g for g in _holders() if g.request["hints"]]
+    static = [spec for spec in holder.request["specs"] if not any(isinstance(d, str) for d in spec[0])]
+    assert sorted(spec[0] for spec in static) == [(3,), (3, 4)]  # the parameters: fakes of fixed sizes
+    calls = iter(sizes * 20)
+
+    def call_at_the_next_size():
+        x = torch.randn(next(calls), 4)
+        torch.testing.assert_close(cf(x), f(x))
+
+    _until(lambda: holder.state in ("eager", "inductor"), call_at_the_next_size)
+    assert "median of" in holder.reason and slow_compiler.CALLS
+
+
+@pytest.mark.slow
+def test_inductor_in_the_background_trains_a_graph_with_symbolic_sizes_at_every_size(monkeypatch, tmp_path):
+    autograph.reset()
+    gc.collect()
+    monkeypatch.setattr(background, "HOT_CALLS", 1)
+    monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
+    lin = torch.nn.Linear(16, 16)
+
+    def f(x):
+        return torch.nn.functional.gelu(lin(x)).sum(-1) * 2
+
+    cf = _compiled(f, tmp_path)
+    sizes = iter([3, 5, 8, 11, 6, 9, 4, 7, 1, 10, 12] * 200)
+
+    def step():
+        x = torch.randn(next(sizes), 16, requires_grad=True)
+        out = cf(x)
+        (grad,) = torch.autograd.grad(out.sum(), x)
+        x2 = x.detach().requires_grad_()
+        want = f(x2)
+        torch.testing.assert_close(out, want, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(grad, torch.autograd.grad(want.sum(), x2)[0], rtol=1e-4, atol=1e-4)
+
+    for _ in range(3):
+        step()
+    (holder,) = [g for g in _holders() if g.request["hints"]]
+    _until(lambda: holder.state in ("eager", "inductor"), step, timeout=600)
+    assert "median of" in holder.reason and "compiled in the background" in holder.reason, holder.describe()
+    for _ in range(11):  # every size again, 1 included (its own capture), on the version kept
+        step()
+    autograph.reset()
