@@ -43,7 +43,9 @@ _LOGGER_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "log
 class SideEffects:
     """Every world effect of one capture that the transformed code performs after the graph,
     in program order: ``("store", obj_value, real, name, value)``, ``("call", fn, args,
-    kwargs)``, ``("replay", line)``."""
+    kwargs, where)``, ``("replay", line)``. ``where`` is the user's instruction that made a
+    call which looks at its caller's frame (logging, ``warnings.warn``; see :func:`user_line`),
+    else None."""
 
     def __init__(self) -> None:
         self.events: list[tuple] = []
@@ -163,7 +165,7 @@ def record_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Val
         if changing:
             raise Unsupported(f"{getattr(fn, '__name__', 'logging call')} of {changing[0].describe()}",
                               kind=LOGGED_MUTABLE)
-    _events(tx).append(("call", fn, list(args), dict(kwargs)))
+    _events(tx).append(("call", fn, list(args), dict(kwargs), _where_if_observed(tx, fn)))
     return ConstantValue(None)
 
 
@@ -176,18 +178,38 @@ def record_leading_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]
     effects = of(tx)
     if effects.events or tx.graph.op_count:
         return None
-    effects.leading.append((fn, list(args), dict(kwargs)))
+    effects.leading.append((fn, list(args), dict(kwargs), _where_if_observed(tx, fn)))
     return ConstantValue(None)
 
 
 def leading_lines(cg: "Codegen", tx) -> list[str]:
     """Statements of the calls :func:`record_leading_call` put first, in order."""
     effects = SIDE_EFFECTS.peek(tx)
-    return [_call_text(cg, fn, args, kwargs) for fn, args, kwargs in (effects.leading if effects is not None else ())]
+    return [_call_text(cg, *leading) for leading in (effects.leading if effects is not None else ())]
 
 
-def _call_text(cg: "Codegen", fn: Any, args: list[Value], kwargs: dict[str, Value]) -> str:
+def user_line(tx) -> tuple | None:
+    """The user's instruction running now (innermost interpreted frame): its code, offset,
+    line and module globals."""
+    frame = tx.frames[-1] if getattr(tx, "frames", None) else None
+    if frame is None or frame.current is None:
+        return None
+    return (frame.code, frame.current.offset, frame.current.lineno, frame.fn_globals)
+
+
+def _where_if_observed(tx, fn: Any) -> tuple | None:
+    """Where a deferred call that looks at its caller's frame is made from. A logging record
+    takes its ``funcName``/``lineno``/``pathname`` from the first frame outside logging, and
+    ``warnings.warn`` its file, line, module (for filters) and ``__warningregistry__`` from its
+    caller: replayed from the transformed code both would name autograph's generated code."""
+    return user_line(tx) if is_reorderable_logging(fn) else None
+
+
+def _call_text(cg: "Codegen", fn: Any, args: list[Value], kwargs: dict[str, Value], where: tuple | None = None) -> str:
     parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
+    site_call = cg.user_line_call(where) if where is not None else None
+    if site_call is not None:  # made from a frame that claims the user's file, line and module
+        return f"{site_call}({', '.join([cg.const(fn), *parts])})"
     return f"{cg.const(fn)}({', '.join(parts)})"
 
 
@@ -209,8 +231,7 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
             _, obj_value, _real, name, value = event
             lines.append(f"setattr({cg.reconstruct(obj_value)}, {name!r}, {cg.reconstruct(value)})")
         else:
-            _, fn, args, kwargs = event
-            lines.append(_call_text(cg, fn, args, kwargs))
+            lines.append(_call_text(cg, *event[1:]))
     return lines
 
 
