@@ -69,6 +69,12 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
 
 def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
     breaks: list[BreakRecord] = []
+    read = _reads_its_frames(fn, settings)
+    if read is not None:  # no frame of compiled code (nor of a resume function) is Python's own
+        translators.append(Translator(fn, args, kwargs))
+        breaks.append(read)
+        return _eager_result(fn, translators[-1], breaks, time.perf_counter() - t0, no_tensor_work=False,
+                             run_eagerly=f"{read.reason} ({_short(read.filename)}:{read.lineno})")
     stop, generic = None, False
     moved: Unsupported | None = None  # why the break being planned was moved earlier
     while True:
@@ -104,6 +110,23 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
             if exc.retry_step is None or (stop is not None and exc.retry_step >= stop):
                 raise
             stop, generic, moved = exc.retry_step, False, exc
+
+
+def _reads_its_frames(fn, settings) -> BreakRecord | None:
+    """The record of the frame read :func:`frames.static_frame_read` finds in ``fn``'s code."""
+    from autograph.capture.families.frames import static_frame_read
+    found = static_frame_read(fn.__code__)
+    if found is None:
+        return None
+    lineno, what = found
+    code = fn.__code__
+    lineno = lineno or code.co_firstlineno
+    if settings.fullgraph:
+        raise CaptureError(f"graph break in {fn.__qualname__} with fullgraph=True: {what} inspects the calling "
+                           "frames. Remove the construct or compile without fullgraph.", code.co_filename, lineno)
+    return BreakRecord(f"{what} inspects the calling frames", code.co_filename, lineno,
+                       source_line(code.co_filename, lineno), [(code.co_filename, lineno, code.co_name)], 0,
+                       FRAME_INSPECTION)
 
 
 def _moved(fn, original: BreakRecord | None, inst, cause: Unsupported) -> BreakRecord:
