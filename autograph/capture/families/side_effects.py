@@ -132,6 +132,36 @@ def is_reorderable_logging(fn: Any) -> bool:
         and name in _LOGGER_METHODS
 
 
+_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "warn": logging.WARNING,
+           "error": logging.ERROR, "critical": logging.CRITICAL}
+
+
+def _defer_only_when_silent(tx, fn: Any) -> None:
+    """A logging call is deferred past the graph only while its logger drops it (level below the
+    logger's): one that reaches handlers runs them in program order, since a handler (a user's
+    ``emit``, a stream the function reads back) changes what the rest of the function sees
+    (``len(handler.records)`` read after the call was the count before it). A guard keeps the
+    deferral to calls where the logger still drops the level."""
+    logger = getattr(fn, "__self__", None)
+    if isinstance(logger, logging.LoggerAdapter):
+        logger = logger.logger
+    level = _LEVELS.get(getattr(fn, "__name__", ""))
+    if not isinstance(logger, logging.Logger) or level is None:  # warnings.warn, logging.info(), helpers
+        if fn is warnings.warn:
+            return  # (a function calling warnings.warn runs as plain Python: families/frames.py)
+        raise Unsupported(f"{getattr(fn, '__qualname__', 'logging call')}() may run handlers", kind=LOGGING_HANDLERS)
+    if logger.isEnabledFor(level):
+        raise Unsupported(f"{logger.name!r} logs {logging.getLevelName(level)}: its handlers run at the call",
+                          kind=LOGGING_HANDLERS)
+    tx.guards.python(("logging-drops", id(logger), level), f"not logging.getLogger({logger.name!r}).isEnabledFor({level})",
+                     lambda: not logger.isEnabledFor(level), words=f"{logger.name} still drops level {level}")
+
+
+LOGGING_HANDLERS = break_kind(
+    "logging-runs-handlers", "a logging call whose logger passes the level on to handlers: they run user code "
+    "(an `emit`, a stream the function reads back), so the call runs in Python at its place in the program",
+    "log outside the hot function, or raise the logger's level where the logging is not needed")
+
 LOGGED_MUTABLE = break_kind(
     "logging-a-mutable-value", "a logging call (or `warnings.warn`) is given a list, dict, set or object made "
     "or changed during capture: deferred past the graph it would format the value as the capture leaves "
@@ -165,6 +195,7 @@ def record_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Val
         if changing:
             raise Unsupported(f"{getattr(fn, '__name__', 'logging call')} of {changing[0].describe()}",
                               kind=LOGGED_MUTABLE)
+        _defer_only_when_silent(tx, fn)
     _events(tx).append(("call", fn, list(args), dict(kwargs), _where_if_observed(tx, fn)))
     return ConstantValue(None)
 
