@@ -43,8 +43,6 @@ for name in sys.argv[1:]:
 # programs that still differ compiled, each with why (an xfail that must keep failing): by name, or
 # by (name, threshold) where only that threshold differs
 KNOWN = {
-    ("p22_sorted_dict_tensors", "2"): "a defaultdict made in the function and filled across graph breaks gains a "
-                                      "stale key (tests/capture/families/test_defaultdict_across_breaks.py)",
     "p107_traceback_lineno": "a traceback through a compiled call shows the shim's frames and the resume "
                              "function's name (__resume_at_..)",
     "p109_warn_stacklevel": "warnings.warn(stacklevel=2) names the caller's frame, which is the shim or the "

@@ -1,9 +1,12 @@
 """A ``defaultdict`` made in the function and filled across graph breaks (found by the adversary
-programs, tests/programs/foreign/p22_sorted_dict_tensors.py; not fixed yet).
+programs, tests/programs/foreign/p22_sorted_dict_tensors.py).
 
 ``groups[int(v)].append(v)`` breaks at each ``int(v)``; each resume function gets the real
-dict. Called with keys ``[1, 1, 0]`` and then ``[0, 2, 3]``, the compiled function's dict has
-the keys ``[0, 1, 2, 3]``: a key ``1`` that plain Python never makes (on 3ce077f as well).
+dict, mirrored with its items' guards (families/collections_values.py). Called with keys
+``[1, 1, 0]`` and then ``[0, 2, 3]``, the compiled function's dict had the keys ``[0, 1, 2, 3]``:
+checking an entry made for the first call read ``groups[1]`` with ``[]``, and the default
+factory inserted the key. Items of a dict with ``__missing__`` are read as stored
+(guards/sources.py ``StoredItemSource``).
 """
 from __future__ import annotations
 
@@ -22,9 +25,18 @@ def bucketize(keys):
     return list(groups)
 
 
-@pytest.mark.xfail(strict=True, reason="a stale key appears (issue 25 adversary programs, p22)")
-def test_the_keys_are_the_ones_this_call_made():
+@pytest.mark.parametrize("calls", [([1, 1, 0], [0, 2, 3]), ([2, 1, 1, 2], [0, 2, 0], [1, 1, 1], [0, 2, 5])])
+def test_the_keys_are_the_ones_this_call_made(calls):
     compiled = autograph.compile(bucketize, backend="eager")
-    for ks in ([1, 1, 0], [0, 2, 3]):
+    for ks in calls:
         values = [torch.tensor(k) for k in ks]
         assert compiled(values) == bucketize(values)
+
+
+def test_checking_a_guard_on_an_absent_item_does_not_insert_it():
+    from autograph.guards.sources import LocalSource, StoredItemSource
+    groups = collections.defaultdict(list, {0: [1]})
+    source = StoredItemSource(LocalSource("groups"), 1)
+    with pytest.raises(KeyError):
+        source.reader()(groups)
+    assert list(groups) == [0] and source.reader()(groups | {1: [2]}) == [2]
