@@ -197,7 +197,10 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         if tx.graph.pre_checks:  # inputs read once, checked, then passed to the graph (prechecks.py)
             from autograph.capture.engine import prechecks
             names = [f"__in{i}" for i in range(len(input_exprs))]
-            cg.checks = [f"{name} = {expr}" for name, expr in zip(names, input_exprs)] + prechecks.entry_lines(
+            # snapshots the input reads use (``__rem0 = remaining(it)``: live_iterators.py) are taken
+            # before them: the checks come first of all, before the prologue
+            snapshots, cg.prologue = cg.prologue, []
+            cg.checks = snapshots + [f"{name} = {expr}" for name, expr in zip(names, input_exprs)] + prechecks.entry_lines(
                 cg, tx.graph.pre_checks, [(node, name) for (_, _, node), name in zip(tx.graph.inputs, names)])
             input_exprs = names
         ops = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
