@@ -1,4 +1,4 @@
-"""The adversary's programs (``tests/programs/foreign``, issue 25) print the same compiled.
+"""The adversary's programs (``tests/programs/foreign``, issue 25) print the same compiled (about 3 minutes).
 
 All programs run in one process per mode, in name order: plainly, then with the ``foreign``
 package selected (``python -m autograph run --packages foreign``) at ``--threshold 1`` (each
@@ -86,7 +86,7 @@ def _params():
             yield pytest.param(name, threshold, id=f"{name}-threshold{threshold}", marks=marks)
 
 
-@pytest.mark.parametrize("name,threshold", _params())
+@pytest.mark.parametrize("name,threshold", list(_params()))
 def test_a_foreign_program_prints_the_same_compiled(name, threshold, scratch):
     want = _outputs("plain", scratch)[name]
     got = _outputs(threshold, scratch)[name]
