@@ -288,6 +288,52 @@ class AppliedSource(Source):
         return f"{ctx.constant(self.reader(), 'read')}({ctx.expr(self.base)})"
 
 
+@dataclass(frozen=True, init=False)
+class StoredItemSource(AppliedSource):
+    """``base[key]`` of a dict whose type has ``__missing__`` (``defaultdict``), read as the entry
+    it holds: a guard or a rebuild that read it with ``[]`` would insert the key when it is
+    absent (the default factory runs), an effect plain Python never has. Absent: KeyError."""
+
+    base_source: Source
+    key: Any
+
+    def __init__(self, base: Source, key: Any):
+        object.__setattr__(self, "base_source", base)
+        object.__setattr__(self, "key", key)
+
+    @property
+    def base(self) -> Source:
+        return self.base_source
+
+    @property
+    def expr(self) -> str:
+        return f"{self.base_source.expr}[{self.key!r}]"
+
+    def reader(self) -> Callable[[Any], Any]:
+        return _stored_item_reader(self.key)
+
+
+_ABSENT = object()
+_STORED_ITEM_READERS: dict = {}
+
+
+def _stored_item_reader(key: Any) -> Callable[[Any], Any]:
+    """One reader per constant key (a plan and a check name it once)."""
+    cached = type(key) in (int, str, bytes, float, bool, type(None))
+    if cached and (type(key), key) in _STORED_ITEM_READERS:
+        return _STORED_ITEM_READERS[(type(key), key)]
+
+    def stored_item(mapping: Any) -> Any:
+        value = dict.get(mapping, key, _ABSENT)
+        if value is _ABSENT:
+            raise KeyError(key)
+        return value
+
+    if cached:
+        _STORED_ITEM_READERS[(type(key), key)] = stored_item
+    return stored_item
+
+
 def _autocast(device_type: str) -> Callable[[], bool]:
     def read() -> bool:
         import torch

@@ -97,3 +97,43 @@ def test_a_case_is_a_loadable_program():
         assert isinstance(args[0], torch.Tensor)
     finally:
         unload_program(module)
+
+
+def test_hash_is_not_written_for_values_hashed_by_identity():
+    """Equal fresh values whose hash depends on which object they are (an address, for a tensor or
+    a plain class without ``__hash__``): the eager runs themselves disagree, so the generator must
+    not write ``hash(r)``. Hashing a temporary inside the evaluated text let the allocator give the
+    second temporary the first one's address, and the two hashes agreed (the 30-minute run's
+    'case errors'). ``Plain`` below hashes to its rank among live instances: reuse made certain."""
+    namespace = dict(attributes._namespace())
+    exec(PLAIN_HASHED_BY_LIVE_RANK, namespace)  # noqa: S102
+    maker = attributes.Kind("maker", "lambda: Plain(1)")
+    uses = attributes._uses(namespace, maker, "argument", "v()")
+    assert "r" in uses  # equal values: compared as values
+    assert "hash(r)" not in uses
+    tensor = next(k for k in attributes.KINDS if k.name == "tensor")
+    for expr in ("v + 1", "v.clamp_max(1)", "v.abs()"):
+        assert "hash(r)" not in attributes._uses(namespace, tensor, "argument", expr), expr
+
+
+PLAIN_HASHED_BY_LIVE_RANK = """
+class Plain:
+    ranks = {}
+
+    def __init__(self, a):
+        self.a = a
+        Plain.ranks[id(self)] = len(Plain.ranks)
+
+    def __del__(self):
+        del Plain.ranks[id(self)]
+
+    def __hash__(self):
+        return Plain.ranks[id(self)]
+"""
+
+
+def test_hash_is_written_for_values_hashed_by_content():
+    int_kind = next(k for k in attributes.KINDS if k.name == "int")
+    namespace = attributes._namespace()
+    assert "hash(r)" in attributes._uses(namespace, int_kind, "argument", "v.__add__(1)")
+    assert "hash(r)" in attributes._uses(namespace, int_kind, "argument", "v.__class__")

@@ -70,6 +70,12 @@ def _capture(fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
 
 def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> CaptureResult:
     breaks: list[BreakRecord] = []
+    read = _reads_its_frames(fn, settings)
+    if read is not None:  # no frame of compiled code (nor of a resume function) is Python's own
+        translators.append(Translator(fn, args, kwargs))
+        breaks.append(read)
+        return _eager_result(fn, translators[-1], breaks, time.perf_counter() - t0, no_tensor_work=False,
+                             run_eagerly=f"{read.reason} ({_short(read.filename)}:{read.lineno})")
     stop, generic = None, False
     moved: Unsupported | None = None  # why the break being planned was moved earlier
     while True:
@@ -107,6 +113,23 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
             # without its traceback: its frames hold this capture (and the objects it read) in a
             # cycle, which would keep them alive past the call (a generator closed late)
             stop, generic, moved = exc.retry_step, False, exc.with_traceback(None)
+
+
+def _reads_its_frames(fn, settings) -> BreakRecord | None:
+    """The record of the frame read :func:`frames.static_frame_read` finds in ``fn``'s code."""
+    from autograph.capture.families.frames import static_frame_read
+    found = static_frame_read(fn.__code__)
+    if found is None:
+        return None
+    lineno, what = found
+    code = fn.__code__
+    lineno = lineno or code.co_firstlineno
+    if settings.fullgraph:
+        raise CaptureError(f"graph break in {fn.__qualname__} with fullgraph=True: {what} inspects the calling "
+                           "frames. Remove the construct or compile without fullgraph.", code.co_filename, lineno)
+    return BreakRecord(f"{what} inspects the calling frames", code.co_filename, lineno,
+                       source_line(code.co_filename, lineno), [(code.co_filename, lineno, code.co_name)], 0,
+                       FRAME_INSPECTION)
 
 
 def _moved(fn, original: BreakRecord | None, inst, cause: Unsupported) -> BreakRecord:
@@ -179,7 +202,10 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         if tx.graph.pre_checks:  # inputs read once, checked, then passed to the graph (prechecks.py)
             from autograph.capture.engine import prechecks
             names = [f"__in{i}" for i in range(len(input_exprs))]
-            cg.checks = [f"{name} = {expr}" for name, expr in zip(names, input_exprs)] + prechecks.entry_lines(
+            # snapshots the input reads use (``__rem0 = remaining(it)``: live_iterators.py) are taken
+            # before them: the checks come first of all, before the prologue
+            snapshots, cg.prologue = cg.prologue, []
+            cg.checks = snapshots + [f"{name} = {expr}" for name, expr in zip(names, input_exprs)] + prechecks.entry_lines(
                 cg, tx.graph.pre_checks, [(node, name) for (_, _, node), name in zip(tx.graph.inputs, names)])
             input_exprs = names
         ops = sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))

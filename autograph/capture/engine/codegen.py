@@ -76,6 +76,17 @@ class Codegen:
         # RemainingSource -> the name of its snapshot in the prologue (families/live_iterators.py)
         self.remaining_snapshots: dict = {}
 
+    def user_line_call(self, where: tuple) -> str | None:
+        """The name of a callable ``(fn, *args, **kwargs)`` that calls ``fn`` from a frame claiming
+        the user's instruction ``where`` (``(code, offset, lineno, globals)``, families/side_effects.py):
+        the file, line, function name and module globals that logging and warnings read from the
+        caller's frame (engine/user_sites.py). None when the instruction has no line."""
+        from autograph.capture.engine.user_sites import user_site
+        code, offset, lineno, fn_globals = where
+        code, _ = origin_of(code, offset)
+        site = user_site(code, lineno, fn_globals)
+        return None if site is None else self.const(site.call)
+
     # --- expressions -----------------------------------------------------------
     def const(self, obj: Any) -> str:
         key = id(obj)

@@ -31,7 +31,7 @@ from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.containers import BaseSequenceValue, DictValue
 from autograph.capture.families.itertools_values import RealIteratorValue
 from autograph.capture.families.tokens import Token, from_real, register_made, register_token, run_real, to_real
-from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
+from autograph.guards.sources import AttrSource, ItemSource, ObjectSource, StoredItemSource
 
 KINDS = (collections.deque, collections.defaultdict, collections.Counter, collections.OrderedDict)
 _MAPPINGS = (collections.defaultdict, collections.Counter, collections.OrderedDict)
@@ -492,9 +492,10 @@ def _wrap_container(tx, obj, source):
             real = collections.defaultdict(factory)
         else:
             real = type(obj)()
+        item_source = StoredItemSource if hasattr(type(obj), "__missing__") else ItemSource
         for k in keys:
             key = _stand_in_key(tx, k, what)
-            real[key] = LazyToken(tx, ItemSource(source, k), obj[k])
+            real[key] = LazyToken(tx, item_source(source, k), obj[k])
     value = RealContainerValue(tx, real, source)
     value.real_obj = obj
     mirrors[id(obj)] = value

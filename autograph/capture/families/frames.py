@@ -9,7 +9,9 @@ the entry one that runs the original function (see :data:`~autograph.capture.cor
 """
 from __future__ import annotations
 
+import dis
 import inspect
+import types
 import sys
 import traceback
 import warnings
@@ -37,6 +39,44 @@ def refuse_frame_inspection(fn: Any) -> None:
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
         raise Unsupported(f"{module + '.' if module else ''}{name}() inspects the calling frames",
                           kind=FRAME_INSPECTION)
+
+
+# names whose reads are frame reads wherever they come from (``sys._getframe``, a ``from sys
+# import _getframe``, ``inspect.currentframe``, ``traceback.extract_stack``)
+_FRAME_READING_NAMES = frozenset({"_getframe", "_getframemodulename", "_current_frames", "currentframe",
+                                  "extract_stack", "format_stack", "print_stack", "walk_stack"})
+# ``inspect.stack()``/``inspect.trace()``: the names alone are common (``torch.stack``)
+_INSPECT_FRAME_READERS = frozenset({"stack", "trace"})
+# builtins that read the calling frame when called without arguments
+_ZERO_ARGUMENT_FRAME_READERS = frozenset({"locals", "vars", "dir"})
+_LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_ATTR", "LOAD_METHOD")
+
+
+def static_frame_read(code: types.CodeType) -> tuple[int | None, str] | None:
+    """``(line, what)`` of the first place ``code`` reads its own or its callers' frames, found
+    from its instructions alone, else None. Met during capture such a call makes the function
+    run as plain Python (:func:`refuse_frame_inspection`); after a graph break it would run in
+    a resume function, whose frame is not the function's (its locals, name and callers are
+    autograph's) and which can no longer run as the original. Read by name, so a shadowed name
+    only costs compiling."""
+    instructions = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG")]
+    lineno = None
+    for k, inst in enumerate(instructions):
+        lineno = inst.positions.lineno if inst.positions and inst.positions.lineno else lineno
+        if inst.opname not in _LOADS or not isinstance(inst.argval, str):
+            continue
+        name = inst.argval
+        if name in _FRAME_READING_NAMES:
+            return lineno, f"{name}()"
+        before = instructions[k - 1] if k else None
+        if name in _INSPECT_FRAME_READERS and inst.opname in ("LOAD_ATTR", "LOAD_METHOD") and before is not None \
+                and before.opname in _LOADS and before.argval == "inspect":
+            return lineno, f"inspect.{name}()"
+        if name in _ZERO_ARGUMENT_FRAME_READERS and inst.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            after = instructions[k + 1] if k + 1 < len(instructions) else None
+            if after is not None and after.opname in ("PRECALL", "CALL") and after.arg == 0:
+                return lineno, f"{name}()"
+    return None
 
 
 def _opaque_call_rule(tx, fn, args, kwargs):

@@ -48,7 +48,9 @@ class SideEffects:
     in program order: ``("store", obj_value, real, name, value, direct)`` (value :data:`DELETED`:
     ``del real.name``), ``("dict-store", namespace, real, name, value)`` (``real.__dict__[name] =
     value``), ``("global", globals_dict, name, value)`` (value :data:`DELETED`: ``del name``),
-    ``("call", fn, args, kwargs)``, ``("replay", line)``."""
+    ``("call", fn, args, kwargs, where)``, ``("replay", line)``. ``where`` is the user's
+    instruction that made a call which looks at its caller's frame (logging, ``warnings.warn``;
+    see :func:`user_line`), else None."""
 
     def __init__(self) -> None:
         self.events: list[tuple] = []
@@ -257,6 +259,36 @@ def is_reorderable_logging(fn: Any) -> bool:
         and name in _LOGGER_METHODS
 
 
+_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "warn": logging.WARNING,
+           "error": logging.ERROR, "critical": logging.CRITICAL}
+
+
+def _defer_only_when_silent(tx, fn: Any) -> None:
+    """A logging call is deferred past the graph only while its logger drops it (level below the
+    logger's): one that reaches handlers runs them in program order, since a handler (a user's
+    ``emit``, a stream the function reads back) changes what the rest of the function sees
+    (``len(handler.records)`` read after the call was the count before it). A guard keeps the
+    deferral to calls where the logger still drops the level."""
+    logger = getattr(fn, "__self__", None)
+    if isinstance(logger, logging.LoggerAdapter):
+        logger = logger.logger
+    level = _LEVELS.get(getattr(fn, "__name__", ""))
+    if not isinstance(logger, logging.Logger) or level is None:  # warnings.warn, logging.info(), helpers
+        if fn is warnings.warn:
+            return  # (a function calling warnings.warn runs as plain Python: families/frames.py)
+        raise Unsupported(f"{getattr(fn, '__qualname__', 'logging call')}() may run handlers", kind=LOGGING_HANDLERS)
+    if logger.isEnabledFor(level):
+        raise Unsupported(f"{logger.name!r} logs {logging.getLevelName(level)}: its handlers run at the call",
+                          kind=LOGGING_HANDLERS)
+    tx.guards.python(("logging-drops", id(logger), level), f"not logging.getLogger({logger.name!r}).isEnabledFor({level})",
+                     lambda: not logger.isEnabledFor(level), words=f"{logger.name} still drops level {level}")
+
+
+LOGGING_HANDLERS = break_kind(
+    "logging-runs-handlers", "a logging call whose logger passes the level on to handlers: they run user code "
+    "(an `emit`, a stream the function reads back), so the call runs in Python at its place in the program",
+    "log outside the hot function, or raise the logger's level where the logging is not needed")
+
 LOGGED_MUTABLE = break_kind(
     "logging-a-mutable-value", "a logging call (or `warnings.warn`) is given a list, dict, set or object made "
     "or changed during capture: deferred past the graph it would format the value as the capture leaves "
@@ -290,7 +322,8 @@ def record_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> Val
         if changing:
             raise Unsupported(f"{getattr(fn, '__name__', 'logging call')} of {changing[0].describe()}",
                               kind=LOGGED_MUTABLE)
-    _events(tx).append(("call", fn, list(args), dict(kwargs)))
+        _defer_only_when_silent(tx, fn)
+    _events(tx).append(("call", fn, list(args), dict(kwargs), _where_if_observed(tx, fn)))
     return ConstantValue(None)
 
 
@@ -303,18 +336,38 @@ def record_leading_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]
     effects = of(tx)
     if effects.events or tx.graph.op_count:
         return None
-    effects.leading.append((fn, list(args), dict(kwargs)))
+    effects.leading.append((fn, list(args), dict(kwargs), _where_if_observed(tx, fn)))
     return ConstantValue(None)
 
 
 def leading_lines(cg: "Codegen", tx) -> list[str]:
     """Statements of the calls :func:`record_leading_call` put first, in order."""
     effects = SIDE_EFFECTS.peek(tx)
-    return [_call_text(cg, fn, args, kwargs) for fn, args, kwargs in (effects.leading if effects is not None else ())]
+    return [_call_text(cg, *leading) for leading in (effects.leading if effects is not None else ())]
 
 
-def _call_text(cg: "Codegen", fn: Any, args: list[Value], kwargs: dict[str, Value]) -> str:
+def user_line(tx) -> tuple | None:
+    """The user's instruction running now (innermost interpreted frame): its code, offset,
+    line and module globals."""
+    frame = tx.frames[-1] if getattr(tx, "frames", None) else None
+    if frame is None or frame.current is None:
+        return None
+    return (frame.code, frame.current.offset, frame.current.lineno, frame.fn_globals)
+
+
+def _where_if_observed(tx, fn: Any) -> tuple | None:
+    """Where a deferred call that looks at its caller's frame is made from. A logging record
+    takes its ``funcName``/``lineno``/``pathname`` from the first frame outside logging, and
+    ``warnings.warn`` its file, line, module (for filters) and ``__warningregistry__`` from its
+    caller: replayed from the transformed code both would name autograph's generated code."""
+    return user_line(tx) if is_reorderable_logging(fn) else None
+
+
+def _call_text(cg: "Codegen", fn: Any, args: list[Value], kwargs: dict[str, Value], where: tuple | None = None) -> str:
     parts = [cg.reconstruct(a) for a in args] + [keyword_text(k, cg.reconstruct(v)) for k, v in kwargs.items()]
+    site_call = cg.user_line_call(where) if where is not None else None
+    if site_call is not None:  # made from a frame that claims the user's file, line and module
+        return f"{site_call}({', '.join([cg.const(fn), *parts])})"
     return f"{cg.const(fn)}({', '.join(parts)})"
 
 
@@ -349,8 +402,7 @@ def replay_lines(cg: "Codegen", tx) -> list[str]:
             else:
                 lines.append(f"{cg.const(globals_dict)}[{name!r}] = {cg.reconstruct(value)}")
         else:
-            _, fn, args, kwargs = event
-            lines.append(_call_text(cg, fn, args, kwargs))
+            lines.append(_call_text(cg, *event[1:]))
     return lines
 
 

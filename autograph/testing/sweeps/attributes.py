@@ -214,9 +214,12 @@ def _evaluate(namespace: dict, kind: Kind, mode: str, expr: str, keep: list | No
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return True, eval(expr, scope)  # noqa: S307
+            value = eval(expr, scope)  # noqa: S307
     except Exception as exc:  # noqa: BLE001 - Python refuses: that is an answer too
         return False, exc
+    if keep is not None:
+        keep.append(value)
+    return True, value
 
 
 def _plain(value: Any, depth: int = 0) -> bool:
@@ -261,6 +264,27 @@ def _stable(namespace: dict, kind: Kind, mode: str, expr: str) -> bool:
     return ok1 and ok2 and _plain(first) and _plain(second) and _same(first, second)
 
 
+def _hash_stable(namespace: dict, kind: Kind, mode: str, expr: str) -> bool:
+    """``hash()`` of two equal values, both alive, agrees. Hashing inside the evaluated text
+    (``hash(v.abs())``) frees each temporary before the next is made: the allocator may hand the
+    second one the first one's address, and an identity hash (tensors, plain objects) would then
+    agree here and differ between the runner's eager runs."""
+    keep: list = []
+    ok1, first = _evaluate(namespace, kind, mode, expr, keep)
+    ok2, second = _evaluate(namespace, kind, mode, expr, keep)
+    if not (ok1 and ok2) or first is second:
+        return ok1 and ok2 and _hashable(first)
+    return _hashable(first) and _hashable(second) and hash(first) == hash(second)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except Exception:  # noqa: BLE001 - unhashable (or a __hash__ that raises)
+        return False
+    return True
+
+
 def _text_stable(namespace: dict, kind: Kind, mode: str, expr: str) -> bool:
     keep: list = []
     ok1, first = _evaluate(namespace, kind, mode, f"repr({expr})", keep)
@@ -277,7 +301,7 @@ def _uses(namespace: dict, kind: Kind, mode: str, result: str) -> list[str]:
         uses += ["r", "r == r", "r != None"]
     if _text_stable(namespace, kind, mode, result):
         uses += ['"%s|%r" % (r, r)', "format(r)", 'f"{r!r:>8}"', "str(r)"]
-    if _stable(namespace, kind, mode, f"hash({result})") and _stable(namespace, kind, mode, result):
+    if _stable(namespace, kind, mode, result) and _hash_stable(namespace, kind, mode, result):
         uses.append("hash(r)")
     ok, value = _evaluate(namespace, kind, mode, result)
     if ok and isinstance(value, np.ndarray):

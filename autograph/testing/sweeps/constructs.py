@@ -6,7 +6,9 @@ around tensor code, and an iterator of the module consumed across calls; closure
 ``nonlocal`` in nested functions and in a factory's counter kept between calls; class and
 instance attributes of the same name changed during the call; module globals and a global dict
 read after writes; in-place tensor ops on views and aliases passed in; iteration over a dict whose
-values are changed (and on some calls, whose size changes: Python's RuntimeError).
+values are changed (and on some calls, whose size changes: Python's RuntimeError); a
+``defaultdict`` made in the function and grouped by tensor values (its keys change between
+calls); the function's own frame read (``locals()``, ``sys._getframe()``).
 
 Each construct marks the places (``@H``) where one hazard is put: nothing, a graph break
 (``print`` to a buffer), an index out of range on odd calls (a run-time error in the graph) or a
@@ -23,7 +25,9 @@ from typing import Iterator
 from autograph.testing.sweeps.case import SweepCase
 
 PRELUDE = '''\
+import collections
 import io
+import sys
 
 import torch
 
@@ -283,6 +287,22 @@ except RuntimeError as exc:
     LOG.append(str(exc))
 @H
 return total, len(D)
+"""),
+    Construct("defaultdict_grouped_by_tensor_values", """
+groups = collections.defaultdict(list)
+for v in x:
+    @H
+    groups[int(v) % 3].append(v)
+@H
+return [(k, len(groups[k])) for k in sorted(groups)], list(groups)
+"""),
+    Construct("own_frame_read", """
+y = x * 2
+@H
+names = sorted(locals())
+z = y + n
+@H
+return z, names, sys._getframe().f_code.co_name
 """),
     Construct("dict_copy_iteration_with_deletes", """
 for k in list(D):

@@ -4,7 +4,9 @@ or numpy mutation, before a graph break and before an operation that raises on o
 Effects: logging through a handler, ``warnings.warn``, ``print`` to a stream, ``os.environ``,
 ``random``, a write to a file in a temp dir, a list append and an attribute store. Each formats
 or records a value (a tensor computed in the graph, the input tensor, a numpy array or a plain
-int) that the code after it may change. The runner compares results, exceptions, ``world()``
+int) that the code after it may change, and the function reads back what the effect did (the
+handler's record count, the stream's length, ...) before it returns. The logger's level changes
+between calls. The runner compares results, exceptions, ``world()``
 (handler messages, stream text, file contents, ...) and the process state after every call.
 """
 from __future__ import annotations
@@ -71,6 +73,21 @@ EFFECTS = {
     "attribute": "STATE.n = STATE.n + 1",
 }
 
+# what the function itself reads back of the effect, after the hazard (a deferred effect would
+# not have happened yet: a handler's records counted before the call)
+READ_BACK = {
+    "logging": "len(HANDLER.messages)",
+    "logging_fstring": "len(HANDLER.messages)",
+    "warn": "None",
+    "print_stream": "len(BUF.getvalue())",
+    "print_stdout": "None",
+    "environ": "os.environ.get(ENV)",
+    "random": "len(LOG)",
+    "file": "os.path.exists(PATH)",
+    "append": "len(LOG)",
+    "attribute": "STATE.n",
+}
+
 VALUES = {
     "graph_tensor": "y",
     "input_tensor": "x",
@@ -104,7 +121,7 @@ def _function(effect: str, value: str, hazard: str, second: str | None, in_helpe
              effect_line, HAZARDS[hazard]]
     if second is not None:
         lines += [EFFECTS[second].format(v=VALUES[value]), "z = x[idx]"]
-    lines.append("return y + 1, STATE.n, len(items)")
+    lines.append(f"return y + 1, STATE.n, len(items), {READ_BACK[effect]}")
     return helper + "def fn(x, idx):\n" + textwrap.indent("\n".join(lines), "    ") + "\n"
 
 
@@ -112,6 +129,7 @@ _CALLS = '''
 
 def make_call(i):
     random.seed(i)
+    LG.setLevel(logging.ERROR if i == 2 else logging.INFO)  # the logger drops the call, then passes it on again
     return (torch.arange(4.0) + i, torch.tensor([1 + 5 * (i % 2)])), {}
 
 
