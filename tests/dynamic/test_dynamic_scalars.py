@@ -85,8 +85,8 @@ def test_estimate_mfu_with_a_new_float_each_call_compiles_at_most_twice():
             same(compiled(model, 4, dt), GPT.estimate_mfu(model, 4, dt))
     # (get_num_params' own resume function may storm on its generator expression: not a scalar)
     assert not [w for w in caught if str(w.message).startswith("GPT.estimate_mfu ")]
-    assert compiled.stats.captures <= 2
-    assert compiled.stats.recompiles[0].guard_src.startswith("type(dt) is float and dt ==")
+    assert compiled.stats.captures <= 2  # (0 once parameters() is walked at capture: no tensor work left)
+    assert all(r.guard_src.startswith("type(dt) is float and dt ==") for r in compiled.stats.recompiles)
 
 
 def test_float_arithmetic_is_bit_identical_to_python():
