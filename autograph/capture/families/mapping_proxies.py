@@ -10,7 +10,12 @@ or return the proxy is rebuilt over the rebuilt mapping, so it stays live.
 Passed in (an argument, a global), a proxy is read like a dict from outside: its keys are
 guarded in order and its items read through it. The dict it views cannot be named by a source,
 so once the call changes any dict from outside (the viewed one, perhaps) further reads of the
-proxy break; a proxy over a class's namespace is left to the generic object model.
+proxy break.
+
+A class's namespace (``cls.__dict__``) is a :class:`ClassNamespaceValue`: ``name in``,
+``[name]`` and ``.get(name)`` of a constant name are answered from the class, guarded like the
+class's attributes (the entry stays the same object, an absent name stays absent); reading all of
+it (iteration, ``len``, ``keys``) breaks.
 """
 from __future__ import annotations
 
@@ -159,6 +164,69 @@ class ProxyMethodValue(Value):
 
     def reconstruct(self, cg):
         return f"{cg.reconstruct(self.proxy)}.{self.name}"
+
+
+class ClassNamespaceValue(Value):
+    """``cls.__dict__``: reads of one constant name, each guarded at the class's own namespace."""
+
+    def __init__(self, cls: type, source=None):
+        self.cls = cls
+        self.source = source
+
+    def describe(self) -> str:
+        return f"mappingproxy of {self.cls.__qualname__}.__dict__"
+
+    def python_type(self) -> type:
+        return types.MappingProxyType
+
+    def real_value(self):
+        return self.cls.__dict__
+
+    def _entry(self, tx, key: Value) -> tuple[bool, Any]:
+        """Whether the namespace holds the constant ``key`` now, and what; guarded both ways."""
+        from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
+        if not key.is_constant():
+            raise Unsupported(f"{self.describe()} read with {key.describe()}", kind="unsupported-operation")
+        name = key.as_python_constant()
+        namespace = AttrSource(ObjectSource(self.cls, self.cls.__qualname__), "__dict__")
+        try:
+            present = name in self.cls.__dict__
+        except TypeError as exc:  # an unhashable key: Python's error
+            raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception") from None
+        if not present:
+            tx.guards.key_absent(namespace, name)
+            return False, None
+        raw = self.cls.__dict__[name]
+        tx.guards.id_(ItemSource(namespace, name), raw)
+        return True, raw
+
+    def _wrap(self, tx, name: Any, raw: Any) -> Value:
+        from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
+        pin = ItemSource(AttrSource(ObjectSource(self.cls, self.cls.__qualname__), "__dict__"), name)
+        return tx.wrap(raw, None, pin=pin)
+
+    def contains(self, tx, item):
+        return ConstantValue(self._entry(tx, item)[0])
+
+    def getitem(self, tx, key):
+        present, raw = self._entry(tx, key)
+        if not present:
+            err = KeyError(key.as_python_constant())
+            raise Unsupported(f"KeyError: {err}", generic=True, exc=err, kind="python-exception")
+        return self._wrap(tx, key.as_python_constant(), raw)
+
+    def call_method(self, tx, name, args, kwargs):
+        if name == "get" and not kwargs and 1 <= len(args) <= 2:
+            present, raw = self._entry(tx, args[0])
+            if present:
+                return self._wrap(tx, args[0].as_python_constant(), raw)
+            return args[1] if len(args) == 2 else ConstantValue(None)
+        if name in ("__contains__", "__getitem__") and not kwargs and len(args) == 1:
+            return self.contains(tx, args[0]) if name == "__contains__" else self.getitem(tx, args[0])
+        raise Unsupported(f"{self.describe()}.{name}(...)", kind="unsupported-operation")
+
+    def reconstruct(self, cg):
+        return f"{cg.const(self.cls)}.__dict__"
 
 
 def _viewable(value: Value) -> bool:

@@ -94,6 +94,9 @@ class ClassValue(Value):
         if name == "apply" and issubclass(self.cls, torch.autograd.Function):
             from autograph.capture.families.autograd_functions import FunctionApplyValue
             return FunctionApplyValue(self.cls)
+        if name == "__dict__" and type(self.cls).__getattribute__ is type.__getattribute__:
+            from autograph.capture.families.mapping_proxies import ClassNamespaceValue
+            return ClassNamespaceValue(self.cls, AttrSource(self.source, name) if self.source is not None else None)
         raw = mro_lookup(self.cls, name)[1]
         if isinstance(raw, types.FunctionType) and type(raw) is not types.FunctionType:
             # a function proxy (a wrapt wrapper of the import hook, say): reading it from the class
