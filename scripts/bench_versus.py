@@ -97,13 +97,15 @@ def main(argv: list[str] | None = None) -> int:
             a, b = (statistics.median(data.get((row, lab), [float("nan")])) for lab in labels)
             print(f"{row:28} {a:14.2f} {b:24.2f} {b / a if a else float('nan'):9.2f}")
     if opts.instructions:
-        counts = {label: {r["row"]: r["autograph"] - r["plain"] for r in run(trees[label], "bench_instructions.py", [])}
-                  for label in labels}
-        print(f"\ninstructions a hit adds to the plain call (callgrind)\n{'row':28} {labels[0]:>14} "
-              f"{labels[1]:>24} {'new/base':>9}")
-        for row in counts[labels[0]]:
-            a, b = counts[labels[0]][row], counts[labels[1]].get(row, float("nan"))
-            print(f"{row:28} {a:14.0f} {b:24.0f} {b / a if a else float('nan'):9.3f}")
+        counts = {label: {r["row"]: r for r in run(trees[label], "bench_instructions.py", [])} for label in labels}
+        for title, value, scale in (("instructions a hit adds to the plain call", lambda r: r["autograph"] - r["plain"], 1),
+                                    ("instructions of the cold first call (millions)", lambda r: r.get("cold"), 1e6)):
+            print(f"\n{title} (callgrind)\n{'row':28} {labels[0]:>14} {labels[1]:>24} {'new/base':>9}")
+            for row in counts[labels[0]]:
+                a, b = (value(counts[lab][row]) if row in counts[lab] else None for lab in labels)
+                if a is None or b is None:
+                    continue
+                print(f"{row:28} {a / scale:14.1f} {b / scale:24.1f} {b / a if a else float('nan'):9.3f}")
     return 0
 
 
