@@ -20,7 +20,8 @@
 
 /* node kinds (autograph/guards/extension.py N_*) and guard opcodes (autograph/guards/kinds.py Op) */
 enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN = 4,
-       N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10, N_APPLY = 11 };
+       N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10, N_APPLY = 11,
+       N_ITER_ITEMS = 12, N_ITER_SEQUENCE = 13 };
 enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6, G_NO_KEY = 7,
        G_NO_HOOKS = 8, G_IS = 9, G_KEYS = 10, G_ITEMS_LEFT = 11 };
 
@@ -91,6 +92,46 @@ static PyObject *varkw_dict(Frame *f) {
     return d;
 }
 
+/* The fields CPython's list and tuple iterators share (listiterobject, tupleiterobject): the
+ * index of the next item and the sequence, NULL once exhausted. guard_eval_init checks this
+ * layout on live iterators; when it does not hold, their __length_hint__ is called (or
+ * a node's reader) instead. */
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t it_index;
+    PyObject *it_seq;
+} SeqIter;
+static int g_seqiter_layout = 0;
+
+/* An N_ITER_ITEMS / N_ITER_SEQUENCE node read in place: for a list or tuple iterator over an
+ * exact list or tuple, the items it will still yield (a new tuple: what the reader's
+ * tuple(seq[index:]) gives) or the sequence it walks (None once exhausted or when empty: what
+ * its __reduce__ names). Returns 1 with *out set (NULL on error), 0 when `it` is another kind of
+ * iterator (or the layout is not known): the node's reader is called instead. */
+static int seq_iter_read(PyObject *it, int sequence, PyObject **out) {
+    if (!g_seqiter_layout || (Py_TYPE(it) != &PyListIter_Type && Py_TYPE(it) != &PyTupleIter_Type)) return 0;
+    SeqIter *s = (SeqIter *)it;
+    PyObject *seq = s->it_seq;
+    if (seq && !PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) return 0;  /* a subclass slices its own way */
+    if (sequence) {
+        *out = seq && Py_SIZE(seq) ? seq : Py_None;
+        Py_INCREF(*out);
+        return 1;
+    }
+    Py_ssize_t start = s->it_index, n = seq ? Py_SIZE(seq) : 0;
+    if (start >= n) { *out = PyTuple_New(0); return 1; }
+    if (PyTuple_CheckExact(seq)) { *out = PyTuple_GetSlice(seq, start, n); return 1; }
+    PyObject *items = PyTuple_New(n - start);
+    if (items)
+        for (Py_ssize_t i = start; i < n; i++) {
+            PyObject *x = PyList_GET_ITEM(seq, i);
+            Py_INCREF(x);
+            PyTuple_SET_ITEM(items, i - start, x);
+        }
+    *out = items;
+    return 1;
+}
+
 /* New reference to node i's value, or NULL with an exception set. */
 static PyObject *node_value(Frame *f, Py_ssize_t i) {
     if (f->values[i]) { Py_INCREF(f->values[i]); return f->values[i]; }
@@ -155,6 +196,14 @@ static PyObject *node_value(Frame *f, Py_ssize_t i) {
     case N_APPLY:  /* (N_APPLY, base node, reader): reader(base) */
         base = node_value(f, PyLong_AsSsize_t(a));
         if (base) { v = PyObject_CallOneArg(b, base); Py_DECREF(base); }
+        break;
+    case N_ITER_ITEMS:     /* (kind, iterator node, reader): reader(it), read in place where */
+    case N_ITER_SEQUENCE:  /* seq_iter_read can */
+        base = node_value(f, PyLong_AsSsize_t(a));
+        if (base) {
+            if (!seq_iter_read(base, kind == N_ITER_SEQUENCE, &v)) v = PyObject_CallOneArg(b, base);
+            Py_DECREF(base);
+        }
         break;
     default:
         PyErr_Format(PyExc_SystemError, "autograph._native: unknown node kind %ld", kind);
@@ -505,15 +554,6 @@ static int keys_check(PyObject *d, PyObject *keys, PyObject *by_value) {
     return ok;
 }
 
-/* The fields CPython's list and tuple iterators share (listiterobject, tupleiterobject): the
- * index of the next item and the sequence, NULL once exhausted. guard_eval_init checks this
- * layout on live iterators; when it does not hold, their __length_hint__ is called instead. */
-typedef struct {
-    PyObject_HEAD
-    Py_ssize_t it_index;
-    PyObject *it_seq;
-} SeqIter;
-static int g_seqiter_layout = 0;
 
 /* How many items a list or tuple iterator will still yield (its __length_hint__);
  * -2 when `it` is another kind of iterator, -1 on error. */
@@ -770,7 +810,8 @@ int guard_eval_init(PyObject *m) {
         {"N_POS", N_POS}, {"N_VARARGS", N_VARARGS}, {"N_CONST", N_CONST}, {"N_GLOBAL", N_GLOBAL},
         {"N_GLOBAL_OR_BUILTIN", N_GLOBAL_OR_BUILTIN}, {"N_CELL", N_CELL}, {"N_ATTR", N_ATTR},
         {"N_ITEM", N_ITEM}, {"N_CALL", N_CALL}, {"N_KWONLY", N_KWONLY}, {"N_VARKW", N_VARKW},
-        {"N_APPLY", N_APPLY}, {"G_IS", G_IS}, {"G_KEYS", G_KEYS}, {"G_ITEMS_LEFT", G_ITEMS_LEFT},
+        {"N_APPLY", N_APPLY}, {"N_ITER_ITEMS", N_ITER_ITEMS}, {"N_ITER_SEQUENCE", N_ITER_SEQUENCE},
+        {"G_IS", G_IS}, {"G_KEYS", G_KEYS}, {"G_ITEMS_LEFT", G_ITEMS_LEFT},
         {"G_TENSOR", G_TENSOR}, {"G_TYPE", G_TYPE}, {"G_ID", G_ID}, {"G_CONST", G_CONST},
         {"G_LEN", G_LEN}, {"G_EQ", G_EQ}, {"G_CALL", G_CALL}, {"G_NO_KEY", G_NO_KEY},
         {"G_NO_HOOKS", G_NO_HOOKS}, {"MAX_NODES", MAX_NODES},

@@ -5,8 +5,10 @@
 The training programs of scripts/bench_guard_passes.py record none of these kinds, so each is
 timed here alone: DICT_KEYS on a module's ``_modules`` of 8 entries, ITER_REMAINING on a list
 iterator (the loop over ``self.blocks`` resumed after a break), PINNED_IDENTITY through a lambda
-getter, SAME_OBJECT on two arguments, and the whole entry of a loop over an outside iterator of
-three tensors. Thread CPU time per check, best of 7, microseconds. Uses only the guard
+getter, SAME_OBJECT on two arguments, and whole entries: a loop over an outside iterator of
+three tensors (``remaining(it)[k]`` per item), a call that changes a list beside an iterator
+from outside (the iterator kept apart from it) and a bound method read through a class
+attribute of an object made in the call (a pinned read). Thread CPU time per check, best of 7, microseconds. Uses only the guard
 constructors of ``autograph.guards.model``, so the same script times an older checkout too.
 """
 from __future__ import annotations
@@ -42,6 +44,44 @@ def walk(x, it):
     for v in it:
         x = x + v
     return x
+
+
+def sum_after_append(x, it, items):
+    items.append(9)
+    return x + sum(it)
+
+
+class _Helper:
+    def __init__(self, k):
+        self.k = k
+
+    def scale(self, x):
+        return x * self.k
+
+
+class _Op:
+    fn = _Helper(2).scale
+
+    def run(self, x):
+        return self.fn(x)
+
+
+def pinned_method(x):
+    return _Op().run(x) + 1
+
+
+def _entry_row(c, native, title: str, fn, warm, args) -> None:
+    """The C check of ``fn``'s one entry, as this checkout's capture records it."""
+    import autograph
+
+    f = autograph.compile(fn)
+    for _ in range(3):
+        f(*warm())
+    (entry,) = f.entries
+    plan = native.plan_for(entry.guards)
+    kind = "C plan" if isinstance(plan, tuple) else "C calling the generated check"
+    assert c.check(plan, args, None) == -1
+    print(f"{title:<34} {kind} {_best(lambda: c.check(plan, args, None)):6.3f} us ({len(entry.guards)} guards)")
 
 
 def main() -> None:
@@ -84,6 +124,9 @@ def main() -> None:
     args = (x, iter(items))
     print(f"{'loop over an outside iterator':<34} {kind} {_best(lambda: c.check(plan, args, None)):6.3f} us "
           f"({len(entry.guards)} guards)")
+    _entry_row(c, native, "iterator beside a list it changes", sum_after_append,
+               lambda: (x, iter([1, 2]), [1, 2]), (x, iter([1, 2]), [1, 2]))
+    _entry_row(c, native, "method read through a pinned class", pinned_method, lambda: (x,), (x,))
 
 
 if __name__ == "__main__":

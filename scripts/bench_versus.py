@@ -7,7 +7,12 @@ The other commit is checked out into a temporary git worktree; this checkout's
 medians over ``--rounds`` are printed side by side: a hit's added time (µs over the plain
 call) per case, and cold capture (ms) per row.
 
+With ``--instructions`` it also counts the instructions a hit adds, per row of
+``bench_instructions.py`` (callgrind: deterministic, one run per tree), the measure to trust when
+timings on a shared machine differ by tenths of a microsecond.
+
     python scripts/bench_versus.py [BASE (default HEAD~1)] [--rounds 3] [--rows one_op,toy,mlp,gpt2]
+                                   [--instructions]
 """
 from __future__ import annotations
 
@@ -22,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCHES = ("bench_overhead.py", "bench_capture.py")
+BENCHES = ("bench_overhead.py", "bench_capture.py", "bench_instructions.py")
 
 
 def _git(*args: str, cwd: Path = ROOT) -> str:
@@ -66,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rows", default="one_op,toy,mlp,gpt2", help="bench_capture rows")
     parser.add_argument("--number", type=int, default=1000, help="calls per overhead repeat")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also instructions a hit adds (bench_instructions.py, needs valgrind)")
     opts = parser.parse_args(argv)
     base, sha = base_tree(opts.base)
     here = _git("rev-parse", "--short", "HEAD")
@@ -89,6 +96,16 @@ def main(argv: list[str] | None = None) -> int:
         for row in dict.fromkeys(k[0] for k in data):
             a, b = (statistics.median(data.get((row, lab), [float("nan")])) for lab in labels)
             print(f"{row:28} {a:14.2f} {b:24.2f} {b / a if a else float('nan'):9.2f}")
+    if opts.instructions:
+        counts = {label: {r["row"]: r for r in run(trees[label], "bench_instructions.py", [])} for label in labels}
+        for title, value, scale in (("instructions a hit adds to the plain call", lambda r: r["autograph"] - r["plain"], 1),
+                                    ("instructions of the cold first call (millions)", lambda r: r.get("cold"), 1e6)):
+            print(f"\n{title} (callgrind)\n{'row':28} {labels[0]:>14} {labels[1]:>24} {'new/base':>9}")
+            for row in counts[labels[0]]:
+                a, b = (value(counts[lab][row]) if row in counts[lab] else None for lab in labels)
+                if a is None or b is None:
+                    continue
+                print(f"{row:28} {a / scale:14.1f} {b / scale:24.1f} {b / a if a else float('nan'):9.3f}")
     return 0
 
 

@@ -19,7 +19,7 @@ log = logging.getLogger("autograph.runtime")
 # node kinds of a plan (how a guarded value is reached); native/guard_eval.c exports its own
 # values of the same names, and of the guard opcodes (``G_<name>`` for each ``kinds.Op``)
 (N_POS, N_VARARGS, N_CONST, N_GLOBAL, N_GLOBAL_OR_BUILTIN, N_CELL, N_ATTR, N_ITEM, N_CALL, N_KWONLY, N_VARKW,
- N_APPLY) = range(12)
+ N_APPLY, N_ITER_ITEMS, N_ITER_SEQUENCE) = range(14)
 MAX_NODES = 1024
 PLAN_CONSTANTS: dict[str, int] = {
     **{name: value for name, value in globals().items() if name.startswith("N_")},

@@ -17,11 +17,11 @@ from typing import Any, Callable, Sequence
 
 from autograph.guards.check import GuardSet
 from autograph.guards.extension import (MAX_NODES, N_APPLY, N_ATTR, N_CALL, N_CELL, N_CONST, N_GLOBAL,
-                                        N_GLOBAL_OR_BUILTIN, N_ITEM, N_KWONLY, N_POS, N_VARARGS, N_VARKW,
-                                        c_path)
+                                        N_GLOBAL_OR_BUILTIN, N_ITEM, N_ITER_ITEMS, N_ITER_SEQUENCE, N_KWONLY,
+                                        N_POS, N_VARARGS, N_VARKW, c_path)
 from autograph.guards.kinds import TWINS, Inexpressible, spec_of
 from autograph.guards.model import Guard
-from autograph.guards.sources import (AppliedSource, AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
+from autograph.guards.sources import (ITER_ITEMS, ITER_SEQUENCE, AppliedSource, AttrSource, ClosureSource, GlobalSource, GlobalStateSource,
                                       ItemSource, LocalSource, ObjectSource, PinnedSource, Source)
 
 
@@ -41,6 +41,10 @@ def _global_state_call(source: GlobalStateSource) -> tuple[Callable[..., Any], t
     if target is torch.are_deterministic_algorithms_enabled and not args:
         target = torch._C._get_deterministic_algorithms  # what it returns, without a Python frame
     return target, args
+
+
+# what an AppliedSource's reader answers -> the node that reads it in place from a list/tuple iterator
+_IN_PLACE_NODES = {ITER_ITEMS: N_ITER_ITEMS, ITER_SEQUENCE: N_ITER_SEQUENCE}
 
 
 class _PlanBuilder:
@@ -110,7 +114,8 @@ class _PlanBuilder:
         elif isinstance(source, PinnedSource):
             node = (N_CALL, source.getter, ())
         elif isinstance(source, AppliedSource):
-            node = (N_APPLY, self.node(source.base), source.reader())
+            kind = _IN_PLACE_NODES.get(source.in_place, N_APPLY)
+            node = (kind, self.node(source.base), source.reader())
         else:
             raise Inexpressible(f"source {type(source).__name__}")
         self.nodes.append(node)
@@ -165,7 +170,7 @@ def _node_value(plan: tuple, values: list, i: int, args: tuple, kwargs: dict) ->
         v = _node_value(plan, values, a, args, kwargs)[b]
     elif kind == N_CALL:
         v = a(*b)
-    elif kind == N_APPLY:
+    elif kind in (N_APPLY, N_ITER_ITEMS, N_ITER_SEQUENCE):  # the C case reads the last two in place
         v = b(_node_value(plan, values, a, args, kwargs))
     else:
         raise SystemError(f"unknown node kind {kind}")

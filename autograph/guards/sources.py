@@ -273,10 +273,18 @@ class PinnedSource(Source):
         return f"{ctx.constant(self.getter, 'pin')}()"
 
 
+ITER_ITEMS = "items"  # AppliedSource.in_place: reader(it) is the tuple of the items ``it`` will still yield
+ITER_SEQUENCE = "sequence"  # ... reader(it) is the list or tuple ``it`` walks, None once exhausted or empty
+
+
 class AppliedSource(Source):
     """``reader(base)``: a value a function reads from another source's value without changing
     it (the items an iterator will still yield, say). Subclasses name their base (``base``) and
-    the function (``reader()``); a native plan reads it as one call on the base's node."""
+    the function (``reader()``); a native plan reads it as one call on the base's node, or, where
+    ``in_place`` says what the reader answers (``ITER_ITEMS``, ``ITER_SEQUENCE``), reads a list
+    or tuple iterator's fields in place and calls the reader for iterators of other types."""
+
+    in_place: str | None = None
 
     def reader(self) -> Callable[[Any], Any]:  # pragma: no cover - abstract
         raise NotImplementedError

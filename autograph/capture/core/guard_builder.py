@@ -47,6 +47,13 @@ class GuardRecorder:
             t = type(obj)
             self._add(("pin-type", what, t), lambda: model.type_match(PinnedSource(getter, what), t, is_type=True))
 
+    def pinned_method(self, getter: Callable[[], Any], what: str, func: Any, self_obj: Any) -> None:
+        """``getter()`` (a pinned read) is still ``func`` bound to ``self_obj``: ID_MATCH on the
+        ``__func__`` and ``__self__`` of one getter call (native: a call node, two pointer compares)."""
+        pinned = PinnedSource(getter, what)
+        self.id_(AttrSource(pinned, "__func__"), func)
+        self.id_(AttrSource(pinned, "__self__"), self_obj)
+
     def method(self, obj_source, cls: type, name: str, func: Any) -> None:
         """``obj.name`` stays ``func`` bound to ``obj``: neither its class nor the instance
         (``module.forward = wrapper``, as hook libraries do) replaced it."""

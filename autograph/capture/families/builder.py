@@ -228,11 +228,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         if source is None and g.pin is not None:  # pinned: the same function bound to the same object
             getter, what = g.pin
             g.pin = None
-            func, self_obj = obj.__func__, obj.__self__
-            g.python(("pin-method", what, id(func), id(self_obj)),
-                     f"{what} is {func.__qualname__} bound to <{type(self_obj).__name__} at {id(self_obj):#x}>",
-                     lambda: (lambda m: getattr(m, "__func__", None) is func and getattr(m, "__self__", None) is self_obj)(
-                         getter()))
+            g.pinned_method(getter, what, obj.__func__, obj.__self__)
         self_src = AttrSource(source, "__self__") if source is not None else None
         func_src = AttrSource(source, "__func__") if source is not None else None
         if func_src is not None:

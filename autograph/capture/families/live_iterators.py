@@ -21,7 +21,7 @@ from autograph.capture.families import builder
 from autograph.capture.families import side_effects
 from autograph.capture.core.base import Value
 from autograph.capture.families.containers import ListIteratorValue
-from autograph.guards.sources import AppliedSource, ItemSource, Source
+from autograph.guards.sources import ITER_ITEMS, ITER_SEQUENCE, AppliedSource, ItemSource, Source
 
 
 def remaining(it) -> tuple:
@@ -41,9 +41,11 @@ def advance(it, n: int):
 
 @dataclass(frozen=True, init=False)
 class RemainingSource(AppliedSource):
-    """``remaining(it)``: the items a tuple/list iterator still holds (read without consuming)."""
+    """``remaining(it)``: the items a tuple/list iterator still holds (read without consuming;
+    a native plan reads a list or tuple iterator's fields, without calling ``remaining``)."""
 
     base_source: Source
+    in_place = ITER_ITEMS
 
     def __init__(self, base: Source):
         object.__setattr__(self, "base_source", base)
@@ -135,6 +137,29 @@ def _sequence_of(it):
     return seq if type(seq) in (list, tuple) and len(seq) else None
 
 
+@dataclass(frozen=True, init=False)
+class SequenceOfSource(AppliedSource):
+    """``_sequence_of(it)``: the list or tuple a list/tuple iterator walks (None once exhausted;
+    a native plan reads a list or tuple iterator's field, without calling ``_sequence_of``)."""
+
+    base_source: Source
+    in_place = ITER_SEQUENCE
+
+    def __init__(self, base: Source):
+        object.__setattr__(self, "base_source", base)
+
+    @property
+    def base(self) -> Source:
+        return self.base_source
+
+    @property
+    def expr(self) -> str:
+        return f"{_sequence_of.__name__}({self.base_source.expr})"
+
+    def reader(self):
+        return _sequence_of
+
+
 def _keep_apart(tx, it, it_source: Source, list_value: Value) -> None:
     """An iterator from outside is read from its list's real items at capture; a list from
     outside that this call changes (the change replayed after the graph) must not be the one it
@@ -143,9 +168,7 @@ def _keep_apart(tx, it, it_source: Source, list_value: Value) -> None:
     if list_value.identity is not None and _sequence_of(it) is list_value.identity:
         raise Unsupported(f"change of the list {list_value.source.expr} while an iterator over it "
                           f"({it_source.expr}) is live", kind="side-effect")
-    a, b = it_source, list_value.source
-    tx.guards.python(("iter-apart", a, b), f"{_sequence_of.__name__}({a.expr}) is not {b.expr}",
-                     lambda x, y: _sequence_of(x) is not y, [a, b])
+    tx.guards.distinct(SequenceOfSource(it_source), list_value.source)
 
 
 # (iterator, source) of every iterator this capture reads from outside
