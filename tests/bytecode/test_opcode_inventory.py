@@ -38,7 +38,6 @@ KNOWN_BREAKS: dict[str, str] = {
     "LOAD_BUILD_CLASS": "a class statement inside a compiled function",
     "IMPORT_STAR": "`from m import *` (only legal at module level)",
     "PRINT_EXPR": "interactive-mode expression statement",
-    "DELETE_GLOBAL": "`del` of a global",
     "DELETE_DEREF": "`del` of a closure variable",
     # exceptional paths: capture breaks before a handler that would run user code
     "CALL_INTRINSIC_2": "`except*` re-raise and PEP 695 generic definitions (3.12+)",
