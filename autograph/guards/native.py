@@ -44,7 +44,7 @@ def _global_state_call(source: GlobalStateSource) -> tuple[Callable[..., Any], t
 
 
 # what an AppliedSource's reader answers -> the node that reads it in place from a list/tuple iterator
-_IN_PLACE_NODES = {ITER_ITEMS: N_ITER_ITEMS, ITER_SEQUENCE: N_ITER_SEQUENCE}
+_IN_PLACE_NODES: dict[str | None, int] = {ITER_ITEMS: N_ITER_ITEMS, ITER_SEQUENCE: N_ITER_SEQUENCE}
 
 
 class _PlanBuilder:
