@@ -61,5 +61,5 @@ def clears_grads(tx) -> bool:
     effects = SIDE_EFFECTS.peek(tx)
     if effects is None:
         return False
-    calls = [fn for fn, _, _ in effects.leading] + [e[1] for e in effects.events if e[0] == "call"]
+    calls = [call[0] for call in effects.leading] + [e[1] for e in effects.events if e[0] == "call"]
     return any(fn in _SIGNATURES for fn in calls)
