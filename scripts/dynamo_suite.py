@@ -156,7 +156,8 @@ def _markdown_table(reports: list[tuple], torch_version: str) -> str:
 def _markdown(outcomes, counts, groups, path: Path, seconds: float, torch_version: str) -> str:
     n = counts["in_scope"] or 1
     by_name = {o.name: o for o in outcomes}
-    lines = [f"Measured on autograph commit `{_git_commit()}`, {datetime.date.today().isoformat()}, torch "
+    lines = [f"### `{path.name}`", "",
+             f"Measured on autograph commit `{_git_commit()}`, {datetime.date.today().isoformat()}, torch "
              f"{torch_version}, `{path.name}` at upstream commit `{_upstream_commit(path)}`, "
              f"{seconds:.0f} s on the 2-core CPU machine.", "",
              "| in scope | strict pass | values correct | of which fell back | values, counts differ | wrong |",
@@ -165,7 +166,7 @@ def _markdown(outcomes, counts, groups, path: Path, seconds: float, torch_versio
              f"{counts['strict'] + counts['values'] + counts['fallback']} | {counts['fallback']} "
              f"({100 * counts['fallback'] / n:.1f}%) | {counts['values']} | {counts['wrong']} |", ""]
     for name, names in groups.items():
-        lines.append(f"### {name} ({len(names)})")
+        lines.append(f"#### {name} ({len(names)})")
         lines.append("")
         for test in names:
             reason = by_name[test].reason
