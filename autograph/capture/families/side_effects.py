@@ -263,25 +263,79 @@ _LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARN
            "error": logging.ERROR, "critical": logging.CRITICAL}
 
 
-def _defer_only_when_silent(tx, fn: Any) -> None:
-    """A logging call is deferred past the graph only while its logger drops it (level below the
-    logger's): one that reaches handlers runs them in program order, since a handler (a user's
-    ``emit``, a stream the function reads back) changes what the rest of the function sees
-    (``len(handler.records)`` read after the call was the count before it). A guard keeps the
-    deferral to calls where the logger still drops the level."""
+_LEVEL_OF_HELPER = {"warning_once": logging.WARNING, "warning_advice": logging.WARNING, "info_once": logging.INFO}
+
+
+def _logger_and_level(fn: Any) -> tuple[logging.Logger | None, int | None]:
+    """The logger a logging call goes to and the level it logs at (None, None when unknown:
+    ``logging.info()`` of the root logger through a module function, other helpers)."""
     logger = getattr(fn, "__self__", None)
     if isinstance(logger, logging.LoggerAdapter):
         logger = logger.logger
-    level = _LEVELS.get(getattr(fn, "__name__", ""))
-    if not isinstance(logger, logging.Logger) or level is None:  # warnings.warn, logging.info(), helpers
+    name = getattr(fn, "__name__", "")
+    level = _LEVELS.get(name, _LEVEL_OF_HELPER.get(name))
+    return (logger, level) if isinstance(logger, logging.Logger) and level is not None else (None, None)
+
+
+def _stream_only_handlers(logger: logging.Logger) -> bool:
+    """Whether every handler a record of ``logger`` reaches (the logger, then its parents while
+    ``propagate``; ``logging.lastResort`` when there are none) only writes text where the function
+    cannot read it back, with no filter anywhere: then running them later changes only the moment
+    text appears. Such handlers are stdlib ``StreamHandler``/``FileHandler`` objects on a file
+    stream (an ``io.TextIOWrapper``: ``sys.stderr``, a log file; never an in-memory ``StringIO``),
+    ``NullHandler``, and the test runner's own capture (pytest's logging plugin)."""
+    if logger.filters:
+        return False
+    found = False
+    current: logging.Logger | None = logger
+    while current is not None:
+        if current.filters and current is not logger:
+            return False
+        for h in current.handlers:
+            found = True
+            if not _writes_text_only(h):
+                return False
+        current = current.parent if current.propagate else None
+    if not found:
+        last = logging.lastResort
+        return last is None or _writes_text_only(last)
+    return True
+
+
+def _writes_text_only(handler: logging.Handler) -> bool:
+    import io
+    if handler.filters:
+        return False
+    if type(handler).__module__.startswith("_pytest."):
+        return True
+    if type(handler) is logging.NullHandler:
+        return True
+    return type(handler) in (logging.StreamHandler, logging.FileHandler, logging._StderrHandler) \
+        and isinstance(getattr(handler, "stream", None), io.TextIOWrapper)
+
+
+def _defer_only_when_silent(tx, fn: Any) -> None:
+    """A logging call is deferred past the graph only while its logger drops it (level below the
+    logger's), or while every handler it reaches only writes to the process's own stdout/stderr:
+    one that reaches other handlers runs them in program order, since a handler (a user's
+    ``emit``, a stream the function reads back) changes what the rest of the function sees
+    (``len(handler.records)`` read after the call was the count before it). A guard keeps the
+    deferral to calls where this still holds."""
+    logger, level = _logger_and_level(fn)
+    if logger is None or level is None:  # warnings.warn, logging.info(), other helpers
         if fn is warnings.warn:
             return  # (a function calling warnings.warn runs as plain Python: families/frames.py)
         raise Unsupported(f"{getattr(fn, '__qualname__', 'logging call')}() may run handlers", kind=LOGGING_HANDLERS)
-    if logger.isEnabledFor(level):
+
+    def harmless() -> bool:
+        return not logger.isEnabledFor(level) or _stream_only_handlers(logger)
+
+    if not harmless():
         raise Unsupported(f"{logger.name!r} logs {logging.getLevelName(level)}: its handlers run at the call",
                           kind=LOGGING_HANDLERS)
-    tx.guards.python(("logging-drops", id(logger), level), f"not logging.getLogger({logger.name!r}).isEnabledFor({level})",
-                     lambda: not logger.isEnabledFor(level), words=f"{logger.name} still drops level {level}")
+    tx.guards.python(("logging-harmless", id(logger), level),
+                     f"logging.getLogger({logger.name!r}) drops level {level} or only writes to stdout/stderr",
+                     harmless, words=f"{logger.name} still drops level {level} or only writes to stdout/stderr")
 
 
 LOGGING_HANDLERS = break_kind(
