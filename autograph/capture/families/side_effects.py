@@ -303,6 +303,7 @@ def _stream_only_handlers(logger: logging.Logger) -> bool:
 
 
 def _writes_text_only(handler: logging.Handler) -> bool:
+    """One handler of :func:`_stream_only_handlers`' kinds, without filters."""
     import io
     if handler.filters:
         return False
@@ -316,8 +317,8 @@ def _writes_text_only(handler: logging.Handler) -> bool:
 
 def _defer_only_when_silent(tx, fn: Any) -> None:
     """A logging call is deferred past the graph only while its logger drops it (level below the
-    logger's), or while every handler it reaches only writes to the process's own stdout/stderr:
-    one that reaches other handlers runs them in program order, since a handler (a user's
+    logger's), or while every handler it reaches only writes text the function cannot read back
+    (:func:`_stream_only_handlers`): one that reaches other handlers runs them in program order, since a handler (a user's
     ``emit``, a stream the function reads back) changes what the rest of the function sees
     (``len(handler.records)`` read after the call was the count before it). A guard keeps the
     deferral to calls where this still holds."""
@@ -334,8 +335,8 @@ def _defer_only_when_silent(tx, fn: Any) -> None:
         raise Unsupported(f"{logger.name!r} logs {logging.getLevelName(level)}: its handlers run at the call",
                           kind=LOGGING_HANDLERS)
     tx.guards.python(("logging-harmless", id(logger), level),
-                     f"logging.getLogger({logger.name!r}) drops level {level} or only writes to stdout/stderr",
-                     harmless, words=f"{logger.name} still drops level {level} or only writes to stdout/stderr")
+                     f"logging.getLogger({logger.name!r}) drops level {level} or only writes text to files",
+                     harmless, words=f"{logger.name} still drops level {level} or only writes text to files")
 
 
 LOGGING_HANDLERS = break_kind(
