@@ -155,9 +155,7 @@ def _guard_real_key(tx, value: Value, real: Any) -> None:
         return
     # compared by what it stands for (a method wrapper, made anew on each read; a typing alias):
     # the same type and an equal object (C or typing code, no user code) on later calls
-    kind = type(real)
-    tx.guards.python(("key-eq", value.source), f"{value.source.expr} == {real!r}",
-                     lambda v: type(v) is kind and bool(v == real), [value.source])
+    tx.guards.read_equals(value.source, real)
 
 
 def raise_if_unhashable(value: Value) -> None:
@@ -511,7 +509,7 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
     expected = [exact_key(item) for item in order]  # {1} == {True}, yet their items fold differently
     tx.guards.type_(source, obj)
     if source is not None:
-        tx.guards.python(("set-eq", source), f"list({source.expr}) == {order!r}",
+        tx.guards.python("set-contents", source, f"list({source.expr}) == {order!r}",
                          lambda v: [exact_key(item) for item in v] == expected, [source])
     keys = [(_ByRealObject if hashed_by_real_object(x) else _Identity)(tx.wrap(x, None, trusted=True), x)
             if is_pinned_element(x) else x for x in order]
