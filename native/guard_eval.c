@@ -622,16 +622,17 @@ static int items_left_check(PyObject *it, PyObject *g) {
     return PyTuple_GET_ITEM(g, 3) == Py_True ? left > count : left == count;
 }
 
-/* HAS_ATTR: (op, node, name, present); hasattr(v, name) is present (only AttributeError is absence) */
+/* HAS_ATTR: (op, node, name, present); hasattr(v, name) is present: the lookup builtin hasattr
+ * makes (only AttributeError is absence; a lookup of a generic getattr makes no exception) */
 static int has_attr_check(PyObject *v, PyObject *name, PyObject *present) {
-    PyObject *a = PyObject_GetAttr(v, name);
-    int has = 1;
-    if (!a) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
-        PyErr_Clear();
-        has = 0;
-    }
+    PyObject *a = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+    int has = PyObject_GetOptionalAttr(v, name, &a);
+#else
+    int has = _PyObject_LookupAttr(v, name, &a);
+#endif
     Py_XDECREF(a);
+    if (has < 0) return -1;
     return has == (present == Py_True);
 }
 
