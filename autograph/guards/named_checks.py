@@ -50,9 +50,10 @@ declare("deepcopy-state", "the object copy.deepcopy copied has the same state as
 # families/scalars.py
 declare("scalar-recipe", "a recipe of Python arithmetic over the call's scalars still decides as it did",
         "the recipe calls arbitrary Python operators and math functions over several leaves")
-# families/sets.py
+# capture/core/guard_builder.py (iterates_as: an outside set read by families/sets.py)
 declare("set-contents", "an outside set holds the same elements, of the same types, in the same iteration order",
-        "elements compared with their exact types and float signs inside nested tuples and frozensets")
+        "more items than a plan should hold one guard each for, or frozensets and tuples of other "
+        "than constants, compared with their items' exact types and float signs")
 # families/deferred_calls.py
 declare("scheduler-writes-no-tensor", "the LR scheduler writes no tensor (no tensor in its param groups)",
         "walks every param group of the optimizer, whose number and keys the call may change")

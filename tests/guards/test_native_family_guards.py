@@ -280,3 +280,22 @@ def test_no_handled_exception_is_an_identity_guard():
         raise KeyError("handled by the caller")
     except KeyError:
         assert same(f(X), X - 1)
+
+
+ALLOWED = {"a", "b", 2}
+
+
+def allowed_branch(x, k):
+    return x + 1 if k in ALLOWED else x - 1
+
+
+def test_an_outside_set_is_its_length_and_items_in_order():
+    f = autograph.compile(allowed_branch)
+    calls_as_eager(allowed_branch, f, lambda: (X, "c"), lambda: (X, "c"))
+    assert_native(f, GuardKind.LENGTH_MATCH, 1)
+    assert any(g.src.startswith("len(list(G['ALLOWED'])) == 3") for g in f.entries[0].guards.guards)
+    ALLOWED.add("c")
+    try:
+        calls_as_eager(allowed_branch, f, lambda: (X, "c"))
+    finally:
+        ALLOWED.discard("c")

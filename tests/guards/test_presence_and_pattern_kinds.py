@@ -128,3 +128,28 @@ def test_the_c_cases_run_no_python_function():
     ]
     for gs, args in checks:
         assert python_calls_in_c_check(gs, args) == [], gs.guards
+
+
+def set_guards(items: list) -> GuardSet:
+    from autograph.capture.core.guard_builder import GuardRecorder
+    g = GuardRecorder()
+    g.iterates_as(D, items)
+    return GuardSet(one, g.guards)
+
+
+def test_set_contents_are_native_item_guards_that_tell_types_and_signs_apart():
+    real = {1, 0.0, (2, 3.0), "s", len}
+    gs = set_guards(list(real))
+    assert GuardKind.PYTHON not in [g.kind for g in gs.guards]
+    assert decisions(gs, (real,)) == {-1}
+    for other in ({True, 0.0, (2, 3.0), "s", len}, {1, -0.0, (2, 3.0), "s", len}, {1, 0.0, (2, 3), "s", len},
+                  {1, 0.0, (2, 3.0), "s", abs}, {1, 0.0, (2, 3.0), "s"}, {1, 0.0, (2, 3.0), "s", len, 7}):
+        assert -1 not in decisions(gs, (other,)), other
+
+
+@pytest.mark.parametrize("items", [[frozenset({1})], [float("nan")], [(1, float("nan"))], list(range(17))])
+def test_set_contents_the_item_guards_cannot_decide_are_the_named_check(items):
+    real = set(items)
+    gs = set_guards(list(real))
+    assert [g.kind for g in gs.guards] == [GuardKind.PYTHON]
+    assert gs.index_fn(real) == -1 and gs.index_fn(real | {-1}) == 0

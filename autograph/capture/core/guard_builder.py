@@ -21,7 +21,19 @@ from typing import Any, Callable, Hashable, Iterable, Sequence
 from autograph.capture.core.constants import exact_key
 from autograph.guards import model
 from autograph.guards.named_checks import named_check
-from autograph.guards.sources import AttrSource, ItemSource, ObjectSource, PinnedSource, Source
+from autograph.guards.sources import AttrSource, FunctionOfSource, ItemSource, ObjectSource, PinnedSource, Source
+
+MAX_ITEM_GUARDS = 16  # ``iterates_as``: more items are one Python check (a plan holds at most 1024 nodes)
+
+
+def _item_guardable(x: Any) -> bool:
+    """Whether ``read_equals`` decides about ``x`` as ``exact_key`` does: not a frozenset, not a
+    tuple of more than constants, no NaN (``exact_key`` compares the very same NaN equal)."""
+    if type(x) in (float, complex):
+        return x == x
+    if type(x) is tuple:
+        return model._is_constant(x) and all(_item_guardable(i) for i in x)
+    return type(x) is not frozenset
 
 
 class GuardRecorder:
@@ -191,6 +203,23 @@ class GuardRecorder:
                         lambda v: exact_key(v) == expected, [source])
             return
         self.read_equals(source, value)
+
+    def iterates_as(self, source: Source | None, items: list) -> None:
+        """``list(<source>)`` is ``items`` (a set's contents in its iteration order): as many, each
+        of its type and equal (``read_equals``: a float's sign and a tuple's items too), in this
+        order. Up to ``MAX_ITEM_GUARDS`` items, none a frozenset or a tuple of more than constants:
+        one call of ``list`` and a guard per item, native; else the named check ``set-contents``."""
+        if source is None:
+            return
+        if len(items) <= MAX_ITEM_GUARDS and all(_item_guardable(x) for x in items):
+            listed = FunctionOfSource(source, list, "list")
+            self.length(listed, items)
+            for k, item in enumerate(items):
+                self.read_equals(ItemSource(listed, k), item)
+            return
+        expected = [exact_key(item) for item in items]
+        self.python("set-contents", source, f"list({source.expr}) == {items!r}",
+                    lambda v: [exact_key(item) for item in v] == expected, [source])
 
     def answer(self, fn: Callable[..., Any], args: tuple, kwargs: dict, what: str, answer: Any) -> None:
         """``fn(*args, **kwargs)`` (a query of process state, called again on each call: one call
