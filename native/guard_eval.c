@@ -637,27 +637,34 @@ static int has_attr_check(PyObject *v, PyObject *name, PyObject *present) {
 }
 
 /* IDENTITY_PATTERN: (op, (nodes...), want); for each value, the index of the first value that
- * is the same object equals want[i] (kinds.identity_pattern); every value is read first. */
+ * is the same object equals want[i] (kinds.identity_pattern); every value is read first. The
+ * first index of each object is found in an open-addressing table of pointers: linear in n (a
+ * module tree may have thousands of submodules). */
 static int identity_pattern_check(Frame *f, PyObject *nodeidx, PyObject *want) {
     Py_ssize_t n = PyTuple_GET_SIZE(nodeidx);
     if (!PyTuple_Check(want) || PyTuple_GET_SIZE(want) != n) return 0;
+    size_t cap = 8;
+    while (cap < 2 * (size_t)n) cap <<= 1;
     PyObject **v = PyMem_Malloc((n ? n : 1) * sizeof(PyObject *));
-    if (!v) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t *slot = PyMem_Malloc(cap * sizeof(Py_ssize_t));  /* index into v, -1 empty */
+    if (!v || !slot) { PyMem_Free(v); PyMem_Free(slot); PyErr_NoMemory(); return -1; }
+    for (size_t k = 0; k < cap; k++) slot[k] = -1;
+    int ok = 1;
     for (Py_ssize_t i = 0; i < n; i++) {
         v[i] = node_value(f, PyLong_AsSsize_t(PyTuple_GET_ITEM(nodeidx, i)));
-        if (!v[i]) { PyMem_Free(v); return -1; }
+        if (!v[i]) { ok = -1; break; }
         Py_DECREF(v[i]);  /* the frame holds it */
     }
-    int ok = 1;
-    for (Py_ssize_t i = 0; ok && i < n; i++) {
-        Py_ssize_t first = i;
-        for (Py_ssize_t j = 0; j < i; j++)
-            if (v[j] == v[i]) { first = j; break; }
+    for (Py_ssize_t i = 0; ok == 1 && i < n; i++) {
+        size_t k = (size_t)(((uintptr_t)v[i] >> 4) * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (slot[k] != -1 && v[slot[k]] != v[i]) k = (k + 1) & (cap - 1);
+        if (slot[k] == -1) slot[k] = i;
         Py_ssize_t expected = PyLong_AsSsize_t(PyTuple_GET_ITEM(want, i));
-        if (expected == -1 && PyErr_Occurred()) { ok = -1; break; }
-        ok = first == expected;
+        if (expected == -1 && PyErr_Occurred()) ok = -1;
+        else ok = slot[k] == expected;
     }
     PyMem_Free(v);
+    PyMem_Free(slot);
     return ok;
 }
 

@@ -153,3 +153,16 @@ def test_set_contents_the_item_guards_cannot_decide_are_the_named_check(items):
     gs = set_guards(list(real))
     assert [g.kind for g in gs.guards] == [GuardKind.PYTHON]
     assert gs.index_fn(real) == -1 and gs.index_fn(real | {-1}) == 0
+
+
+def test_identity_pattern_of_many_sources():
+    """A module tree of hundreds of submodules: the C case's table of pointers decides as the twin."""
+    from autograph.guards.sources import ItemSource
+    objs = [object() for _ in range(300)]
+    shared = objs[:150] + objs[:150]
+    for want in (objs, shared):
+        gs = GuardSet(one, [identity_pattern_match([ItemSource(D, i) for i in range(300)], want)])
+        assert decisions(gs, (list(want),)) == {-1}
+        for other in (objs, shared, objs[:299] + objs[:1], [objs[1]] + objs[1:]):
+            if other is not want:
+                assert decisions(gs, (list(other),)) == {0}
