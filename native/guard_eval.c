@@ -23,7 +23,8 @@ enum { N_POS = 0, N_VARARGS = 1, N_CONST = 2, N_GLOBAL = 3, N_GLOBAL_OR_BUILTIN 
        N_CELL = 5, N_ATTR = 6, N_ITEM = 7, N_CALL = 8, N_KWONLY = 9, N_VARKW = 10, N_APPLY = 11,
        N_ITER_ITEMS = 12, N_ITER_SEQUENCE = 13 };
 enum { G_TENSOR = 0, G_TYPE = 1, G_ID = 2, G_CONST = 3, G_LEN = 4, G_EQ = 5, G_CALL = 6, G_NO_KEY = 7,
-       G_NO_HOOKS = 8, G_IS = 9, G_KEYS = 10, G_ITEMS_LEFT = 11 };
+       G_NO_HOOKS = 8, G_IS = 9, G_KEYS = 10, G_ITEMS_LEFT = 11, G_HAS_KEY = 12, G_HAS_ATTR = 13,
+       G_IS_INSTANCE = 14, G_IDENTITY_PATTERN = 15 };
 
 #define MAX_NODES 1024
 
@@ -621,6 +622,52 @@ static int items_left_check(PyObject *it, PyObject *g) {
     return PyTuple_GET_ITEM(g, 3) == Py_True ? left > count : left == count;
 }
 
+/* HAS_ATTR: (op, node, name, present); hasattr(v, name) is present: the lookup builtin hasattr
+ * makes (only AttributeError is absence; a lookup of a generic getattr makes no exception) */
+static int has_attr_check(PyObject *v, PyObject *name, PyObject *present) {
+    PyObject *a = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+    int has = PyObject_GetOptionalAttr(v, name, &a);
+#else
+    int has = _PyObject_LookupAttr(v, name, &a);
+#endif
+    Py_XDECREF(a);
+    if (has < 0) return -1;
+    return has == (present == Py_True);
+}
+
+/* IDENTITY_PATTERN: (op, (nodes...), want); for each value, the index of the first value that
+ * is the same object equals want[i] (kinds.identity_pattern); every value is read first. The
+ * first index of each object is found in an open-addressing table of pointers: linear in n (a
+ * module tree may have thousands of submodules). */
+static int identity_pattern_check(Frame *f, PyObject *nodeidx, PyObject *want) {
+    Py_ssize_t n = PyTuple_GET_SIZE(nodeidx);
+    if (!PyTuple_Check(want) || PyTuple_GET_SIZE(want) != n) return 0;
+    size_t cap = 8;
+    while (cap < 2 * (size_t)n) cap <<= 1;
+    PyObject **v = PyMem_Malloc((n ? n : 1) * sizeof(PyObject *));
+    Py_ssize_t *slot = PyMem_Malloc(cap * sizeof(Py_ssize_t));  /* index into v, -1 empty */
+    if (!v || !slot) { PyMem_Free(v); PyMem_Free(slot); PyErr_NoMemory(); return -1; }
+    for (size_t k = 0; k < cap; k++) slot[k] = -1;
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        v[i] = node_value(f, PyLong_AsSsize_t(PyTuple_GET_ITEM(nodeidx, i)));
+        if (!v[i]) { ok = -1; break; }
+        Py_DECREF(v[i]);  /* the frame holds it */
+    }
+    for (Py_ssize_t i = 0; ok == 1 && i < n; i++) {
+        size_t k = (size_t)(((uintptr_t)v[i] >> 4) * 0x9E3779B97F4A7C15ull) & (cap - 1);
+        while (slot[k] != -1 && v[slot[k]] != v[i]) k = (k + 1) & (cap - 1);
+        if (slot[k] == -1) slot[k] = i;
+        Py_ssize_t expected = PyLong_AsSsize_t(PyTuple_GET_ITEM(want, i));
+        if (expected == -1 && PyErr_Occurred()) ok = -1;
+        else ok = slot[k] == expected;
+    }
+    PyMem_Free(v);
+    PyMem_Free(slot);
+    return ok;
+}
+
 /* 1 pass, 0 fail, -1 error (counts as fail) */
 static int guard_check(Frame *f, PyObject *g) {
     long op = PyLong_AsLong(PyTuple_GET_ITEM(g, 0));
@@ -650,6 +697,7 @@ static int guard_check(Frame *f, PyObject *g) {
         Py_DECREF(b);
         return (a == b) == (PyTuple_GET_ITEM(g, 2) == Py_True);
     }
+    if (op == G_IDENTITY_PATTERN) return identity_pattern_check(f, nodeidx, PyTuple_GET_ITEM(g, 2));
     PyObject *v = node_value(f, PyLong_AsSsize_t(nodeidx));
     if (!v) return -1;
     int ok;
@@ -671,6 +719,13 @@ static int guard_check(Frame *f, PyObject *g) {
     case G_NO_KEY: {
         int has = PySequence_Contains(v, e);
         ok = has < 0 ? -1 : !has;
+        break;
+    }
+    case G_HAS_KEY: ok = PySequence_Contains(v, e); break;
+    case G_HAS_ATTR: ok = has_attr_check(v, e, PyTuple_GET_ITEM(g, 3)); break;
+    case G_IS_INSTANCE: {
+        int is = PyObject_IsInstance(v, e);
+        ok = is < 0 ? -1 : is == (PyTuple_GET_ITEM(g, 3) == Py_True);
         break;
     }
     default:
@@ -814,7 +869,8 @@ int guard_eval_init(PyObject *m) {
         {"G_IS", G_IS}, {"G_KEYS", G_KEYS}, {"G_ITEMS_LEFT", G_ITEMS_LEFT},
         {"G_TENSOR", G_TENSOR}, {"G_TYPE", G_TYPE}, {"G_ID", G_ID}, {"G_CONST", G_CONST},
         {"G_LEN", G_LEN}, {"G_EQ", G_EQ}, {"G_CALL", G_CALL}, {"G_NO_KEY", G_NO_KEY},
-        {"G_NO_HOOKS", G_NO_HOOKS}, {"MAX_NODES", MAX_NODES},
+        {"G_NO_HOOKS", G_NO_HOOKS}, {"G_HAS_KEY", G_HAS_KEY}, {"G_HAS_ATTR", G_HAS_ATTR},
+        {"G_IS_INSTANCE", G_IS_INSTANCE}, {"G_IDENTITY_PATTERN", G_IDENTITY_PATTERN}, {"MAX_NODES", MAX_NODES},
     };
     return add_constants(m, constants, sizeof(constants) / sizeof(constants[0]));
 }

@@ -8,7 +8,9 @@ iterator (the loop over ``self.blocks`` resumed after a break), PINNED_IDENTITY 
 getter, SAME_OBJECT on two arguments, and whole entries: a loop over an outside iterator of
 three tensors (``remaining(it)[k]`` per item), a call that changes a list beside an iterator
 from outside (the iterator kept apart from it) and a bound method read through a class
-attribute of an object made in the call (a pinned read). Thread CPU time per check, best of 7, microseconds. Uses only the guard
+attribute of an object made in the call (a pinned read); and entries whose guards were Python
+callbacks before they became kinds (an unset slot, a module tree walk, a state query's answer,
+an ndarray input, ``isinstance`` of a flagged tensor). Thread CPU time per check, best of 7, microseconds. Uses only the guard
 constructors of ``autograph.guards.model``, so the same script times an older checkout too.
 """
 from __future__ import annotations
@@ -70,6 +72,40 @@ def pinned_method(x):
     return _Op().run(x) + 1
 
 
+class _Slotted:
+    __slots__ = ("a",)
+
+
+def slot_branch(x, s):
+    return x + 1 if hasattr(s, "a") else x - 1
+
+
+class _Pair(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(2, 2)
+        self.b = torch.nn.Linear(2, 2)
+
+
+def count_modules(x, m):
+    n = 0
+    for _ in m.modules():
+        n += 1
+    return x + n
+
+
+def profiled_branch(x):
+    return x + 1 if torch.autograd._profiler_enabled() else x - 1
+
+
+def double(a):
+    return a * 2
+
+
+def buffer_branch(x, t):
+    return x + 1 if isinstance(t, torch.nn.Buffer) else x - 1
+
+
 def _entry_row(c, native, title: str, fn, warm, args) -> None:
     """The C check of ``fn``'s one entry, as this checkout's capture records it."""
     import autograph
@@ -127,6 +163,14 @@ def main() -> None:
     _entry_row(c, native, "iterator beside a list it changes", sum_after_append,
                lambda: (x, iter([1, 2]), [1, 2]), (x, iter([1, 2]), [1, 2]))
     _entry_row(c, native, "method read through a pinned class", pinned_method, lambda: (x,), (x,))
+    # guards that were PYTHON callbacks before the named-check registry (kinds of their own now)
+    import numpy as np
+    slotted, pair, arr, buffer = _Slotted(), _Pair(), np.ones(3, np.float32), torch.nn.Buffer(torch.ones(3))
+    _entry_row(c, native, "unset slot (hasattr)", slot_branch, lambda: (x, slotted), (x, slotted))
+    _entry_row(c, native, "module tree walk (2 submodules)", count_modules, lambda: (x, pair), (x, pair))
+    _entry_row(c, native, "state query answer", profiled_branch, lambda: (x,), (x,))
+    _entry_row(c, native, "ndarray input", double, lambda: (arr,), (arr,))
+    _entry_row(c, native, "isinstance of nn.Buffer", buffer_branch, lambda: (x, buffer), (x, buffer))
 
 
 if __name__ == "__main__":

@@ -41,6 +41,11 @@ class GuardKind(str, enum.Enum):
     DICT_KEYS = "DICT_KEYS"
     ITER_REMAINING = "ITER_REMAINING"
     PINNED_IDENTITY = "PINNED_IDENTITY"
+    OBJECT_EQUALS = "OBJECT_EQUALS"
+    HAS_KEY = "HAS_KEY"
+    HAS_ATTR = "HAS_ATTR"
+    IS_INSTANCE = "IS_INSTANCE"
+    IDENTITY_PATTERN = "IDENTITY_PATTERN"
     PYTHON = "PYTHON"
 
     def __str__(self) -> str:
@@ -62,6 +67,10 @@ class Op(enum.IntEnum):
     IS = 9
     KEYS = 10
     ITEMS_LEFT = 11
+    HAS_KEY = 12
+    HAS_ATTR = 13
+    IS_INSTANCE = 14
+    IDENTITY_PATTERN = 15
 
 
 class Inexpressible(Exception):
@@ -544,6 +553,134 @@ class PinnedIdentity(IdMatch):
 
     def words(self, where: str, guard: Guard) -> str:
         return guard.words or guard.src
+
+
+@kind
+class ObjectEquals(GlobalState):
+    """``x == obj`` for an object compared by C code (a NumPy dtype, a tuple of enum members),
+    where EQUALS_MATCH's constants do not apply; pair it with a TYPE_MATCH where the type counts."""
+
+    kind = GuardKind.OBJECT_EQUALS
+
+    def words(self, where: str, guard: Guard) -> str:
+        return f"{where}: equals {short_repr(guard.expected)}"
+
+
+@kind
+class HasKey(KindSpec):
+    """``key in x`` (an instance ``__dict__`` that must keep an entry, say): KEY_ABSENT's opposite."""
+
+    kind, op = GuardKind.HAS_KEY, Op.HAS_KEY
+
+    def src(self, expr: str, key: Any) -> str:
+        return f"{key!r} in {expr}"
+
+    def words(self, where: str, guard: Guard) -> str:
+        return f"{where}: has key {guard.expected!r}"
+
+    def python(self, gen: CheckWriter, guard: Guard) -> str:
+        return f"{gen.bind('key', guard.expected)} in {gen.expr(guard.source)}"
+
+    def holds(self, v: Any, g: tuple) -> bool:
+        return g[2] in v
+
+
+def has_attr(obj: Any, name: str) -> bool:
+    """``hasattr``: only AttributeError means absent; any other error propagates (the guard fails)."""
+    return hasattr(obj, name)
+
+
+@kind
+class HasAttr(KindSpec):
+    """``hasattr(x, name) is present`` by the normal attribute lookup (an unset ``__slots__``
+    member, an object whose own ``__getattribute__`` decides); ``expected``: ``(name, present)``."""
+
+    kind, op = GuardKind.HAS_ATTR, Op.HAS_ATTR
+    namespace = {"___has_attr": has_attr}
+
+    def src(self, expr: str, expected: tuple) -> str:
+        name, present = expected
+        return f"{'' if present else 'not '}hasattr({expr}, {name!r})"
+
+    def words(self, where: str, guard: Guard) -> str:
+        name, present = guard.expected
+        return f"{where}: {'has' if present else 'has no'} attribute {name!r}"
+
+    def python(self, gen: CheckWriter, guard: Guard) -> str:
+        name, present = guard.expected
+        return f"(___has_attr({gen.expr(guard.source)}, {name!r}) is {present!r})"
+
+    def plan(self, guard: Guard, node: Callable[[Source | None], int]) -> tuple:
+        name, present = guard.expected
+        return (int(self.op), node(guard.source), name, bool(present))
+
+    def holds(self, v: Any, g: tuple) -> bool:
+        return has_attr(v, g[2]) is g[3]
+
+
+@kind
+class IsInstance(KindSpec):
+    """``isinstance(x, classes) is answer``: for a class whose ``__instancecheck__`` reads the
+    instance (``nn.Parameter``, ``nn.Buffer``), where the exact type alone does not decide;
+    ``expected``: ``(classes, answer)``."""
+
+    kind, op = GuardKind.IS_INSTANCE, Op.IS_INSTANCE
+
+    def src(self, expr: str, expected: tuple) -> str:
+        classes, answer = expected
+        return f"isinstance({expr}, {short_repr(classes)}) is {answer!r}"
+
+    def words(self, where: str, guard: Guard) -> str:
+        classes, answer = guard.expected
+        return f"{where}: {'an' if answer else 'not an'} instance of {short_repr(classes)}"
+
+    def python(self, gen: CheckWriter, guard: Guard) -> str:
+        classes, answer = guard.expected
+        return f"(isinstance({gen.expr(guard.source)}, {gen.bind('classes', classes)}) is {answer!r})"
+
+    def plan(self, guard: Guard, node: Callable[[Source | None], int]) -> tuple:
+        classes, answer = guard.expected
+        return (int(self.op), node(guard.source), classes, bool(answer))
+
+    def holds(self, v: Any, g: tuple) -> bool:
+        return isinstance(v, g[2]) is g[3]
+
+
+def identity_pattern(objs: tuple) -> tuple:
+    """For each object, the index of the first one that is the same object: ``(0, 1, 0)`` when
+    the first and the third are one object and the second another."""
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(id(o), i) for i, o in enumerate(objs))
+
+
+@kind
+class IdentityPattern(KindSpec):
+    """Which of several sources reach the same object, as when compiled (``expected``: the
+    ``identity_pattern`` of their values; all distinct is ``(0, 1, 2, ...)``): one pointer walk
+    instead of a SAME_OBJECT or DISTINCT_OBJECTS guard per pair."""
+
+    kind, op = GuardKind.IDENTITY_PATTERN, Op.IDENTITY_PATTERN
+    namespace = {"___identity_pattern": identity_pattern}
+
+    def words(self, where: str, guard: Guard) -> str:
+        names = [s.expr for s in guard.sources]
+        groups: dict[int, list[str]] = {}
+        for name, first in zip(names, guard.expected):
+            groups.setdefault(first, []).append(name)
+        shared = [" and ".join(g) for g in groups.values() if len(g) > 1]
+        if not shared:
+            return f"{', '.join(names)} are different objects"
+        return "; ".join(f"{g} are one object" for g in shared) + ", the others different objects"
+
+    def python(self, gen: CheckWriter, guard: Guard) -> str:
+        args = ", ".join(gen.expr(s) for s in guard.sources)
+        return f"(___identity_pattern(({args},)) == {gen.bind('pattern', guard.expected)})"
+
+    def plan(self, guard: Guard, node: Callable[[Source | None], int]) -> tuple:
+        return (int(self.op), tuple(node(s) for s in guard.sources), guard.expected)
+
+    def twin(self, g: tuple, read: Callable[[int], Any]) -> bool:
+        return identity_pattern(tuple(read(n) for n in g[1])) == g[2]
 
 
 @kind

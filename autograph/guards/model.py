@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from autograph.guards.kinds import GuardKind, no_hooks_hold, spec_of
+from autograph.guards.kinds import GuardKind, identity_pattern, no_hooks_hold, spec_of
 from autograph.guards.sources import GLOBAL_STATE_KINDS, GlobalStateSource, PinnedSource, Source
 from autograph.guards.text import identity_words
 
@@ -34,6 +34,11 @@ DISTINCT_OBJECTS = GuardKind.DISTINCT_OBJECTS
 DICT_KEYS = GuardKind.DICT_KEYS
 ITER_REMAINING = GuardKind.ITER_REMAINING
 PINNED_IDENTITY = GuardKind.PINNED_IDENTITY
+OBJECT_EQUALS = GuardKind.OBJECT_EQUALS
+HAS_KEY = GuardKind.HAS_KEY
+HAS_ATTR = GuardKind.HAS_ATTR
+IS_INSTANCE = GuardKind.IS_INSTANCE
+IDENTITY_PATTERN = GuardKind.IDENTITY_PATTERN
 PYTHON = GuardKind.PYTHON
 
 
@@ -230,6 +235,35 @@ def pinned_identity(getter: Callable[[], Any], what: str, obj: Any) -> Guard:
     return Guard(PINNED_IDENTITY, PinnedSource(getter, what), obj,
                  f"{what} is <{type(obj).__name__} at {id(obj):#x}>",
                  words=f"{what}: {identity_words(obj)} (same object as when compiled)")
+
+
+def object_equals(source: Source, obj: Any) -> Guard:
+    """``x == obj`` for an object compared by C code (no user ``__eq__``): a NumPy dtype, a tuple
+    of enum members. Not a type check: pair it with TYPE_MATCH where the type matters."""
+    return Guard(OBJECT_EQUALS, source, obj, f"{source.expr} == {obj!r}")
+
+
+def has_key(source: Source, key: Any) -> Guard:
+    """``key in x``: an instance ``__dict__`` still holds ``key`` (KEY_ABSENT's opposite)."""
+    return Guard(HAS_KEY, source, key)
+
+
+def has_attr(source: Source, name: str, present: bool) -> Guard:
+    """``hasattr(x, name) is present``, by the normal attribute lookup (its code included)."""
+    return Guard(HAS_ATTR, source, (name, bool(present)))
+
+
+def is_instance(source: Source, classes: Any, answer: bool) -> Guard:
+    """``isinstance(x, classes) is answer`` (a class whose ``__instancecheck__`` reads the instance)."""
+    return Guard(IS_INSTANCE, source, (classes, bool(answer)))
+
+
+def identity_pattern_match(sources: Sequence[Source], objs: Sequence[Any]) -> Guard:
+    """The values of ``sources`` are the same objects among themselves as ``objs`` are (see
+    ``kinds.identity_pattern``): all different, or some shared as now."""
+    sources, want = tuple(sources), identity_pattern(tuple(objs))
+    text = f"___identity_pattern(({', '.join(s.expr for s in sources)},)) == {want!r}"
+    return Guard(IDENTITY_PATTERN, sources[0], want, text, sources=sources)
 
 
 def python_guard(expr_src: str, check_fn: Callable[..., bool], sources: Sequence[Source],

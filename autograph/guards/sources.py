@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import keyword
 import types
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Mapping, Protocol
 
 
 class SourceRenderer(Protocol):
@@ -277,14 +277,26 @@ ITER_ITEMS = "items"  # AppliedSource.in_place: reader(it) is the tuple of the i
 ITER_SEQUENCE = "sequence"  # ... reader(it) is the list or tuple ``it`` walks, None once exhausted or empty
 
 
+@dataclass(frozen=True)
 class AppliedSource(Source):
     """``reader(base)``: a value a function reads from another source's value without changing
-    it (the items an iterator will still yield, say). Subclasses name their base (``base``) and
-    the function (``reader()``); a native plan reads it as one call on the base's node, or, where
+    it (the items an iterator will still yield, say). Subclasses are frozen dataclasses whose
+    first field is ``base_source`` (the base, then their own fields: ``Sub(base, key)``) and
+    say which function reads (``reader()``; ``expr`` shows it by its ``__name__`` unless they
+    say otherwise); a native plan reads it as one call on the base's node, or, where
     ``in_place`` says what the reader answers (``ITER_ITEMS``, ``ITER_SEQUENCE``), reads a list
     or tuple iterator's fields in place and calls the reader for iterators of other types."""
 
-    in_place: str | None = None
+    base_source: Source
+    in_place: ClassVar[str | None] = None
+
+    @property
+    def base(self) -> Source:
+        return self.base_source
+
+    @property
+    def expr(self) -> str:
+        return f"{self.reader().__name__}({self.base_source.expr})"
 
     def reader(self) -> Callable[[Any], Any]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -296,22 +308,13 @@ class AppliedSource(Source):
         return f"{ctx.constant(self.reader(), 'read')}({ctx.expr(self.base)})"
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class StoredItemSource(AppliedSource):
     """``base[key]`` of a dict whose type has ``__missing__`` (``defaultdict``), read as the entry
     it holds: a guard or a rebuild that read it with ``[]`` would insert the key when it is
     absent (the default factory runs), an effect plain Python never has. Absent: KeyError."""
 
-    base_source: Source
     key: Any
-
-    def __init__(self, base: Source, key: Any):
-        object.__setattr__(self, "base_source", base)
-        object.__setattr__(self, "key", key)
-
-    @property
-    def base(self) -> Source:
-        return self.base_source
 
     @property
     def expr(self) -> str:
@@ -319,6 +322,22 @@ class StoredItemSource(AppliedSource):
 
     def reader(self) -> Callable[[Any], Any]:
         return _stored_item_reader(self.key)
+
+
+@dataclass(frozen=True)
+class FunctionOfSource(AppliedSource):
+    """``fn(base)`` for a function of C code that only reads its argument (``os.fspath`` of a
+    ``pathlib`` path); ``name`` is how ``expr`` shows it."""
+
+    fn: Callable[[Any], Any]
+    name: str = field(default="", compare=False)
+
+    @property
+    def expr(self) -> str:
+        return f"{self.name or self.fn.__name__}({self.base_source.expr})"
+
+    def reader(self) -> Callable[[Any], Any]:
+        return self.fn
 
 
 _ABSENT = object()

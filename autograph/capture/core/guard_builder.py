@@ -8,15 +8,32 @@ guard on a ``PinnedSource`` (its getter is one call node of the native plan): PI
 compares identity, EQUALS_MATCH a constant's value, TYPE_MATCH a type.
 
 Capture records guards only through the public methods below, one per guard kind (and
-``python`` for a check no kind expresses); ``_add`` is private to this module
-(``tests/capture/core/test_guard_api.py`` enforces it).
+``python`` for a check no kind expresses, by a name declared in ``guards/named_checks.py``);
+``_add`` is private to this module (``tests/capture/core/test_guard_api.py`` and
+``tests/guards/test_named_checks.py`` enforce both).
 """
 from __future__ import annotations
 
+import functools
+import sys
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
+from autograph.capture.core.constants import exact_key
 from autograph.guards import model
-from autograph.guards.sources import AttrSource, ItemSource, ObjectSource, PinnedSource, Source
+from autograph.guards.named_checks import named_check
+from autograph.guards.sources import AttrSource, FunctionOfSource, ItemSource, ObjectSource, PinnedSource, Source
+
+MAX_ITEM_GUARDS = 16  # ``iterates_as``: more items are one Python check (a plan holds at most 1024 nodes)
+
+
+def _item_guardable(x: Any) -> bool:
+    """Whether ``read_equals`` decides about ``x`` as ``exact_key`` does: not a frozenset, not a
+    tuple of more than constants, no NaN (``exact_key`` compares the very same NaN equal)."""
+    if type(x) in (float, complex):
+        return x == x
+    if type(x) is tuple:
+        return model._is_constant(x) and all(_item_guardable(i) for i in x)
+    return type(x) is not frozenset
 
 
 class GuardRecorder:
@@ -24,6 +41,8 @@ class GuardRecorder:
         self.guards: list[model.Guard] = []
         self._seen: set = set()
         self.pin: tuple[Callable[[], Any], str] | None = None
+        self._answer_getters: dict = {}  # (fn, args, kwargs) -> the one getter ``answer`` calls
+        self._answer_values: dict = {}
 
     def _add(self, key, make: Callable[[], model.Guard]) -> None:
         if key in self._seen:
@@ -41,8 +60,7 @@ class GuardRecorder:
         elif kind == "eq" and model._is_constant(obj):
             self._add(("pin-eq", what, repr(obj)), lambda: model.equals_match(PinnedSource(getter, what), obj))
         elif kind == "eq":
-            self._add(("pin-eq", what, repr(obj)), lambda: model.python_guard(
-                f"{what} == {obj!r}", lambda: (lambda v: type(v) is type(obj) and v == obj)(getter()), []))
+            self.read_equals(PinnedSource(getter, what), obj)
         elif kind == "type":
             t = type(obj)
             self._add(("pin-type", what, t), lambda: model.type_match(PinnedSource(getter, what), t, is_type=True))
@@ -162,11 +180,91 @@ class GuardRecorder:
         self._add(("iter-remaining", source, count, more),
                   lambda: model.iterator_remaining(source, reader, count, more))
 
-    def python(self, key: Hashable, src: str, check: Callable[..., bool], sources: Sequence[Source] = (),
-               words: str = "") -> None:
-        """A check no guard kind expresses: ``check(*values of sources)`` (without sources it reads
-        live state itself), shown as ``src`` (and ``words``); recorded once per ``key``."""
-        self._add(("python", key), lambda: model.python_guard(src, check, list(sources), words=words))
+    def read_equals(self, source: Source, value: Any) -> None:
+        """The value at ``source`` is of ``value``'s type and equal to it: EQUALS_MATCH for a
+        constant, else TYPE_MATCH then OBJECT_EQUALS (``==`` of objects compared by their type's
+        code: a NumPy dtype, a tuple of enum members). Recorded once per source and value."""
+        if model._is_constant(value):
+            self._add(("read-eq", source, type(value), repr(value)), lambda: model.equals_match(source, value))
+            return
+        self._add(("type", source), lambda: model.type_match(source, value))
+        self._add(("read-eq", source, type(value), id(value)), lambda: model.object_equals(source, value))
+
+    def folded_value(self, source: Source | None, value: Any) -> None:
+        """A value capture folds as a constant stays of its type and equal (``read_equals``); a
+        frozenset, or a tuple holding more than constants, item by item with their exact types
+        (``frozenset({1}) == frozenset({True})``, yet their items fold differently): the named
+        check ``exact-value``."""
+        if source is None:
+            return
+        if type(value) is frozenset or (type(value) is tuple and not model._is_constant(value)):
+            expected = exact_key(value)
+            self.python("exact-value", source, f"{source.expr} == {value!r}",
+                        lambda v: exact_key(v) == expected, [source])
+            return
+        self.read_equals(source, value)
+
+    def iterates_as(self, source: Source | None, items: list) -> None:
+        """``list(<source>)`` is ``items`` (a set's contents in its iteration order): as many, each
+        of its type and equal (``read_equals``: a float's sign and a tuple's items too), in this
+        order. Up to ``MAX_ITEM_GUARDS`` items, none a frozenset or a tuple of more than constants:
+        one call of ``list`` and a guard per item, native; else the named check ``set-contents``."""
+        if source is None:
+            return
+        if len(items) <= MAX_ITEM_GUARDS and all(_item_guardable(x) for x in items):
+            listed = FunctionOfSource(source, list, "list")
+            self.length(listed, items)
+            for k, item in enumerate(items):
+                self.read_equals(ItemSource(listed, k), item)
+            return
+        expected = [exact_key(item) for item in items]
+        self.python("set-contents", source, f"list({source.expr}) == {items!r}",
+                    lambda v: [exact_key(item) for item in v] == expected, [source])
+
+    def answer(self, fn: Callable[..., Any], args: tuple, kwargs: dict, what: str, answer: Any) -> None:
+        """``fn(*args, **kwargs)`` (a query of process state, called again on each call: one call
+        node of the native plan) still answers ``answer``, of the same type; a call that raises
+        fails the guard. ``what`` is the call as text."""
+        key = ("answer", fn, args, tuple(kwargs.items()))
+        try:
+            hash(key)
+        except TypeError:  # unhashable constant arguments: one getter per call
+            key = ("answer", fn, id(args), id(kwargs))
+        getter = self._answer_getters.get(key)
+        if getter is None:
+            getter = self._answer_getters[key] = functools.partial(fn, *args, **kwargs)
+            self._answer_values[key] = (args, kwargs)  # ids in the key stay those of live objects
+        self.read_equals(PinnedSource(getter, what), answer)
+
+    def has_key(self, source: Source, key: Any) -> None:
+        """``key in <source>`` stays true (a HAS_KEY guard: an instance ``__dict__`` entry)."""
+        self._add(("has-key", source, key), lambda: model.has_key(source, key))
+
+    def has_attr(self, source: Source, name: str, present: bool) -> None:
+        """``hasattr(<source>, name)`` keeps answering ``present`` (the normal attribute lookup)."""
+        self._add(("has-attr", source, name), lambda: model.has_attr(source, name, present))
+
+    def instance_answer(self, source: Source, classes: Any, answer: bool) -> None:
+        """``isinstance(<source>, classes)`` keeps answering ``answer`` (a class whose
+        ``__instancecheck__`` reads the instance: the exact type alone does not decide)."""
+        self._add(("isinstance", source, classes), lambda: model.is_instance(source, classes, answer))
+
+    def identity_pattern(self, sources: Sequence[Source], objs: Sequence[Any]) -> None:
+        """Which of ``sources`` reach one object stays as among ``objs`` (all different, or some
+        shared): one IDENTITY_PATTERN guard, a pointer walk over their values."""
+        sources = tuple(sources)
+        if len(sources) < 2:
+            return
+        self._add(("identity-pattern", sources), lambda: model.identity_pattern_match(sources, objs))
+
+    def python(self, name: str, key: Hashable, src: str, check: Callable[..., bool],
+               sources: Sequence[Source] = (), words: str = "") -> None:
+        """A check no guard kind expresses, declared by ``name`` in ``guards/named_checks.py``
+        (``UndeclaredCheck`` otherwise): ``check(*values of sources)`` (without sources it reads
+        live state itself), shown as ``src`` (and ``words``); recorded once per ``(name, key)``."""
+        declared = named_check(name)
+        self._add(("python", name, key),
+                  lambda: model.python_guard(src, check, list(sources), words=words or declared.words))
 
     def relax_tensor_matches(self, by_source: dict) -> None:
         """Replace the TENSOR_MATCH of each source in ``by_source`` by the guard given there (one
@@ -183,7 +281,4 @@ class GuardRecorder:
 
     def no_handled_exception(self) -> None:
         """The caller handles no exception (capture chained or answered ``sys.exc_info()`` as if so)."""
-        import sys
-        self._add(("no-handled-exception",), lambda: model.python_guard(
-            "sys.exc_info()[1] is None", lambda: sys.exc_info()[1] is None, [],
-            words="the caller is not handling an exception (no enclosing except/finally)"))
+        self.id_(ItemSource(PinnedSource(sys.exc_info, "sys.exc_info()"), 1), None)

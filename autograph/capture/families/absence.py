@@ -39,7 +39,7 @@ def guard_attribute_absent(tx, value, obj: Any, name: str) -> None:
     """``obj.name`` raised AttributeError: guard that it keeps raising it.
 
     Only for plain lookups (no Python ``__getattr__``/``__getattribute__``, which the caller
-    interprets instead); a ``__slots__`` member left unset is re-checked by a PYTHON guard.
+    interprets instead); a ``__slots__`` member left unset is re-checked by a HAS_ATTR guard.
     """
     cls = type(obj)
     klass = next((k for k in cls.__mro__ if name in k.__dict__), None)
@@ -50,8 +50,7 @@ def guard_attribute_absent(tx, value, obj: Any, name: str) -> None:
                 kind="unsupported-operation")
         src = object_source(value, obj)
         tx.guards.class_attr(cls, name)
-        tx.guards.python(("slot-unset", src, name), f"not hasattr({src.expr}, {name!r})",
-                         lambda o: not hasattr(o, name), [src])
+        tx.guards.has_attr(src, name, False)
         return
     if isinstance(getattr(obj, "__dict__", None), dict) or isinstance(obj, types.ModuleType):
         tx.guards.key_absent(AttrSource(object_source(value, obj), "__dict__"), name)
@@ -59,11 +58,9 @@ def guard_attribute_absent(tx, value, obj: Any, name: str) -> None:
 
 
 def guard_lookup_fails(tx, value, obj: Any, name: str) -> None:
-    """A PYTHON guard ``not hasattr(obj, name)``: for objects whose own ``__getattribute__``
+    """A HAS_ATTR guard ``not hasattr(obj, name)``: for objects whose own ``__getattribute__``
     decides (its answer cannot be read off dicts)."""
-    src = object_source(value, obj)
-    tx.guards.python(("lookup-fails", src, name), f"not hasattr({src.expr}, {name!r})",
-                     lambda o: not hasattr(o, name), [src])
+    tx.guards.has_attr(object_source(value, obj), name, False)
 
 
 def attribute_error(tx, value, obj: Any, name: str, exc: AttributeError) -> Unsupported:

@@ -19,7 +19,7 @@ from autograph.capture.families.autograd_functions import FunctionApplyValue, is
 from autograph.capture.families import scalars
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.families.builtins import BuiltinValue, PyFunctionValue, is_pure_builtin
-from autograph.capture.core.constants import ConstantValue, exact_key, is_literal
+from autograph.capture.core.constants import ConstantValue, is_literal
 from autograph.capture.families.containers import DictValue, ListValue, SizeValue, TupleValue
 from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.families.modules import wrap_module
@@ -85,9 +85,7 @@ def _value_guard(g, source, obj: Any) -> None:
         g.id_(source, obj)
         return
     g.type_(source, obj)
-    if source is not None:
-        expected = exact_key(obj)  # frozenset({1}) == frozenset({True}), yet their items fold differently
-        g.python(("eq", source), f"{source.expr} == {obj!r}", lambda v: exact_key(v) == expected, [source])
+    g.folded_value(source, obj)
 
 
 def _wrap_items(tx, container: Any, source, pairs, item_source=ItemSource) -> list[Value]:

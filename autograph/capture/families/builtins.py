@@ -627,8 +627,7 @@ def _tensor_isinstance(tx, obj, classes, by_class: bool) -> bool:
         raise Unsupported("isinstance of a tensor whose class test reads flags on it, reached without "
                           "a guardable source", generic=True, kind="unsupported-torch-value")
     answer, source = not by_class, obj.source
-    tx.guards.python(("isinstance", source, classes), f"isinstance({source.expr}, {classes!r}) == {answer}",
-                     lambda v: isinstance(v, classes) == answer, [source])
+    tx.guards.instance_answer(source, classes, answer)
     return answer
 
 

@@ -499,8 +499,7 @@ def _construct(tx, cls, args, kwargs):
 
 def _guard_autocast_dtype(tx, device: str, dtype) -> None:
     """``autocast(device)`` without a dtype takes the device's current autocast dtype."""
-    tx.guards.python(("autocast-dtype", device), f"torch.get_autocast_dtype({device!r}) == {dtype}",
-                     lambda: torch.get_autocast_dtype(device) == dtype)
+    tx.guards.answer(torch.get_autocast_dtype, (device,), {}, f"torch.get_autocast_dtype({device!r})", dtype)
 
 
 def _set_grad_enabled_call(tx, args, kwargs):

@@ -91,7 +91,7 @@ def _inputs_unwritten(tx) -> bool:
         real = owner.real_value()
         if not _writes_no_tensor(real):
             return False
-        tx.guards.python(("scheduler-writes-no-tensor", owner.source),
+        tx.guards.python("scheduler-writes-no-tensor", owner.source,
                          "the LR scheduler writes no tensor (no tensor in its param groups, no lr_lambdas)",
                          _writes_no_tensor, [owner.source])
     return True

@@ -22,7 +22,7 @@ from autograph.capture.core import registry
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.objects import ObjectValue
-from autograph.guards.sources import AppliedSource, ItemSource, Source
+from autograph.guards.sources import AppliedSource, ItemSource
 
 # the item protocol the table model stands for (methods such as ``get`` or ``values`` are
 # answered from the table only where the class keeps dict's, else they are the class's own)
@@ -49,21 +49,12 @@ def _readers_known(cls: type) -> bool:
         name in _OVERRIDABLE and isinstance(mro_lookup(cls, name)[1], types.FunctionType)) for name in _READERS)
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class TableItemSource(AppliedSource):
     """``dict.__getitem__(base, key)``: an entry of a dict-subclass object's own table, read past
     a Python ``__getitem__`` of its class (a guard must not run the user's method)."""
 
-    base_source: Source
     key: Any
-
-    def __init__(self, base: Source, key: Any):
-        object.__setattr__(self, "base_source", base)
-        object.__setattr__(self, "key", key)
-
-    @property
-    def base(self) -> Source:
-        return self.base_source
 
     @property
     def expr(self) -> str:

@@ -37,7 +37,7 @@ from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value
 from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.tensors import TensorValue
-from autograph.guards.sources import AttrSource
+from autograph.guards.sources import AttrSource, ObjectSource
 
 BARRIER = break_kind(
     "distributed-barrier",
@@ -134,9 +134,7 @@ def _wrap_process_group(tx, pg, source) -> Value:
 def _guard_default_group(tx, pg) -> None:
     """The default group is read from torch's live state: recapture when it changes."""
     c10d = torch.distributed.distributed_c10d
-    tx.guards.python(("dist-default-group", id(pg)), f"torch.distributed.group.WORLD is <ProcessGroup {pg.group_name!r}>",
-                     lambda: c10d.GroupMember.WORLD is pg,
-                     words=f"the default process group is the one of the capture ({pg.group_name!r})")
+    tx.guards.id_(AttrSource(ObjectSource(c10d.GroupMember, "torch.distributed.GroupMember"), "WORLD"), pg)
 
 
 def _wrap_reduce_op(tx, op, source) -> Value:
@@ -225,10 +223,11 @@ def _check_group_member(tx, pg) -> None:
     if c10d._rank_not_in_group(pg):  # eager warns and does nothing
         raise Unsupported("collective on a process group this rank is not part of", kind=DISTRIBUTED_CALL)
     # inside `with dist._coalescing_manager()` collectives are queued, not issued: Python does that
-    if pg in c10d._world.pg_coalesce_state:
+    # (of any group: the guard below, that none is open, would never pass again)
+    if c10d._world.pg_coalesce_state:
         raise Unsupported("collective inside a coalescing manager", kind=DISTRIBUTED_CALL)
-    tx.guards.python(("dist-not-coalescing", id(pg)), "not torch.distributed.distributed_c10d._world.pg_coalesce_state",
-                     lambda: not c10d._world.pg_coalesce_state, words="no torch.distributed coalescing manager is open")
+    world = AttrSource(ObjectSource(c10d, "torch.distributed.distributed_c10d"), "_world")
+    tx.guards.length(AttrSource(world, "pg_coalesce_state"), c10d._world.pg_coalesce_state)  # none open
 
 
 # ---------------------------------------------------------------------------
@@ -428,10 +427,7 @@ def _query(fn: Callable, name: str):
         except Exception as exc:
             raise Unsupported(f"torch.distributed.{name}() raised {type(exc).__name__}", generic=True, exc=exc, kind="python-exception")
         shown = ", ".join([_show(a) for a in real_args] + [f"{k}={_show(v)}" for k, v in real_kwargs.items()])
-        expected = result
-        tx.guards.python(("dist-query", name, shown), f"torch.distributed.{name}({shown}) == {expected!r}",
-                         lambda: _same(fn(*real_args, **real_kwargs), expected),
-                         words=f"torch.distributed.{name}({shown}) is {expected!r}")
+        tx.guards.answer(fn, tuple(real_args), real_kwargs, f"torch.distributed.{name}({shown})", result)
         return tx.wrap(result, None, trusted=True)
     return handler
 
@@ -448,10 +444,6 @@ def _show(obj) -> str:
     if isinstance(obj, torch.distributed.ProcessGroup):
         return f"<ProcessGroup {obj.group_name!r}>"
     return repr(obj)
-
-
-def _same(a, b) -> bool:
-    return type(a) is type(b) and a == b
 
 
 _QUERIES = ("get_rank", "get_world_size", "is_initialized", "is_available", "get_backend",

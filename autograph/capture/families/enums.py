@@ -2,7 +2,7 @@
 
 Members are the real objects (``ObjectValue``s, compared by identity). Calling an enum class
 with one constant is a lookup in the class's own tables when its ``_missing_`` and member
-``__new__`` are the ``enum`` module's: run for real at capture and pinned by a PYTHON guard
+``__new__`` are the ``enum`` module's: run for real at capture and pinned by a PINNED_IDENTITY guard
 that asks again (``Color(2) is <member>``); a value with no member raises the real ValueError
 where Python raises it. ``name``/``value`` are ``enum.property`` descriptors of ``Enum`` that read
 the member's ``_name_``/``_value_``: read for real through the member's source (objects.py).

@@ -39,24 +39,12 @@ def advance(it, n: int):
     return it
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class RemainingSource(AppliedSource):
     """``remaining(it)``: the items a tuple/list iterator still holds (read without consuming;
     a native plan reads a list or tuple iterator's fields, without calling ``remaining``)."""
 
-    base_source: Source
     in_place = ITER_ITEMS
-
-    def __init__(self, base: Source):
-        object.__setattr__(self, "base_source", base)
-
-    @property
-    def base(self) -> Source:
-        return self.base_source
-
-    @property
-    def expr(self) -> str:
-        return f"remaining({self.base_source.expr})"
 
     def reader(self):
         return remaining
@@ -137,24 +125,12 @@ def _sequence_of(it):
     return seq if type(seq) in (list, tuple) and len(seq) else None
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True)
 class SequenceOfSource(AppliedSource):
     """``_sequence_of(it)``: the list or tuple a list/tuple iterator walks (None once exhausted;
     a native plan reads a list or tuple iterator's field, without calling ``_sequence_of``)."""
 
-    base_source: Source
     in_place = ITER_SEQUENCE
-
-    def __init__(self, base: Source):
-        object.__setattr__(self, "base_source", base)
-
-    @property
-    def base(self) -> Source:
-        return self.base_source
-
-    @property
-    def expr(self) -> str:
-        return f"{_sequence_of.__name__}({self.base_source.expr})"
 
     def reader(self):
         return _sequence_of

@@ -66,22 +66,7 @@ def _guard_identities(tx, seen: list) -> None:
             raise Unsupported("a module tree with a shared submodule reached partly without a source",
                               kind="unsupported-call")
         return  # modules without a source are pinned by identity where they are read
-    want = _pattern([v.module for v in seen])
-    tx.guards.python(("module-tree-identity", tuple(sources)),
-                     f"identity pattern of {len(sources)} submodules == {want}", _pattern_check(want), sources)
-
-
-def _pattern_check(want: tuple):
-    """The guard's check: objects all distinct (the usual case, one set of ids), or ``want``."""
-    n = len(want)
-    if want == tuple(range(n)):
-        return lambda *objs: len({id(o) for o in objs}) == n
-    return lambda *objs: _pattern(objs) == want
-
-
-def _pattern(objs) -> tuple:
-    first: dict[int, int] = {}
-    return tuple(first.setdefault(id(o), i) for i, o in enumerate(objs))
+    tx.guards.identity_pattern(sources, [v.module for v in seen])
 
 
 def _bind(method, args: list[Value], kwargs: dict[str, Value]) -> dict | None:
@@ -143,9 +128,7 @@ def _guard_tensor_identities(tx, triples: list) -> None:
         if len({id(r) for r in reals}) != len(reals):
             raise Unsupported("shared module members reached without a source", kind="unsupported-call")
         return  # members without a source are pinned by identity where they are read
-    want = _pattern(reals)
-    tx.guards.python(("module-member-identity", tuple(sources)),
-                     f"identity pattern of {len(sources)} module members == {want}", _pattern_check(want), sources)
+    tx.guards.identity_pattern(sources, reals)
 
 
 def tree_iterator(tx, value, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:

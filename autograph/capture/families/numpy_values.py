@@ -34,7 +34,7 @@ from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value
 from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.containers import BaseSequenceValue, ListValue, SliceValue, TupleValue
-from autograph.guards.sources import Source
+from autograph.guards.sources import AttrSource, Source
 
 NUMPY = break_kind(
     "numpy", "a NumPy operation torch._numpy does not reproduce exactly (or at all): it runs in NumPy",
@@ -908,7 +908,7 @@ class FromNumpySource(Source):
 def _wrap_ndarray(tx, arr: np.ndarray, source):
     from autograph.capture.families.objects import ObjectValue
     tx.guards.type_(source, arr)
-    supported = (source is not None and arr.flags.writeable and arr.flags.aligned and arr.dtype.isnative
+    supported = (source is not None and type(arr) is np.ndarray and arr.flags.writeable and arr.flags.aligned and arr.dtype.isnative
                  and arr.dtype.kind in "biufc" and all(s >= 0 and s % arr.dtype.itemsize == 0 for s in arr.strides))
     if supported:
         try:
@@ -917,14 +917,14 @@ def _wrap_ndarray(tx, arr: np.ndarray, source):
             supported = False
     if not supported:
         return ObjectValue(arr, source)  # any use of it breaks
-    dtype, shape, strides = arr.dtype, arr.shape, arr.strides
-
-    def check(v):
-        return type(v) is np.ndarray and v.dtype == dtype and v.shape == shape and v.strides == strides \
-            and v.flags.writeable and v.flags.aligned
-
-    tx.guards.python(("ndarray", source), f"___check_ndarray({source.expr}, {dtype}, {shape}, {strides})",
-                     check, [source], words=f"{source.expr}: ndarray {dtype} shape {shape} strides {strides} writeable")
+    # what torch.from_numpy made of it: type (above), dtype, shape, strides, writeable and aligned
+    g = tx.guards
+    g.read_equals(AttrSource(source, "dtype"), arr.dtype)
+    g.equals(AttrSource(source, "shape"), arr.shape)
+    g.equals(AttrSource(source, "strides"), arr.strides)
+    flags = AttrSource(source, "flags")
+    g.equals(AttrSource(flags, "writeable"), True)
+    g.equals(AttrSource(flags, "aligned"), True)
     real._autograph_static_dims = tuple(range(real.dim()))  # ndarray inputs keep their sizes
     tensor = tx.graph.add_input(FromNumpySource(source), real)
     return NumpyArrayValue(tensor, source=source)
@@ -937,12 +937,11 @@ def _wrap_numpy_scalar(tx, obj, source):
 
 def _wrap_limits(tx, obj, source):
     """``np.finfo``/``np.iinfo`` objects (what they hold follows from their dtype): read for real."""
-    cls, dtype = type(obj), obj.dtype
     if source is None:
         tx.guards.id_(source, obj)
     else:
-        tx.guards.python(("limits", source), f"type({source.expr}) is {cls.__name__} and {source.expr}.dtype == {dtype}",
-                         lambda v: type(v) is cls and v.dtype == dtype, [source])
+        tx.guards.type_(source, obj)
+        tx.guards.read_equals(AttrSource(source, "dtype"), obj.dtype)
     return ConstantValue(obj, source)
 
 

@@ -17,7 +17,7 @@ from autograph.capture.core import registry
 from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.objects import ObjectValue
 from autograph.capture.families.collections_values import _identity_hashed_real
-from autograph.guards.sources import ItemSource
+from autograph.guards.sources import ItemSource, PinnedSource
 
 
 class ObjectKeyedDictValue(ObjectValue):
@@ -31,15 +31,13 @@ class ObjectKeyedDictValue(ObjectValue):
     def _guard_keys(self, tx) -> None:
         """What a lookup answered from the real dict relies on: the same key objects, in order
         (guarded on first use only: a dict merely passed along is guarded by type)."""
-        same = _same_keys(tuple(self.obj))
-        words = "the dict's keys are the same objects, in the same order"
         if self.source is not None:
             source = self.source
             tx.guards.keys(source, self.obj, by_value=[not _identity_hashed_real(k) for k in self.obj])
             return
-        getter, what = self.getter, self.what
-        tx.guards.python(("pin-object-keys", what, id(self.obj)), f"{what} has the same keys",
-                         lambda: same(getter()), words=words)
+        # the pinned read's TYPE_MATCH (``dict``, recorded where it was wrapped) and its keys: the
+        # same objects in order
+        tx.guards.keys(PinnedSource(self.getter, self.what), self.obj, by_value=[False] * len(self.obj))
 
     def _key(self, tx, item) -> Any:
         """The real key ``item`` stands for: a constant or a class, or (guarded to be that very
@@ -129,10 +127,6 @@ def _real_object(tx, item) -> tuple[Any, Any]:
         return getattr(item, "source", None), item.real_value()
     except Unsupported:
         return None, NotImplemented
-
-
-def _same_keys(keys: tuple):
-    return lambda d: type(d) is dict and len(d) == len(keys) and all(a is b for a, b in zip(d, keys))
 
 
 def _wrap(tx, obj: dict, source):

@@ -255,8 +255,7 @@ class ObjectValue(Value):
             raise Unsupported(f"AttributeError: {exc}", generic=True, exc=exc, kind="python-exception")
         if stored is None and self.source is not None:  # present now: guarded to be there
             src = self.source
-            tx.guards.python(("attribute-present", src, name), f"{name!r} in {src.expr}.__dict__",
-                             lambda o: name in getattr(o, "__dict__", ()), [src])
+            tx.guards.has_key(AttrSource(src, "__dict__"), name)
         elif stored is None:
             raise Unsupported(f"`del` of attribute {name!r} of {self.describe()} read without a source",
                               kind="side-effect")

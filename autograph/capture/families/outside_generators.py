@@ -97,10 +97,12 @@ def _wrap_generator(tx, gen: types.GeneratorType, source: Source | None) -> Valu
         from autograph.capture.families.objects import ObjectValue
         return ObjectValue(gen, source)
     fn_globals = gen.gi_frame.f_globals
-    tx.guards.python(("unstarted-generator", source),
-                     f"{source.expr} is unstarted and runs {code.co_qualname}'s code",
-                     lambda g: _unstarted(g) and g.gi_code is code and g.gi_frame.f_globals is fn_globals,
-                     [source])
+    # unstarted (inspect.getgeneratorstate's GEN_CREATED: not running, not suspended, a frame)
+    # and running the same code with the same globals
+    tx.guards.equals(AttrSource(source, "gi_running"), False)
+    tx.guards.equals(AttrSource(source, "gi_suspended"), False)
+    tx.guards.id_(AttrSource(source, "gi_code"), code)
+    tx.guards.id_(AttrSource(AttrSource(source, "gi_frame"), "f_globals"), fn_globals)
     f_locals = gen.gi_frame.f_locals
     local_source = AttrSource(AttrSource(source, "gi_frame"), "f_locals")
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]

@@ -288,7 +288,7 @@ def _deepcopy(tx, args, kwargs):
     if source is None or isinstance(real, _ATOMS) or not _copyable(real, set(), [_MAX_OBJECTS]):
         return NotImplemented
     pristine = copy.deepcopy(real)
-    tx.guards.python(("deepcopy-state", source), f"___same_state({source.expr}, <state when compiled>)",
+    tx.guards.python("deepcopy-state", source, f"___same_state({source.expr}, <state when compiled>)",
                      lambda v: same_state(v, pristine), [source],
                      words=f"{source.expr}: same state as when compiled (deep-copied by the code)")
     out = _result(tx, copy.deepcopy(real), new=True)

@@ -18,9 +18,11 @@ from autograph.capture.core import registry
 from autograph.capture.core.base import Value
 from autograph.capture.core.breaks import Unsupported
 from autograph.capture.families.contexts import StateContextValue, _state_node
+from autograph.guards.sources import AttrSource
 
 _autograd = torch._C._autograd
 current_message = _autograd._saved_tensors_hooks_get_disabled_error_message
+_MESSAGE_CALL = "torch._C._autograd._saved_tensors_hooks_get_disabled_error_message()"
 
 
 def put_back(message: str | None) -> None:
@@ -77,10 +79,7 @@ class HooksDisabledValue(StateContextValue):
         self.prev = current_message()
         self.active = True
         if not any(isinstance(c, HooksDisabledValue) for c in tx.open_contexts):
-            prev = self.prev
-            tx.guards.python(("saved-tensors-hooks-message", prev),
-                             f"torch._C._autograd._saved_tensors_hooks_get_disabled_error_message() == {prev!r}",
-                             lambda: current_message() == prev)
+            tx.guards.answer(current_message, (), {}, _MESSAGE_CALL, self.prev)
         _switch(tx, self.message)
 
     def _exit(self, tx) -> None:
@@ -123,9 +122,7 @@ def _message_call(tx, args, kwargs):
         return NotImplemented
     message = current_message()
     if not any(isinstance(c, HooksDisabledValue) for c in tx.open_contexts):
-        tx.guards.python(("saved-tensors-hooks-message", message),
-                         f"torch._C._autograd._saved_tensors_hooks_get_disabled_error_message() == {message!r}",
-                         lambda: current_message() == message)
+        tx.guards.answer(current_message, (), {}, _MESSAGE_CALL, message)
     return tx.wrap(message, None, trusted=True)
 
 
@@ -134,8 +131,7 @@ def _wrap_reentered(tx, obj, source):
         raise Unsupported("a re-entered disable_saved_tensors_hooks block that is active", kind="state-context")
     tx.guards.type_(source, obj)
     message = obj.message  # another capture's break may re-enter another message here
-    tx.guards.python(("hooks-disabled-reentered", source), f"{source.expr}.message == {message!r}",
-                     lambda o: o.message == message, [source])
+    tx.guards.read_equals(AttrSource(source, "message"), message)
     return HooksDisabledValue(message)
 
 

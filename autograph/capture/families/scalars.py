@@ -163,7 +163,7 @@ class ScalarValue(Value):
 
         text = self._text(lambda leaf: leaf.source.expr)
         sources = [leaf.source for leaf in leaves]
-        self.tx.guards.python(("scalar", key, text, repr(self.hint)), src_template.format(text), check, sources,
+        self.tx.guards.python("scalar-recipe", (key, text, repr(self.hint)), src_template.format(text), check, sources,
                               words=f"{text} {words}")
 
     # --- specialisation ------------------------------------------------------

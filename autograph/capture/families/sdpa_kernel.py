@@ -21,6 +21,7 @@ from autograph.capture.core import registry
 from autograph.capture.core.base import Value
 from autograph.capture.core.breaks import Unsupported
 from autograph.capture.families.contexts import StateContextValue, _state_node
+from autograph.guards.sources import AttrSource
 
 _attention = torch.nn.attention
 
@@ -34,6 +35,9 @@ def _setters() -> list[tuple[str, Any, Any]]:
 def current_backends() -> tuple:
     """The backends enabled now, in sdpa_kernel's own order."""
     return tuple(_attention._cur_sdpa_kernel_backends())
+
+
+_BACKENDS_CALL = "torch.nn.attention._cur_sdpa_kernel_backends()"
 
 
 def _put_back(backends: list) -> None:
@@ -90,10 +94,8 @@ class SdpaKernelValue(StateContextValue):
     def _enter(self, tx) -> None:
         self.prev = current_backends()
         if not any(isinstance(c, SdpaKernelValue) for c in tx.open_contexts):
-            prev = self.prev  # the flags at the call: restored as constants on exit
-            tx.guards.python(("sdpa-kernel-backends", prev),
-                             f"torch.nn.attention._cur_sdpa_kernel_backends() == {list(prev)!r}",
-                             lambda: current_backends() == prev)
+            # the flags at the call: restored as constants on exit
+            tx.guards.answer(current_backends, (), {}, _BACKENDS_CALL, self.prev)
         _switch(tx, self.backends)
 
     def _exit(self, tx) -> None:
@@ -145,9 +147,7 @@ def _cur_backends_call(tx, args, kwargs):
         return NotImplemented
     backends = current_backends()
     if not any(isinstance(c, SdpaKernelValue) for c in tx.open_contexts):
-        tx.guards.python(("sdpa-kernel-backends", backends),
-                         f"torch.nn.attention._cur_sdpa_kernel_backends() == {list(backends)!r}",
-                         lambda: current_backends() == backends)
+        tx.guards.answer(current_backends, (), {}, _BACKENDS_CALL, backends)
     from autograph.capture.families.containers import ListValue
     return ListValue([tx.wrap(b, None, trusted=True) for b in backends])
 
@@ -157,8 +157,7 @@ def _wrap_reentered(tx, obj, source):
         raise Unsupported("a re-entered sdpa_kernel block that is active", kind="state-context")
     tx.guards.type_(source, obj)
     backends = list(obj.backends)  # another capture's break may re-enter other backends here
-    tx.guards.python(("sdpa-reentered", source), f"{source.expr}.backends == {backends!r}",
-                     lambda o: o.backends == backends, [source])
+    tx.guards.read_equals(AttrSource(source, "backends"), backends)
     return SdpaKernelValue(tuple(backends))
 
 

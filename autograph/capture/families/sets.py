@@ -16,7 +16,7 @@ from autograph.capture.core.breaks import Unsupported, break_kind
 from autograph.capture.core import registry
 from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value
-from autograph.capture.core.constants import ConstantValue, exact_key
+from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.made_keys import hashed_by_real_object, identity_hashed_made_object
 
 SET_ORDER = break_kind(
@@ -155,9 +155,7 @@ def _guard_real_key(tx, value: Value, real: Any) -> None:
         return
     # compared by what it stands for (a method wrapper, made anew on each read; a typing alias):
     # the same type and an equal object (C or typing code, no user code) on later calls
-    kind = type(real)
-    tx.guards.python(("key-eq", value.source), f"{value.source.expr} == {real!r}",
-                     lambda v: type(v) is kind and bool(v == real), [value.source])
+    tx.guards.read_equals(value.source, real)
 
 
 def raise_if_unhashable(value: Value) -> None:
@@ -508,11 +506,8 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
     when the copy iterates otherwise (the real table has gaps from removals, functions are keyed
     by identity), the order stays unknown."""
     order = list(obj)
-    expected = [exact_key(item) for item in order]  # {1} == {True}, yet their items fold differently
     tx.guards.type_(source, obj)
-    if source is not None:
-        tx.guards.python(("set-eq", source), f"list({source.expr}) == {order!r}",
-                         lambda v: [exact_key(item) for item in v] == expected, [source])
+    tx.guards.iterates_as(source, order)  # {1} == {True}, yet their items fold differently
     keys = [(_ByRealObject if hashed_by_real_object(x) else _Identity)(tx.wrap(x, None, trusted=True), x)
             if is_pinned_element(x) else x for x in order]
     value = SetValue(keys, set, source)

@@ -334,7 +334,7 @@ def _defer_only_when_silent(tx, fn: Any) -> None:
     if not harmless():
         raise Unsupported(f"{logger.name!r} logs {logging.getLevelName(level)}: its handlers run at the call",
                           kind=LOGGING_HANDLERS)
-    tx.guards.python(("logging-harmless", id(logger), level),
+    tx.guards.python("logging-harmless", (id(logger), level),
                      f"logging.getLogger({logger.name!r}) drops level {level} or only writes text to files",
                      harmless, words=f"{logger.name} still drops level {level} or only writes text to files")
 

@@ -29,17 +29,4 @@ def guard_answer(tx: Any, fn: Callable, args: list, kwargs: dict, result: Any, n
     answer = result.as_python_constant()
     shown = ", ".join([repr(a) for a in reals] + [f"{k}={v!r}" for k, v in kw_reals.items()])
 
-    def same_answer() -> bool:
-        try:
-            now = fn(*reals, **kw_reals)
-        except Exception:  # noqa: BLE001 - a call that now fails is a changed answer
-            return False
-        return type(now) is type(answer) and now == answer
-
-    try:
-        key = ("answer", fn, reals, tuple(kw_reals.items()))
-        hash(key)
-    except TypeError:  # unhashable constant arguments: one guard per call site
-        key = ("answer", fn, id(result))
-    tx.guards.python(key, f"{name}({shown}) == {answer!r}", same_answer,
-                     words=f"{name}({shown}) still answers {answer!r} (global state read when compiled)")
+    tx.guards.answer(fn, reals, kw_reals, f"{name}({shown})", answer)

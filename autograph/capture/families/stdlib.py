@@ -18,7 +18,7 @@ from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.containers import DictValue
 from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.families.objects import ObjectValue
-from autograph.guards.sources import AttrSource, ItemSource
+from autograph.guards.sources import AttrSource, FunctionOfSource, ItemSource
 
 
 class SignatureValue(ObjectValue):
@@ -106,7 +106,8 @@ def _wrap_partial(tx, obj, source):
 
 def _fspath(tx, *args, **kwargs):
     """``os.fspath(p)``: a constant is the real call's answer (its TypeError included); a
-    ``pathlib`` path from outside is read for real (immutable; a PYTHON guard asks again); a
+    ``pathlib`` path from outside is read for real (immutable; an EQUALS_MATCH guard on
+    ``os.fspath(p)`` asks again); a
     user class's ``__fspath__`` is inlined and its result checked as ``os.fspath`` checks it."""
     if len(args) != 1 or kwargs:
         return NotImplemented
@@ -121,9 +122,7 @@ def _fspath(tx, *args, **kwargs):
             and type(path.obj).__fspath__ is pathlib.PurePath.__fspath__:
         text = os.fspath(path.obj)
         if path.source is not None:
-            source = path.source
-            tx.guards.python(("fspath", source), f"os.fspath({source.expr}) == {text!r}",
-                             lambda v: os.fspath(v) == text, [source])
+            tx.guards.equals(FunctionOfSource(path.source, os.fspath, "os.fspath"), text)
         return ConstantValue(text)
     kind = path.python_type()
     method = getattr(kind, "__fspath__", None)

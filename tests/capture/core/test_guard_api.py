@@ -35,7 +35,7 @@ def private_add_uses(path: Path) -> list[str]:
 
 
 def test_guards_are_recorded_only_through_the_public_api():
-    builder = PACKAGE / "capture" / "guard_builder.py"
+    builder = PACKAGE / "capture" / "core" / "guard_builder.py"
     uses = [u for path in sorted(PACKAGE.rglob("*.py")) if path != builder for u in private_add_uses(path)]
     assert uses == [], "call the guard builder's public methods, not GuardRecorder._add: " + ", ".join(uses)
 
@@ -47,7 +47,7 @@ def _is_recorder_list(node: ast.AST) -> bool:
 
 
 def test_the_recorded_list_is_written_only_by_the_builder():
-    builder = PACKAGE / "capture" / "guard_builder.py"
+    builder = PACKAGE / "capture" / "core" / "guard_builder.py"
     writes = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path == builder:
