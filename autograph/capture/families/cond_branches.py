@@ -125,6 +125,8 @@ def _capture_cond(tx, pred: Value, true_fn: Value, false_fn: Value, items: list[
     node_args = (pred.node, attrs[0], attrs[1], tuple(outer_operands))
     out = builder.wrap_result("call_function", torch.ops.higher_order.cond, node_args, {}, tuple(result),
                               effect_kinds=kinds or None)
+    if any(node.meta.get("may_raise") for branch in (true_branch, false_branch) for node in branch.graph.nodes):
+        builder.last_call_node.meta["may_raise"] = True  # unused, it still raises as the branch would
     if true_branch.writes or false_branch.writes:
         written = true_branch.writes | false_branch.writes
         if written & builder.input_storages:
