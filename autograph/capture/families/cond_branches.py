@@ -277,24 +277,43 @@ def _unflatten(spec: Any, leaves: list[Value]) -> Value:
     return TupleValue(items) if kind is tuple else ListValue(items)
 
 
+# slots that register what the capture *read* (lists and dicts from outside): a branch may add an
+# entry, when the entry says nothing was changed (a change is also a side effect, checked apart)
+_READ_REGISTRIES = {"outside_containers": lambda entry: not entry[2]}
+
+
 class _Fingerprint:
     """What the capture knows about the world that a branch could change: every value reachable
     from the branch function and from the capture's records (family slots -- side effects among
     them --, generators made, open contexts, grad-mode switches), by identity and length, in a
-    fixed order. A slot first used by the branch must still be empty after it."""
+    fixed order. A slot first used by the branch must still be empty after it; a read registry
+    may grow by entries that record reads only."""
 
     def __init__(self, tx, fn: Value):
-        self.slots = [slot for slot in tx.state.slots if slot is not _ROOTS]
+        self.slots = {slot: len(value) for slot, value in tx.state.slots.items()
+                      if slot is not _ROOTS and slot.name in _READ_REGISTRIES}
+        self.slots.update({slot: None for slot in tx.state.slots if slot is not _ROOTS and slot not in self.slots})
         self.fn = fn
         self.walked = self._walk(tx)
 
     def _walk(self, tx) -> list:
-        slots = [tx.state.slots[slot] for slot in self.slots]
-        return _walk(tx, [self.fn, *slots, tx.generators_made, tx.open_contexts, tx.graph.immediate_switches])
+        roots = [self.fn]
+        for slot, n in self.slots.items():  # (a registry's entries one by one: a slice is a new list each time)
+            roots.extend([tx.state.slots[slot]] if n is None else tx.state.slots[slot][:n])
+        return _walk(tx, [*roots, tx.generators_made, tx.open_contexts, tx.graph.immediate_switches])
 
     def unchanged(self, tx) -> bool:
-        new = [value for slot, value in tx.state.slots.items() if slot is not _ROOTS and slot not in self.slots]
-        return self._walk(tx) == self.walked and all(_empty(value) for value in new)
+        for slot, value in tx.state.slots.items():
+            if slot is _ROOTS:
+                continue
+            if slot not in self.slots:
+                read_only = _READ_REGISTRIES.get(slot.name)
+                if not (_empty(value) or read_only is not None and all(read_only(entry) for entry in value)):
+                    return False
+            elif self.slots[slot] is not None:
+                if not all(_READ_REGISTRIES[slot.name](entry) for entry in value[self.slots[slot]:]):
+                    return False
+        return self._walk(tx) == self.walked
 
 
 def _empty(value: Any) -> bool:

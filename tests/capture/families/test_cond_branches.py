@@ -289,3 +289,50 @@ def through_the_op(x):
 def test_the_higher_order_op_itself():
     h = _run_both_ways(through_the_op, lambda pos: (_signed(pos, 3),))
     assert h.captures == 1 and not h.breaks and len(_conds(h)) == 1
+
+
+OFFSETS = [1.0, 2.0]
+
+
+def reads_outside_list(x):
+    return torch.cond(x.sum() > 0, lambda a: a + OFFSETS[1], lambda a: a * len(OFFSETS), (x,))
+
+
+def appends_to_outside_list(x):
+    def true_fn(a):
+        OFFSETS.append(3.0)
+        return a + 1
+
+    return torch.cond(x.sum() > 0, true_fn, lambda a: a * 2, (x,))
+
+
+def test_a_branch_may_read_a_list_from_outside_but_not_change_it():
+    h = _run_both_ways(reads_outside_list, lambda pos: (_signed(pos, 3),))
+    assert h.captures == 1 and not h.breaks
+    h = Harness()
+    try:
+        h.compile(appends_to_outside_list)(torch.ones(3))
+    except Exception:  # noqa: BLE001 - torch.cond refuses it in Python
+        pass
+    assert OFFSETS == [1.0, 2.0]
+    assert [b.kind for b in h.breaks] == ["torch-cond"]
+
+
+class Flagged(torch.nn.Module):
+    def forward(self, x):
+        def true_fn(a):
+            self.flag = True
+            return a + 1
+
+        return torch.cond(x.sum() > 0, true_fn, lambda a: a * 2, (x,))
+
+
+def test_a_branch_storing_an_attribute_is_a_cond_break():
+    m = Flagged()
+    h = Harness()
+    try:
+        h.compile(Flagged.forward)(m, torch.ones(3))
+    except Exception:  # noqa: BLE001 - torch.cond refuses it in Python
+        pass
+    assert not hasattr(m, "flag")
+    assert [b.kind for b in h.breaks] == ["torch-cond"]
