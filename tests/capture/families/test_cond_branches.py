@@ -336,3 +336,19 @@ def test_a_branch_storing_an_attribute_is_a_cond_break():
         pass
     assert not hasattr(m, "flag")
     assert [b.kind for b in h.breaks] == ["torch-cond"]
+
+
+def sized_branches(x):
+    n = x.shape[0]
+    return torch.cond(x.sum() > 0, lambda a: a.sin() * n, lambda a: a.cos()[: a.shape[0] - 1].sum() + a, (x,))
+
+
+def test_cond_with_symbolic_sizes_is_one_capture():
+    autograph.reset()
+    compiled = autograph.compile(sized_branches, dynamic=True)
+    for n in (3, 4, 5, 6):
+        for positive in (True, False):
+            x = _signed(positive, n)
+            assert torch.allclose(compiled(x), sized_branches(x))
+    (fn_stats,) = [s for s in stats.all_stats() if s.qualname == "sized_branches"]
+    assert fn_stats.captures == 1 and fn_stats.breaks == 0 and not fn_stats.errors
