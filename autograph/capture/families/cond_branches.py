@@ -99,8 +99,13 @@ def _capture_cond(tx, pred: Value, true_fn: Value, false_fn: Value, items: list[
         raise _Refused(f"the branches return different structures ({true_branch.spec} and {false_branch.spec})")
     lifted = list(dict.fromkeys(true_branch.lifted + false_branch.lifted))
     root = roots[-1] if roots else builder.root
-    true_gm = true_branch.module(lifted)
-    false_gm = false_branch.module(lifted)
+    # an input neither branch uses is no operand (as in Dynamo): it would make the outputs require grad
+    outer_operands = [item.node for item in items] + lifted
+    true_inputs, false_inputs = true_branch.inputs(lifted), false_branch.inputs(lifted)
+    kept = [i for i in range(len(outer_operands)) if true_inputs[i].users or false_inputs[i].users]
+    true_gm = true_branch.module([true_inputs[i] for i in kept])
+    false_gm = false_branch.module([false_inputs[i] for i in kept])
+    outer_operands = [outer_operands[i] for i in kept]
     index = 0
     while hasattr(root, f"cond_true_{index}") or hasattr(root, f"cond_false_{index}"):
         index += 1
@@ -112,7 +117,6 @@ def _capture_cond(tx, pred: Value, true_fn: Value, false_fn: Value, items: list[
         node.meta["example_value"] = None
         node.stack_trace = builder.current_trace
         attrs.append(node)
-    outer_operands = [item.node for item in items] + lifted
     fakes = [node.meta.get("example_value") for node in outer_operands]
     try:
         with builder.fake_mode:
@@ -155,8 +159,10 @@ class _Branch:
         builder = tx.graph
         before = _Fingerprint(tx, fn)
         state = contexts.state_snapshot()
+        checks = len(builder.pre_checks)
         roots = _ROOTS.of(tx)
         roots.append(torch.nn.Module())
+        sub = None
         try:
             with builder.subgraph() as sub:
                 params = []
@@ -165,6 +171,8 @@ class _Branch:
                     node.meta["example_value"] = item.fake
                     params.append(node)
                 values = [TensorValue(node, item.fake) for node, item in zip(params, items)]
+                for value, item in zip(values, items):
+                    value.real_cls = item.real_cls  # the branch gets the operand itself (a Parameter stays one)
                 try:
                     result = tx.call(fn, values, {})
                 except Unsupported as exc:
@@ -176,15 +184,18 @@ class _Branch:
                 sub.graph.output(tuple(leaf.node for leaf in leaves))
             branch = cls(sub.graph, params, spec)
             branch.root = roots[-1]
-            branch._check(tx, before, state, sub, items, which, grad)
+            if len(builder.pre_checks) != checks:  # a check on inputs the entry would make even when not taken
+                raise _Refused(f"the {which} branch has an operation that can raise at run time after effects "
+                               "replayed after the graph")
+            branch._check(tx, before, state, sub, which, grad)
             return branch
         except BaseException:
-            _discard(builder, locals().get("sub"))
+            _discard(sub)
             raise
         finally:
             roots.pop()
 
-    def _check(self, tx, before: _Fingerprint, state: tuple, sub, items: list[Value], which: str, grad: bool) -> None:
+    def _check(self, tx, before: _Fingerprint, state: tuple, sub, which: str, grad: bool) -> None:
         from autograph.capture.families import contexts
         if not before.unchanged(tx):
             raise _Refused(f"the {which} branch changes something outside itself (a container, an attribute, "
@@ -229,13 +240,20 @@ class _Branch:
         node.meta["example_value"] = outer.meta.get("example_value")
         return node
 
-    def module(self, lifted: list[torch.fx.Node]) -> torch.fx.GraphModule:
-        """The branch as a module taking the operands, then every lifted node of both branches."""
+    def inputs(self, lifted: list[torch.fx.Node]) -> list[torch.fx.Node]:
+        """The placeholders for the operands, then for every lifted node of both branches."""
         anchor = next(n for n in self.graph.nodes if n.op != "placeholder")
         for outer in lifted:
             if outer not in self.lifted_params:
                 self.lifted_params[outer] = self._placeholder(outer, anchor)
-        for node in self.params + [self.lifted_params[outer] for outer in lifted]:
+        return self.params + [self.lifted_params[outer] for outer in lifted]
+
+    def module(self, kept: list[torch.fx.Node]) -> torch.fx.GraphModule:
+        """The branch as a module taking the placeholders ``kept``, in order (the others go)."""
+        anchor = next(n for n in self.graph.nodes if n.op != "placeholder")
+        for node in [n for n in self.graph.nodes if n.op == "placeholder" and n not in kept]:
+            self.graph.erase_node(node)
+        for node in kept:
             anchor.prepend(node)
         self.graph.lint()
         gm = torch.fx.GraphModule(self.root, self.graph)
@@ -246,7 +264,7 @@ class _Branch:
         return gm
 
 
-def _discard(builder, sub) -> None:
+def _discard(sub) -> None:
     """Erase a refused branch's nodes: they are registered as users of the outer nodes they read."""
     if sub is None:
         return

@@ -352,3 +352,22 @@ def test_cond_with_symbolic_sizes_is_one_capture():
             assert torch.allclose(compiled(x), sized_branches(x))
     (fn_stats,) = [s for s in stats.all_stats() if s.qualname == "sized_branches"]
     assert fn_stats.captures == 1 and fn_stats.breaks == 0 and not fn_stats.errors
+
+
+def parameter_operand(x, w):
+    return torch.cond(x.sum() > 0, lambda a, b: a * (2 if isinstance(b, torch.nn.Parameter) else 3),
+                      lambda a, b: a - 1, (x, w))
+
+
+def test_an_operand_is_itself_in_the_branch_and_unused_operands_are_dropped():
+    h = Harness()
+    f = h.compile(parameter_operand)
+    w = torch.nn.Parameter(torch.ones(3))
+    for positive in (True, False):
+        x = _signed(positive, 3)
+        got, expected = f(x, w), parameter_operand(x, w)
+        assert_same(got, expected)  # the Parameter check, and no grad through the unused parameter
+        assert got.requires_grad is expected.requires_grad is False
+    assert h.captures == 1 and not h.breaks
+    (node,) = _conds(h)
+    assert len(node.args[3]) == 1
