@@ -371,3 +371,23 @@ def test_an_operand_is_itself_in_the_branch_and_unused_operands_are_dropped():
     assert h.captures == 1 and not h.breaks
     (node,) = _conds(h)
     assert len(node.args[3]) == 1
+
+
+class Choose(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(3, 3)
+        self.b = torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.ReLU())
+
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, self.a, self.b, (x,))
+
+
+def test_submodules_as_branches():
+    m = Choose()
+    h = Harness()
+    f = h.compile(Choose.forward)
+    for positive in (True, False, True):
+        x = _signed(positive, 2, 3)
+        assert_same(f(m, x), m(x))
+    assert h.captures == 1 and not h.breaks and len(_conds(h)) == 1
