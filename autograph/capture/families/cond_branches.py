@@ -318,7 +318,7 @@ class _Fingerprint:
         roots = [self.fn]
         for slot, n in self.slots.items():  # (a registry's entries one by one: a slice is a new list each time)
             roots.extend([tx.state.slots[slot]] if n is None else tx.state.slots[slot][:n])
-        return _walk(tx, [*roots, tx.generators_made, tx.open_contexts, tx.graph.immediate_switches])
+        return walk_state(tx, [*roots, tx.generators_made, tx.open_contexts, tx.graph.immediate_switches])
 
     def unchanged(self, tx) -> bool:
         for slot, value in tx.state.slots.items():
@@ -341,7 +341,9 @@ def _empty(value: Any) -> bool:
     return hasattr(value, "__dict__") and not any(vars(value).values())
 
 
-def _walk(tx, roots: list) -> list:
+def walk_state(tx, roots: list) -> list:
+    """The identity and length of every capture value reachable from ``roots``, in a fixed order
+    (equal before and after some interpretation exactly when it changed none of them)."""
     skip = (type(tx), type(tx.graph), type(tx.guards))
     out: list = []
     seen: set[int] = set()

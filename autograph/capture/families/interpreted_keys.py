@@ -38,12 +38,17 @@ def _operand(other: Any) -> Value | None:
 class InterpretedKey(_Identity):
     """The key of an object hashed by its class's own Python ``__hash__``."""
 
-    __slots__ = ("tx", "hashed")
+    __slots__ = ("tx", "hashed", "impure", "step")
     interprets = True
+    real_hash = True  # hashed as the real object is: a table of such keys iterates as CPython's
 
-    def __init__(self, tx, value: Value, hashed: int):
+    def __init__(self, tx, value: Value, hashed: int, impure: bool = False):
         super().__init__(value, value)
         self.tx, self.hashed = tx, hashed
+        # its ``__hash__`` changed something (a counter on the object): a table rebuilt in Python
+        # would run it again, so one holding this key is not rebuilt (refuse_rebuild)
+        self.impure = impure
+        self.step = tx.step  # the root step that hashed it (a break there runs the hash in Python)
 
     def __hash__(self) -> int:
         return self.hashed
@@ -133,10 +138,31 @@ def interpreted_key(tx, value: Value, key_of) -> Any | None:
     (``key_of`` keys the items of a tuple)."""
     if _plain_tuple(value):
         return TupleKey(value, tuple(key_of(item, tx) for item in value.items))
+    from autograph.capture.families.cond_branches import walk_state
+    before = _hash_effects(tx, value, walk_state)
     hashed = interpreted_hash(tx, value)
     if hashed is None:
         return None
-    return InterpretedKey(tx, value, hashed)
+    return InterpretedKey(tx, value, hashed, impure=_hash_effects(tx, value, walk_state) != before)
+
+
+def _hash_effects(tx, value: Value, walk_state) -> tuple:
+    """What a ``__hash__`` could change: the hashed object's state, the effects replayed after the graph."""
+    from autograph.capture.families.side_effects import SIDE_EFFECTS
+    effects = tx.state.peek(SIDE_EFFECTS)
+    return walk_state(tx, [value]), len(effects.events) if effects is not None else 0
+
+
+def refuse_rebuild(keys) -> None:
+    """A dict or set holding a key whose ``__hash__`` has effects cannot be rebuilt in Python:
+    inserting the key again would run them again. The break moves to where the first such key
+    was hashed, so Python makes the table."""
+    impure = [key for key in keys if getattr(key, "impure", False)]
+    if impure:
+        exc = Unsupported(f"a dict or set holding {impure[0].value.describe()}, whose __hash__ changes state, "
+                          "cannot be rebuilt (Python would hash it again)", kind="cannot-rebuild")
+        exc.retry_step = min(key.step for key in impure)  # break before it was first hashed
+        raise exc
 
 
 def _hash(tx, *args, **kwargs):
