@@ -23,7 +23,6 @@ that is an operand (or a view of one), and a branch writing an operand while gra
 """
 from __future__ import annotations
 
-import types
 from typing import Any
 
 import torch
@@ -32,6 +31,7 @@ import torch.fx
 from autograph.capture.core import effects, registry
 from autograph.capture.core.base import Value
 from autograph.capture.core.breaks import Unsupported, break_kind
+from autograph.capture.families.state_walk import walk_state
 
 TORCH_COND = break_kind(
     "torch-cond", "a `torch.cond` whose branches cannot become subgraphs: a branch changes something "
@@ -43,9 +43,6 @@ TORCH_COND = break_kind(
     "them), pass tensors as operands, and use a one-element tensor (or a Python bool) as predicate")
 
 _COND_OPS = (torch.cond, torch.ops.higher_order.cond)
-_MAX_FINGERPRINT = 200_000  # values walked before the capture gives up and breaks
-_IMMUTABLE_LEAVES = (str, bytes, int, float, complex, bool, type(None), type, types.CodeType,
-                     types.FunctionType, types.BuiltinFunctionType, torch.Tensor, torch.fx.Node)
 
 # the roots of the branch graphs being traced (a nested cond installs its subgraphs in its branch's)
 _ROOTS = registry.state_slot("cond_branch_roots", list, __name__)
@@ -339,51 +336,6 @@ def _empty(value: Any) -> bool:
     if isinstance(value, (list, tuple, dict, set)):
         return not value
     return hasattr(value, "__dict__") and not any(vars(value).values())
-
-
-def walk_state(tx, roots: list) -> list:
-    """The identity and length of every capture value reachable from ``roots``, in a fixed order
-    (equal before and after some interpretation exactly when it changed none of them)."""
-    skip = (type(tx), type(tx.graph), type(tx.guards))
-    out: list = []
-    seen: set[int] = set()
-    stack = list(reversed(roots))
-    while stack:
-        obj = stack.pop()
-        key = id(obj)
-        if isinstance(obj, _IMMUTABLE_LEAVES) or isinstance(obj, skip):
-            out.append(key)
-            continue
-        if key in seen:
-            out.append(("again", key))
-            continue
-        seen.add(key)
-        if len(seen) > _MAX_FINGERPRINT:
-            raise _Refused("the values around the branch are too many to check for changes")
-        if isinstance(obj, dict):
-            out.append((key, "dict", len(obj)))
-            children = [c for kv in obj.items() for c in kv]
-        elif isinstance(obj, (list, tuple)):
-            out.append((key, type(obj).__name__, len(obj)))
-            children = list(obj)
-        elif isinstance(obj, (set, frozenset)):
-            out.append((key, "set", len(obj)))
-            children = sorted(obj, key=id)
-        elif isinstance(obj, types.CellType):
-            out.append((key, "cell"))
-            try:
-                children = [obj.cell_contents]
-            except ValueError:
-                children = []
-        elif (type(obj).__module__ or "").startswith("autograph.") and hasattr(obj, "__dict__"):
-            state = vars(obj)
-            out.append((key, type(obj).__qualname__, tuple(state)))
-            children = list(state.values())
-        else:
-            out.append(key)  # a real object: its changes are the side effects' business
-            continue
-        stack.extend(reversed(children))
-    return out
 
 
 def install() -> None:

@@ -138,7 +138,7 @@ def interpreted_key(tx, value: Value, key_of) -> Any | None:
     (``key_of`` keys the items of a tuple)."""
     if _plain_tuple(value):
         return TupleKey(value, tuple(key_of(item, tx) for item in value.items))
-    from autograph.capture.families.cond_branches import walk_state
+    from autograph.capture.families.state_walk import walk_state
     before = _hash_effects(tx, value, walk_state)
     hashed = interpreted_hash(tx, value)
     if hashed is None:
