@@ -138,19 +138,28 @@ def interpreted_key(tx, value: Value, key_of) -> Any | None:
     (``key_of`` keys the items of a tuple)."""
     if _plain_tuple(value):
         return TupleKey(value, tuple(key_of(item, tx) for item in value.items))
-    from autograph.capture.families.state_walk import walk_state
-    before = _hash_effects(tx, value, walk_state)
+    before = _hash_effects(tx, value)
     hashed = interpreted_hash(tx, value)
     if hashed is None:
         return None
-    return InterpretedKey(tx, value, hashed, impure=_hash_effects(tx, value, walk_state) != before)
+    after = _hash_effects(tx, value)
+    return InterpretedKey(tx, value, hashed, impure=before is None or after != before)
 
 
-def _hash_effects(tx, value: Value, walk_state) -> tuple:
-    """What a ``__hash__`` could change: the hashed object's state, the effects replayed after the graph."""
+def _hash_effects(tx, value: Value) -> tuple | None:
+    """What a ``__hash__`` could change: the hashed object's state, the effects replayed after the
+    graph (None when the object reaches too much to compare: taken as changed)."""
     from autograph.capture.families.side_effects import SIDE_EFFECTS
+    from autograph.capture.families.state_walk import TooMuchState, walk_state
     effects = tx.state.peek(SIDE_EFFECTS)
-    return walk_state(tx, [value]), len(effects.events) if effects is not None else 0
+    try:
+        walked = walk_state(tx, [value], limit=_HASH_STATE_LIMIT)
+    except TooMuchState:
+        return None
+    return walked, len(effects.events) if effects is not None else 0
+
+
+_HASH_STATE_LIMIT = 2_000  # values a hashed object may reach and still be compared (else impure)
 
 
 def refuse_rebuild(keys) -> None:

@@ -19,7 +19,11 @@ _IMMUTABLE_LEAVES = (str, bytes, int, float, complex, bool, type(None), type, ty
                      types.FunctionType, types.BuiltinFunctionType, torch.Tensor, torch.fx.Node)
 
 
-def walk_state(tx, roots: list) -> list:
+class TooMuchState(Unsupported):
+    """More than ``limit`` values are reachable: too many to compare."""
+
+
+def walk_state(tx, roots: list, limit: int = _MAX_WALKED) -> list:
     """The identity and length of every capture value reachable from ``roots``, in a fixed order
     (equal before and after some interpretation exactly when it changed none of them)."""
     skip = (type(tx), type(tx.graph), type(tx.guards))
@@ -36,8 +40,8 @@ def walk_state(tx, roots: list) -> list:
             out.append(("again", key))
             continue
         seen.add(key)
-        if len(seen) > _MAX_WALKED:
-            raise Unsupported("the values to check for changes are too many", kind="unsupported-operation")
+        if len(seen) > limit:
+            raise TooMuchState("the values to check for changes are too many", kind="unsupported-operation")
         if isinstance(obj, dict):
             out.append((key, "dict", len(obj)))
             children = [c for kv in obj.items() for c in kv]
