@@ -8,10 +8,12 @@ on fake tensors. Each node gets ``stack_trace`` so ``gm.code`` shows the user li
 """
 from __future__ import annotations
 
+import contextlib
 import operator
 import re
 import sys
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Iterator
 
 import torch
 import torch.fx
@@ -36,6 +38,15 @@ RUN_TIME_ERROR = break_kind(
     "order, also when it raises",
     "move logging, attribute/list/dict stores and `with` blocks that run Python on exit away from the "
     "indexing (or the in-place update)")
+
+@dataclass
+class Subgraph:
+    """A branch of a higher-order op being traced (``GraphBuilder.subgraph``): its graph and the
+    storages its operations wrote (known once the tracing is over)."""
+
+    graph: torch.fx.Graph
+    written: set = field(default_factory=set)
+
 
 class GraphBuilder:
     def __init__(self, shape_records: ShapeRecords | None = None):
@@ -70,6 +81,9 @@ class GraphBuilder:
         self.can_precheck = False
         self.wrote_input = False
         self.written_storages: set = set()
+        # the graphs around the one being built while a higher-order op's branch is traced
+        # (``subgraph``): inputs (placeholders) always go to the outermost one
+        self.outer_graphs: list[torch.fx.Graph] = []
 
     # --- leaves ------------------------------------------------------------
     def _fake(self, real: torch.Tensor) -> torch.Tensor:
@@ -109,20 +123,44 @@ class GraphBuilder:
         self._input_by_source[source] = value
         return value
 
+    @contextlib.contextmanager
+    def subgraph(self) -> Iterator[Subgraph]:
+        """Trace the operations of a higher-order op's branch (``torch.cond``: families/cond_branches.py)
+        into a fresh ``fx.Graph`` that shares this capture's fake mode, inputs, names and effects.
+        Inputs read for the first time in the branch are placeholders of the outermost graph; the
+        branch's nodes refer to nodes of the graphs around it directly until the caller lifts them.
+        What the branch's nodes leave in this builder (last node, op count, size nodes cached for
+        symbols) is restored, since those nodes live in the branch's graph only."""
+        saved = (self.graph, self.last_call_node, self.op_count, self.current_trace, self.written_storages,
+                 dict(self.shape_records.nodes))
+        sub = Subgraph(torch.fx.Graph())
+        self.outer_graphs.append(self.graph)
+        self.graph, self.written_storages = sub.graph, set()
+        try:
+            yield sub
+        finally:
+            sub.written = self.written_storages
+            self.outer_graphs.pop()
+            self.graph, self.last_call_node, self.op_count, self.current_trace, written, nodes = saved
+            self.written_storages = written | sub.written
+            self.shape_records.nodes.clear()
+            self.shape_records.nodes.update(nodes)
+
     def _placeholder(self, name: str) -> torch.fx.Node:
+        graph = self.outer_graphs[0] if self.outer_graphs else self.graph
         last = None
-        for node in self.graph.nodes:
+        for node in graph.nodes:
             if node.op == "placeholder":
                 last = node
         if last is None:
-            first = next(iter(self.graph.nodes), None)
-            ctx = self.graph.inserting_before(first) if first is not None else None
+            first = next(iter(graph.nodes), None)
+            ctx = graph.inserting_before(first) if first is not None else None
         else:
-            ctx = self.graph.inserting_after(last)
+            ctx = graph.inserting_after(last)
         if ctx is None:
-            return self.graph.placeholder(name)
+            return graph.placeholder(name)
         with ctx:
-            return self.graph.placeholder(name)
+            return graph.placeholder(name)
 
     def real_tensor(self, value) -> torch.Tensor | None:
         """The caller's tensor (an input) or the parameter/buffer (an attribute) ``value``

@@ -531,6 +531,10 @@ class FromKeysValue(Value):
         return super().getattr(tx, name)
 
     def call(self, tx, args, kwargs):
+        if self.fn.__self__ is dict:
+            made = _dict_fromkeys(tx, args, kwargs)
+            if made is not NotImplemented:
+                return made
         real = run_real(tx, self.describe() + "()", self.fn, *(to_real(tx, a) for a in args),
                         **{k: to_real(tx, v) for k, v in kwargs.items()})
         if type(real) is dict:
@@ -543,6 +547,36 @@ class FromKeysValue(Value):
 
     def reconstruct(self, cg):
         return cg.const(self.fn)
+
+
+def _dict_fromkeys(tx, args: list[Value], kwargs: dict[str, Value]) -> Any:
+    """``dict.fromkeys(iterable, value=None)`` over keys that are not constants, as CPython's
+    ``_PyDict_FromKeys`` does: an exact dict or set gives its keys with their stored hashes (no
+    ``__hash__`` runs again), any other iterable's items are inserted one by one (each hashed, a
+    Python ``__hash__`` interpreted). Constants only: NotImplemented (the real call on them)."""
+    from autograph.capture.families.containers import DictValue
+    from autograph.capture.families.sets import SetValue, _Identity
+    if kwargs or not 1 <= len(args) <= 2:
+        return NotImplemented
+    source, fill = args[0], (args[1] if len(args) == 2 else ConstantValue(None))
+    if type(source) is DictValue and source.kind is dict:
+        if not any(isinstance(k, _Identity) for k in source.items):
+            return NotImplemented
+        return DictValue(dict.fromkeys(source.items, fill))
+    if type(source) is SetValue:
+        if not any(isinstance(k, _Identity) for k in source.real):
+            return NotImplemented
+        if len(source.real) > 1:
+            source.iter_items(tx)  # its order must be known (else this breaks)
+        return DictValue(dict.fromkeys(source.real, fill))
+    if source.is_constant() or getattr(source, "real_stand_in", None) is not None \
+            or isinstance(source, (SetValue, DictValue, RealContainerValue)):
+        return NotImplemented
+    from autograph.capture.families.iterators import iterator_of
+    out = DictValue({})
+    for item in iterator_of(tx, source).iter_items(tx):
+        out.setitem(tx, item, fill)
+    return out
 
 
 def _callable_wrapper(tx, obj, source):

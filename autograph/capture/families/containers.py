@@ -751,6 +751,8 @@ class DictValue(Value):
             return cg.const(self.identity)
         def body() -> str:
             return ", ".join(f"{_key_expr(cg, k)}: {cg.reconstruct(v)}" for k, v in self.items.items())
+        from autograph.capture.families.interpreted_keys import refuse_rebuild
+        refuse_rebuild(self.items)
         empty = "{}" if self.kind is dict else f"{cg.const(self.kind)}()"
         in_two_steps = cycles.rebuild_in_two_steps(cg, self, empty, lambda name: f"{name}.update({{{body()}}})")
         if in_two_steps is not None:

@@ -38,12 +38,17 @@ def _operand(other: Any) -> Value | None:
 class InterpretedKey(_Identity):
     """The key of an object hashed by its class's own Python ``__hash__``."""
 
-    __slots__ = ("tx", "hashed")
+    __slots__ = ("tx", "hashed", "impure", "step")
     interprets = True
+    real_hash = True  # hashed as the real object is: a table of such keys iterates as CPython's
 
-    def __init__(self, tx, value: Value, hashed: int):
+    def __init__(self, tx, value: Value, hashed: int, impure: bool = False):
         super().__init__(value, value)
         self.tx, self.hashed = tx, hashed
+        # its ``__hash__`` changed something (a counter on the object): a table rebuilt in Python
+        # would run it again, so one holding this key is not rebuilt (refuse_rebuild)
+        self.impure = impure
+        self.step = tx.step  # the root step that hashed it (a break there runs the hash in Python)
 
     def __hash__(self) -> int:
         return self.hashed
@@ -133,10 +138,40 @@ def interpreted_key(tx, value: Value, key_of) -> Any | None:
     (``key_of`` keys the items of a tuple)."""
     if _plain_tuple(value):
         return TupleKey(value, tuple(key_of(item, tx) for item in value.items))
+    before = _hash_effects(tx, value)
     hashed = interpreted_hash(tx, value)
     if hashed is None:
         return None
-    return InterpretedKey(tx, value, hashed)
+    after = _hash_effects(tx, value)
+    return InterpretedKey(tx, value, hashed, impure=before is None or after != before)
+
+
+def _hash_effects(tx, value: Value) -> tuple | None:
+    """What a ``__hash__`` could change: the hashed object's state, the effects replayed after the
+    graph (None when the object reaches too much to compare: taken as changed)."""
+    from autograph.capture.families.side_effects import SIDE_EFFECTS
+    from autograph.capture.families.state_walk import TooMuchState, walk_state
+    effects = tx.state.peek(SIDE_EFFECTS)
+    try:
+        walked = walk_state(tx, [value], limit=_HASH_STATE_LIMIT)
+    except TooMuchState:
+        return None
+    return walked, len(effects.events) if effects is not None else 0
+
+
+_HASH_STATE_LIMIT = 2_000  # values a hashed object may reach and still be compared (else impure)
+
+
+def refuse_rebuild(keys) -> None:
+    """A dict or set holding a key whose ``__hash__`` has effects cannot be rebuilt in Python:
+    inserting the key again would run them again. The break moves to where the first such key
+    was hashed, so Python makes the table."""
+    impure = [key for key in keys if getattr(key, "impure", False)]
+    if impure:
+        exc = Unsupported(f"a dict or set holding {impure[0].value.describe()}, whose __hash__ changes state, "
+                          "cannot be rebuilt (Python would hash it again)", kind="cannot-rebuild")
+        exc.retry_step = min(key.step for key in impure)  # break before it was first hashed
+        raise exc
 
 
 def _hash(tx, *args, **kwargs):

@@ -98,6 +98,8 @@ def items_text(cg, items: SetValue) -> str:
     source = rebuild_source(items)
     if source is not None:
         return cg.const(source)
+    from autograph.capture.families.interpreted_keys import refuse_rebuild
+    refuse_rebuild(items.real)
     return "(" + "".join(cg.reconstruct(value_of(k)) + ", " for k in items.real) + ")"
 
 

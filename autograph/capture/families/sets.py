@@ -243,9 +243,10 @@ class SetValue(Value):
     def iter_items(self, tx) -> list[Value]:
         if len(self.real) > 1:
             self._check_order("iterating over")
-        if len(self.real) > 1 and any(isinstance(k, _Identity) and not isinstance(k, _ByRealObject) for k in self.real):
-            # (keys hashed as their real objects are, the same objects on every call, iterate
-            # in the real set's order)
+        if len(self.real) > 1 and any(isinstance(k, _Identity) and not isinstance(k, _ByRealObject)
+                                      and not getattr(k, "real_hash", False) for k in self.real):
+            # (keys hashed as their real objects are -- the same objects on every call, or by
+            # the object's own Python ``__hash__`` -- iterate in the real set's order)
             raise Unsupported(f"iterating over a {self.describe()} holding tensors or objects", kind=SET_ORDER)
         return [value_of(k) for k in self.real]
 
@@ -378,6 +379,8 @@ class SetValue(Value):
         if not self.has_identity_keys():  # one new set per call, however often it is named
             text = f"{cg.const(self.kind)}({cg.const(self._rebuild_from())})"
             return cg.shared(self, text) if self.kind is set else text
+        from autograph.capture.families.interpreted_keys import refuse_rebuild
+        refuse_rebuild(self.real)
         items = "".join(cg.reconstruct(value_of(k)) + ", " for k in self.real)
         text = f"{cg.const(self.kind)}(({items}))"
         return cg.shared(self, text) if self.kind is set else text
@@ -454,8 +457,9 @@ def _exact_dict_keys(value: Value) -> dict | None:
     exact dict takes CPython's dict path (sized for it up front), so its order is that of
     the same call on a dict, not on a list of the keys."""
     from autograph.capture.families.containers import DictValue
-    if type(value) is DictValue and value.kind is dict and not value.has_identity_keys():
-        return dict.fromkeys(value.items)
+    if type(value) is DictValue and value.kind is dict and all(
+            not isinstance(k, _Identity) or getattr(k, "real_hash", False) for k in value.items):
+        return dict.fromkeys(value.items)  # (keys hashed by Python code keep their stored hash)
     return None
 
 
@@ -481,7 +485,8 @@ def _construct(kind: type):
             # the copy is made in the operand's order: known only when the model iterates as
             # the real set does (else a later iteration of the copy breaks, not the copy)
             ordered = operand.order_known and (len(operand.real) < 2 or not any(
-                isinstance(k, _Identity) and not isinstance(k, _ByRealObject) for k in operand.real))
+                isinstance(k, _Identity) and not isinstance(k, _ByRealObject) and not getattr(k, "real_hash", False)
+                for k in operand.real))
             return _wrap_result(kind(operand.real), ordered)
         exact = _exact_dict_keys(args[0]) if args else None
         if exact is not None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core import registry
-from autograph.capture.families import set_subclasses, truth_protocol
+from autograph.capture.families import scalar_subclasses, set_subclasses, truth_protocol
 from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.core.constants import ConstantValue
@@ -31,7 +31,8 @@ from autograph.capture.families.unbound_calls import call_as_bound
 # C base classes whose construction and slots this module models
 _DICT_BASES = (dict, collections.OrderedDict)
 _SET_BASES = (set, frozenset)  # families/set_subclasses.py
-_PLAIN_BASES = (object, list, tuple) + _DICT_BASES + _SET_BASES
+_SCALAR_BASES = scalar_subclasses.SCALAR_BASES  # int, float, str (families/scalar_subclasses.py)
+_PLAIN_BASES = (object, list, tuple) + _DICT_BASES + _SET_BASES + _SCALAR_BASES
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (or type())
 
 
@@ -40,10 +41,10 @@ def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = No
     made by its C base's ``__new__`` (a user ``__new__`` already ran during capture); a set
     subclass's table is filled by set's own C code from ``items`` (families/set_subclasses.py)."""
     base = next(b for b in cls.__mro__ if b in _PLAIN_BASES)
-    obj = base.__new__(cls, items) if base in (frozenset, tuple) else base.__new__(cls)
+    obj = base.__new__(cls, items) if base in (frozenset, tuple) + _SCALAR_BASES else base.__new__(cls)
     if base is set:
         set.__init__(obj, items)
-    elif base in (frozenset, tuple):
+    elif base in (frozenset, tuple) + _SCALAR_BASES:
         pass  # items fixed by __new__
     elif isinstance(items, list):  # a list subclass: its items
         list.extend(obj, items)
@@ -276,6 +277,7 @@ class UserObjectValue(Value):
         if out is not None:
             return out
         if self.items is not None:
+            scalar_subclasses.refuse_as_container(self)
             return self.items.getitem(tx, key)
         raise Unsupported(f"TypeError: {self.describe()} is not subscriptable", generic=True, kind="python-exception")
 
@@ -283,6 +285,7 @@ class UserObjectValue(Value):
         if self._special(tx, "__setitem__", [key, value]) is not None:
             return
         if self.items is not None:
+            scalar_subclasses.refuse_as_container(self)
             return self.items.setitem(tx, key, value)
         raise Unsupported(f"TypeError: {self.describe()} does not support item assignment", generic=True,
                           kind="python-exception")
@@ -324,6 +327,7 @@ class UserObjectValue(Value):
                     kind="unsupported-operation")
             return out  # e.g. a generator: advanced lazily by the loop
         if self.items is not None:
+            scalar_subclasses.refuse_as_container(self)
             return self.items.get_iter(tx)
         raise Unsupported(f"TypeError: {self.describe()} is not iterable", generic=True, kind="python-exception")
 
@@ -342,6 +346,7 @@ class UserObjectValue(Value):
         if out is not None:
             return truth_protocol.len_result(out)
         if self.items is not None:
+            scalar_subclasses.refuse_as_container(self)
             return self.items.length(tx)
         raise Unsupported(f"TypeError: object of type {self.cls.__qualname__} has no len()", generic=True,
                           kind="python-exception")
@@ -351,6 +356,9 @@ class UserObjectValue(Value):
         out = self._special(tx, "__bool__", [])
         if out is not None:
             return truth_protocol.bool_result(tx, out)
+        scalar = scalar_subclasses.truth(self)
+        if scalar is not None:
+            return scalar
         _no_odd_special(self.cls, "__len__")
         if _special(tx, self.cls, "__len__") is not None or self.items is not None:
             return self.length(tx) > 0
@@ -361,6 +369,7 @@ class UserObjectValue(Value):
         if out is not None:
             return ConstantValue(out.truth(tx))
         if self.items is not None:
+            scalar_subclasses.refuse_as_container(self)
             return self.items.contains(tx, item)
         if _special(tx, self.cls, "__iter__") is not None and self.get_iter(tx) is self:
             # its own iterator: consumed up to the first match, each comparison decided here (the
@@ -375,7 +384,10 @@ class UserObjectValue(Value):
     def binary_op(self, tx, op, other):
         """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator; set
         operators of a set subclass that keeps set's (families/set_subclasses.py); ``|``, ``|=`` of a
-        dict subclass that keeps dict's (families/dict_operators.py)."""
+        dict subclass that keeps dict's (families/dict_operators.py); the base's operator of an int,
+        float or str subclass that keeps it (families/scalar_subclasses.py)."""
+        if scalar_subclasses.scalar_items(self) is not None:
+            return scalar_subclasses.binary_op(tx, self, op, other, reflected=False)
         if set_subclasses.set_items(self) is not None:
             return set_subclasses.binary_op(tx, self, op, other)
         if op in ("|", "|="):
@@ -391,6 +403,8 @@ class UserObjectValue(Value):
         return _list_method(tx, self, name, [other], {})
 
     def rbinary_op(self, tx, op, other):
+        if scalar_subclasses.scalar_items(self) is not None:
+            return scalar_subclasses.binary_op(tx, self, op, other, reflected=True)
         if set_subclasses.set_items(self) is not None:
             return set_subclasses.rbinary_op(tx, self, op, other)
         return self._tuple_operator(tx, op, other, reflected=True)
@@ -419,6 +433,8 @@ class UserObjectValue(Value):
         return vb.binary_op(tx, "*", self.items, other)
 
     def compare_op(self, tx, op, other):
+        if scalar_subclasses.scalar_items(self) is not None:
+            return scalar_subclasses.compare_op(tx, self, op, other)
         if set_subclasses.set_items(self) is not None:
             return set_subclasses.compare_op(tx, self, op, other)
         mine, theirs = _tuple_compared(self, op), _tuple_compared(other, vb._SWAPPED.get(op, op))
@@ -531,6 +547,8 @@ class NativeMethodValue(Value):
                     return _object_equality(tx, obj, args[0], name)
             if owner is list and isinstance(obj.items, ListValue):
                 return _list_method(tx, obj, name, args, kwargs)
+            if owner in _SCALAR_BASES and scalar_subclasses.scalar_items(obj) is not None:
+                return scalar_subclasses.native_method(tx, obj, self.method, name, args, kwargs)
             if owner in _SET_BASES and set_subclasses.set_items(obj) is not None:
                 return set_subclasses.native_method(tx, obj, obj.items, self.method, name, args, kwargs)
             if owner is tuple and name in ("count", "index", "__getitem__", "__len__", "__contains__") \
@@ -706,12 +724,14 @@ def construct(tx, cls: type, args: list[Value], kwargs: dict[str, Value]) -> Val
         cls = made
     elif issubclass(cls, _SET_BASES):
         obj = set_subclasses.new_instance(tx, cls, args, kwargs)
+    elif issubclass(cls, _SCALAR_BASES):  # the base's own __new__ takes the value
+        obj = scalar_subclasses.new_instance(tx, cls, args, kwargs)
     elif issubclass(cls, tuple):  # tuple's own __new__ takes the items
         obj = _tuple_new(tx, tx.wrap(cls, None, trusted=True), *args, **kwargs)
     else:
         obj = UserObjectValue(cls)
     init = _python_attr(cls, "__init__")
-    if (new is not None or issubclass(cls, (frozenset, tuple))) and init is object.__init__:
+    if (new is not None or issubclass(cls, (frozenset, tuple) + _SCALAR_BASES)) and init is object.__init__:
         return obj  # object.__init__ ignores the arguments a __new__ of the class took
     if isinstance(init, types.FunctionType):
         tx.guards.class_attr(cls, "__init__")

@@ -30,6 +30,7 @@ out = {
     "opaque call rules": [owner(f) for f in r.OPAQUE_CALL_RULES],
     "deque wrapper": owner(r.TYPE_WRAPPERS.get(collections.deque)),
     "logger wrapper": owner(r.TYPE_WRAPPERS.get(logging.Logger)),
+    "torch.cond": owner(r.TORCH_CALL_OVERRIDES.get(__import__("torch").cond)),
 }
 try:
     import numpy
@@ -54,6 +55,7 @@ _EXPECTED = {
     "opaque call rules": [_V + "frames", _V + "cached_calls", _V + "side_effects"],
     "deque wrapper": _V + "collections_values",
     "logger wrapper": _V + "side_effects",
+    "torch.cond": _V + "cond_branches",
 }
 
 
