@@ -169,7 +169,7 @@ class PrivateValue(ObjectValue):
             return wrap_private(tx, obj.__dict__)
         if name == "__class__":
             return tx.wrap(cls, None, trusted=True)
-        from autograph.capture.core.base import mro_lookup
+        from autograph.capture.core.base import generic_getattribute, mro_lookup
         from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
         klass, attr = mro_lookup(cls, name)
         if isinstance(attr, types.FunctionType):
@@ -178,6 +178,11 @@ class PrivateValue(ObjectValue):
         if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
             tx.guards.class_attr(cls, name)
             return UserFunctionValue(attr.fget).call(tx, [self], {})
+        if klass is not None and generic_getattribute(cls) and name not in getattr(obj, "__dict__", {name: None}):
+            from autograph.capture.families.class_stores import resolved
+            stored = resolved(tx, cls, name)
+            if stored is not None:  # the class entry, stored earlier in this capture (the copy is private)
+                return stored
         if klass is not None:
             tx.guards.class_attr(cls, name)  # a class attribute (or one the instance shadows)
         # the instance's own attributes, a Python __getattribute__ remapping names: run for real

@@ -20,7 +20,7 @@ from typing import Any
 
 from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core import registry
-from autograph.capture.families import set_subclasses, truth_protocol
+from autograph.capture.families import class_stores, set_subclasses, side_effects, truth_protocol
 from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.core.constants import ConstantValue
@@ -207,6 +207,9 @@ class UserObjectValue(Value):
         if name in self.attrs.items:
             return self.attrs.items[name]
         if attr is not None:
+            stored = class_stores.resolved(tx, self.cls, name)
+            if stored is not None:  # the class entry, stored earlier in this capture
+                return stored
             return _bind_class_attr(tx, self, self.cls, name, attr)
         from autograph.capture.families.absence import guard_absent_in_classes
         guard_absent_in_classes(tx, self.cls, name)  # a class attribute added later recaptures
@@ -786,6 +789,9 @@ def _bind_found_by_super(tx, sup: SuperValue, klass: type, name: str, raw: Any) 
     if not of_class and type(raw).__name__ in ("method_descriptor", "wrapper_descriptor"):
         return NativeMethodValue(sup.obj, raw, name)
     if not hasattr(type(raw), "__get__"):  # a plain class attribute: the object itself
+        stored = side_effects.pending(tx, klass, name)
+        if stored is not None and stored is not side_effects.DELETED:  # stored earlier in this capture
+            return stored
         return tx.wrap(raw, None, pin=lambda: klass.__dict__[name], what=f"{klass.__qualname__}.{name}")
     raise Unsupported(f"descriptor attribute `.{name}` of {klass.__qualname__} read through super()",
                       kind="unsupported-operation")
