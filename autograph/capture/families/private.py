@@ -151,6 +151,29 @@ def _result(tx, obj: Any, new: bool) -> Value:
     return wrap_private(tx, obj)
 
 
+def adopt_value(tx, obj: Any, value_cls: type | None = None) -> "PrivateValue":
+    """The value (a ``value_cls``, by default :class:`PrivateValue`) of ``obj``, a real object
+    another family made at capture time that only this capture holds (``random.Random(seed)``:
+    families/random_draws.py)."""
+    _adopt(tx, obj)
+    return (value_cls or PrivateValue)(obj)
+
+
+def real_argument(tx, value: Value) -> Any:
+    """The real object a private operation is given: a constant or a private object."""
+    return _real(tx, value)
+
+
+def run_real(tx, what: str, fn) -> Any:
+    """``fn()``, a real operation on private objects (its exception is Python's)."""
+    return _run(tx, what, fn)
+
+
+def result_value(tx, obj: Any) -> Value:
+    """The value of what a real operation on private objects made (private unless an atom)."""
+    return _result(tx, obj, new=True)
+
+
 class PrivateValue(ObjectValue):
     """A real object only this capture holds (a deep copy made at capture time, or made from one)."""
 

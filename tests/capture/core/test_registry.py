@@ -30,6 +30,7 @@ out = {
     "opaque call rules": [owner(f) for f in r.OPAQUE_CALL_RULES],
     "deque wrapper": owner(r.TYPE_WRAPPERS.get(collections.deque)),
     "logger wrapper": owner(r.TYPE_WRAPPERS.get(logging.Logger)),
+    "random.Random wrapper": owner(r.TYPE_WRAPPERS.get(__import__("random").Random)),
 }
 try:
     import numpy
@@ -54,6 +55,7 @@ _EXPECTED = {
     "opaque call rules": [_V + "frames", _V + "cached_calls", _V + "side_effects"],
     "deque wrapper": _V + "collections_values",
     "logger wrapper": _V + "side_effects",
+    "random.Random wrapper": _V + "random_draws",
 }
 
 
