@@ -299,6 +299,15 @@ class ObjectValue(Value):
         from autograph.capture.families.functions import UserFunctionValue
         return UserFunctionValue(fn).call(tx, [self, *args], {})
 
+    def unary_op(self, tx, op):
+        """``-o``, ``+o``, ``~o`` of an object whose class writes ``__neg__``/``__pos__``/``__invert__``
+        in Python: run symbolically; anything else runs in Python (a break)."""
+        name = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}.get(op)
+        out = self._python_special(tx, name, []) if name is not None else None
+        if out is None:
+            raise Unsupported(f"unary {op} on {self.describe()}", kind="unsupported-operation")
+        return out
+
     def getitem(self, tx, key):
         from autograph.capture.families.generic_aliases import typing_getitem
         out = typing_getitem(tx, self, self.obj, key)

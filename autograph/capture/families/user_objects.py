@@ -375,6 +375,19 @@ class UserObjectValue(Value):
             return ConstantValue(False)
         return super().contains(tx, item)
 
+    def unary_op(self, tx, op):
+        """``-o``, ``+o``, ``~o``: the class's ``__neg__``/``__pos__``/``__invert__`` written in
+        Python, or Python's TypeError when the class has none (``not o`` is truth())."""
+        name = _UNARY_SPECIALS.get(op)
+        if name is None:
+            raise Unsupported(f"unary {op} on {self.describe()}", kind="unsupported-operation")
+        _no_odd_special(self.cls, name)
+        out = self._special(tx, name, [])
+        if out is not None:
+            return out
+        exc = TypeError(f"bad operand type for unary {op}: {self.cls.__name__!r}")
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+
     def binary_op(self, tx, op, other):
         """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator; set
         operators of a set subclass that keeps set's (families/set_subclasses.py); ``|``, ``|=`` of a
@@ -469,6 +482,9 @@ def _tuple_compared(value: Value, op: str) -> Value | None:
 def _is_data_descriptor(attr: Any) -> bool:
     t = type(attr)
     return hasattr(t, "__get__") and (hasattr(t, "__set__") or hasattr(t, "__delete__"))
+
+
+_UNARY_SPECIALS = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 
 
 def _bind_class_attr(tx, obj: Value, cls: type, name: str, attr: Any) -> Value:

@@ -34,11 +34,17 @@ class Value:
     def __rmul__(self, other):
         return self * other
 
+    def __neg__(self):
+        return self * -1
+
+    def __sub__(self, other):
+        return self + (-other)
+
 
 def _expression(x):
     a = Value(x)
     b = Value(x * 3)
-    c = a * b + 2 * a + 1
+    c = a * b + 2 * a + 1 - b
     return c.data, c.id, Value.count, type(c).__name__, [p.id for p in c.prev]
 
 
@@ -208,3 +214,40 @@ def test_stores_not_modelled_break_with_their_kind_and_run_in_python(store):
             for name in ("n", "method"):
                 if name in state:
                     type.__setattr__(klass, name, state[name])
+
+
+class Plain:
+    pass
+
+
+ONE = Value(torch.ones(2))
+
+
+def _unary_of_an_outside_object(x):
+    return (-ONE).data + x, Value.count
+
+
+def test_unary_operators_of_objects_from_outside_run_the_class_method():
+    h = Harness()
+    compiled = h.compile(_unary_of_an_outside_object)
+    for start in (0, 3):
+        Value.count = start
+        want = _unary_of_an_outside_object(torch.ones(2))
+        Value.count = start
+        got = compiled(torch.ones(2))
+        assert torch.equal(want[0], got[0]) and want[1] == got[1] == Value.count
+    assert not h.breaks
+
+
+def _negate_plain(x):
+    return -Plain()
+
+
+def test_a_unary_operator_the_class_lacks_raises_pythons_type_error():
+    h = Harness()
+    with pytest.raises(TypeError) as want:
+        _negate_plain(torch.ones(1))
+    with pytest.raises(TypeError) as got:
+        h.compile(_negate_plain)(torch.ones(1))
+    assert str(got.value) == str(want.value)
+    assert {b.kind for b in h.breaks} == {"python-exception"}
