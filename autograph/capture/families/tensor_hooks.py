@@ -3,7 +3,7 @@
 A hook fires only when autograd runs through the tensor. Inside a graph nothing runs autograd
 but ``torch.autograd.grad`` (``.backward()`` is a break), so the registration is recorded as a
 side effect (families/side_effects.py) and made on the real tensor after the graph, in program
-order; a pending registration ends the graph before ``torch.autograd.grad`` (kind
+order; a pending registration ends the graph before ``torch.autograd.grad``/``backward`` (kind
 ``tensor-hook``), so the hook is there when autograd runs. Backward after the call sees it as in
 eager. Only leaves that require grad are modelled: the hook of a non-leaf depends on the
 tensor's autograd history at the registration, which in-place operations change (guarded:
@@ -71,7 +71,7 @@ def _register_hook(tx, tensor: Value, args: list[Value], kwargs: dict[str, Value
 def _autograd_grad(previous):
     def handler(tx, args, kwargs):
         if _pending_registration(tx):
-            raise Unsupported("torch.autograd.grad with a hook registration pending (made before it)",
+            raise Unsupported("autograd run with a hook registration pending (made before it)",
                               kind=_TENSOR_HOOK)
         return previous(tx, args, kwargs) if previous is not None else NotImplemented
     return handler
@@ -79,4 +79,5 @@ def _autograd_grad(previous):
 
 def install() -> None:
     registry.register_tensor_method("register_hook", _register_hook)
-    registry.wrap_torch_call(torch.autograd.grad, _autograd_grad)
+    for fn in (torch.autograd.grad, torch.autograd.backward):  # what runs autograd inside a graph
+        registry.wrap_torch_call(fn, _autograd_grad)
