@@ -14,9 +14,10 @@ that no class before the entry's in the MRO (nor the instance's dict) gains the 
 Only stores whose effect on lookups this module sees whole are modelled (:func:`refusal`): a
 plain Python class (every class of its MRO but ``object`` written in Python, outside the
 libraries capture trusts: no other family models its instances), ``type``'s own
-``__setattr__``, a name the class body already binds to a plain value (not a special name,
+``__setattr__``, a name the class or a base already binds to a plain value (not a special name,
 whose store also updates the type's slots; not a method or descriptor, which other lookups
-read off the class directly), and a stored value that is no descriptor. Anything else breaks
+read off the class directly; no subclass finding a descriptor of that name after the class),
+and a stored value that is no descriptor. Anything else breaks
 with :data:`CLASS_STORE`.
 """
 from __future__ import annotations
@@ -29,9 +30,9 @@ from autograph.capture.families import side_effects
 
 CLASS_STORE = break_kind(
     "class-attribute-store", "a store to a class attribute that capture does not replay: a special "
-    "name (`__add__`), a method or descriptor replaced, a name the class body does not define, a "
+    "name (`__add__`), a method or descriptor replaced, a name no class of the MRO defines, a "
     "library or C class, or a metaclass with its own `__setattr__`; the store runs in Python",
-    "keep counters and caches as plain values the class body defines (`count = 0`), or store them on "
+    "keep counters and caches as plain values a class body defines (`count = 0`), or store them on "
     "an instance or a module")
 
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: made by a class statement
@@ -65,10 +66,13 @@ def refusal(cls: type, name: str, value: Value) -> str | None:
         return "a special name (the store also updates the type's slots)"
     if _is_descriptor(type(mro_lookup(type(cls), name)[1])):
         return f"the metaclass {type(cls).__qualname__} has a descriptor of that name"
-    if name not in cls.__dict__:
-        return "a name the class body does not define"
-    if _is_descriptor(type(cls.__dict__[name])):
+    holder = next((k for k in cls.__mro__ if name in k.__dict__), None)
+    if holder is None:
+        return "a name no class of its MRO defines"
+    if _is_descriptor(type(holder.__dict__[name])):
         return "it replaces a method or descriptor"
+    if holder is not cls and _shadows_a_descriptor(cls, name):
+        return "a subclass finds a descriptor of that name after it"
     try:
         kind = value.python_type()
     except Unsupported:
@@ -76,6 +80,29 @@ def refusal(cls: type, name: str, value: Value) -> str | None:
     if _is_descriptor(kind):
         return f"the value is a {kind.__qualname__} (a descriptor)"
     return None
+
+
+def _subclasses(cls: type) -> list[type]:
+    out, todo = [], list(type.__subclasses__(cls))
+    while todo:
+        klass = todo.pop()
+        if klass not in out:
+            out.append(klass)
+            todo.extend(type.__subclasses__(klass))
+    return out
+
+
+def _shadows_a_descriptor(cls: type, name: str) -> bool:
+    """Whether a subclass of ``cls`` (which inherits ``name``) would, once ``cls`` holds the name,
+    resolve it to ``cls``'s entry where it now resolves to a descriptor of a class after ``cls`` in
+    its MRO (a mixin): lookups that read the class dicts directly would still see the descriptor."""
+    for klass in _subclasses(cls):
+        mro = klass.__mro__
+        holder = next((k for k in mro if name in k.__dict__), None)
+        if holder is not None and mro.index(holder) > mro.index(cls) \
+                and _is_descriptor(type(holder.__dict__[name])):
+            return True
+    return False
 
 
 def store(tx, class_value: Value, cls: type, name: str, value: Value) -> None:
@@ -94,13 +121,17 @@ def resolved(tx, cls: type, name: str) -> Value | None:
     if not side_effects.pending_in(tx):
         return None
     mro = cls.__mro__
-    at = next((i for i, k in enumerate(mro) if name in k.__dict__), None)
-    if at is None:
+    holder, stored = None, None
+    for klass in mro:
+        stored = side_effects.pending(tx, klass, name)
+        if stored is not None and stored is not side_effects.DELETED:
+            holder = klass
+            break
+        if name in klass.__dict__:
+            return None  # the real entry of a class the capture did not store into
+    if holder is None:
         return None
-    stored = side_effects.pending(tx, mro[at], name)
-    if stored is None or stored is side_effects.DELETED:
-        return None
-    for klass in mro[:at]:
+    for klass in mro[:mro.index(holder)]:
         if not klass.__flags__ & _IMMUTABLE_TYPE:
             tx.guards.key_absent(class_dict_source(klass), name)
     return stored

@@ -194,7 +194,7 @@ class ClassNamespaceValue(Value):
             present = name in self.cls.__dict__
         except TypeError as exc:  # an unhashable key: Python's error
             raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception") from None
-        stored = side_effects.pending(tx, self.cls, name) if present else None
+        stored = side_effects.pending(tx, self.cls, name)
         if stored is not None and stored is not side_effects.DELETED:
             return True, stored  # ``Cls.name = v`` earlier in this capture (families/class_stores.py)
         if not present:

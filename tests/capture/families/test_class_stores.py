@@ -251,3 +251,40 @@ def test_a_unary_operator_the_class_lacks_raises_pythons_type_error():
         h.compile(_negate_plain)(torch.ones(1))
     assert str(got.value) == str(want.value)
     assert {b.kind for b in h.breaks} == {"python-exception"}
+
+
+class Base:
+    made = 0
+
+    def __init__(self):
+        type(self).made += 1  # a subclass gets an entry of its own at its first store
+
+
+class Derived(Base):
+    pass
+
+
+def _per_class_counts(x):
+    a, b, c = Base(), Derived(), Derived()
+    return x + Base.made + 10 * Derived.made, a.made, b.made, c.made, "made" in Derived.__dict__
+
+
+def test_a_store_through_type_self_gives_the_subclass_its_own_entry():
+    h = Harness()
+    compiled = h.compile(_per_class_counts)
+    try:
+        for start in (0, 4):
+            Base.made = start
+            if "made" in Derived.__dict__:
+                del Derived.made
+            want = _per_class_counts(torch.zeros(1))
+            want_counts = (Base.made, Derived.made)
+            del Derived.made
+            Base.made = start
+            got = compiled(torch.zeros(1))
+            assert (Base.made, Derived.made) == want_counts and torch.equal(want[0], got[0]) and want[1:] == got[1:]
+            del Derived.made
+        assert not h.breaks
+    finally:
+        if "made" in Derived.__dict__:
+            del Derived.made
