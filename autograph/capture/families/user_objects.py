@@ -774,6 +774,9 @@ class SuperValue(Value):
                               generic=True, kind="python-exception")
         from autograph.capture.families.absence import class_dict_source
         for klass in rest:
+            stored = side_effects.pending(tx, klass, name)  # ``Cls.name = v`` earlier in this capture
+            if stored is not None and stored is not side_effects.DELETED:
+                return stored  # (a plain value: families/class_stores.py)
             if name in klass.__dict__:
                 raw = klass.__dict__[name]
                 if name == "__new__":  # a static method: never bound
@@ -805,9 +808,6 @@ def _bind_found_by_super(tx, sup: SuperValue, klass: type, name: str, raw: Any) 
     if not of_class and type(raw).__name__ in ("method_descriptor", "wrapper_descriptor"):
         return NativeMethodValue(sup.obj, raw, name)
     if not hasattr(type(raw), "__get__"):  # a plain class attribute: the object itself
-        stored = side_effects.pending(tx, klass, name)
-        if stored is not None and stored is not side_effects.DELETED:  # stored earlier in this capture
-            return stored
         return tx.wrap(raw, None, pin=lambda: klass.__dict__[name], what=f"{klass.__qualname__}.{name}")
     raise Unsupported(f"descriptor attribute `.{name}` of {klass.__qualname__} read through super()",
                       kind="unsupported-operation")

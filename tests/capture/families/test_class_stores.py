@@ -261,12 +261,20 @@ class Base:
 
 
 class Derived(Base):
-    pass
+    def base_made(self):
+        return super().made  # Derived's own entry when the call stored one, else Base's
+
+
+class Leaf(Derived):
+    def through_super(self):
+        return super().made
 
 
 def _per_class_counts(x):
     a, b, c = Base(), Derived(), Derived()
-    return x + Base.made + 10 * Derived.made, a.made, b.made, c.made, "made" in Derived.__dict__
+    leaf = Leaf.__new__(Leaf)
+    return (x + Base.made + 10 * Derived.made, a.made, b.made, c.made, "made" in Derived.__dict__,
+            b.base_made(), leaf.through_super())
 
 
 def test_a_store_through_type_self_gives_the_subclass_its_own_entry():
