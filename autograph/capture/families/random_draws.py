@@ -18,6 +18,11 @@ Two cases, two strategies:
   before anything of the library is inlined. The draw then runs in Python, once, in program
   order; the code before and after it is captured (the graphs around the break).
 
+* **The module's stream after ``random.seed(c)`` in the call** (a constant seed) is known too: a
+  private generator seeded the same way mirrors it, the module functions draw from the mirror,
+  and the transformed code sets the module's state to the mirror's final state after the graph
+  (a replayed effect, recorded at the seed). Draws before any seed in the call break as above.
+
 NumPy's global random state (``np.random.rand()``) breaks in families/numpy_values.py (kind
 ``numpy``).
 """
@@ -30,7 +35,7 @@ from typing import Any
 from autograph.capture.core import registry
 from autograph.capture.core.base import Value
 from autograph.capture.core.breaks import Unsupported, break_kind
-from autograph.capture.families import private
+from autograph.capture.families import private, side_effects
 from autograph.capture.families.objects import ObjectValue
 from autograph.guards.sources import AttrSource
 
@@ -66,6 +71,10 @@ class RandomDrawValue(Value):
         return self.method
 
     def call(self, tx, args, kwargs):
+        if getattr(self.method, "__self__", None) is _MODULE_GENERATOR:
+            out = _module_stream_call(tx, self.method.__name__, args, kwargs)
+            if out is not None:
+                return out
         raise Unsupported(f"{self.describe()}() draws from a Python random generator from outside the call",
                           kind=PYTHON_RANDOM)
 
@@ -135,6 +144,38 @@ class _PrivateGenerator(private.PrivateValue):
     def reconstruct(self, cg) -> str:
         raise Unsupported("a random.Random made in the call is live where the graph ends (it is made in Python)",
                           kind=PYTHON_RANDOM)
+
+
+# the generator behind the module functions (``random.random`` is ``_inst.random``)
+_MODULE_GENERATOR = getattr(random, "_inst", None)
+# per capture: the private generator mirroring the module's stream after a ``random.seed(c)``
+MODULE_MIRROR = registry.state_slot("random_module_mirror", dict, __name__)
+
+
+def _module_stream_call(tx, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    """A module function (``random.seed``, ``random.random``, ...) once the call seeded the module's
+    stream with a constant: the stream is then known, so a private generator seeded the same way
+    stands for it (its draws are the real ones, folded), and the transformed code sets the module's
+    state to the mirror's final state after the graph (a replayed effect recorded at the seed, in
+    program order). None: not modelled (draws before any seed in the call are known only at run
+    time)."""
+    mirror = MODULE_MIRROR.of(tx)
+    if name == "seed":
+        if kwargs or len(args) != 1 or not args[0].is_constant() \
+                or type(args[0].as_python_constant()) not in _SEED_TYPES:
+            return None
+        generator = random.Random(args[0].as_python_constant())
+        first = "value" not in mirror
+        mirror["value"] = private.adopt_value(tx, generator, _PrivateGenerator)
+        if first:
+            state = mirror  # read when the entry is written: the state the capture left the stream in
+            side_effects.record_replay(tx, lambda cg: f"{cg.const(_MODULE_GENERATOR.setstate)}"
+                                                      f"({cg.const(state['value'].obj.getstate())})")
+        from autograph.capture.core.constants import ConstantValue
+        return ConstantValue(None)
+    if "value" not in mirror:
+        return None
+    return mirror["value"].getattr(tx, name).call(tx, args, kwargs)
 
 
 def _construct(tx, cls: Any, args: list[Value], kwargs: dict[str, Value]) -> Value:

@@ -163,3 +163,28 @@ def test_an_error_of_a_seeded_draw_is_pythons():
     assert str(got.value) == str(want.value)
     # the generator is live where the error is raised: made in Python there, and the draw raises in Python
     assert {b.kind for b in h.breaks} <= {"python-exception", "python-random"}
+
+
+def _seeded_module_stream(x, seed):
+    random.seed(seed)
+    a = random.random()
+    y = x * a + random.randint(0, 9)
+    items = [1, 2, 3, 4]
+    random.shuffle(items)
+    return y, items, random.choice(items), random.uniform(0.0, 1.0)
+
+
+def _seeded_then_index(x, seed, i):
+    random.seed(seed)
+    a = random.random()
+    return x[i + 1] * a  # out of range on the real values: raises in the graph, after the draws
+
+
+@pytest.mark.parametrize("fn,calls,kinds", [
+    (_seeded_module_stream, [(0, (torch.ones(2), 1)), (1, (torch.ones(3), 2)), (2, (torch.ones(2), 2))], set()),
+    (_seeded_then_index, [(0, (torch.arange(3.0), 5, torch.tensor([0]))),
+                          (1, (torch.arange(3.0), 5, torch.tensor([4])))], {"effects-before-run-time-error"}),
+])
+def test_the_module_stream_seeded_in_the_call_is_captured_and_left_as_eager_leaves_it(fn, calls, kinds):
+    h = _compare_with_global_stream(fn, calls)
+    assert {b.kind for b in h.breaks} == kinds
