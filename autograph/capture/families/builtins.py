@@ -772,8 +772,12 @@ def _list(tx, it=None):
     return ListValue(it.iter_items(tx) if it is not None else [])
 
 
-def _dict(tx, it=None, **kwargs):
+def _dict(tx, *args, **kwargs):
     from autograph.capture.families.containers import mapping_items
+    if len(args) > 1:
+        exc = TypeError(f"dict expected at most 1 argument, got {len(args)}")
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+    it = args[0] if args else None  # (a keyword named `it` is a key, as for dict itself)
     out = DictValue({})
     if it is not None:
         try:

@@ -27,6 +27,7 @@ from autograph.capture.core import registry
 from autograph.capture.core.base import Value
 from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core.constants import ConstantValue
+from autograph.capture.families import side_effects
 
 _READERS = frozenset({"keys", "values", "items", "get", "copy", "__getitem__", "__contains__", "__len__",
                       "__iter__", "__reversed__", "__or__", "__ror__", "__eq__", "__ne__"})
@@ -193,6 +194,9 @@ class ClassNamespaceValue(Value):
             present = name in self.cls.__dict__
         except TypeError as exc:  # an unhashable key: Python's error
             raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception") from None
+        stored = side_effects.pending(tx, self.cls, name)
+        if stored is not None and stored is not side_effects.DELETED:
+            return True, stored  # ``Cls.name = v`` earlier in this capture (families/class_stores.py)
         if not present:
             tx.guards.key_absent(namespace, name)
             return False, None
@@ -202,6 +206,8 @@ class ClassNamespaceValue(Value):
 
     def _wrap(self, tx, name: Any, raw: Any) -> Value:
         from autograph.guards.sources import AttrSource, ItemSource, ObjectSource
+        if isinstance(raw, Value):  # a pending store's value
+            return raw
         pin = ItemSource(AttrSource(ObjectSource(self.cls, self.cls.__qualname__), "__dict__"), name)
         return tx.wrap(raw, None, pin=pin)
 

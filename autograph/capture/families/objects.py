@@ -6,7 +6,7 @@ import types
 import torch
 
 from autograph.capture.core.breaks import Unsupported
-from autograph.capture.families import side_effects
+from autograph.capture.families import class_stores, side_effects
 from autograph.capture.core.base import Value, generic_getattribute, mro_lookup
 from autograph.guards.sources import AttrSource, MemberSource, ObjectSource
 
@@ -97,6 +97,9 @@ class ClassValue(Value):
         if name == "__dict__" and type(self.cls).__getattribute__ is type.__getattribute__:
             from autograph.capture.families.mapping_proxies import ClassNamespaceValue
             return ClassNamespaceValue(self.cls, AttrSource(self.source, name) if self.source is not None else None)
+        stored = class_stores.resolved(tx, self.cls, name)  # ``Cls.name = v`` earlier in this capture
+        if stored is not None:
+            return stored
         raw = mro_lookup(self.cls, name)[1]
         if isinstance(raw, types.FunctionType) and type(raw) is not types.FunctionType:
             # a function proxy (a wrapt wrapper of the import hook, say): reading it from the class
@@ -122,6 +125,11 @@ class ClassValue(Value):
         trusted = (self.cls.__module__ or "").split(".")[0] in TRUSTED_MODULES
         return tx.wrap(real, None if trusted else src, trusted=trusted,
                        pin=AttrSource(ObjectSource(self.cls, self.cls.__qualname__), name))
+
+    def setattr(self, tx, name, value):
+        """``Cls.name = v``: a store event on the class, replayed after the graph
+        (families/class_stores.py), or a break when it is not modelled."""
+        class_stores.store(tx, self, self.cls, name, value)
 
     def call(self, tx, args, kwargs):
         from autograph.capture.families.builtins import call_builtin_type
@@ -199,6 +207,9 @@ class ObjectValue(Value):
                 return tx.wrap(d[name], src, pin=MemberSource(ObjectSource(obj, self.what), "__dict__", name))
             return tx.wrap(d[name], src, pin=AttrSource(ObjectSource(obj, self.what), name))
         if klass is not None:
+            stored = class_stores.resolved_for_instance(tx, self, obj, name)
+            if stored is not None:  # the class entry, stored earlier in this capture
+                return stored
             if isinstance(attr, types.FunctionType):
                 from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
                 tx.guards.method(self.source, cls, name, attr)
@@ -286,6 +297,15 @@ class ObjectValue(Value):
         tx.guards.class_attr(type(self.obj), name)  # the class's method, as when captured
         from autograph.capture.families.functions import UserFunctionValue
         return UserFunctionValue(fn).call(tx, [self, *args], {})
+
+    def unary_op(self, tx, op):
+        """``-o``, ``+o``, ``~o`` of an object whose class writes ``__neg__``/``__pos__``/``__invert__``
+        in Python: run symbolically; anything else runs in Python (a break)."""
+        name = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}.get(op)
+        out = self._python_special(tx, name, []) if name is not None else None
+        if out is None:
+            raise Unsupported(f"unary {op} on {self.describe()}", kind="unsupported-operation")
+        return out
 
     def getitem(self, tx, key):
         from autograph.capture.families.generic_aliases import typing_getitem

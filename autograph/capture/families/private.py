@@ -151,6 +151,29 @@ def _result(tx, obj: Any, new: bool) -> Value:
     return wrap_private(tx, obj)
 
 
+def adopt_value(tx, obj: Any, value_cls: type | None = None) -> "PrivateValue":
+    """The value (a ``value_cls``, by default :class:`PrivateValue`) of ``obj``, a real object
+    another family made at capture time that only this capture holds (``random.Random(seed)``:
+    families/random_draws.py)."""
+    _adopt(tx, obj)
+    return (value_cls or PrivateValue)(obj)
+
+
+def real_argument(tx, value: Value) -> Any:
+    """The real object a private operation is given: a constant or a private object."""
+    return _real(tx, value)
+
+
+def run_real(tx, what: str, fn) -> Any:
+    """``fn()``, a real operation on private objects (its exception is Python's)."""
+    return _run(tx, what, fn)
+
+
+def result_value(tx, obj: Any) -> Value:
+    """The value of what a real operation on private objects made (private unless an atom)."""
+    return _result(tx, obj, new=True)
+
+
 class PrivateValue(ObjectValue):
     """A real object only this capture holds (a deep copy made at capture time, or made from one)."""
 
@@ -169,7 +192,7 @@ class PrivateValue(ObjectValue):
             return wrap_private(tx, obj.__dict__)
         if name == "__class__":
             return tx.wrap(cls, None, trusted=True)
-        from autograph.capture.core.base import mro_lookup
+        from autograph.capture.core.base import generic_getattribute, mro_lookup
         from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
         klass, attr = mro_lookup(cls, name)
         if isinstance(attr, types.FunctionType):
@@ -178,6 +201,11 @@ class PrivateValue(ObjectValue):
         if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
             tx.guards.class_attr(cls, name)
             return UserFunctionValue(attr.fget).call(tx, [self], {})
+        if klass is not None and generic_getattribute(cls) and name not in getattr(obj, "__dict__", {name: None}):
+            from autograph.capture.families.class_stores import resolved
+            stored = resolved(tx, cls, name)
+            if stored is not None:  # the class entry, stored earlier in this capture (the copy is private)
+                return stored
         if klass is not None:
             tx.guards.class_attr(cls, name)  # a class attribute (or one the instance shadows)
         # the instance's own attributes, a Python __getattribute__ remapping names: run for real

@@ -47,8 +47,10 @@ _BREAK_METHODS = {
 
 
 TENSOR_HOOK = break_kind(
-    "tensor-hook", "registering an autograd hook on a tensor (`t.register_hook(fn)`) changes what "
-    "backward will run, state no graph output carries: the registration runs in Python between graphs",
+    "tensor-hook", "registering an autograd hook on a tensor the graph computes or a non-leaf passed in "
+    "(`t.register_hook(fn)`) changes what backward will run, state no graph output carries: the "
+    "registration runs in Python between graphs (a hook on a leaf passed in is registered after the "
+    "graph; its handle used in the call, or `torch.autograd.grad` after it, also break here)",
     "register the hook outside the compiled function (on the input or parameter, or on the result "
     "it returns), or do the hook's work in a `torch.autograd.Function`'s backward")
 TENSOR_STATE_STORE = break_kind(

@@ -5,6 +5,9 @@
   data-dependent checks) while being compiled.
 * ``torch.jit.is_tracing()`` / ``is_scripting()`` are False (autograph is neither).
 * ``torch.finfo(dtype)`` / ``torch.iinfo(dtype)`` of a constant dtype are constants.
+* ``nn.Parameter(t)`` made in the call is a break of its own kind (``parameter-made-in-call``):
+  a new leaf that requires grad, whose uses build autograd history from it rather than from
+  ``t``; made in Python, it reaches the next graph as an input.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from typing import Any
 import torch
 
 from autograph.capture.core import registry
+from autograph.capture.core.breaks import Unsupported, break_kind
 from autograph.capture.families import builtins as vb
 from autograph.capture.core.constants import ConstantValue
 
@@ -43,7 +47,21 @@ def _dtype_info(cls):
     return construct
 
 
+PARAMETER_MADE = break_kind(
+    "parameter-made-in-call", "`nn.Parameter(...)` made inside the compiled function: a new leaf tensor "
+    "that requires grad, whose later uses build autograd history from it (not from the tensor it was made "
+    "from); it is made in Python between two graphs and the next graph takes it as an input",
+    "create parameters once, outside the compiled function (a module's `__init__`), and pass them in")
+
+
+def _parameter(tx, cls: Any, args, kwargs):
+    if not (isinstance(cls, type) and issubclass(cls, torch.nn.Parameter)):
+        return NotImplemented
+    raise Unsupported(f"{cls.__qualname__}(...) made in the call", kind=PARAMETER_MADE)
+
+
 def install() -> None:
+    registry.add_class_call_hook(_parameter)
     for fn in _compiling_functions():
         registry.register_torch_call(fn, _const(True))
     for fn in (torch.jit.is_tracing, torch.jit.is_scripting, torch._C._get_tracing_state):

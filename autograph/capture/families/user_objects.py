@@ -20,7 +20,7 @@ from typing import Any
 
 from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core import registry
-from autograph.capture.families import scalar_subclasses, set_subclasses, truth_protocol
+from autograph.capture.families import class_stores, scalar_subclasses, set_subclasses, side_effects, truth_protocol
 from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.core.constants import ConstantValue
@@ -208,6 +208,9 @@ class UserObjectValue(Value):
         if name in self.attrs.items:
             return self.attrs.items[name]
         if attr is not None:
+            stored = class_stores.resolved(tx, self.cls, name)
+            if stored is not None:  # the class entry, stored earlier in this capture
+                return stored
             return _bind_class_attr(tx, self, self.cls, name, attr)
         from autograph.capture.families.absence import guard_absent_in_classes
         guard_absent_in_classes(tx, self.cls, name)  # a class attribute added later recaptures
@@ -381,6 +384,19 @@ class UserObjectValue(Value):
             return ConstantValue(False)
         return super().contains(tx, item)
 
+    def unary_op(self, tx, op):
+        """``-o``, ``+o``, ``~o``: the class's ``__neg__``/``__pos__``/``__invert__`` written in
+        Python, or Python's TypeError when the class has none (``not o`` is truth())."""
+        name = _UNARY_SPECIALS.get(op)
+        if name is None:
+            raise Unsupported(f"unary {op} on {self.describe()}", kind="unsupported-operation")
+        _no_odd_special(self.cls, name)
+        out = self._special(tx, name, [])
+        if out is not None:
+            return out
+        exc = TypeError(f"bad operand type for unary {op}: {self.cls.__name__!r}")
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+
     def binary_op(self, tx, op, other):
         """``+``, ``+=``, ``*``, ``*=`` of a list subclass that keeps ``list``'s operator; set
         operators of a set subclass that keeps set's (families/set_subclasses.py); ``|``, ``|=`` of a
@@ -482,6 +498,9 @@ def _tuple_compared(value: Value, op: str) -> Value | None:
 def _is_data_descriptor(attr: Any) -> bool:
     t = type(attr)
     return hasattr(t, "__get__") and (hasattr(t, "__set__") or hasattr(t, "__delete__"))
+
+
+_UNARY_SPECIALS = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
 
 
 def _bind_class_attr(tx, obj: Value, cls: type, name: str, attr: Any) -> Value:
@@ -775,6 +794,9 @@ class SuperValue(Value):
                               generic=True, kind="python-exception")
         from autograph.capture.families.absence import class_dict_source
         for klass in rest:
+            stored = side_effects.pending(tx, klass, name)  # ``Cls.name = v`` earlier in this capture
+            if stored is not None and stored is not side_effects.DELETED:
+                return stored  # (a plain value: families/class_stores.py)
             if name in klass.__dict__:
                 raw = klass.__dict__[name]
                 if name == "__new__":  # a static method: never bound

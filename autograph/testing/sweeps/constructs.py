@@ -4,7 +4,8 @@ Constructs: an exception raised by a graph op (or by user code on a tensor condi
 a ``try``/``except``/``finally`` of the same function or of its caller; generators and ``yield``
 around tensor code, and an iterator of the module consumed across calls; closures with
 ``nonlocal`` in nested functions and in a factory's counter kept between calls; class and
-instance attributes of the same name changed during the call; module globals and a global dict
+instance attributes of the same name changed during the call; a class with operator overloads
+counting its instances in a class attribute; a ``random.Random(seed)`` made in the call; module globals and a global dict
 read after writes; in-place tensor ops on views and aliases passed in; iteration over a dict whose
 values are changed (and on some calls, whose size changes: Python's RuntimeError); a
 ``defaultdict`` made in the function and grouped by tensor values (its keys change between
@@ -27,6 +28,7 @@ from autograph.testing.sweeps.case import SweepCase
 PRELUDE = '''\
 import collections
 import io
+import random
 import sys
 
 import torch
@@ -74,6 +76,31 @@ def pick(t, idx):
 
 class Big(Exception):
     pass
+
+
+class Node:
+    """A small autograd engine's value: operator overloads and a class-level counter."""
+    count = 0
+
+    def __init__(self, data, prev=()):
+        Node.count += 1
+        self.id = Node.count
+        self.data = data
+        self.prev = prev
+
+    def __add__(self, other):
+        other = other if isinstance(other, Node) else Node(other)
+        return Node(self.data + other.data, (self, other))
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Node) else Node(other)
+        return Node(self.data * other.data, (self, other))
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
 '''
 
 
@@ -224,6 +251,23 @@ y = x * OBJ.scale + Cfg.level + type(OBJ).scale
 @H
 return y, OBJ.scale, Cfg.scale, Cfg.level
 """),
+    Construct("operator_overloads_class_counter", """
+a = Node(x)
+@H
+b = 2 * a + Node(x[:1]) * a
+@H
+return b.data, Node.count, b.id, [p.id for p in b.prev], type(b).count
+"""),
+    Construct("seeded_random_made_in_call", """
+r = random.Random(n)
+k = r.randint(0, 3)
+@H
+y = x * r.random() + k
+items = [1, 2, 3, 4]
+r.shuffle(items)
+@H
+return y, items, r.choice(items)
+"""),
     Construct("instance_attribute_removed", """
 y = x * OBJ.scale
 if n % 2 and "scale" in OBJ.__dict__:
@@ -330,7 +374,7 @@ def make_call(i):
 
 def world():
     return {{"log": list(LOG), "sink": SINK.getvalue(), "total": TOTAL, "config": dict(CONFIG), "d": dict(D),
-            "level": Cfg.level, "class_scale": Cfg.scale, "obj": dict(OBJ.__dict__)}}
+            "level": Cfg.level, "class_scale": Cfg.scale, "obj": dict(OBJ.__dict__), "nodes": Node.count}}
 '''
 
 

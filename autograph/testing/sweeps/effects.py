@@ -2,7 +2,9 @@
 or numpy mutation, before a graph break and before an operation that raises on odd calls.
 
 Effects: logging through a handler, ``warnings.warn``, ``print`` to a stream, ``os.environ``,
-``random``, a write to a file in a temp dir, a list append and an attribute store. Each formats
+``random`` (the module's stream, seeded in the call or not, and a ``random.Random(seed)`` made
+in the call), a write to a
+file in a temp dir, a list append, an attribute store and a class attribute store. Each formats
 or records a value (a tensor computed in the graph, the input tensor, a numpy array or a plain
 int) that the code after it may change, and the function reads back what the effect did (the
 handler's record count, the stream's length, ...) before it returns. The logger's level changes
@@ -71,6 +73,9 @@ EFFECTS = {
     "file": "with open(PATH, 'a') as fh:\n    fh.write(str({v}) + '\\n')",
     "append": "LOG.append(str({v}))",
     "attribute": "STATE.n = STATE.n + 1",
+    "class_attribute": "State.n += 1",
+    "seeded_random": "LOG.append(random.Random(len(LOG)).random())",
+    "seeded_module_random": "random.seed(len(LOG))\nLOG.append(random.random() + random.randint(0, 9))",
 }
 
 # what the function itself reads back of the effect, after the hazard (a deferred effect would
@@ -86,6 +91,9 @@ READ_BACK = {
     "file": "os.path.exists(PATH)",
     "append": "len(LOG)",
     "attribute": "STATE.n",
+    "class_attribute": "STATE.n",  # through the instance: the class's, unless the instance has its own
+    "seeded_random": "len(LOG)",
+    "seeded_module_random": "len(LOG)",
 }
 
 VALUES = {
@@ -136,7 +144,8 @@ def make_call(i):
 def world():
     text = open(PATH).read() if os.path.exists(PATH) else None
     return {"log": list(LOG), "messages": list(HANDLER.messages), "buf": BUF.getvalue(), "file": text,
-            "env": os.environ.get(ENV), "n": STATE.n}
+            "env": os.environ.get(ENV), "n": STATE.n, "class_n": State.n,
+            "random_state": random.getstate()[1][:8]}
 '''
 
 

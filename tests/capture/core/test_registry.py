@@ -31,6 +31,7 @@ out = {
     "deque wrapper": owner(r.TYPE_WRAPPERS.get(collections.deque)),
     "logger wrapper": owner(r.TYPE_WRAPPERS.get(logging.Logger)),
     "torch.cond": owner(r.TORCH_CALL_OVERRIDES.get(__import__("torch").cond)),
+    "random.Random wrapper": owner(r.TYPE_WRAPPERS.get(__import__("random").Random)),
 }
 try:
     import numpy
@@ -56,6 +57,7 @@ _EXPECTED = {
     "deque wrapper": _V + "collections_values",
     "logger wrapper": _V + "side_effects",
     "torch.cond": _V + "cond_branches",
+    "random.Random wrapper": _V + "random_draws",
 }
 
 
