@@ -10,6 +10,10 @@ off in the children (``GLIBC_TUNABLES=glibc.malloc.mxfast=0``): with them, how m
 large allocation spends consolidating them depends on the process's whole allocation history
 (imports, the capture), which moved the toy row's plain call by 2,000 instructions between two
 loops of one process and the difference by 1,000 between two trees whose hit ran the same code.
+What remains moves rows that run much Python (mlp: nn.Module calls) by a few thousand
+instructions between trees: CPython's type-attribute cache (4,096 slots keyed by a type's version
+tag and the name) collides differently after another import history (find_name_in_mro and
+longer dict probes in the plain call, 250.3 k against 256.0 k on identical code).
 Printed per row: instructions per plain call, per compiled call, the
 difference (what a hit adds), and the instructions of a cold first call (capture, eager-backend
 compile and one run, as ``bench_capture.py`` times it; the fewer allocations and hash orders a
