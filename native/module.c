@@ -17,7 +17,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "autograph._native",
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
-    if (guard_eval_init(m) < 0 || hit_path_init(m) < 0) {
+    if (guard_eval_init(m) < 0 || hit_path_init(m) < 0 || method_lookup_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

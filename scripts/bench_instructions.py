@@ -3,16 +3,25 @@
 noise on a shared machine does not move.
 
 Each row runs in a child process under ``valgrind --tool=callgrind --instr-atstart=no``; the child
-warms the compiled function up, then counts only the loop of ``--calls`` hits (callgrind's client
-requests, from a small C helper compiled here into a temporary folder), and the same loop over
-the plain function. Printed per row: instructions per plain call, per compiled call, the
+warms the compiled function up, then counts only loops of ``--calls`` calls (callgrind's client
+requests, from a small C helper compiled here into a temporary folder): the plain function, the
+compiled one, and both again, in one process, so both see the same heap. glibc's fast bins are
+off in the children (``GLIBC_TUNABLES=glibc.malloc.mxfast=0``): with them, how much a free or a
+large allocation spends consolidating them depends on the process's whole allocation history
+(imports, the capture), which moved the toy row's plain call by 2,000 instructions between two
+loops of one process and the difference by 1,000 between two trees whose hit ran the same code.
+What remains moves rows that run much Python (mlp: nn.Module calls) by a few thousand
+instructions between trees: CPython's type-attribute cache (4,096 slots keyed by a type's version
+tag and the name) collides differently after another import history (find_name_in_mro and
+longer dict probes in the plain call, 250.3 k against 256.0 k on identical code).
+Printed per row: instructions per plain call, per compiled call, the
 difference (what a hit adds), and the instructions of a cold first call (capture, eager-backend
 compile and one run, as ``bench_capture.py`` times it; the fewer allocations and hash orders a
 capture meets make this count steady to a fraction of a percent, not exact). A background graph is kept on its eager version (``HOT_SECONDS``
 raised: under valgrind every call is slow enough to look hot), as in ``bench_overhead.py``.
 The rows are ``bench_overhead.py``'s cases.
 
-    python scripts/bench_instructions.py [--rows one_op,toy,mlp] [--calls 2000] [--jobs 2] [--json PATH]
+    python scripts/bench_instructions.py [--rows one_op,toy,mlp] [--calls 1000] [--jobs 2] [--json PATH]
 
 Needs ``valgrind`` and its headers (``valgrind/callgrind.h``) and a C compiler; ``bench_versus.py
 --instructions`` runs it on two trees side by side.
@@ -37,6 +46,7 @@ void count_start(void) { CALLGRIND_ZERO_STATS; CALLGRIND_START_INSTRUMENTATION; 
 void count_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; CALLGRIND_DUMP_STATS; }
 """
 ROWS = ("one_op", "toy", "mlp")
+HIT_LOOPS = ("plain", "compiled", "plain", "compiled")  # the loops a "hit" child counts, in order
 
 
 def build_helper(folder: Path) -> Path:
@@ -49,8 +59,9 @@ def build_helper(folder: Path) -> Path:
 
 
 def child(row: str, calls: int, mode: str, helper: str) -> None:
-    """Runs under callgrind: warm up, then count ``calls`` calls only (``mode`` "plain" or
-    "compiled"), or (``mode`` "cold") only the first call of the compiled function, as
+    """Runs under callgrind: warm up, then count loops of ``calls`` calls only (``mode`` "hit": the
+    plain function, the compiled one, then both again), or (``mode`` "cold") only the first call
+    of the compiled function, as
     ``bench_capture.py`` times it: capture, compile (eager backend) and one run under no_grad,
     after autograph was warmed up on an unrelated function and its capture modules imported."""
     sys.path.insert(0, str(SCRIPTS))
@@ -83,28 +94,34 @@ def child(row: str, calls: int, mode: str, helper: str) -> None:
             f(*args)
             lib.count_stop()
         return
-    f = fn if mode == "plain" else autograph.compile(fn)
+    f = autograph.compile(fn)
     for _ in range(3):
+        fn(*args)
         f(*args)
-    lib.count_start()
-    for _ in range(calls):
-        f(*args)
-    lib.count_stop()
+    for g in HIT_LOOPS:
+        g = fn if g == "plain" else f
+        lib.count_start()
+        for _ in range(calls):
+            g(*args)
+        lib.count_stop()
 
 
-def counted(row: str, calls: int, mode: str, helper: Path, folder: Path) -> int:
-    """Instructions of ``calls`` calls of ``row`` (``mode``: see ``child``), in a child under callgrind."""
+def counted(row: str, calls: int, mode: str, helper: Path, folder: Path) -> list[int]:
+    """Instructions of each counted loop of ``row`` (``mode``: see ``child``), in a child under callgrind."""
     out = folder / f"callgrind.{row}.{mode}.out"
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "GLIBC_TUNABLES": "glibc.malloc.mxfast=0"}
     cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
            sys.executable, __file__, "--child", row, "--mode", mode, "--calls", str(calls), "--helper", str(helper)]
     subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
-    dumps = sorted(folder.glob(out.name + ".*"))  # the client request's dump (the final one is empty)
-    text = dumps[0].read_text() if dumps else out.read_text()
-    found = re.search(r"^totals: (\d+)", text, re.MULTILINE)
-    if found is None:
-        raise RuntimeError(f"no instruction total in {out}")
-    return int(found.group(1))
+    # the client requests' dumps, in order (the final one, at exit, is empty)
+    dumps = sorted(folder.glob(out.name + ".*"), key=lambda p: int(p.suffix[1:]))
+    totals = []
+    for dump in dumps:
+        found = re.search(r"^totals: (\d+)", dump.read_text(), re.MULTILINE)
+        if found is None:
+            raise RuntimeError(f"no instruction total in {dump}")
+        totals.append(int(found.group(1)))
+    return totals
 
 
 def measure(rows: list[str], calls: int, jobs: int = 2) -> list[dict]:
@@ -114,21 +131,27 @@ def measure(rows: list[str], calls: int, jobs: int = 2) -> list[dict]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         helper = build_helper(folder)
-        runs = [(row, mode) for row in rows for mode in ("plain", "compiled", "cold")]
+        runs = [(row, mode) for row in rows for mode in ("hit", "cold")]
         with ThreadPoolExecutor(jobs) as pool:  # the children are independent processes
             totals = dict(zip(runs, pool.map(lambda rm: counted(rm[0], calls, rm[1], helper, folder), runs)))
-        return [{"row": row, "plain": totals[row, "plain"] / calls, "autograph": totals[row, "compiled"] / calls,
-                 "cold": totals[row, "cold"]} for row in rows]
+        out = []
+        for row in rows:
+            loops = totals[row, "hit"]
+            per_call = {g: sum(n for n, h in zip(loops, HIT_LOOPS) if h == g) / (calls * HIT_LOOPS.count(g))
+                        for g in ("plain", "compiled")}
+            out.append({"row": row, "plain": per_call["plain"], "autograph": per_call["compiled"],
+                        "cold": totals[row, "cold"][0]})
+        return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default=",".join(ROWS))
-    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--calls", type=int, default=1000, help="calls per counted loop")
     parser.add_argument("--jobs", type=int, default=2, help="children run at once")
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--mode", default="compiled", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="hit", help=argparse.SUPPRESS)
     parser.add_argument("--helper", help=argparse.SUPPRESS)
     opts = parser.parse_args(argv)
     if opts.child:

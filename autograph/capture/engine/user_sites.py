@@ -20,15 +20,15 @@ import types
 import weakref
 from typing import Any, Callable
 
-from autograph.capture.engine.python_methods import _MISSING, _unbound_method
+from autograph.capture.engine.python_methods import _unbound_method
 
 # Each body is on the ``def`` line: every instruction of the code object is on one line, which
 # ``co_firstlineno`` then moves to the user's. Helpers come through the closure, never the
 # user's globals (which may shadow ``getattr``).
 _TEMPLATE = """\
-def _factory(_unbound, _MISSING, _getattr, _name):
+def _factory(_unbound, _getattr, _name):
     def call(__f, /, *__a, **__k): return __f(*__a, **__k)
-    def method(__obj, /, *__a, **__k): return _getattr(__obj, _name)(*__a, **__k) if (__d := _unbound(__obj, _name)) is _MISSING else (__d(__obj, *__a, **__k) if __k else __d(__obj, *__a))
+    def method(__obj, /, *__a, **__k): return _getattr(__obj, _name)(*__a, **__k) if (__d := _unbound(__obj, _name)) is None else (__d(__obj, *__a, **__k) if __k else __d(__obj, *__a))
     return call, method
 """
 
@@ -67,7 +67,7 @@ class UserSite:
     def _function(self, template: types.CodeType, method_name: str | None) -> Callable:
         code = template.replace(co_filename=self.filename, co_firstlineno=self.lineno, co_name=self.name,
                                 co_qualname=self.qualname)
-        helpers = {"_unbound": _unbound_method, "_MISSING": _MISSING, "_getattr": getattr, "_name": method_name}
+        helpers = {"_unbound": _unbound_method, "_getattr": getattr, "_name": method_name}
         closure = tuple(types.CellType(helpers[n]) for n in code.co_freevars)
         return types.FunctionType(code, self.globals, self.name, None, closure)
 

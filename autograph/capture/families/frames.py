@@ -52,6 +52,14 @@ _ZERO_ARGUMENT_FRAME_READERS = frozenset({"locals", "vars", "dir"})
 _LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_ATTR", "LOAD_METHOD")
 
 
+def _names_cannot_read_frames(code: types.CodeType) -> bool:
+    """Whether no name ``code`` can load is one :func:`static_frame_read` looks for: every name a
+    load instruction reads is in the code's name, local, cell or free variable tuples."""
+    names = {*code.co_names, *code.co_varnames, *code.co_cellvars, *code.co_freevars}
+    return (names.isdisjoint(_FRAME_READING_NAMES) and names.isdisjoint(_ZERO_ARGUMENT_FRAME_READERS)
+            and ("inspect" not in names or names.isdisjoint(_INSPECT_FRAME_READERS)))
+
+
 def static_frame_read(code: types.CodeType) -> tuple[int | None, str] | None:
     """``(line, what)`` of the first place ``code`` reads its own or its callers' frames, found
     from its instructions alone, else None. Met during capture such a call makes the function
@@ -59,6 +67,8 @@ def static_frame_read(code: types.CodeType) -> tuple[int | None, str] | None:
     a resume function, whose frame is not the function's (its locals, name and callers are
     autograph's) and which can no longer run as the original. Read by name, so a shadowed name
     only costs compiling."""
+    if _names_cannot_read_frames(code):  # every capture asks: decode the instructions only when a name fits
+        return None
     instructions = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "EXTENDED_ARG")]
     lineno = None
     for k, inst in enumerate(instructions):
