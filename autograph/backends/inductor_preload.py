@@ -25,13 +25,17 @@ def prepare_inductor() -> None:
         if _done:
             return
         _done = True
+        from torch._inductor import config, cpu_vec_isa
+
+        if config.cpp.vec_isa_ok is not None or _isa_known(cpu_vec_isa):  # nothing to wait for
+            import torch._inductor.compile_fx  # noqa: F401
+            return
         # Everything the check imports is imported here first, on this thread: two threads
         # importing the same modules can see each other's half-initialised modules.
         import torch._inductor.codecache  # noqa: F401
         import torch._inductor.cpp_builder  # noqa: F401
         import torch.utils._filelock  # noqa: F401
         import torch.utils.cpp_extension  # noqa: F401  - the check's options import it
-        from torch._inductor import cpu_vec_isa
 
         checker = threading.Thread(target=_check_isa, args=(cpu_vec_isa,), name="autograph-isa-check", daemon=True)
         checker.start()
@@ -40,6 +44,12 @@ def prepare_inductor() -> None:
             import torch._inductor.standalone_compile  # noqa: F401
         finally:
             checker.join()
+
+
+def _isa_known(cpu_vec_isa) -> bool:
+    """Whether inductor has checked the ISAs in this process already (its result is cached)."""
+    info = getattr(cpu_vec_isa.valid_vec_isa_list, "cache_info", None)
+    return info is not None and info().currsize > 0
 
 
 def _check_isa(cpu_vec_isa) -> None:

@@ -54,3 +54,25 @@ def test_a_cpu_graph_has_the_isa_check_run_on_a_thread_while_compile_fx_is_impor
 
 def test_a_graph_without_cpu_tensors_does_not_start_the_check(tmp_path):
     assert _run(tmp_path, "meta") == "[] False []"
+
+
+@pytest.mark.parametrize("why", ["configured", "already checked"])
+def test_no_thread_when_inductor_will_not_check(monkeypatch, why):
+    """``cpp.vec_isa_ok`` set by the user, or the check's result already cached: nothing to overlap."""
+    import threading
+
+    import torch._inductor.compile_fx  # noqa: F401
+    from torch._inductor import config, cpu_vec_isa
+
+    from autograph.backends import inductor_preload
+
+    calls = []
+    started = []
+    monkeypatch.setattr(inductor_preload, "_done", False)
+    monkeypatch.setattr(threading.Thread, "start", lambda self: started.append(self.name))
+    monkeypatch.setattr(cpu_vec_isa, "valid_vec_isa_list", lambda: calls.append(1) or [])
+    if why == "already checked":
+        monkeypatch.setattr(inductor_preload, "_isa_known", lambda module: True)
+    with config.patch({"cpp.vec_isa_ok": True if why == "configured" else None}):
+        inductor_preload.prepare_inductor()
+    assert calls == [] and started == []
