@@ -24,7 +24,6 @@ from typing import Annotated, Any, Callable, Literal, Mapping, Union
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, StrictBool, field_validator
 
 from autograph.errors import SettingsError
-from autograph.hook import env_names
 
 BUILTIN_BACKENDS = ("auto", "eager", "triton", "inductor")
 LOG_CHANNELS = (
@@ -701,7 +700,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return table
 
 
-CONFIG_ENV = env_names.CONFIG  # the settings file, not a key: set but empty means no file at all
+CONFIG_ENV = "AUTOGRAPH_CONFIG"  # the settings file, not a key: set but empty means no file at all
 
 
 def env_variable_names() -> list[str]:
@@ -871,7 +870,8 @@ def check_backend_importable(backend: str) -> None:
         raise SettingsError(f"backend {backend!r}: {attr_path!r} is not callable; a backend is backend(gm, example_inputs)")
 
 
-OTHER_VARIABLES = env_names.OTHER_VARIABLES  # AUTOGRAPH_* variables that are not settings
+# Variables named AUTOGRAPH_* that are not settings: the tools of this repository read them.
+OTHER_VARIABLES = {"AUTOGRAPH_PYTHON": "scripts/setup: the Python that creates .venv"}
 SIBLING_CONFIG_NAMES = ("autograph.yml", ".autograph.yaml", ".autograph.yml", "autograph.json", "autograph.toml")
 
 
@@ -947,7 +947,12 @@ def export_env(settings: Settings) -> dict[str, str]:
     return env
 
 
-startup_requested = env_names.startup_requested  # True when the environment asks for the hook at start
+def startup_requested(env: Mapping[str, str] | None = None) -> bool:
+    """True when the environment asks for the import hook at interpreter start."""
+    env = os.environ if env is None else env
+    if env.get("AUTOGRAPH", "").strip().lower() in _FALSE:
+        return False
+    return bool(env.get("AUTOGRAPH_PACKAGES", "").strip() or env.get(CONFIG_ENV, "").strip())
 
 
 # ---------------------------------------------------------------------------

@@ -3,8 +3,9 @@
 Every interpreter that has an ``AUTOGRAPH_*`` variable runs the ``.pth`` line, and that includes
 the ``python -c`` probes torch's inductor starts (its CPU ISA check) under a benchmark that set
 only ``AUTOGRAPH_CACHE_DIR``. Deciding from this module whether the hook is asked for, or a name
-is misspelt, keeps pydantic and the settings model out of those processes. The names must match
-the settings model's (``autograph.settings.env_variable_names``); tests/hook/test_env_names.py
+is misspelt, keeps pydantic and the settings model out of those processes. The names, the
+activating rule and the words that switch autograph off must match ``autograph.settings``'s
+(which does not import this module: settings sits below hook); tests/hook/test_env_names.py
 checks that they do.
 """
 from __future__ import annotations

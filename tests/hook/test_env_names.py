@@ -25,6 +25,7 @@ def test_static_names_are_the_settings_models():
     assert settings_module.CONFIG_ENV == env_names.CONFIG
     assert set(env_names.ACTIVATING) <= env_names.SETTINGS_VARIABLES
     assert env_names.FALSE_WORDS == settings_module._FALSE
+    assert env_names.OTHER_VARIABLES == settings_module.OTHER_VARIABLES
 
 
 @pytest.mark.parametrize("env", [
