@@ -18,9 +18,13 @@ the same file under another module name. Variants ``auto_vs_compile`` and
 ``inductor_vs_compile`` take ``torch.compile``'s step as the twin instead: the hook's steady
 step over torch.compile's, interleaved in one process.
 
-Numbers per run: first step; time until steady (the variant's own step time summed until its
-steps stay within 10% of the steady median); steady step (median of the last steps) and its ratio
-to the plain twin's; peak RSS of the child; the warm start's first step and time until steady.
+Numbers per run: wrap (``torch.compile(model)``, which imports Dynamo and inductor, or
+``autograph.compile``/``install``; timed apart, since the first step does not include it); first
+step; time until steady (the variant's own step time summed until its steps stay within 10% of
+the steady median); steady step (median of the last steps) and its ratio to the plain twin's;
+peak RSS of the child; the warm start's wrap, first step, their sum (what a user waits for before
+the first result) and time until steady. ``--warm-repeats N`` takes N warm starts per run, in
+turn across the runs after all cold runs, and reports their medians.
 ``auto`` runs until every background compile has settled (or ``--settle-seconds``) before the
 steady steps are taken. The hook variants compile the model with ``autograph.compile`` (the same
 capture and backends the import hook uses, without the hook's ``compile_threshold`` warm-up).
@@ -28,6 +32,7 @@ capture and backends the import hook uses, without the hook's ``compile_threshol
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -142,17 +147,21 @@ def _child(workload_name: str, mode: str, variant: str, steps: int, settle_secon
     if variant == "auto":
         background.HOT_CALLS, background.HOT_SECONDS = 2, 0.0  # ask at once: the run is short
     if mode == "program":
+        wrap_start = time.perf_counter()  # the program's set-up: the hook's install or torch.compile's wrap
         variant_step, plain_step = _program_steps(workload_name, variant, os.environ.get("AUTOGRAPH_CACHE_DIR"))
+        wrap = time.perf_counter() - wrap_start
         model = opt = plain = plain_opt = None
     else:
         w = WORKLOADS[workload_name]
         plain, plain_opt, batch = w.build(seed=0)
         model, opt, _ = w.build(seed=0)
+        wrap_start = time.perf_counter()  # torch.compile(model) imports Dynamo and inductor here
         if variant in ("auto", "inductor", "eager"):
             model = autograph.compile(model, backend=variant)
             opt = torch.optim.Adam(model.parameters(), lr=1e-3)
         elif variant == "compile":
             model = torch.compile(model)
+        wrap = time.perf_counter() - wrap_start
 
     def step(m, o):
         t0 = time.perf_counter()
@@ -197,7 +206,8 @@ def _child(workload_name: str, mode: str, variant: str, steps: int, settle_secon
             until = sum(times[:i])
             break
     return {
-        "workload": workload_name, "mode": mode, "variant": variant, "first_step_s": times[0],
+        "workload": workload_name, "mode": mode, "variant": variant, "wrap_s": wrap, "first_step_s": times[0],
+        "wrap_and_first_step_s": wrap + times[0],
         "until_steady_s": until, "steady_ms": steady * 1e3, "twin_steady_ms": twin_steady * 1e3,
         "ratio_to_plain": steady / twin_steady, "steps": len(times),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -230,19 +240,40 @@ def _fmt(x: float | None, unit: str = "", digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}{unit}"
 
 
+WARM_NUMBERS = ("wrap_s", "first_step_s", "wrap_and_first_step_s", "until_steady_s")
+
+
+def median_warm_start(starts: list[dict]) -> dict:
+    """The warm starts of one run summed up: the median of each number over the starts that
+    finished, with every start kept under ``starts`` (an error too)."""
+    done = [s for s in starts if "error" not in s]
+    out: dict = {"starts": starts}
+    if not done:
+        out["error"] = starts[-1].get("error", "no warm start") if starts else "no warm start"
+        return out
+    for key in WARM_NUMBERS:
+        values = [s[key] for s in done if key in s]
+        if values:
+            out[key] = statistics.median(values)
+    return out
+
+
 def table(results: list[dict]) -> str:
-    head = ("| workload | mode | variant | first step | until steady | steady step | ÷ plain twin | peak RSS "
-            "| warm: first step | warm: until steady |\n|---|---|---|---|---|---|---|---|---|---|")
+    head = ("| workload | mode | variant | wrap | first step | until steady | steady step | ÷ plain twin | peak RSS "
+            "| warm: wrap | warm: first step | warm: wrap + first step | warm: until steady |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     rows = []
     for r in results:
         if "error" in r:
-            rows.append(f"| {r['workload']} | {r['mode']} | {r['variant']} | error: {r['error'][:80]} |||||||")
+            rows.append(f"| {r['workload']} | {r['mode']} | {r['variant']} | error: {r['error'][:80]} ||||||||||")
             continue
         warm = r.get("warm") or {}
         rows.append(
-            f"| {r['workload']} | {r['mode']} | {r['variant']} | {_fmt(r['first_step_s'], ' s')} "
+            f"| {r['workload']} | {r['mode']} | {r['variant']} | {_fmt(r.get('wrap_s'), ' s')} "
+            f"| {_fmt(r['first_step_s'], ' s')} "
             f"| {_fmt(r['until_steady_s'], ' s')} | {_fmt(r['steady_ms'], ' ms')} | {_fmt(r['ratio_to_plain'])} "
-            f"| {_fmt(r['peak_rss_mb'], ' MB', 0)} | {_fmt(warm.get('first_step_s'), ' s')} "
+            f"| {_fmt(r['peak_rss_mb'], ' MB', 0)} | {_fmt(warm.get('wrap_s'), ' s')} "
+            f"| {_fmt(warm.get('first_step_s'), ' s')} | {_fmt(warm.get('wrap_and_first_step_s'), ' s')} "
             f"| {_fmt(warm.get('until_steady_s'), ' s')} |")
     return "\n".join([head, *rows])
 
@@ -256,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--settle-seconds", type=float, default=240.0)
     parser.add_argument("--timeout", type=float, default=420.0, help="per child process")
+    parser.add_argument("--warm-repeats", type=int, default=1, help="warm starts per compiling run, taken in "
+                        "turn across the runs after every cold run; the table shows their medians")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -270,19 +303,28 @@ def main(argv: list[str] | None = None) -> int:
     runs = named.get(args.runs, args.runs or (SMOKE_RUNS if args.smoke else DEFAULT_RUNS)).split(",")
     results = []
     t0 = time.perf_counter()
-    for run in runs:
-        with tempfile.TemporaryDirectory(prefix="bench-programs-") as tmp:
-            result = _run_child(run, steps, args.settle_seconds, Path(tmp), args.timeout)
-            if run.split(":")[2] in COMPILING and "error" not in result:
-                result["warm"] = _run_child(run, steps, args.settle_seconds, Path(tmp), args.timeout)
-        results.append(result)
-        print(json.dumps(result), file=sys.stderr, flush=True)
+    with contextlib.ExitStack() as stack:  # each run's caches live until its warm starts are done
+        caches = []
+        for run in runs:
+            tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-programs-")))
+            result = _run_child(run, steps, args.settle_seconds, tmp, args.timeout)
+            results.append(result)
+            caches.append(tmp)
+            print(json.dumps(result), file=sys.stderr, flush=True)
+        warm = [i for i, run in enumerate(runs) if run.split(":")[2] in COMPILING and "error" not in results[i]]
+        starts: dict[int, list[dict]] = {i: [] for i in warm}
+        for _ in range(max(1, args.warm_repeats)):  # in turn, so the machine's load hits every run alike
+            for i in warm:
+                starts[i].append(_run_child(runs[i], steps, args.settle_seconds, caches[i], args.timeout))
+                print(json.dumps({"warm": runs[i], **starts[i][-1]}), file=sys.stderr, flush=True)
+        for i in warm:
+            results[i]["warm"] = median_warm_start(starts[i])
     print(f"# {platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.perf_counter() - t0:.0f} s in all")
     print(table(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
-    return 0 if all("error" not in r for r in results) else 1
+    return 0 if all("error" not in r and "error" not in r.get("warm", {}) for r in results) else 1
 
 
 if __name__ == "__main__":

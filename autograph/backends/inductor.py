@@ -66,6 +66,9 @@ def through_artifact(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: 
         log.info("inductor: compile_fx, not the artifact cache: %s", exc)
         return None
     req.update(REQUEST_DEFAULTS)
+    if _uses_cpu(example_inputs, req["constants"]):
+        from autograph.backends.inductor_preload import prepare_inductor
+        prepare_inductor()  # inductor's imports and its CPU ISA check, overlapped (once per process)
     load = import_object(req["loader"])
     path = req["path"]
     if Path(path).is_file():
@@ -88,6 +91,12 @@ def through_artifact(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: 
                     type(exc).__name__, exc)
         return None
     return load(path, req)
+
+
+def _uses_cpu(example_inputs: list, constants: list) -> bool:
+    """Whether the graph has a CPU tensor among its inputs or held tensors (inductor then
+    needs its CPU ISA check)."""
+    return any(isinstance(v, torch.Tensor) and v.device.type == "cpu" for v in (*example_inputs, *constants))
 
 
 def _default_cache_dir() -> Path:

@@ -1,10 +1,11 @@
 """Interpreter-start entry point, run by the ``autograph-startup.pth`` file.
 
-The ``.pth`` line only imports this module when an ``AUTOGRAPH_*`` variable is present
-(the activating ones, ``AUTOGRAPH_PACKAGES``/``AUTOGRAPH_CONFIG``, or a misspelt one, which
-gets a warning), so ordinary interpreters pay nothing. Here the
-settings are loaded (torch-free), and the import hook installed when they select
-something and autograph is not off. This is what makes
+The ``.pth`` line only imports this module when an ``AUTOGRAPH_*`` variable is present, so
+ordinary interpreters pay nothing. The settings are loaded (torch-free, but pydantic) only when
+:mod:`autograph.hook.env_names` finds an activating variable (``AUTOGRAPH_PACKAGES``,
+``AUTOGRAPH_CONFIG``) or a misspelt one, which gets a warning: a child process that inherited
+only, say, ``AUTOGRAPH_CACHE_DIR`` (inductor's ``python -c`` probes) stops there. The import
+hook is installed when the settings select something and autograph is not off. This is what makes
 ``AUTOGRAPH_PACKAGES=mymodels python train.py`` and ``spawn`` children work with
 no code change.
 
@@ -337,12 +338,16 @@ def activate() -> None:
     them) stop the interpreter with status 2 before the script runs.
     """
     global _activated
-    from autograph.errors import SettingsError
-    from autograph.settings import load_settings, start_warnings, startup_requested, unknown_variables
+    from autograph.hook import env_names
 
     if _activated or _launcher_starting():
         return
     _activated = True
+    if not env_names.startup_has_work():  # only known variables that ask for nothing: no settings to load
+        return
+    from autograph.errors import SettingsError
+    from autograph.settings import load_settings, start_warnings, startup_requested, unknown_variables
+
     if not startup_requested():  # only other AUTOGRAPH_* variables: a typo of the activating ones?
         for message in unknown_variables():
             warn(message)

@@ -56,3 +56,47 @@ def test_the_training_programs_of_tests_programs_are_timed_against_a_plain_twin(
     assert _script().main(["--smoke", "--runs", "mlp_sgd:program:eager,cnn_adamw:program:plain"]) == 0
     out = capsys.readouterr().out
     assert "| mlp_sgd | program | eager |" in out and "| cnn_adamw | program | plain |" in out
+
+
+def test_the_bench_child_times_the_wrap_apart_from_the_first_step():
+    result = _script()._child("gpt", "infer", "eager", steps=2, settle_seconds=10)
+    assert result["wrap_s"] > 0
+    assert result["wrap_and_first_step_s"] == pytest.approx(result["wrap_s"] + result["first_step_s"])
+    autograph.reset()
+
+
+def test_warm_starts_are_taken_in_turn_and_summed_up_by_their_medians(monkeypatch, capsys, tmp_path):
+    script = _script()
+    calls = []
+
+    def fake_child(run, steps, settle, caches, timeout):
+        calls.append((run, caches))
+        n = len(calls)
+        workload, mode, variant = run.split(":")
+        return {"workload": workload, "mode": mode, "variant": variant, "wrap_s": 0.1 * n, "first_step_s": float(n),
+                "wrap_and_first_step_s": 1.1 * n, "until_steady_s": float(n), "steady_ms": 1.0,
+                "twin_steady_ms": 1.0, "ratio_to_plain": 1.0, "peak_rss_mb": 1.0}
+
+    monkeypatch.setattr(script, "_run_child", fake_child)
+    runs = "gpt:infer:inductor,gpt:infer:plain,gpt:infer:compile"
+    assert script.main(["--runs", runs, "--warm-repeats", "3", "--json", str(tmp_path / "r.json")]) == 0
+    order = [run for run, _ in calls]
+    assert order == ["gpt:infer:inductor", "gpt:infer:plain", "gpt:infer:compile"] + \
+        ["gpt:infer:inductor", "gpt:infer:compile"] * 3
+    inductor_caches = {caches for run, caches in calls if run == "gpt:infer:inductor"}
+    assert len(inductor_caches) == 1  # the warm starts reuse the cold run's caches
+    import json
+
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert results[0]["warm"]["first_step_s"] == 6.0  # calls 4, 6, 8
+    assert results[2]["warm"]["first_step_s"] == 7.0  # calls 5, 7, 9
+    assert len(results[0]["warm"]["starts"]) == 3 and "warm" not in results[1]
+    assert "| gpt | infer | compile | 0.30 s | 3.00 s |" in capsys.readouterr().out
+
+
+def test_a_failed_warm_start_is_left_out_of_the_medians():
+    script = _script()
+    summary = script.median_warm_start([{"first_step_s": 1.0, "wrap_s": 0.5}, {"error": "timed out"},
+                                        {"first_step_s": 3.0, "wrap_s": 0.7}])
+    assert summary["first_step_s"] == 2.0 and summary["wrap_s"] == pytest.approx(0.6)
+    assert script.median_warm_start([{"error": "timed out"}])["error"] == "timed out"
