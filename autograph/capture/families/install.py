@@ -20,7 +20,7 @@ from autograph.capture.families import (
     frames, func_transforms, generators, interpreted_keys, itertools_values, live_iterators, mapping_proxies,
     modules, named_tuples, object_ids, object_keyed_dicts, outside_generators, partials, private,
     profiler_ranges, reduce, regex, saved_tensors_hooks, sdpa_kernel, set_subclasses, sets, side_effects,
-    sorting, stdlib, torch_calls, torch_objects, user_objects, weakrefs, with_exits,
+    sorting, stdlib, tensor_grouping, torch_calls, torch_objects, user_objects, weakrefs, with_exits,
 )
 
 try:
@@ -29,7 +29,7 @@ except ImportError:  # NumPy is optional: without it no ndarray ever reaches cap
     numpy_values = None  # type: ignore[assignment]
 
 # the order is part of the behaviour (see the module docstring)
-FAMILIES = [frames, builtins, cached_calls, torch_calls, modules, contexts, sdpa_kernel, saved_tensors_hooks,
+FAMILIES = [frames, builtins, cached_calls, torch_calls, tensor_grouping, modules, contexts, sdpa_kernel, saved_tensors_hooks,
             distributed, func_transforms, live_iterators, named_tuples,
             object_ids, object_keyed_dicts, partials, private, profiler_ranges, reduce, regex, sets, interpreted_keys,
             mapping_proxies, dict_new, set_subclasses, sorting, stdlib, exception_state, torch_objects, weakrefs,
