@@ -65,7 +65,8 @@ def deferred_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]) -> V
     return out
 
 
-DEFERRED = registry.state_slot("deferred_calls", list, __name__)  # the schedulers stepped after the graph
+# the schedulers stepped after the graph (None: a call deferred instead of a break, engine/deferred_breaks.py)
+DEFERRED = registry.state_slot("deferred_calls", list, __name__)
 
 
 def _writes_no_tensor(sched) -> bool:
@@ -88,6 +89,8 @@ def _writes_no_tensor(sched) -> bool:
 def _inputs_unwritten(tx) -> bool:
     """No deferred call writes a tensor (then graph inputs stay what they were): guarded."""
     for owner in DEFERRED.of(tx):
+        if owner is None:  # a call deferred instead of a break (engine/deferred_breaks.py): writes unknown
+            return False
         real = owner.real_value()
         if not _writes_no_tensor(real):
             return False
@@ -110,6 +113,9 @@ def check_tail(tx, frame, inst) -> bool:
         return False
     if inst.opname in ("LOAD_METHOD", "LOAD_ATTR") and frame.stack and _local(tx, frame.stack[-1]):
         return False
+    from autograph.capture.engine.deferred_breaks import tail_method_call
+    if frame.parent is None and tail_method_call(frame, inst):  # `sched.step()`: deferred too, or a break
+        return False
     if inst.opname == "CALL" and isinstance(inst.arg, int) and len(frame.stack) >= inst.arg + 2 \
             and all(_local(tx, v) for v in frame.stack[-(inst.arg + 2):]):
         return True
@@ -119,7 +125,8 @@ def check_tail(tx, frame, inst) -> bool:
 def check_tail_nodes(tx, nodes_before: int) -> None:
     """The method call just captured after a deferred call neither wrote nor drew anything."""
     nodes = list(tx.graph.graph.nodes)[nodes_before:]
-    if any(node.meta.get("effects") or node.meta.get("mutates") for node in nodes):
+    # (one that may raise would raise before the deferred call, which Python makes first)
+    if any(node.meta.get("effects") or node.meta.get("mutates") or node.meta.get("may_raise") for node in nodes):
         raise Unsupported(f"a tensor method with effects after {tx.tail_after}", kind=AFTER_DEFERRED_CALL)
 
 
