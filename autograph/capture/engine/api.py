@@ -18,7 +18,6 @@ import torch
 from autograph.capture.core.breaks import FRAME_INSPECTION, BreakRecord, CaptureBug, Unsupported, source_line
 from autograph.capture.engine.codegen import Codegen, _Expr, build_entry
 from autograph.capture.engine import deferred_breaks
-from autograph.capture.families import deferred_calls
 from autograph.capture.engine.interpreter import BreakAt, Return, Stopped, Translator, _resolve_callable
 from autograph.capture.engine.graph_state import restore_state_on_error
 from autograph.capture.engine.result import CaptureResult, GraphRecord
@@ -93,10 +92,6 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
                 elif stop is None and deferred_breaks.deferrable(tx.root.instructions, exc):
                     defer[exc.step] = exc
                     continue  # replay, making that call after the graph
-                elif defer and exc.cause.kind == deferred_calls.AFTER_DEFERRED_CALL:
-                    # the code after the deferred calls breaks anyway: break at the first of them
-                    exc = defer.pop(min(defer))
-                    defer.clear()
                 if stop is not None:
                     raise CaptureBug(f"capture is not deterministic: break at {exc.inst} while replaying "
                                      f"up to step {stop}")

@@ -1,20 +1,24 @@
 """A call that would be a graph break, made after the graph instead, when nothing after it in the
 function can tell the difference.
 
-A call capture cannot trace (``opt.step()``: torch's ``_use_grad_for_differentiable`` asks for
-graph breaks around the step; any library function that breaks inside) runs once in Python at a
-break, and the rest of the function becomes a resume function. When the call is a statement (its
-value is dropped: ``CALL`` then ``POP_TOP``) in the root function, outside ``try``/``with`` blocks
-and under the grad/autocast state the function started with, the transformed code can make the
-same call right after the graph instead, in order with the capture's other recorded effects
-(families/side_effects.py), with no resume function: provided the code after it can observe
-nothing the call changes and changes nothing the call reads. That is the tail rule of
-families/deferred_calls.py (frame-local instructions; effect-free tensor methods of tensors the
-graph made that share no memory with its inputs; a call's writes are unknown, so a tensor the
-graph reads is not such a tensor), extended here: a later statement call of a method of a local
-(``sched.step()``, ``opt.zero_grad()``) is deferred the same way, after the first, and its method
-is looked up when it runs (as Python's ``LOAD_METHOD`` would, after the earlier call). Anything
-else after the call is a break (``after-deferred-call``) before which the deferred calls run.
+A call capture cannot trace (``loss.backward()``; ``opt.step()``, where torch's
+``_use_grad_for_differentiable`` asks for graph breaks around the step; any callee that breaks
+inside) runs once in Python at a break, and the rest of the function becomes a resume function.
+When the call is a statement (its value is dropped: ``CALL`` then ``POP_TOP``) of the root
+function, outside ``try``/``with`` blocks, under the grad/autocast state the function started
+with, and every instruction after it is one the tail rule may let through, the transformed code
+makes the same call right after the graph instead, in order with the capture's other recorded
+effects (families/side_effects.py), with no resume function.
+
+The code after it is then held to the tail rule of families/deferred_calls.py: frame-local
+instructions, and effect-free tensor methods (none that may raise) of tensors the graph made that
+share no memory with its inputs and that no deferred call may reach (what it is given, what the
+capture stored into objects from outside: ``note_escapes``; a call's writes are unknown). A later
+statement call of a method of a local (``sched.step()``, ``opt.zero_grad()``) is deferred the same
+way, after it, its method looked up when it runs (as Python's ``LOAD_METHOD``, after the earlier
+calls). Anything else is a break (``after-deferred-call``) before which the deferred calls run:
+``return loss.detach()`` after ``loss.backward(); opt.step()`` runs in Python after both. The
+function's own ``torch._dynamo.graph_break()`` stays the break it asks for.
 
 The capture finds the break first (``BreakAt`` at the ``CALL``), then replays with the call's step
 deferred (engine/api.py); a step that turns out not to be deferrable on the replay is the break
@@ -29,10 +33,8 @@ from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families import deferred_calls, side_effects
 from autograph.capture.families.compile_markers import FORCED_BREAK
 
-# the instructions that may come between a tail method load and its call: argument loads
-_ARGUMENT_LOADS = frozenset({"LOAD_FAST", "LOAD_CONST", "KW_NAMES", "PRECALL", "CACHE", "EXTENDED_ARG", "NOP"})
 # every instruction the tail rule may let through (deferred_calls.check_tail)
-_TAIL_OPS = deferred_calls.TAIL_SAFE_OPS | _ARGUMENT_LOADS | {"LOAD_METHOD", "LOAD_ATTR", "CALL"}
+_TAIL_OPS = deferred_calls.TAIL_SAFE_OPS | deferred_calls.ARGUMENT_LOADS | {"LOAD_METHOD", "LOAD_ATTR", "CALL"}
 
 
 def deferrable(code_instructions: list, exc: Any) -> bool:
@@ -48,19 +50,6 @@ def deferrable(code_instructions: list, exc: Any) -> bool:
         return False
     # an instruction the tail rule never lets through: the code after the call would break anyway
     return all(i.opname in _TAIL_OPS for i in code_instructions[inst.index + 2:])
-
-
-def tail_method_call(frame, inst) -> bool:
-    """``inst`` loads a method of a frame local (``LOAD_FAST x; LOAD_METHOD m``) that a statement
-    call then calls with loaded arguments: the call is deferred (or a break), so the load (lazy:
-    a ``MethodRef``) reads nothing now."""
-    insts = frame.instructions
-    if inst.opname != "LOAD_METHOD" or inst.index == 0 or insts[inst.index - 1].opname != "LOAD_FAST":
-        return False
-    i = inst.index + 1
-    while i < len(insts) and insts[i].opname in _ARGUMENT_LOADS:
-        i += 1
-    return i + 1 < len(insts) and insts[i].opname == "CALL" and insts[i + 1].opname == "POP_TOP"
 
 
 def defer(tx, frame, inst, cause: Unsupported) -> None:
@@ -92,6 +81,9 @@ def defer(tx, frame, inst, cause: Unsupported) -> None:
         parts += [f"{k}={cg.reconstruct(v)}" for k, v in zip(kw_names, call_args[npos:])]
         return f"{_called_from(cg, site, callee)}{', '.join(parts)})"
 
+    # what it is given, and what the capture stored into objects from outside, it may write
+    deferred_calls.note_escapes(tx, [fn_v, list(args), [list(e[1:]) for e in side_effects.of(tx).events
+                                                         if e[0] != "replay"]])
     side_effects.record_replay(tx, line)
     frame.push(ConstantValue(None))  # dropped by the POP_TOP that follows
     tx.tail_after = f"{getattr(fn_v, 'name', None) or fn_v.describe()}() runs after the graph"

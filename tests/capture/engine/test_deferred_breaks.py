@@ -69,7 +69,7 @@ def _step(model, opt, x, y):
     loss = F.cross_entropy(model(x), y)
     loss.backward()
     opt.step()
-    return loss.detach()
+    return loss
 
 
 def test_backward_and_the_optimizer_step_run_after_the_graph():
@@ -116,3 +116,24 @@ def test_the_break_stays_where_the_code_after_could_tell():
         got = h.compile(fn)(*args)
         assert len(h.breaks) == 1, (fn.__name__, h.breaks)
         assert repr(got) == repr(want)
+
+
+@torch.compiler.disable
+def bump(t: torch.Tensor) -> None:
+    t.add_(1)
+
+
+def _bump_then_read(x):
+    y = x * 2
+    bump(y)  # writes the tensor it is given
+    return y.sin()
+
+
+def test_a_tensor_the_deferred_call_is_given_is_read_after_it():
+    x = torch.randn(3)
+    want = _bump_then_read(x)
+    h = Harness()
+    got = h.compile(_bump_then_read)(x)
+    assert torch.equal(got, want)
+    # bump() still runs after the graph; y.sin() then runs in Python after it
+    assert [b.kind for b in h.breaks] == ["after-deferred-call"], h.breaks
