@@ -158,7 +158,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     tx.guards.global_state()
     capture_seconds = time.perf_counter() - t0
 
-    if isinstance(outcome, Return) and tx.graph.op_count == 0:
+    if isinstance(outcome, Return) and tx.graph.op_count == 0 and not deferred_breaks.made_any(tx):
         return _eager_result(fn, tx, breaks, capture_seconds, no_tensor_work=True)
 
     cg = Codegen(tx, fn, wrap_nested)

@@ -88,3 +88,9 @@ def defer(tx, frame, inst, cause: Unsupported) -> None:
     frame.push(ConstantValue(None))  # dropped by the POP_TOP that follows
     tx.tail_after = f"{getattr(fn_v, 'name', None) or fn_v.describe()}() runs after the graph"
     deferred_calls.DEFERRED.of(tx).append(None)  # what it writes is not known
+
+
+def made_any(tx) -> bool:
+    """Whether the capture deferred a call that would have been a break: its code is the
+    transformed code even with no graph (the calls are made from the user's line, as at a break)."""
+    return None in deferred_calls.DEFERRED.of(tx)

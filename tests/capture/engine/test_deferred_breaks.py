@@ -7,6 +7,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+import autograph
+from autograph.settings import Settings, set_current_settings
 from tests.capture.harness import Harness
 
 
@@ -137,3 +139,32 @@ def test_a_tensor_the_deferred_call_is_given_is_read_after_it():
     assert torch.equal(got, want)
     # bump() still runs after the graph; y.sin() then runs in Python after it
     assert [b.kind for b in h.breaks] == ["after-deferred-call"], h.breaks
+
+
+def _logs_only(x, log):
+    y = x * 2
+    torch._dynamo.graph_break()
+    log.warning("value %s", 1)  # in the resume function, with no graph: deferred all the same
+    return y
+
+
+def test_a_deferred_call_without_graph_work_is_still_made_from_the_users_line():
+    import io
+    import logging
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(funcName)s:%(lineno)d %(message)s"))
+    log = logging.getLogger("tests.deferred_breaks")
+    log.addHandler(handler)
+    log.propagate = False
+    set_current_settings(Settings(backend="eager", on_error="raise"))
+    autograph.reset()
+    try:
+        _logs_only(torch.ones(1), log)
+        autograph.compile(_logs_only)(torch.ones(1), log)
+    finally:
+        log.removeHandler(handler)
+        autograph.reset()
+        set_current_settings(None)
+    first, second = stream.getvalue().splitlines()
+    assert first == second and first.startswith("_logs_only:")
