@@ -34,9 +34,10 @@ from autograph.capture.core.breaks import Unsupported, break_kind
 
 AFTER_DEFERRED_CALL = break_kind(
     "after-deferred-call", "the code goes on after a call that runs after the graph (an LR scheduler's "
-    "step()): what follows could observe what that call changes, so it runs in Python after it",
-    "nothing to do when this is the end of the step; put sched.step() last in the function to keep "
-    "the rest in the graph")
+    "step(), or a call that would be a graph break: loss.backward(), opt.step()): what follows could "
+    "observe what that call changes, so it runs in Python after it",
+    "nothing to do when this is the end of the step; put sched.step() and opt.step() last in the "
+    "function to keep the rest in the graph")
 
 _DEFERRABLE = (torch.optim.lr_scheduler.LRScheduler.step,)
 
