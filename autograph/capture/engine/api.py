@@ -92,6 +92,10 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
                 elif stop is None and deferred_breaks.deferrable(tx.root.instructions, exc):
                     defer[exc.step] = exc
                     continue  # replay, making that call after the graph
+                elif defer and deferred_breaks.undoes(exc.cause):
+                    # the code after the deferred calls breaks anyway: break at the first of them
+                    exc = defer.pop(min(defer))
+                    defer.clear()
                 if stop is not None:
                     raise CaptureBug(f"capture is not deterministic: break at {exc.inst} while replaying "
                                      f"up to step {stop}")

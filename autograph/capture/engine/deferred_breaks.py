@@ -16,8 +16,9 @@ share no memory with its inputs and that no deferred call may reach (what it is 
 capture stored into objects from outside: ``note_escapes``; a call's writes are unknown). A later
 statement call of a method of a local (``sched.step()``, ``opt.zero_grad()``) is deferred the same
 way, after it, its method looked up when it runs (as Python's ``LOAD_METHOD``, after the earlier
-calls). Anything else is a break (``after-deferred-call``) before which the deferred calls run:
-``return loss.detach()`` after ``loss.backward(); opt.step()`` runs in Python after both. The
+calls). A read of a tensor they may write is a break (``after-deferred-call``) before which the
+deferred calls run: ``return loss.detach()`` after ``loss.backward(); opt.step()`` runs in Python
+after both; anything else the tail rule refuses puts the break back at the first deferred call. The
 function's own ``torch._dynamo.graph_break()`` stays the break it asks for.
 
 The capture finds the break first (``BreakAt`` at the ``CALL``), then replays with the call's step
@@ -94,3 +95,10 @@ def made_any(tx) -> bool:
     """Whether the capture deferred a call that would have been a break: its code is the
     transformed code even with no graph (the calls are made from the user's line, as at a break)."""
     return None in deferred_calls.DEFERRED.of(tx)
+
+
+def undoes(cause: Unsupported) -> bool:
+    """Whether a break after deferred calls moves back to the first of them: unless it reads a
+    tensor they may write (``return loss.detach()`` after ``loss.backward()``), the code after
+    them would have broken anyway, and the break keeps its own reason where the user made it."""
+    return cause.kind == deferred_calls.AFTER_DEFERRED_CALL and not getattr(cause, "on_tensor", False)

@@ -119,7 +119,17 @@ def check_tail(tx, frame, inst) -> bool:
     if inst.opname == "CALL" and isinstance(inst.arg, int) and len(frame.stack) >= inst.arg + 2 \
             and all(_local(tx, v) for v in frame.stack[-(inst.arg + 2):]):
         return True
-    raise Unsupported(f"{inst.opname} after {tx.tail_after}", kind=AFTER_DEFERRED_CALL)
+    err = Unsupported(f"{inst.opname} after {tx.tail_after}", kind=AFTER_DEFERRED_CALL)
+    # a read of a tensor a deferred call may write: the calls before it stay after the graph
+    # (else the break goes back to the first of them: engine/api.py)
+    err.on_tensor = inst.opname in ("LOAD_METHOD", "LOAD_ATTR") and bool(frame.stack) \
+        and isinstance(frame.stack[-1], _tensor_class())
+    raise err
+
+
+def _tensor_class() -> type:
+    from autograph.capture.families.tensors import TensorValue
+    return TensorValue
 
 
 # the instructions that may come between a tail method load and its call: argument loads
