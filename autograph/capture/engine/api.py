@@ -17,6 +17,7 @@ import torch
 
 from autograph.capture.core.breaks import FRAME_INSPECTION, BreakRecord, CaptureBug, Unsupported, source_line
 from autograph.capture.engine.codegen import Codegen, _Expr, build_entry
+from autograph.capture.engine import deferred_breaks
 from autograph.capture.engine.interpreter import BreakAt, Return, Stopped, Translator, _resolve_callable
 from autograph.capture.engine.graph_state import restore_state_on_error
 from autograph.capture.engine.result import CaptureResult, GraphRecord
@@ -78,13 +79,23 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
                              run_eagerly=f"{read.reason} ({_short(read.filename)}:{read.lineno})")
     stop, generic = None, False
     moved: Unsupported | None = None  # why the break being planned was moved earlier
+    defer: dict[int, BreakAt] = {}  # the breaks at calls made after the graph instead
     while True:
-        tx = Translator(fn, args, kwargs, stop_step=stop)
+        tx = Translator(fn, args, kwargs, stop_step=stop, defer_steps={s: b.cause for s, b in defer.items()})
         translators.append(tx)
         try:
             try:
                 outcome = tx.run()
             except BreakAt as exc:
+                if exc.step in defer:  # not deferrable where the replay got to it: the break it was
+                    del defer[exc.step]
+                elif stop is None and deferred_breaks.deferrable(tx.root.instructions, exc):
+                    defer[exc.step] = exc
+                    continue  # replay, making that call after the graph
+                elif defer and deferred_breaks.undoes(exc.cause):
+                    # the code after the deferred calls breaks anyway: break at the first of them
+                    exc = defer.pop(min(defer))
+                    defer.clear()
                 if stop is not None:
                     raise CaptureBug(f"capture is not deterministic: break at {exc.inst} while replaying "
                                      f"up to step {stop}")
@@ -151,7 +162,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     tx.guards.global_state()
     capture_seconds = time.perf_counter() - t0
 
-    if isinstance(outcome, Return) and tx.graph.op_count == 0:
+    if isinstance(outcome, Return) and tx.graph.op_count == 0 and not deferred_breaks.made_any(tx):
         return _eager_result(fn, tx, breaks, capture_seconds, no_tensor_work=True)
 
     cg = Codegen(tx, fn, wrap_nested)

@@ -30,6 +30,7 @@ from autograph.capture.core.state import CaptureState
 from autograph.capture.families import builtins as vb
 from autograph.capture.core import registry
 from autograph.capture.families import deferred_calls, scalars
+from autograph.capture.engine import deferred_breaks
 from autograph.capture.core.base import NULL, Value
 from autograph.capture.core.method_refs import MethodRef
 from autograph.capture.families.builder import wrap_real
@@ -141,12 +142,16 @@ class BreakAt(Exception):
 class Translator:
     """One symbolic run of a function: a graph, guards, and the root frame."""
 
-    def __init__(self, fn: types.FunctionType, args: tuple, kwargs: dict, stop_step: int | None = None):
+    def __init__(self, fn: types.FunctionType, args: tuple, kwargs: dict, stop_step: int | None = None,
+                 defer_steps: dict[int, Unsupported] | None = None):
         self.root_fn = fn
         self.args = args
         self.kwargs = kwargs
         # stop right before the root frame's instruction number ``stop_step`` (a planned break)
         self.stop_step = stop_step
+        # root steps whose call (a break, for the cause given) is made after the graph instead
+        # (engine/deferred_breaks.py)
+        self.defer_steps = defer_steps or {}
         # root instructions run so far; the one running now (values remember it as where they were made)
         self.root_steps = 0
         self.step = 0
@@ -272,6 +277,9 @@ class Translator:
             self.graph.current_trace = _trace(frame, inst)
             self.graph.inside_try = frame.inside_try or frame.may_swallow(inst.index)
             self.graph.unwinds = frame.outer_unwinds or frame.unwinds(inst.index)
+            if is_root and self.step in self.defer_steps:
+                deferred_breaks.defer(self, frame, inst, self.defer_steps[self.step])
+                continue
             fn = HANDLERS.get(inst.opname)
             depth = len(frame.stack)
             try:

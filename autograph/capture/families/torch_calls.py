@@ -84,6 +84,7 @@ class TorchFunctionValue(Value):
                     guard_answer(tx, self.fn, args, kwargs, result, self.describe())
                     return result
             if (constant or exc.reason.endswith("passed to a torch operation") or exc.reason.endswith(READS_GRAD)
+                    or exc.reason.startswith("torch operation returned")  # (a dict: tensor_grouping.py)
                     or exc.reason.startswith(f"{self.describe()}() gets no tensor argument")) \
                     and type(self.fn) is types.FunctionType \
                     and not (self.fn.__module__ or "").startswith(_TRANSFORM_MODULES):

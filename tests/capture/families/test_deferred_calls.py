@@ -42,6 +42,17 @@ def train_step_returning_loss(model, opt, sched, x, y):
     return loss
 
 
+def split_step(model, opt, sched, x, y):
+    """``sched.step()`` first in a resume function, with ``loss`` one of its inputs."""
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    torch._dynamo.graph_break()
+    sched.step()
+    return loss.detach()
+
+
 def read_after(model, opt, sched, x, y):
     loss = F.cross_entropy(model(x), y)
     sched.step()
@@ -99,20 +110,35 @@ def test_scheduler_step_runs_after_the_graph_with_no_break(clean, name, step):
     want = _run(step, SCHEDULERS[name])
     got = _run(autograph.compile(step), SCHEDULERS[name])
     assert _same(got, want)
+    # loss.backward(), opt.step() and sched.step() all run after the graph (engine/deferred_breaks.py)
+    kinds = [k for st in stats_mod.all_stats() for k in st.break_kinds]
+    if step is train_step:  # `loss.detach()` of the loss backward() was given: in Python after them
+        assert kinds == ["after-deferred-call"], _break_reasons()
+    else:
+        assert kinds == [], _break_reasons()
+
+
+@pytest.mark.parametrize("name", list(SCHEDULERS))
+def test_scheduler_step_first_in_a_resume_function(clean, name):
+    want = _run(split_step, SCHEDULERS[name])
+    got = _run(autograph.compile(split_step), SCHEDULERS[name])
+    assert _same(got, want)
     reasons = _break_reasons()
     kinds = [k for st in stats_mod.all_stats() for k in st.break_kinds]
-    if name == "LambdaLR" and step is train_step:  # a user lr_lambda might write the input `loss`
-        assert kinds.count("after-deferred-call") == 1 and len(reasons) == 3, reasons
+    # loss.backward(), opt.step() (the graph_break() after them is no tail) and graph_break()
+    assert kinds[:3] == ["unsupported-call", "unsupported-call", "forced-break"], reasons
+    if name == "LambdaLR":  # a user lr_lambda might write the input `loss`
+        assert kinds[3:] == ["after-deferred-call"], reasons
         return
-    assert len(reasons) == 2, reasons  # loss.backward() and opt.step(): sched.step() breaks nothing
+    assert len(kinds) == 3, reasons  # sched.step() breaks nothing
     assert not any("lr_scheduler" in r or "sched" in r for r in reasons), reasons
 
 
 def test_a_tensor_lr_is_guarded(clean):
     def make(opt):
         return lrs.StepLR(opt, step_size=1, gamma=0.5)
-    want = _run(train_step, make, lr=torch.tensor(0.05))
-    got = _run(autograph.compile(train_step), make, lr=torch.tensor(0.05))
+    want = _run(split_step, make, lr=torch.tensor(0.05))
+    got = _run(autograph.compile(split_step), make, lr=torch.tensor(0.05))
     assert _same(got, want)
     assert "after-deferred-call" in [k for st in stats_mod.all_stats() for k in st.break_kinds]
 

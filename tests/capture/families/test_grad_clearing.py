@@ -62,12 +62,12 @@ def _same(step, opt_cls=torch.optim.SGD):
 
 def test_optimizer_zero_grad_runs_after_the_graph_without_a_break():
     h = _same(_optimizer_step)
-    assert ["backward" in b.reason for b in h.breaks] == [True]  # (the resume after it returns `loss`)
+    assert h.breaks == []  # (loss.backward() runs after the graph too: engine/deferred_breaks.py)
 
 
 def test_module_zero_grad_runs_after_the_graph_without_a_break():
     h = _same(_module_step)
-    assert ["backward" in b.reason for b in h.breaks] == [True]  # (the resume after it returns `loss`)
+    assert h.breaks == []  # (loss.backward() runs after the graph too: engine/deferred_breaks.py)
 
 
 def test_zero_grad_keeping_grad_tensors_still_breaks():
@@ -77,7 +77,7 @@ def test_zero_grad_keeping_grad_tensors_still_breaks():
 
 def test_a_subclass_zero_grad_is_not_deferred():
     h = _same(_optimizer_step, _OwnZeroGrad)
-    assert len(h.breaks) > 1
+    assert h.captures > 1  # its own code runs in the capture: the counter it bumps is guarded
 
 
 def _computed_targets_step(model, opt, x, y):
@@ -89,7 +89,7 @@ def _computed_targets_step(model, opt, x, y):
 
 def test_zero_grad_first_runs_before_the_graph_which_stays_whole():
     h = _same(_computed_targets_step)
-    assert ["backward" in b.reason for b in h.breaks] == [True]
+    assert h.breaks == [] and h.captures == 1
 
 
 def _late_zero_grad_step(model, opt, x, y):
