@@ -155,6 +155,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         return _eager_result(fn, tx, breaks, capture_seconds, no_tensor_work=True)
 
     cg = Codegen(tx, fn, wrap_nested)
+    user_line = None  # the line the entry's frame claims: the breaking instruction's
     if isinstance(outcome, Return):
         # read before the replayed effects run: a value read from an object the capture then
         # changed (an attribute store, a mutated outside container) is the one read then
@@ -162,6 +163,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         body = ["return __ret"]
     else:
         frame, inst = outcome.frame, outcome.inst
+        user_line = inst.lineno
         body = _plan_break(cg, frame, inst, generic=generic)
     body = side_effects.replay_lines(cg, tx) + body  # attribute stores on outside objects, in order
     if tx.final_grad is not None:  # grad mode switched outside `with` blocks: set it as eager leaves it
@@ -212,7 +214,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         graphs.append(GraphRecord(graph_name, gm, compiled, ops))
     compile_seconds = time.perf_counter() - t1
     cg.checks = side_effects.leading_lines(cg, tx) + cg.checks  # calls made before anything else
-    entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs)
+    entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs, user_line)
     from autograph.capture.core.shapes import finish_guards
     finish_guards(tx)  # dynamic inputs: None sizes in TENSOR_MATCH + SHAPE_RELATION guards
     if writes:  # what one input's write does to another depends on whether they share memory

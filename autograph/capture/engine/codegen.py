@@ -8,9 +8,12 @@ reading what autograph does (``CaptureResult.transformed_source``).
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import dis
 import itertools
+import linecache
+import operator
 import re
 import types
 import weakref
@@ -261,7 +264,9 @@ class Codegen:
         if raise_exc is not None:
             args.append(raise_exc)
         fn = self._resume_function(code, offset, tuple(slots), tuple(live), wrap, raise_exc is not None, refs)
-        return f"{self.bind(fn, self.resumes[-1].name)}({', '.join(args)})"
+        # a tail call: the shim makes it once the entry's frame is gone (runtime/frames.py), so
+        # the user's function is one frame deep however many breaks it has
+        return f"{TAIL}({', '.join([self.bind(fn, self.resumes[-1].name), *args])})"
 
     def _stable(self, value: Value) -> str:
         """The value's expression, read *before* the breaking instruction runs natively: a value
@@ -281,6 +286,8 @@ class Codegen:
             name = f"__resume_at_{offset}_{next(_resume_counter)}"
             resume_code = _make_resume_code(code, offset, list(slots), list(live), name, raise_exc=raise_exc,
                                             handler_steps=self.tx.root.handler_steps, refs=refs)
+            # its frames are the user's function's (tracebacks, inspect.stack(), sys._getframe)
+            resume_code = resume_code.replace(co_name=code.co_name, co_qualname=_qualname_of(code))
             if not raise_exc:  # (an unwinding resume runs in Python only: never captured, never mapped)
                 _ORIGIN[resume_code] = (code, _offset_map(resume_code, code, preamble_length(slots)))
             closure = self.fn.__closure__ if resume_code.co_freevars else None
@@ -373,11 +380,22 @@ def _live_locals(code, offset, defined: dict) -> list[str]:
 
 
 _UNBOUND = object()
+# the name the entry calls a resume function through: ``operator.call`` in the entry that
+# ``CaptureResult.fn`` is (it behaves as the original), ``TailCall`` in the one the shim runs
+TAIL = "__tail"
+_TAIL_CALL = "__tail_call"
+
+
+def _qualname_of(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)
 
 
 def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_name: str | None,
-                input_exprs: list[str]) -> types.FunctionType:
-    """Compile the entry function: same signature as the original."""
+                input_exprs: list[str], user_line: int | None = None) -> types.FunctionType:
+    """Compile the entry function: same signature as the original, and the original's name, file
+    and lines (every statement at ``user_line``, the breaking instruction's; the ``def`` line
+    otherwise), so its frame reads as the user's function's. Its ``__autograph_tail__`` is the
+    same code calling resume functions as tail calls (``runtime/frames.py``): what the shim runs."""
     params, _ = signature_source(cg.fn, cg.ns)
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"
@@ -389,11 +407,41 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     lines += ["    " + line for line in cg.pre]
     lines += ["    " + line for line in body]
     source = "\n".join(lines) + "\n"
-    filename = f"<autograph transformed {cg.fn.__qualname__}>"
+    original = _origin_code(cg.fn.__code__)
+    from autograph.runtime.frames import TailCall, mark_entry
+    cg.ns[TAIL], cg.ns[_TAIL_CALL] = operator.call, TailCall
     shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
-    exec(compile(source, filename, "exec"), cg.ns)
-    entry = cg.ns[name]
+    entry, tail = (_compiled_entry(_at_user_lines(source, original, user_line, tail_calls), cg.ns, name, original)
+                   for tail_calls in (False, True))
     if shadowed is not _UNBOUND:
         cg.ns[name] = shadowed
+    mark_entry(entry.__code__)
+    mark_entry(tail.__code__)
     entry.__autograph_source__ = source
+    entry.__autograph_tail__ = tail
+    return entry
+
+
+def _at_user_lines(source: str, original: types.CodeType, user_line: int | None, tail_calls: bool) -> ast.Module:
+    """The entry's syntax tree with the original's lines (see ``build_entry``); with ``tail_calls``,
+    resume functions called through ``TailCall``."""
+    tree = ast.parse(source)
+    line = user_line or original.co_firstlineno
+    width = len(linecache.getline(original.co_filename, line).rstrip())
+    fn_def = tree.body[0]
+    for node in ast.walk(tree):
+        if tail_calls and isinstance(node, ast.Name) and node.id == TAIL:
+            node.id = _TAIL_CALL
+        if hasattr(node, "lineno"):  # the whole user line: no carets under generated columns
+            node.lineno = node.end_lineno = line
+            node.col_offset, node.end_col_offset = 0, width
+    fn_def.lineno = original.co_firstlineno
+    fn_def.end_lineno = max(line, original.co_firstlineno)
+    return tree
+
+
+def _compiled_entry(tree: ast.Module, ns: dict, name: str, original: types.CodeType) -> types.FunctionType:
+    exec(compile(tree, original.co_filename, "exec"), ns)
+    entry = ns[name]
+    entry.__code__ = entry.__code__.replace(co_name=original.co_name, co_qualname=_qualname_of(original))
     return entry
