@@ -13,7 +13,6 @@ import builtins
 import dis
 import itertools
 import linecache
-import operator
 import re
 import types
 import weakref
@@ -42,6 +41,16 @@ _CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterab
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|__out\[\d+\]|-?\d+(\.\d+)?(e-?\d+)?|None|True|False")
 
 
+def _module_identity(user_globals: dict) -> dict[str, Any]:
+    """What the entry's globals share with the user's module so its frame reads as the module's:
+    ``__name__`` (``module=`` warning filters, ``sys._getframe(1).f_globals["__name__"]`` of
+    namedtuple and Enum) and the ``__warningregistry__`` (``"default"``: once per location)."""
+    name = user_globals.get("__name__")
+    if not isinstance(name, str):
+        return {}
+    return {"__name__": name, "__warningregistry__": user_globals.setdefault("__warningregistry__", {})}
+
+
 class _Expr(Value):
     """A value already held in a variable of the generated code."""
 
@@ -57,7 +66,7 @@ class Codegen:
         self.tx = tx
         self.fn = fn
         self.wrap_nested = wrap_nested
-        self.ns: dict[str, Any] = {"__builtins__": builtins, "__G": fn.__globals__}
+        self.ns: dict[str, Any] = {"__builtins__": builtins, "__G": fn.__globals__, **_module_identity(fn.__globals__)}
         self.outputs: list = []
         self._out_index: dict = {}
         self.pre: list[str] = []
@@ -70,6 +79,7 @@ class Codegen:
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
         self.resumes: list = []
+        self.resume_names: set[str] = set()  # the names resume functions are called by
         # cells of the frame already handed to a resume function by value (see resume_call)
         self.cells_by_value: set[int] = set()
         # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
@@ -264,9 +274,9 @@ class Codegen:
         if raise_exc is not None:
             args.append(raise_exc)
         fn = self._resume_function(code, offset, tuple(slots), tuple(live), wrap, raise_exc is not None, refs)
-        # a tail call: the shim makes it once the entry's frame is gone (runtime/frames.py), so
-        # the user's function is one frame deep however many breaks it has
-        return f"{TAIL}({', '.join([self.bind(fn, self.resumes[-1].name), *args])})"
+        name = self.bind(fn, self.resumes[-1].name)
+        self.resume_names.add(name)  # a tail call in the entry the shim runs (build_entry)
+        return f"{name}({', '.join(args)})"
 
     def _stable(self, value: Value) -> str:
         """The value's expression, read *before* the breaking instruction runs natively: a value
@@ -380,10 +390,7 @@ def _live_locals(code, offset, defined: dict) -> list[str]:
 
 
 _UNBOUND = object()
-# the name the entry calls a resume function through: ``operator.call`` in the entry that
-# ``CaptureResult.fn`` is (it behaves as the original), ``TailCall`` in the one the shim runs
-TAIL = "__tail"
-_TAIL_CALL = "__tail_call"
+_TAIL_CALL = "__tail_call"  # ``TailCall`` in the entry the shim runs
 
 
 def _qualname_of(code: types.CodeType) -> str:
@@ -409,10 +416,10 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     source = "\n".join(lines) + "\n"
     original = _origin_code(cg.fn.__code__)
     from autograph.runtime.frames import TailCall, mark_entry
-    cg.ns[TAIL], cg.ns[_TAIL_CALL] = operator.call, TailCall
+    cg.ns[_TAIL_CALL] = TailCall
     shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
-    entry, tail = (_compiled_entry(_at_user_lines(source, original, user_line, tail_calls), cg.ns, name, original)
-                   for tail_calls in (False, True))
+    entry, tail = (_compiled_entry(_at_user_lines(source, original, user_line, tails), cg.ns, name, original)
+                   for tails in (set(), cg.resume_names))
     if shadowed is not _UNBOUND:
         cg.ns[name] = shadowed
     mark_entry(entry.__code__)
@@ -422,16 +429,18 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     return entry
 
 
-def _at_user_lines(source: str, original: types.CodeType, user_line: int | None, tail_calls: bool) -> ast.Module:
-    """The entry's syntax tree with the original's lines (see ``build_entry``); with ``tail_calls``,
-    resume functions called through ``TailCall``."""
+def _at_user_lines(source: str, original: types.CodeType, user_line: int | None, tails: set[str]) -> ast.Module:
+    """The entry's syntax tree with the original's lines (see ``build_entry``); ``return R(*args)``
+    of a resume function named in ``tails`` becomes ``return TailCall(R, *args)``."""
     tree = ast.parse(source)
     line = user_line or original.co_firstlineno
     width = len(linecache.getline(original.co_filename, line).rstrip())
     fn_def = tree.body[0]
     for node in ast.walk(tree):
-        if tail_calls and isinstance(node, ast.Name) and node.id == TAIL:
-            node.id = _TAIL_CALL
+        call = node.value if isinstance(node, ast.Return) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in tails:
+            call.args.insert(0, call.func)
+            call.func = ast.copy_location(ast.Name(_TAIL_CALL, ast.Load()), call.args[0])
         if hasattr(node, "lineno"):  # the whole user line: no carets under generated columns
             node.lineno = node.end_lineno = line
             node.col_offset, node.end_col_offset = 0, width

@@ -64,6 +64,10 @@ class UserSite:
         """The method callers made so far."""
         return list(self._methods.values())
 
+    def method_name(self, caller: Callable) -> str | None:
+        """The method ``caller`` (one of :meth:`methods`) calls, or None."""
+        return next((name for name, fn in self._methods.items() if fn is caller), None)
+
     def _function(self, template: types.CodeType, method_name: str | None) -> Callable:
         code = template.replace(co_filename=self.filename, co_firstlineno=self.lineno, co_name=self.name,
                                 co_qualname=self.qualname)
