@@ -1,9 +1,10 @@
 """Operations the transformed code runs for the user, run in a frame at the user's own line.
 
-At a graph break the transformed code (``<autograph transformed f>``) calls the breaking
-operation itself (``__r = np.divide(a, 0)``, a method call left pending). A warning such an
-operation issues (NumPy's divide-by-zero ``RuntimeWarning``, a deprecation) is attributed by
-the warnings machinery to the innermost Python frame: without care that is autograph's
+The breaking call of a graph break is made by the entry itself, whose frame claims the user's
+line (codegen.build_entry). Operations made elsewhere for the user -- side effects replayed at
+their own lines, helpers of autograph running an operation (``run_at``) -- need a frame at the
+user's line of their own. A warning such an operation issues (NumPy's divide-by-zero
+``RuntimeWarning``, a deprecation) is attributed by the warnings machinery to the innermost Python frame: without care that is autograph's
 generated code or its helpers, so the warning shows autograph's file and line, and the
 ``"default"`` action's once-per-location registry is autograph's instead of the user's module's.
 
