@@ -119,10 +119,17 @@ static void clean_traceback(void) {
     PyErr_Restore(type, value, tb);
 }
 
-/* run(*args, **kwargs) as the shim's call: TailCalls resolved, the traceback cleaned. */
-static PyObject *run_call(PyObject *run, PyObject *args, PyObject *kwargs) {
-    PyObject *result = finish_tail(PyObject_Call(run, args, kwargs));
+/* The rare outcomes of a call (steals ``result``): a TailCall resolved, an exception's traceback cleaned. */
+static PyObject *finish_call(PyObject *result) {
+    result = finish_tail(result);
     if (!result) clean_traceback();
+    return result;
+}
+
+/* run(*args, **kwargs) as the shim's call: the common outcome (a plain value) costs two tests. */
+static inline PyObject *run_call(PyObject *run, PyObject *args, PyObject *kwargs) {
+    PyObject *result = PyObject_Call(run, args, kwargs);
+    if (result == NULL || Py_IS_TYPE(result, &TailCallType)) return finish_call(result);
     return result;
 }
 
@@ -216,8 +223,13 @@ static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     Py_INCREF(fn);
     Py_DECREF(table);
     t_nesting++;
-    PyObject *result = run_call(fn, args, kwargs);
+    PyObject *result = PyObject_Call(fn, args, kwargs);
     t_nesting--;
+    if (result == NULL || Py_IS_TYPE(result, &TailCallType)) {  /* rare: outside the common path */
+        t_nesting++;  /* the resume function runs at the entry's nesting */
+        result = finish_call(result);
+        t_nesting--;
+    }
     Py_DECREF(fn);
     return result;
 }
