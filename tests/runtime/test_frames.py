@@ -195,9 +195,6 @@ def test_a_traceback_through_a_compiled_call_is_the_plain_one(fn, args):
 
 
 def test_an_error_raised_inside_autograph_keeps_every_frame():
-    def internal():
-        raise RuntimeError("autograph's own")
-    internal.__globals__  # noqa: B018 - a function of this (user) module
     code = compile("def boom():\n    raise RuntimeError('inside')\n", "autograph_internal.py", "exec")
     namespace = {"__name__": "autograph.runtime.fake"}
     exec(code, namespace)
