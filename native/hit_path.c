@@ -20,7 +20,118 @@ static int g_python = 0;      /* the C path is switched off: the Python hit path
 static _Thread_local long t_nesting = 0;
 static long g_max_nesting = 32;
 static long g_captures = 0;   /* captures in progress in any thread */
-static PyObject *s_slow, *s_python_hit, *s_hits, *s_one;
+static PyObject *s_slow, *s_plan, *s_python_hit, *s_hits, *s_one;
+/* autograph/runtime/frames.py: the cleaner of an exception leaving a compiled call (set_frame_hooks) */
+static PyObject *g_cleaner = NULL;
+
+/* ------------------------------------------------------------ TailCall
+ * What a compiled entry returns instead of calling its resume function itself
+ * (``return __tail(resume, *args)``): the shim calls it, so the entry's frame is gone by then
+ * and a user's function is one frame deep however many graph breaks it has. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *fn;
+    PyObject *args;
+} TailCall;
+
+static PyTypeObject TailCallType;
+
+static PyObject *tailcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    if ((kwargs && PyDict_GET_SIZE(kwargs)) || PyTuple_GET_SIZE(args) < 1) {
+        PyErr_SetString(PyExc_TypeError, "TailCall(fn, *args)");
+        return NULL;
+    }
+    TailCall *self = (TailCall *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->fn = Py_NewRef(PyTuple_GET_ITEM(args, 0));
+    self->args = PyTuple_GetSlice(args, 1, PyTuple_GET_SIZE(args));
+    if (!self->args) { Py_DECREF(self); return NULL; }
+    return (PyObject *)self;
+}
+
+static int tailcall_traverse(PyObject *op, visitproc visit, void *arg) {
+    Py_VISIT(((TailCall *)op)->fn);
+    Py_VISIT(((TailCall *)op)->args);
+    return 0;
+}
+
+static int tailcall_clear(PyObject *op) {
+    Py_CLEAR(((TailCall *)op)->fn);
+    Py_CLEAR(((TailCall *)op)->args);
+    return 0;
+}
+
+static void tailcall_dealloc(PyObject *op) {
+    PyObject_GC_UnTrack(op);
+    tailcall_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyMemberDef tailcall_members[] = {
+    {"fn", T_OBJECT, offsetof(TailCall, fn), READONLY, "the resume function to call"},
+    {"args", T_OBJECT, offsetof(TailCall, args), READONLY, "its arguments"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject TailCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autograph._native.TailCall",
+    .tp_basicsize = sizeof(TailCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "TailCall(fn, *args): a call a compiled entry leaves to its shim",
+    .tp_traverse = tailcall_traverse,
+    .tp_clear = tailcall_clear,
+    .tp_dealloc = tailcall_dealloc,
+    .tp_members = tailcall_members,
+    .tp_new = tailcall_new,
+};
+
+/* The value of a call whose result may be a TailCall (steals ``result``). */
+static PyObject *finish_tail(PyObject *result) {
+    while (result && Py_IS_TYPE(result, &TailCallType)) {
+        TailCall *tail = (TailCall *)result;
+        PyObject *next = PyObject_Call(tail->fn, tail->args, NULL);
+        Py_DECREF(result);
+        result = next;
+    }
+    return result;
+}
+
+/* An exception leaves a compiled call: the cleaner drops autograph's frames from its traceback
+ * (autograph/runtime/frames.py). Never fails: the exception stays as it was if the cleaner does. */
+static void clean_traceback(void) {
+    if (!g_cleaner) return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value && tb && PyExceptionInstance_Check(value)) {
+        PyException_SetTraceback(value, tb);
+        PyObject *r = PyObject_CallOneArg(g_cleaner, value);
+        if (r) {
+            Py_DECREF(r);
+            PyObject *cleaned = PyException_GetTraceback(value);
+            Py_DECREF(tb);
+            tb = cleaned;
+        } else {
+            PyErr_Clear();
+        }
+    }
+    PyErr_Restore(type, value, tb);
+}
+
+/* The rare outcomes of a call (steals ``result``): a TailCall resolved, an exception's traceback cleaned. */
+static PyObject *finish_call(PyObject *result) {
+    result = finish_tail(result);
+    if (!result) clean_traceback();
+    return result;
+}
+
+/* run(*args, **kwargs) as the shim's call: the common outcome (a plain value) costs two tests. */
+static inline PyObject *run_call(PyObject *run, PyObject *args, PyObject *kwargs) {
+    PyObject *result = PyObject_Call(run, args, kwargs);
+    if (result == NULL || Py_IS_TYPE(result, &TailCallType)) return finish_call(result);
+    return result;
+}
 
 typedef struct {
     PyObject_HEAD
@@ -28,18 +139,50 @@ typedef struct {
     char fast;
 } HitPath;
 
-static PyObject *hitpath_slow(PyObject *self, PyObject *args, PyObject *kwargs) {
-    PyObject *kw = kwargs ? kwargs : PyDict_New();
-    if (!kw) return NULL;
-    PyObject *r = PyObject_CallMethodObjArgs(self, s_slow, args, kw, NULL);
-    if (!kwargs) Py_DECREF(kw);
-    return r;
-}
-
 /* Another frame evaluator is installed (TorchDynamo while a thread is in a torch.compile region):
  * Python decides whether this call belongs to torch.compile (autograph/runtime/dynamo.py). */
 static inline int foreign_eval_frame(void) {
     return _PyInterpreterState_GetEvalFrameFunc(PyThreadState_GET()->interp) != _PyEval_EvalFrameDefault;
+}
+
+/* Anything but a clean hit. Python's ``_plan(args, kwargs)`` decides what runs -- the original,
+ * an entry, a fresh capture's entry -- and returns ``(run, done)``; this calls ``run`` and then
+ * ``done()`` (when not None), so no frame of autograph's sits between the caller and the user's
+ * code. Inside a Dynamo region ``_slow`` runs the call in Python as before (dynamo.py). */
+static PyObject *hitpath_slow(PyObject *self, PyObject *args, PyObject *kwargs) {
+    PyObject *kw = kwargs ? kwargs : PyDict_New();
+    if (!kw) return NULL;
+    if (foreign_eval_frame()) {
+        PyObject *r = PyObject_CallMethodObjArgs(self, s_slow, args, kw, NULL);
+        if (!kwargs) Py_DECREF(kw);
+        return r;
+    }
+    PyObject *plan = PyObject_CallMethodObjArgs(self, s_plan, args, kw, NULL);
+    if (!kwargs) Py_DECREF(kw);
+    if (!plan) return NULL;
+    if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 2) {
+        Py_DECREF(plan);
+        PyErr_SetString(PyExc_SystemError, "Shim._plan must return (run, done)");
+        return NULL;
+    }
+    PyObject *run = PyTuple_GET_ITEM(plan, 0), *done = PyTuple_GET_ITEM(plan, 1);
+    PyObject *result = run_call(run, args, kwargs);
+    if (done != Py_None) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *r = PyObject_CallNoArgs(done);
+        if (r) {
+            Py_DECREF(r);
+            PyErr_Restore(type, value, tb);
+        } else if (result) {  /* done() failed after a clean run: its error is the call's */
+            Py_CLEAR(result);
+        } else {
+            PyErr_Clear();
+            PyErr_Restore(type, value, tb);
+        }
+    }
+    Py_DECREF(plan);
+    return result;
 }
 
 static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
@@ -82,6 +225,11 @@ static PyObject *hitpath_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     t_nesting++;
     PyObject *result = PyObject_Call(fn, args, kwargs);
     t_nesting--;
+    if (result == NULL || Py_IS_TYPE(result, &TailCallType)) {  /* rare: outside the common path */
+        t_nesting++;  /* the resume function runs at the entry's nesting */
+        result = finish_call(result);
+        t_nesting--;
+    }
     Py_DECREF(fn);
     return result;
 }
@@ -156,7 +304,98 @@ static PyObject *native_set_flags(PyObject *self, PyObject *const *argv, Py_ssiz
 }
 
 
+/* ------------------------------------------------------------ WrapperCall
+ * The import hook's wrapt wrapper function, ``wrapper(wrapped, instance, args, kwargs)``, made in C
+ * so the call of a wrapped function has no Python frame of autograph's: ``shim(*args, **kwargs)``,
+ * or ``shim(instance, *args, **kwargs)`` when bound (a method) and the binding passes it. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *shim;
+    char pass_instance;
+} WrapperCall;
+
+static PyObject *wrappercall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *shim;
+    int pass_instance;
+    if (kwargs && PyDict_GET_SIZE(kwargs)) {
+        PyErr_SetString(PyExc_TypeError, "WrapperCall(shim, pass_instance)");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "Op:WrapperCall", &shim, &pass_instance)) return NULL;
+    WrapperCall *self = (WrapperCall *)type->tp_alloc(type, 0);
+    if (!self) return NULL;
+    self->shim = Py_NewRef(shim);
+    self->pass_instance = (char)pass_instance;
+    return (PyObject *)self;
+}
+
+static PyObject *wrappercall_call(PyObject *op, PyObject *args, PyObject *kwargs) {
+    WrapperCall *self = (WrapperCall *)op;
+    if (PyTuple_GET_SIZE(args) != 4 || (kwargs && PyDict_GET_SIZE(kwargs)) ||
+        !PyTuple_Check(PyTuple_GET_ITEM(args, 2))) {
+        PyErr_SetString(PyExc_TypeError, "wrapper(wrapped, instance, args, kwargs)");
+        return NULL;
+    }
+    PyObject *instance = PyTuple_GET_ITEM(args, 1), *call_args = PyTuple_GET_ITEM(args, 2),
+             *call_kwargs = PyTuple_GET_ITEM(args, 3);
+    if (call_kwargs == Py_None || (PyDict_Check(call_kwargs) && !PyDict_GET_SIZE(call_kwargs))) call_kwargs = NULL;
+    if (!self->pass_instance || instance == Py_None)
+        return PyObject_Call(self->shim, call_args, call_kwargs);
+    Py_ssize_t n = PyTuple_GET_SIZE(call_args);
+    PyObject *full = PyTuple_New(n + 1);
+    if (!full) return NULL;
+    PyTuple_SET_ITEM(full, 0, Py_NewRef(instance));
+    for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(full, i + 1, Py_NewRef(PyTuple_GET_ITEM(call_args, i)));
+    PyObject *result = PyObject_Call(self->shim, full, call_kwargs);
+    Py_DECREF(full);
+    return result;
+}
+
+static int wrappercall_traverse(PyObject *op, visitproc visit, void *arg) {
+    Py_VISIT(((WrapperCall *)op)->shim);
+    return 0;
+}
+
+static int wrappercall_clear(PyObject *op) {
+    Py_CLEAR(((WrapperCall *)op)->shim);
+    return 0;
+}
+
+static void wrappercall_dealloc(PyObject *op) {
+    PyObject_GC_UnTrack(op);
+    wrappercall_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyMemberDef wrappercall_members[] = {
+    {"shim", T_OBJECT, offsetof(WrapperCall, shim), READONLY, "the shim called"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject WrapperCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "autograph._native.WrapperCall",
+    .tp_basicsize = sizeof(WrapperCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "WrapperCall(shim, pass_instance): the import hook's wrapt wrapper function, in C",
+    .tp_call = wrappercall_call,
+    .tp_traverse = wrappercall_traverse,
+    .tp_clear = wrappercall_clear,
+    .tp_dealloc = wrappercall_dealloc,
+    .tp_members = wrappercall_members,
+    .tp_new = wrappercall_new,
+};
+
+/* set_frame_hooks(cleaner): the callable an exception leaving a compiled call is handed to (or None) */
+static PyObject *native_set_frame_hooks(PyObject *self, PyObject *cleaner) {
+    Py_XDECREF(g_cleaner);
+    g_cleaner = cleaner == Py_None ? NULL : Py_NewRef(cleaner);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef hit_path_methods[] = {
+    {"set_frame_hooks", native_set_frame_hooks, METH_O,
+     "set_frame_hooks(cleaner): cleaner(exc) edits the traceback of an exception leaving a compiled call"},
     {"nesting", (PyCFunction)(void (*)(void))native_nesting, METH_FASTCALL,
      "nesting(delta=0, limit=None) -> compiled-code nesting of this thread (after adding delta)"},
     {"set_flags", (PyCFunction)(void (*)(void))native_set_flags, METH_FASTCALL,
@@ -167,11 +406,23 @@ static PyMethodDef hit_path_methods[] = {
 
 int hit_path_init(PyObject *m) {
     s_slow = PyUnicode_InternFromString("_slow");
+    s_plan = PyUnicode_InternFromString("_plan");
     s_python_hit = PyUnicode_InternFromString("_python_hit");
     s_hits = PyUnicode_InternFromString("hits");
     s_one = PyLong_FromLong(1);
-    if (!s_slow || !s_python_hit || !s_hits || !s_one) return -1;
-    if (PyType_Ready(&HitPathType) < 0) return -1;
+    if (!s_slow || !s_plan || !s_python_hit || !s_hits || !s_one) return -1;
+    if (PyType_Ready(&HitPathType) < 0 || PyType_Ready(&TailCallType) < 0 || PyType_Ready(&WrapperCallType) < 0)
+        return -1;
+    Py_INCREF(&TailCallType);
+    if (PyModule_AddObject(m, "TailCall", (PyObject *)&TailCallType) < 0) {
+        Py_DECREF(&TailCallType);
+        return -1;
+    }
+    Py_INCREF(&WrapperCallType);
+    if (PyModule_AddObject(m, "WrapperCall", (PyObject *)&WrapperCallType) < 0) {
+        Py_DECREF(&WrapperCallType);
+        return -1;
+    }
     Py_INCREF(&HitPathType);
     if (PyModule_AddObject(m, "HitPath", (PyObject *)&HitPathType) < 0) {
         Py_DECREF(&HitPathType);

@@ -221,6 +221,9 @@ def _on_new_entry(shim_obj: Any, entry: Any) -> None:
     code = getattr(fn, "__code__", None)
     if code is not None and code is not shim_obj.fn.__code__:
         _transformed[id(code)] = (code, stats)
+        tail = getattr(getattr(fn, "__autograph_tail__", None), "__code__", None)  # what the shim runs
+        if tail is not None:
+            _transformed[id(tail)] = (tail, stats)
     namespace = getattr(fn, "__globals__", None)
     result = getattr(entry, "result", None)
     if namespace is None or result is None:

@@ -114,6 +114,13 @@ def _shim_for(fn: types.FunctionType) -> Callable:
 
 
 def _call_through(shim: Callable, binding: str) -> Callable:
+    """The wrapt wrapper function calling ``shim``: the C ``WrapperCall`` when the extension is
+    built, so no Python frame of autograph's sits between the caller and the user's function."""
+    if shim is not None:
+        from autograph.guards import extension
+        native = extension.load()
+        if native is not None and hasattr(native, "WrapperCall"):
+            return native.WrapperCall(shim, binding != "staticmethod")
     if binding == "staticmethod":
         def call_static(wrapped, instance, args, kwargs):
             return shim(*args, **kwargs)

@@ -23,6 +23,7 @@ from autograph.guards import native as _native
 from autograph.runtime import dynamo as _dynamo
 from autograph.runtime import stats as _stats
 from autograph.runtime.cache import CacheEntry, code_state, own_code
+from autograph.runtime.frames import TailCall, finish_tail
 from autograph.settings import Settings, current_settings, on_settings_change
 
 log = logging.getLogger("autograph.runtime")
@@ -183,6 +184,21 @@ def _cold_depth() -> int:
     return getattr(_cold_runs, "depth", 0)
 
 
+def _runner(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """What the shim calls for an entry's callable: a transformed entry's tail-calling twin, which
+    the shim's callers resolve (``runtime/frames.py``); ``fn`` itself otherwise."""
+    return getattr(fn, "__autograph_tail__", fn)
+
+
+def _end_nested_run() -> None:
+    nesting(-1)
+
+
+def _end_cold_nested_run() -> None:
+    _cold_runs.depth -= 1
+    nesting(-1)
+
+
 # Compiled code running inside compiled code in one thread (a chain of resume functions is
 # one level per break); past MAX_NESTING a shim runs the original function, so no chain can
 # exhaust the interpreter's recursion limit. Counted by the C hit path when it is built.
@@ -218,7 +234,8 @@ class _PyHitPath:
                 entries[i].hits += 1
                 nesting(1)
                 try:
-                    return fns[i](*args, **kwargs)
+                    result = fns[i](*args, **kwargs)
+                    return finish_tail(result) if type(result) is TailCall else result
                 finally:
                     nesting(-1)
         return self._slow(args, kwargs)
@@ -277,6 +294,7 @@ class _ShimLogic:
 
     # -- everything that is not a clean hit -------------------------------------
     def _slow(self, args: tuple, kwargs: dict) -> Any:
+        """The call in Python (the Python hit path, Dynamo regions): what ``_plan`` says, run here."""
         if _dynamo.callback() is not None:
             # inside a torch.compile region: Dynamo compiles and runs this frame itself (this
             # frame is marked "skip" for Dynamo, the original's frame is not); no Python call
@@ -284,17 +302,38 @@ class _ShimLogic:
             self.stats.torch_compile_calls += 1
             _dynamo.entered_region()
             return self.fn(*args, **kwargs)
+        run, done = self._plan(args, kwargs)
+        try:
+            result = run(*args, **kwargs)
+            return finish_tail(result) if type(result) is TailCall else result
+        finally:
+            if done is not None:
+                done()
+
+    def _plan(self, args: tuple, kwargs: dict) -> tuple[Callable[..., Any], Callable[[], None] | None]:
+        """``(run, done)`` for a call the hit path did not take: the caller calls ``run(*args,
+        **kwargs)`` (resolving a ``TailCall`` it returns), then ``done()`` when not None. The C hit
+        path makes that call itself, so no frame of autograph's is on the stack while the user's
+        code runs (``runtime/frames.py``); capturing happens here, before."""
+        if _dynamo.callback() is not None:  # (the C path sends Dynamo regions to ``_slow``)
+            self.stats.torch_compile_calls += 1
+            _dynamo.entered_region()
+            return self.fn, None
         if _off:
             refresh()  # settings may have been switched back on
         if _off or self.state.eager or is_capturing() or nesting() >= MAX_NESTING:
             self.stats.ran_eagerly(self._eager_why())
-            return self.fn(*args, **kwargs)
+            return self.fn, None
         nesting(1)
         try:
-            return self._slow_lookup(args, kwargs)
-        finally:
+            run, cold = self._slow_lookup(args, kwargs)
+        except BaseException:
             nesting(-1)
-
+            raise
+        if cold:
+            _cold_runs.depth = _cold_depth() + 1
+            return run, _end_cold_nested_run
+        return run, _end_nested_run
     def _eager_why(self) -> str:
         if _off:
             return EAGER_OFF
@@ -304,15 +343,16 @@ class _ShimLogic:
             return EAGER_CAPTURING
         return f"compiled code nested deeper than {MAX_NESTING} levels (the original runs)"
 
-    def _slow_lookup(self, args: tuple, kwargs: dict) -> Any:
+    def _slow_lookup(self, args: tuple, kwargs: dict) -> tuple[Callable[..., Any], bool]:
+        """``(what to run, whether it is a cold run of the original)``."""
         for entry in self.entries:  # e.g. a capture runs in another thread
             try:
                 ok = entry.check(*args, **kwargs) < 0
             except TypeError:
-                return self.fn(*args, **kwargs)  # the call does not bind: let Python say why
+                return self.fn, False  # the call does not bind: let Python say why
             if ok:
                 entry.hits += 1
-                return entry.fn(*args, **kwargs)
+                return _runner(entry.fn), False
         return self._miss(args, kwargs)
 
     def wrapt_wrapper(self, wrapped: Any, instance: Any, args: tuple, kwargs: dict) -> Any:
@@ -323,35 +363,28 @@ class _ShimLogic:
         return self(*args, **kwargs)
 
     # -- miss path ------------------------------------------------------------
-    def _miss(self, args: tuple, kwargs: dict) -> Any:
+    def _miss(self, args: tuple, kwargs: dict) -> tuple[Callable[..., Any], bool]:
         global _off
         settings = _with_overrides(_settings_provider(), self.overrides)
         if settings.mode == "off":
             _off = True
             _sync_flags()
             self.stats.ran_eagerly(EAGER_OFF)
-            return self.fn(*args, **kwargs)
+            return self.fn, False
         state = self.state
         if not self.explicit and self._cold(settings):
-            _cold_runs.depth = _cold_depth() + 1
-            try:
-                return self.fn(*args, **kwargs)
-            finally:
-                _cold_runs.depth -= 1
+            return self.fn, True
         if not self.explicit and not _torch_ready():
             self.stats.ran_eagerly(EAGER_NO_TORCH)
-            return self.fn(*args, **kwargs)
+            return self.fn, False
         if not self._binds(args, kwargs):
-            return self.fn(*args, **kwargs)  # raises Python's own TypeError for this call
+            return self.fn, False  # raises Python's own TypeError for this call
         with state.lock:
             for entry in self.entries:  # another thread may have compiled meanwhile
                 if entry.check(*args, **kwargs) < 0:
                     entry.hits += 1
-                    run = entry.fn
-                    break
-            else:
-                run = self._decide(args, kwargs, settings)
-        return run(*args, **kwargs)
+                    return _runner(entry.fn), False
+            return _runner(self._decide(args, kwargs, settings)), False
 
     def _cold(self, settings: Settings) -> bool:
         """JIT warm-up (as HotSpot and PyPy count): an import-hook function runs its original until
@@ -532,7 +565,7 @@ class _ShimLogic:
     def _add(self, entry: CacheEntry) -> None:
         entry.native_plan = _native.runtime_plan(entry.guards)
         entries, plans, fns = self._table
-        self._table = (entries + (entry,), plans + (entry.native_plan,), fns + (entry.fn,))
+        self._table = (entries + (entry,), plans + (entry.native_plan,), fns + (_runner(entry.fn),))
         self.stats.add_entry(entry)
         for listener in list(_entry_listeners):
             try:
@@ -548,7 +581,7 @@ class _ShimLogic:
             entries, plans, fns = self._table
             if entry in entries:
                 index = entries.index(entry)
-                self._table = (entries, plans, fns[:index] + (fn,) + fns[index + 1:])
+                self._table = (entries, plans, fns[:index] + (_runner(fn),) + fns[index + 1:])
 
     def _rebuild_plans(self) -> None:
         """Plans for the path now in use (``extension.use_c_path`` flipped)."""
@@ -579,7 +612,7 @@ else:
 
 
 # autograph's frames between a caller and the original: Dynamo must never compile them
-_dynamo.skip_frames(_ShimLogic._slow, _ShimLogic.wrapt_wrapper, _PyHitPath.__call__)
+_dynamo.skip_frames(_ShimLogic._slow, _ShimLogic._plan, _ShimLogic.wrapt_wrapper, _PyHitPath.__call__)
 
 
 class Shim(_ShimLogic, _HitPath):

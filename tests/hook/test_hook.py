@@ -449,3 +449,24 @@ def test_original_function_unwraps_functions_and_methods(tree, fake_shim):
         assert original_function(layer.forward) is vars(layers.Layer)["forward"].__wrapped__
         assert original_function(layers.Layer.make) is vars(layers.Layer)["make"].__wrapped__.__func__
         assert original_function(len) is len
+
+
+def test_the_wrapper_calls_the_shim_without_a_frame_of_its_own():
+    """The wrapt wrapper function (C when the extension is built) passes the bound instance as
+    the shim contract says, and the shim's caller is the wrapped function's caller (runtime/frames.py)."""
+    from autograph.guards import extension
+    from autograph.hook.instrument import _call_through
+
+    if extension.load() is None:
+        pytest.skip("autograph._native not built (python setup.py build_ext --inplace)")
+    seen = []
+
+    def shim(*args, **kwargs):
+        seen.append((sys._getframe(1).f_code.co_name, args, kwargs))
+        return len(seen)
+
+    here = sys._getframe().f_code.co_name
+    assert _call_through(shim, "function")(None, "obj", (1,), {"k": 2}) == 1
+    assert _call_through(shim, "function")(None, None, (1,), {}) == 2
+    assert _call_through(shim, "staticmethod")(None, "obj", (1, 2), {}) == 3
+    assert seen == [(here, ("obj", 1), {"k": 2}), (here, (1,), {}), (here, (1, 2), {})]

@@ -42,14 +42,7 @@ for name in sys.argv[1:]:
 
 # programs that still differ compiled, each with why (an xfail that must keep failing): by name, or
 # by (name, threshold) where only that threshold differs
-KNOWN = {
-    "p107_traceback_lineno": "a traceback through a compiled call shows the shim's frames and the resume "
-                             "function's name (__resume_at_..)",
-    "p109_warn_stacklevel": "warnings.warn(stacklevel=2) names the caller's frame, which is the shim or the "
-                            "transformed code of a compiled caller",
-    "p116_caller_frame": "sys._getframe(1) in a compiled function's callee sees the shim's frame (or a user "
-                         "site's), not the caller's",
-}
+KNOWN: dict = {}
 
 
 @lru_cache(maxsize=None)

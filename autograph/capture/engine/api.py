@@ -166,6 +166,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         return _eager_result(fn, tx, breaks, capture_seconds, no_tensor_work=True)
 
     cg = Codegen(tx, fn, wrap_nested)
+    user_line = None  # the line the entry's frame claims: the breaking instruction's
     if isinstance(outcome, Return):
         # read before the replayed effects run: a value read from an object the capture then
         # changed (an attribute store, a mutated outside container) is the one read then
@@ -173,6 +174,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         body = ["return __ret"]
     else:
         frame, inst = outcome.frame, outcome.inst
+        user_line = inst.lineno
         body = _plan_break(cg, frame, inst, generic=generic)
     body = side_effects.replay_lines(cg, tx) + body  # attribute stores on outside objects, in order
     if tx.final_grad is not None:  # grad mode switched outside `with` blocks: set it as eager leaves it
@@ -223,7 +225,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
         graphs.append(GraphRecord(graph_name, gm, compiled, ops))
     compile_seconds = time.perf_counter() - t1
     cg.checks = side_effects.leading_lines(cg, tx) + cg.checks  # calls made before anything else
-    entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs)
+    entry = build_entry(cg, fn.__name__, body, has_graph, graph_name, input_exprs, user_line)
     from autograph.capture.core.shapes import finish_guards
     finish_guards(tx)  # dynamic inputs: None sizes in TENSOR_MATCH + SHAPE_RELATION guards
     if writes:  # what one input's write does to another depends on whether they share memory
@@ -324,7 +326,7 @@ def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list
         parts = [cg.reconstruct(a) for a in args[:npos]]
         parts += [f"{k}={cg.reconstruct(v)}" for k, v in zip(kw_names, args[npos:])]
         rest = stack[:len(stack) - argc - 2] + [_Expr("__r")]
-        return [f"__r = {_called_from(cg, site, callee)}{', '.join(parts)})"], \
+        return [f"__r = {_call_text(cg, site, callee, parts)}"], \
             [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     if op == "CALL_FUNCTION_EX":
         has_kw = inst.arg & 1
@@ -337,7 +339,7 @@ def _native_step(cg: Codegen, frame, inst, stack: list) -> tuple[list[str], list
         if kw is not None:
             parts.append(f"**{cg.reconstruct(kw)}")
         rest = stack[:len(stack) - 3 - has_kw] + [_Expr("__r")]
-        return [f"__r = {_called_from(cg, site, callee)}{', '.join(parts)})"], \
+        return [f"__r = {callee}({', '.join(parts)})"], \
             [f"return {cg.resume_call(frame, insts[inst.index + 1], rest, wrap=True)}"]
     if op == "BINARY_SUBSCR" and _tensor_indexing(stack[-2], stack[-1]):  # an index only the run checks
         run = [f"__r = {cg.reconstruct(stack[-2])}[{cg.reconstruct(stack[-1])}]"]
@@ -426,12 +428,19 @@ def _user_site(cg: Codegen, frame, inst):
     return user_site(code, inst.lineno, cg.fn.__globals__)
 
 
-def _called_from(cg: Codegen, site, callee: str) -> str:
-    """The opening of a call of ``callee`` from the user's line: a warning it issues is the user's instruction's
-    (a pending method call is made from there already: ``site.method``)."""
-    if site is None or any(callee == cg.const(m) for m in site.methods()):
-        return f"{callee}("
-    return f"{cg.const(site.call)}({callee}, "
+def _call_text(cg: Codegen, site, callee: str, parts: list[str]) -> str:
+    """The call of ``callee`` made by the entry itself, whose frame claims the user's line and module
+    (codegen.build_entry), as the user's frame made it: a pending method call (``site.method``) is
+    written out as CPython's LOAD_METHOD + CALL make it (python_methods.py), without a frame of its own."""
+    caller = cg.ns.get(callee)
+    name = site.method_name(caller) if site is not None and caller is not None else None
+    if name is None or not parts:
+        return f"{callee}({', '.join(parts)})"
+    from autograph.capture.engine.python_methods import _MISSING, _unbound_method
+    obj, rest = parts[0], ", ".join(parts[1:])
+    with_self = ", ".join(["__mself", *parts[1:]])
+    return (f"{cg.const(getattr)}(__mself, {name!r})({rest}) if (__mdescr := {cg.const(_unbound_method)}"
+            f"((__mself := {obj}), {name!r})) is {cg.const(_MISSING)} else __mdescr({with_self})")
 
 
 def _callee_through_its_shim(cg: Codegen, stack: list, argc: int, site=None) -> list:

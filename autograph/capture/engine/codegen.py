@@ -8,9 +8,11 @@ reading what autograph does (``CaptureResult.transformed_source``).
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import dis
 import itertools
+import linecache
 import re
 import types
 import weakref
@@ -39,6 +41,16 @@ _CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterab
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|__out\[\d+\]|-?\d+(\.\d+)?(e-?\d+)?|None|True|False")
 
 
+def _module_identity(user_globals: dict) -> dict[str, Any]:
+    """What the entry's globals share with the user's module so its frame reads as the module's:
+    ``__name__`` (``module=`` warning filters, ``sys._getframe(1).f_globals["__name__"]`` of
+    namedtuple and Enum) and the ``__warningregistry__`` (``"default"``: once per location)."""
+    name = user_globals.get("__name__")
+    if not isinstance(name, str):
+        return {}
+    return {"__name__": name, "__warningregistry__": user_globals.setdefault("__warningregistry__", {})}
+
+
 class _Expr(Value):
     """A value already held in a variable of the generated code."""
 
@@ -54,7 +66,7 @@ class Codegen:
         self.tx = tx
         self.fn = fn
         self.wrap_nested = wrap_nested
-        self.ns: dict[str, Any] = {"__builtins__": builtins, "__G": fn.__globals__}
+        self.ns: dict[str, Any] = {"__builtins__": builtins, "__G": fn.__globals__, **_module_identity(fn.__globals__)}
         self.outputs: list = []
         self._out_index: dict = {}
         self.pre: list[str] = []
@@ -67,6 +79,7 @@ class Codegen:
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
         self.resumes: list = []
+        self.resume_names: set[str] = set()  # the names resume functions are called by
         # cells of the frame already handed to a resume function by value (see resume_call)
         self.cells_by_value: set[int] = set()
         # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
@@ -261,7 +274,9 @@ class Codegen:
         if raise_exc is not None:
             args.append(raise_exc)
         fn = self._resume_function(code, offset, tuple(slots), tuple(live), wrap, raise_exc is not None, refs)
-        return f"{self.bind(fn, self.resumes[-1].name)}({', '.join(args)})"
+        name = self.bind(fn, self.resumes[-1].name)
+        self.resume_names.add(name)  # a tail call in the entry the shim runs (build_entry)
+        return f"{name}({', '.join(args)})"
 
     def _stable(self, value: Value) -> str:
         """The value's expression, read *before* the breaking instruction runs natively: a value
@@ -281,6 +296,8 @@ class Codegen:
             name = f"__resume_at_{offset}_{next(_resume_counter)}"
             resume_code = _make_resume_code(code, offset, list(slots), list(live), name, raise_exc=raise_exc,
                                             handler_steps=self.tx.root.handler_steps, refs=refs)
+            # its frames are the user's function's (tracebacks, inspect.stack(), sys._getframe)
+            resume_code = resume_code.replace(co_name=code.co_name, co_qualname=_qualname_of(code))
             if not raise_exc:  # (an unwinding resume runs in Python only: never captured, never mapped)
                 _ORIGIN[resume_code] = (code, _offset_map(resume_code, code, preamble_length(slots)))
             closure = self.fn.__closure__ if resume_code.co_freevars else None
@@ -373,11 +390,19 @@ def _live_locals(code, offset, defined: dict) -> list[str]:
 
 
 _UNBOUND = object()
+_TAIL_CALL = "__tail_call"  # ``TailCall`` in the entry the shim runs
+
+
+def _qualname_of(code: types.CodeType) -> str:
+    return getattr(code, "co_qualname", code.co_name)
 
 
 def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_name: str | None,
-                input_exprs: list[str]) -> types.FunctionType:
-    """Compile the entry function: same signature as the original."""
+                input_exprs: list[str], user_line: int | None = None) -> types.FunctionType:
+    """Compile the entry function: same signature as the original, and the original's name, file
+    and lines (every statement at ``user_line``, the breaking instruction's; the ``def`` line
+    otherwise), so its frame reads as the user's function's. Its ``__autograph_tail__`` is the
+    same code calling resume functions as tail calls (``runtime/frames.py``): what the shim runs."""
     params, _ = signature_source(cg.fn, cg.ns)
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"
@@ -389,11 +414,43 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     lines += ["    " + line for line in cg.pre]
     lines += ["    " + line for line in body]
     source = "\n".join(lines) + "\n"
-    filename = f"<autograph transformed {cg.fn.__qualname__}>"
+    original = _origin_code(cg.fn.__code__)
+    from autograph.runtime.frames import TailCall, mark_entry
+    cg.ns[_TAIL_CALL] = TailCall
     shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
-    exec(compile(source, filename, "exec"), cg.ns)
-    entry = cg.ns[name]
+    entry, tail = (_compiled_entry(_at_user_lines(source, original, user_line, tails), cg.ns, name, original)
+                   for tails in (set(), cg.resume_names))
     if shadowed is not _UNBOUND:
         cg.ns[name] = shadowed
+    mark_entry(entry.__code__)
+    mark_entry(tail.__code__)
     entry.__autograph_source__ = source
+    entry.__autograph_tail__ = tail
+    return entry
+
+
+def _at_user_lines(source: str, original: types.CodeType, user_line: int | None, tails: set[str]) -> ast.Module:
+    """The entry's syntax tree with the original's lines (see ``build_entry``); ``return R(*args)``
+    of a resume function named in ``tails`` becomes ``return TailCall(R, *args)``."""
+    tree = ast.parse(source)
+    line = user_line or original.co_firstlineno
+    width = len(linecache.getline(original.co_filename, line).rstrip())
+    fn_def = tree.body[0]
+    for node in ast.walk(tree):
+        call = node.value if isinstance(node, ast.Return) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in tails:
+            call.args.insert(0, call.func)
+            call.func = ast.copy_location(ast.Name(_TAIL_CALL, ast.Load()), call.args[0])
+        if hasattr(node, "lineno"):  # the whole user line: no carets under generated columns
+            node.lineno = node.end_lineno = line
+            node.col_offset, node.end_col_offset = 0, width
+    fn_def.lineno = original.co_firstlineno
+    fn_def.end_lineno = max(line, original.co_firstlineno)
+    return tree
+
+
+def _compiled_entry(tree: ast.Module, ns: dict, name: str, original: types.CodeType) -> types.FunctionType:
+    exec(compile(tree, original.co_filename, "exec"), ns)
+    entry = ns[name]
+    entry.__code__ = entry.__code__.replace(co_name=original.co_name, co_qualname=_qualname_of(original))
     return entry

@@ -1,9 +1,10 @@
 """Operations the transformed code runs for the user, run in a frame at the user's own line.
 
-At a graph break the transformed code (``<autograph transformed f>``) calls the breaking
-operation itself (``__r = np.divide(a, 0)``, a method call left pending). A warning such an
-operation issues (NumPy's divide-by-zero ``RuntimeWarning``, a deprecation) is attributed by
-the warnings machinery to the innermost Python frame: without care that is autograph's
+The breaking call of a graph break is made by the entry itself, whose frame claims the user's
+line (codegen.build_entry). Operations made elsewhere for the user -- side effects replayed at
+their own lines, helpers of autograph running an operation (``run_at``) -- need a frame at the
+user's line of their own. A warning such an operation issues (NumPy's divide-by-zero
+``RuntimeWarning``, a deprecation) is attributed by the warnings machinery to the innermost Python frame: without care that is autograph's
 generated code or its helpers, so the warning shows autograph's file and line, and the
 ``"default"`` action's once-per-location registry is autograph's instead of the user's module's.
 
@@ -64,11 +65,17 @@ class UserSite:
         """The method callers made so far."""
         return list(self._methods.values())
 
+    def method_name(self, caller: Callable) -> str | None:
+        """The method ``caller`` (one of :meth:`methods`) calls, or None."""
+        return next((name for name, fn in self._methods.items() if fn is caller), None)
+
     def _function(self, template: types.CodeType, method_name: str | None) -> Callable:
         code = template.replace(co_filename=self.filename, co_firstlineno=self.lineno, co_name=self.name,
                                 co_qualname=self.qualname)
         helpers = {"_unbound": _unbound_method, "_getattr": getattr, "_name": method_name}
         closure = tuple(types.CellType(helpers[n]) for n in code.co_freevars)
+        from autograph.runtime.frames import mark_folded
+        mark_folded(code)  # a traceback shows it as the entry's frame it runs for (runtime/frames.py)
         return types.FunctionType(code, self.globals, self.name, None, closure)
 
     def __repr__(self) -> str:

@@ -1,10 +1,10 @@
 """Calls that inspect the interpreter's call frames: the whole function runs as plain Python.
 
-Compiled code runs in frames of its own (the transformed function, resume functions, generated
-line numbers and locals), so a function that asks for its frames (``sys._getframe``,
-``inspect.stack``, ``traceback.extract_stack``, the location ``warnings.warn`` reports) would
-see other frames than Python shows it. A graph break does not help: the call would run inside a
-transformed frame. Capture stops with a ``frame-inspection`` break, and ``capture.api`` makes
+Compiled code runs in frames that claim the user's function (name, file, line, module; see
+``runtime/frames.py``) but hold autograph's locals and code, so a function that asks for its
+frames (``sys._getframe``, ``inspect.stack``, ``traceback.extract_stack``, the location
+``warnings.warn`` reports) could see other frames than Python shows it. A graph break does not
+help: the call would run inside a transformed frame. Capture stops with a ``frame-inspection`` break, and ``capture.api`` makes
 the entry one that runs the original function (see :data:`~autograph.capture.core.breaks.FRAME_INSPECTION`).
 """
 from __future__ import annotations

@@ -1,0 +1,110 @@
+"""The frames a user observes through a compiled call: the same as in plain Python.
+
+A plain call ``f(x)`` is one frame of ``f``. Compiled, the same call runs autograph's code
+around the user's: the shim, the transformed entry, one resume function per graph break, the
+graph's backend. Three things keep that invisible to ``sys._getframe``, ``inspect.stack()``,
+``warnings.warn(stacklevel=...)`` and tracebacks:
+
+* **No frame of autograph's between the caller and the user's code**: the shim's hit *and*
+  miss paths call from C (``native/hit_path.c``: Python's ``Shim._plan`` only decides what
+  runs), and so does the import hook's wrapper (``WrapperCall``).
+* **One frame per user call however many breaks**: an entry does not call its resume function;
+  it returns ``TailCall(resume, *args)`` and the shim makes the call after the entry's frame is
+  gone. The entry and the resume code carry the user's function name, file and lines
+  (``capture/engine/codegen.py``).
+* **Tracebacks without autograph's frames**: an exception leaving a compiled call loses the
+  frames of autograph's runtime between two user frames (the graph's backend), and a graph's
+  own frame (``graph_lines.py``) or a user site's (``user_sites.py``) folds into the entry's
+  frame it runs for, at the graph's line. An error raised inside autograph keeps every frame.
+"""
+from __future__ import annotations
+
+import types
+import weakref
+from typing import Any
+
+from autograph.guards import extension as _extension
+
+
+class _PyTailCall:
+    """Pure-Python twin of ``autograph._native.TailCall`` (used when the extension is missing)."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn: Any, *args: Any):
+        self.fn, self.args = fn, args
+
+
+_native = _extension.load()
+TailCall: Any = getattr(_native, "TailCall", None) or _PyTailCall
+
+
+def finish_tail(result: Any) -> Any:
+    """The value of a call whose result may be a :data:`TailCall` (the Python hit path's twin of C's)."""
+    while type(result) is TailCall:
+        result = result.fn(*result.args)
+    return result
+
+
+# code objects autograph made that stand for a user's frame (weak: they die with their functions)
+_ENTRY_CODES: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()   # transformed entries
+_FOLDED_CODES: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()  # graph code, user sites
+
+
+def mark_entry(code: types.CodeType) -> None:
+    """``code`` is a transformed entry's: its frame is the user's function's frame."""
+    _ENTRY_CODES.add(code)
+
+
+def mark_folded(code: types.CodeType) -> None:
+    """``code`` runs for the entry that calls it, at a user's line of the same function (a graph's
+    Python code, a user site): in a traceback it folds into that entry's frame."""
+    _FOLDED_CODES.add(code)
+
+
+def is_internal(frame: types.FrameType) -> bool:
+    """A frame of autograph's own runtime (not the user-style model code of ``autograph.testing``)."""
+    name = frame.f_globals.get("__name__")
+    return isinstance(name, str) and name.startswith("autograph.") and not name.startswith("autograph.testing")
+
+
+def clean_traceback(exc: BaseException) -> None:
+    """Make ``exc.__traceback__`` the one plain Python would show (see the module docstring).
+
+    Called by the shim (C) for each exception leaving a compiled call; edits the chain in place
+    (``tb_next``) and makes a new traceback object only for an entry frame that takes a graph's line.
+    """
+    first = exc.__traceback__
+    chain = []
+    tb = first
+    while tb is not None:
+        chain.append(tb)
+        tb = tb.tb_next
+    if not chain or is_internal(chain[-1].tb_frame):
+        return  # raised by autograph itself: every frame stays, for the bug report
+    kept: list[list[Any]] = []  # [traceback, line or None (None: unchanged)]
+    for tb in chain:
+        frame = tb.tb_frame
+        if is_internal(frame):
+            continue
+        code = frame.f_code
+        if code in _FOLDED_CODES and kept and kept[-1][0].tb_frame.f_code in _ENTRY_CODES:
+            entry = kept[-1]
+            if entry[0].tb_frame.f_code.co_filename == code.co_filename:
+                entry[1] = tb.tb_lineno
+            continue
+        kept.append([tb, None])
+    if len(kept) == len(chain):
+        return
+    following = None
+    for tb, line in reversed(kept):
+        if line is None or line == tb.tb_lineno:
+            tb.tb_next = following
+            following = tb
+        else:  # no instruction of the entry is at that line: the traceback names it (tb_lasti -1)
+            following = types.TracebackType(following, tb.tb_frame, -1, line)
+    exc.__traceback__ = following
+
+
+if _native is not None and hasattr(_native, "set_frame_hooks"):
+    _native.set_frame_hooks(clean_traceback)
