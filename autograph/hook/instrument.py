@@ -117,10 +117,10 @@ def _call_through(shim: Callable, binding: str) -> Callable:
     """The wrapt wrapper function calling ``shim``: the C ``WrapperCall`` when the extension is
     built, so no Python frame of autograph's sits between the caller and the user's function."""
     if shim is not None:
-        from autograph.guards import extension
-        native = extension.load()
-        if native is not None and hasattr(native, "WrapperCall"):
-            return native.WrapperCall(shim, binding != "staticmethod")
+        from autograph.runtime.frames import wrapper_call
+        native_call = wrapper_call(shim, binding != "staticmethod")
+        if native_call is not None:
+            return native_call
     if binding == "staticmethod":
         def call_static(wrapped, instance, args, kwargs):
             return shim(*args, **kwargs)

@@ -20,23 +20,10 @@ graph's backend. Three things keep that invisible to ``sys._getframe``, ``inspec
 from __future__ import annotations
 
 import types
-import weakref
 from typing import Any
 
+from autograph.capture.engine.frame_marks import TailCall, is_entry, is_folded
 from autograph.guards import extension as _extension
-
-
-class _PyTailCall:
-    """Pure-Python twin of ``autograph._native.TailCall`` (used when the extension is missing)."""
-
-    __slots__ = ("fn", "args")
-
-    def __init__(self, fn: Any, *args: Any):
-        self.fn, self.args = fn, args
-
-
-_native = _extension.load()
-TailCall: Any = getattr(_native, "TailCall", None) or _PyTailCall
 
 
 def finish_tail(result: Any) -> Any:
@@ -46,20 +33,12 @@ def finish_tail(result: Any) -> Any:
     return result
 
 
-# code objects autograph made that stand for a user's frame (weak: they die with their functions)
-_ENTRY_CODES: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()   # transformed entries
-_FOLDED_CODES: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()  # graph code, user sites
-
-
-def mark_entry(code: types.CodeType) -> None:
-    """``code`` is a transformed entry's: its frame is the user's function's frame."""
-    _ENTRY_CODES.add(code)
-
-
-def mark_folded(code: types.CodeType) -> None:
-    """``code`` runs for the entry that calls it, at a user's line of the same function (a graph's
-    Python code, a user site): in a traceback it folds into that entry's frame."""
-    _FOLDED_CODES.add(code)
+def wrapper_call(shim: Any, pass_instance: bool) -> Any:
+    """The import hook's wrapt wrapper calling ``shim`` from C (no Python frame of autograph's
+    between the caller and the user's function); None without the extension."""
+    if _native is None or not hasattr(_native, "WrapperCall"):
+        return None
+    return _native.WrapperCall(shim, pass_instance)
 
 
 def is_internal(frame: types.FrameType) -> bool:
@@ -88,7 +67,7 @@ def clean_traceback(exc: BaseException) -> None:
         if is_internal(frame):
             continue
         code = frame.f_code
-        if code in _FOLDED_CODES and kept and kept[-1][0].tb_frame.f_code in _ENTRY_CODES:
+        if is_folded(code) and kept and is_entry(kept[-1][0].tb_frame.f_code):
             entry = kept[-1]
             if entry[0].tb_frame.f_code.co_filename == code.co_filename:
                 entry[1] = tb.tb_lineno
@@ -106,5 +85,6 @@ def clean_traceback(exc: BaseException) -> None:
     exc.__traceback__ = following
 
 
+_native = _extension.load()
 if _native is not None and hasattr(_native, "set_frame_hooks"):
     _native.set_frame_hooks(clean_traceback)

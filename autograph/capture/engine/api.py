@@ -436,11 +436,11 @@ def _call_text(cg: Codegen, site, callee: str, parts: list[str]) -> str:
     name = site.method_name(caller) if site is not None and caller is not None else None
     if name is None or not parts:
         return f"{callee}({', '.join(parts)})"
-    from autograph.capture.engine.python_methods import _MISSING, _unbound_method
+    from autograph.capture.engine.python_methods import _unbound_method
     obj, rest = parts[0], ", ".join(parts[1:])
     with_self = ", ".join(["__mself", *parts[1:]])
     return (f"{cg.const(getattr)}(__mself, {name!r})({rest}) if (__mdescr := {cg.const(_unbound_method)}"
-            f"((__mself := {obj}), {name!r})) is {cg.const(_MISSING)} else __mdescr({with_self})")
+            f"((__mself := {obj}), {name!r})) is None else __mdescr({with_self})")
 
 
 def _callee_through_its_shim(cg: Codegen, stack: list, argc: int, site=None) -> list:

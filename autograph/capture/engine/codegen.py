@@ -415,7 +415,7 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     lines += ["    " + line for line in body]
     source = "\n".join(lines) + "\n"
     original = _origin_code(cg.fn.__code__)
-    from autograph.runtime.frames import TailCall, mark_entry
+    from autograph.capture.engine.frame_marks import TailCall, mark_entry
     cg.ns[_TAIL_CALL] = TailCall
     shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
     entry, tail = (_compiled_entry(_at_user_lines(source, original, user_line, tails), cg.ns, name, original)
@@ -429,12 +429,25 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     return entry
 
 
+_USER_LINE_MARK = "  # at user line "
+
+
+def at_user_line(statement: str, lineno: int | None) -> str:
+    """``statement`` (one line of the entry's body) placed at the user's line ``lineno`` rather than
+    the entry's common line: a call made after the graph for a statement of its own (a deferred
+    call) reads, in a warning or a traceback, as made from that statement."""
+    return statement if lineno is None else f"{statement}{_USER_LINE_MARK}{lineno}"
+
+
 def _at_user_lines(source: str, original: types.CodeType, user_line: int | None, tails: set[str]) -> ast.Module:
-    """The entry's syntax tree with the original's lines (see ``build_entry``); ``return R(*args)``
-    of a resume function named in ``tails`` becomes ``return TailCall(R, *args)``."""
+    """The entry's syntax tree with the original's lines (see ``build_entry``; a statement marked
+    by :func:`at_user_line` at its own); ``return R(*args)`` of a resume function named in
+    ``tails`` becomes ``return TailCall(R, *args)``."""
     tree = ast.parse(source)
     line = user_line or original.co_firstlineno
-    width = len(linecache.getline(original.co_filename, line).rstrip())
+    own_lines = {i: int(text.rsplit(_USER_LINE_MARK, 1)[1])
+                 for i, text in enumerate(source.splitlines(), 1) if _USER_LINE_MARK in text}
+    widths: dict[int, int] = {}
     fn_def = tree.body[0]
     for node in ast.walk(tree):
         call = node.value if isinstance(node, ast.Return) else None
@@ -442,10 +455,13 @@ def _at_user_lines(source: str, original: types.CodeType, user_line: int | None,
             call.args.insert(0, call.func)
             call.func = ast.copy_location(ast.Name(_TAIL_CALL, ast.Load()), call.args[0])
         if hasattr(node, "lineno"):  # the whole user line: no carets under generated columns
-            node.lineno = node.end_lineno = line
-            node.col_offset, node.end_col_offset = 0, width
+            at = own_lines.get(node.lineno, line)
+            if at not in widths:
+                widths[at] = len(linecache.getline(original.co_filename, at).rstrip())
+            node.lineno = node.end_lineno = at
+            node.col_offset, node.end_col_offset = 0, widths[at]
     fn_def.lineno = original.co_firstlineno
-    fn_def.end_lineno = max(line, original.co_firstlineno)
+    fn_def.end_lineno = max(line, original.co_firstlineno, *own_lines.values())
     return tree
 
 

@@ -69,7 +69,8 @@ def defer(tx, frame, inst, cause: Unsupported) -> None:
     kw_names = tuple(inst.argval or ())
 
     def line(cg) -> str:
-        from autograph.capture.engine.api import _called_from, _user_site
+        from autograph.capture.engine.api import _call_text, _user_site
+        from autograph.capture.engine.codegen import at_user_line
         from autograph.capture.engine.python_methods import method_call
         site = _user_site(cg, frame, inst)
         if chained:  # looked up when it runs, after the calls deferred before it
@@ -80,7 +81,8 @@ def defer(tx, frame, inst, cause: Unsupported) -> None:
         npos = len(call_args) - len(kw_names)
         parts = [cg.reconstruct(a) for a in call_args[:npos]]
         parts += [f"{k}={cg.reconstruct(v)}" for k, v in zip(kw_names, call_args[npos:])]
-        return f"{_called_from(cg, site, callee)}{', '.join(parts)})"
+        # made by the entry itself at the statement's own line, as the user's frame made it
+        return at_user_line(_call_text(cg, site, callee, parts), inst.lineno)
 
     # what it is given, and what the capture stored into objects from outside, it may write
     deferred_calls.note_escapes(tx, [fn_v, list(args), [list(e[1:]) for e in side_effects.of(tx).events

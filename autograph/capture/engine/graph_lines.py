@@ -78,6 +78,6 @@ def with_user_lines(gm: Any, compiled: Callable, filename: str, default_line: in
         forward = namespace["forward"]
     except Exception:  # noqa: BLE001 - line mapping is a readability aid; never break a capture for it
         return compiled
-    from autograph.runtime.frames import mark_folded
+    from autograph.capture.engine.frame_marks import mark_folded
     mark_folded(forward.__code__)  # a traceback shows its line in the entry's frame (runtime/frames.py)
     return types.MethodType(forward, gm)

@@ -74,7 +74,7 @@ class UserSite:
                                 co_qualname=self.qualname)
         helpers = {"_unbound": _unbound_method, "_getattr": getattr, "_name": method_name}
         closure = tuple(types.CellType(helpers[n]) for n in code.co_freevars)
-        from autograph.runtime.frames import mark_folded
+        from autograph.capture.engine.frame_marks import mark_folded
         mark_folded(code)  # a traceback shows it as the entry's frame it runs for (runtime/frames.py)
         return types.FunctionType(code, self.globals, self.name, None, closure)
 
