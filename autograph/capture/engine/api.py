@@ -77,7 +77,7 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
         breaks.append(read)
         return _eager_result(fn, translators[-1], breaks, time.perf_counter() - t0, no_tensor_work=False,
                              run_eagerly=f"{read.reason} ({_short(read.filename)}:{read.lineno})")
-    stop, generic = None, False
+    stop, generic, order_only = None, False, False
     moved: Unsupported | None = None  # why the break being planned was moved earlier
     defer: dict[int, BreakAt] = {}  # the breaks at calls made after the graph instead
     while True:
@@ -108,14 +108,14 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
                     return _eager_result(fn, tx, breaks, time.perf_counter() - t0, no_tensor_work=False,
                                          run_eagerly=f"{breaks[-1].reason} ({_short(breaks[-1].filename)}:"
                                                      f"{breaks[-1].lineno})")
-                stop, generic = exc.step, exc.cause.generic
+                stop, generic, order_only = exc.step, exc.cause.generic, deferred_breaks.is_order_break(exc.cause)
                 continue  # replay up to the break, then plan it
             if stop is not None and not isinstance(outcome, Stopped):
                 raise CaptureBug("replay did not stop at the break")
             if moved is not None:
                 breaks[-1:] = [_moved(fn, breaks[-1] if breaks else None, outcome.inst, moved)]
                 moved = None
-            return _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0)
+            return _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0, order_only)
         except Unsupported as exc:
             # what is live at the break cannot be carried over (a running generator, a handler's
             # exception, a state context entered by hand): break earlier, where it was made
@@ -123,7 +123,7 @@ def _capture_with(translators, fn, args, kwargs, settings, wrap_nested, t0) -> C
                 raise
             # without its traceback: its frames hold this capture (and the objects it read) in a
             # cycle, which would keep them alive past the call (a generator closed late)
-            stop, generic, moved = exc.retry_step, False, exc.with_traceback(None)
+            stop, generic, order_only, moved = exc.retry_step, False, False, exc.with_traceback(None)
 
 
 def _reads_its_frames(fn, settings) -> BreakRecord | None:
@@ -153,7 +153,7 @@ def _moved(fn, original: BreakRecord | None, inst, cause: Unsupported) -> BreakR
                        [(filename, lineno, fn.__code__.co_name)], inst.offset, cause.kind)
 
 
-def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> CaptureResult:
+def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0, order_only=False) -> CaptureResult:
     if isinstance(outcome, Return):
         for check in registry.ROOT_RETURN_CHECKS:
             check(tx)
@@ -175,7 +175,8 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0) -> Capt
     else:
         frame, inst = outcome.frame, outcome.inst
         user_line = inst.lineno
-        body = _plan_break(cg, frame, inst, generic=generic)
+        body = _plan_break(cg, frame, inst, generic=generic,
+                           compiled_resume=order_only)
     body = side_effects.replay_lines(cg, tx) + body  # attribute stores on outside objects, in order
     if tx.final_grad is not None:  # grad mode switched outside `with` blocks: set it as eager leaves it
         body = [f"{cg.const(torch_set_grad_enabled())}({tx.final_grad!r})"] + body
@@ -284,9 +285,13 @@ def _short(filename: str) -> str:
     return os.path.basename(filename)
 
 
-def _plan_break(cg: Codegen, frame, inst, *, generic: bool) -> list[str]:
-    """Lines that run ``inst`` natively and continue in resume function(s)."""
+def _plan_break(cg: Codegen, frame, inst, *, generic: bool, compiled_resume: bool = False) -> list[str]:
+    """Lines that run ``inst`` natively and continue in resume function(s). ``compiled_resume``:
+    ``inst`` itself can be captured (only its order after calls made after the graph broke
+    there): the code from it on is a resume function compiled when called."""
     stack = list(frame.stack)
+    if compiled_resume:
+        return [f"return {cg.resume_call(frame, inst, stack, wrap=True)}"]
     step = None if generic else _native_step(cg, frame, inst, stack)
     if step is None:
         # anything else: continue in Python from the breaking instruction itself

@@ -104,3 +104,9 @@ def undoes(cause: Unsupported) -> bool:
     tensor they may write (``return loss.detach()`` after ``loss.backward()``), the code after
     them would have broken anyway, and the break keeps its own reason where the user made it."""
     return cause.kind == deferred_calls.AFTER_DEFERRED_CALL and not getattr(cause, "on_tensor", False)
+
+
+def is_order_break(cause: Unsupported) -> bool:
+    """Whether a break is one of order only: its instruction can be captured once the calls made
+    after the graph have run, so the code from it on is a compiled resume function."""
+    return cause.kind == deferred_calls.AFTER_DEFERRED_CALL

@@ -137,8 +137,10 @@ def test_a_tensor_the_deferred_call_is_given_is_read_after_it():
     h = Harness()
     got = h.compile(_bump_then_read)(x)
     assert torch.equal(got, want)
-    # bump() still runs after the graph; y.sin() then runs in Python after it
+    # bump() still runs after the graph; y.sin() then runs after it, in a compiled resume function
     assert [b.kind for b in h.breaks] == ["after-deferred-call"], h.breaks
+    assert h.captures == 2 and len(h.backend.graphs) == 2  # x * 2, then y.sin()
+    assert "sin" in str(h.backend.targets(1))
 
 
 def _logs_only(x, log):
