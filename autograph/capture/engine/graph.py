@@ -196,6 +196,10 @@ class GraphBuilder:
         fake_args = to_fake_arg(args)
         fake_kwargs = to_fake_arg(kwargs)
         recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
+        from autograph.capture.engine import argument_writes
+        python_body = argument_writes.python_body(kind, target, fake_args)
+        if python_body:  # its Python writes would be made at capture, or on copies and lost
+            before = argument_writes.fingerprint(fake_args, fake_kwargs, _target_name(target))
         try:
             try:
                 result = self._run_fake(kind, target, fake_args, fake_kwargs, recorder)
@@ -220,6 +224,8 @@ class GraphBuilder:
             raise Unsupported(f"{_target_name(target)} failed during capture "
                               f"({name}: {str(exc).splitlines()[0] if str(exc) else ''})", generic=True,
                               kind="fake-tensor-failure")
+        if python_body:
+            argument_writes.refuse_if_written(before, fake_args, fake_kwargs, _target_name(target))
         from autograph.capture.core.run_time import refuse_fake_answer
         refuse_fake_answer(result, _target_name(target), (fake_args, fake_kwargs))  # never fold a fake's answer
         if _has_symbolic_shape(result):
