@@ -288,11 +288,11 @@ def _short(filename: str) -> str:
 def _plan_break(cg: Codegen, frame, inst, *, generic: bool, compiled_resume: bool = False) -> list[str]:
     """Lines that run ``inst`` natively and continue in resume function(s). ``compiled_resume``:
     ``inst`` itself can be captured (only its order after calls made after the graph broke
-    there): the code from it on is a resume function compiled when called."""
+    there): an instruction not run natively starts a resume function compiled when called."""
     stack = list(frame.stack)
-    if compiled_resume:
-        return [f"return {cg.resume_call(frame, inst, stack, wrap=True)}"]
     step = None if generic else _native_step(cg, frame, inst, stack)
+    if step is None and compiled_resume:
+        return [f"return {cg.resume_call(frame, inst, stack, wrap=True)}"]
     if step is None:
         # anything else: continue in Python from the breaking instruction itself
         if inst.opname == "CALL":
