@@ -14,8 +14,14 @@ changes. Its stages, each one a different ``fn``:
    has answered, the compiled file is loaded on a loader thread of the program (no compiling:
    inductor's imports and its CPU checks, seconds in a fresh process, tens of milliseconds after).
 3. *trial*: the next calls alternate between the two versions, ``TRIAL_CALLS`` timed calls of
-   each after one untimed warm-up call of each; the median times decide. Eager is kept unless
-   the compiled graph is faster by more than ``MARGIN`` (it is the exact one). A compiled call
+   each after one untimed warm-up call of each; each version's *lower quartile* decides. On a
+   loaded machine another process only ever adds time to a call, and it may inflate most calls
+   of a short trial: a median then compares the machine's load, not the versions (a trial of
+   5 medians chose eager for a graph inductor runs 1.2x faster). The verdict must also hold on
+   each half of the calls apart; while the halves disagree (the load changed, or the versions
+   are too close to tell) the trial goes on, up to ``TRIAL_MAX_CALLS`` calls of each, and then
+   the verdict of all its calls stands. Eager is kept unless the compiled graph is faster by
+   more than ``MARGIN`` (it is the exact one). A compiled call
    that raises settles on eager; when the graph writes no input the same call then runs eagerly,
    so the program sees the eager outcome (otherwise the error propagates, as under ``inductor``).
    A call whose outputs require grad (a graph being trained) is timed forward *and* backward:
@@ -57,7 +63,8 @@ log = logging.getLogger("autograph.kernels")  # the ``backend`` log channel
 
 HOT_CALLS = 3          # calls of the eager graph before a compile is asked for
 HOT_SECONDS = 0.25    # ... and seconds spent in them, in all
-TRIAL_CALLS = 5        # timed calls of each version in the trial
+TRIAL_CALLS = 8        # timed calls of each version in the trial, at least ...
+TRIAL_MAX_CALLS = 40   # ... and at most, while its two halves disagree
 MARGIN = 0.03          # the compiled version must be this much faster to be kept
 FORWARD_ONLY_AFTER = 4 * (TRIAL_CALLS + 1)  # trial calls of each version without backward: decide on forward
 REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
@@ -260,9 +267,12 @@ class SwappableGraph:
     def _decide_when_ready(self) -> None:
         runs = self.trial
         complete = {k: [s for s in v[1:] if s.backward is not None] for k, v in runs.items()}  # 1st: warm-up
-        if all(len(c) >= TRIAL_CALLS for c in complete.values()):
-            self._decide(complete, "forward and backward" if any(s.backward for c in complete.values() for s in c)
-                         else "forward")
+        calls = min(len(c) for c in complete.values())
+        if calls >= TRIAL_CALLS:
+            paired = {k: c[:calls] for k, c in complete.items()}
+            timed = "forward and backward" if any(s.backward for c in paired.values() for s in c) else "forward"
+            if calls >= TRIAL_MAX_CALLS or _halves_agree(paired):
+                self._decide(paired, timed)
         elif all(len(v) > FORWARD_ONLY_AFTER for v in runs.values()):
             forward = {k: [_Sample(s.forward, 0.0) for s in v[1:]] for k, v in runs.items()}
             self._decide(forward, "forward only: the backward of the trial calls did not run")
@@ -271,11 +281,13 @@ class SwappableGraph:
         with self._lock:
             if self.state != "trial":
                 return
-            compiled = statistics.median(s.total for s in samples["compiled"])
-            eager = statistics.median(s.total for s in samples["eager"])
-            times = f"median of {len(samples['compiled'])} interleaved calls, {timed}: " \
-                    f"inductor {compiled * 1e3:.3f} ms, eager {eager * 1e3:.3f} ms; {self.reason}"
-            if compiled < eager * (1 - MARGIN):
+            compiled, eager = _lower_quartile(samples["compiled"]), _lower_quartile(samples["eager"])
+            medians = f"inductor {statistics.median(s.total for s in samples['compiled']) * 1e3:.3f} ms, " \
+                      f"eager {statistics.median(s.total for s in samples['eager']) * 1e3:.3f} ms"
+            times = f"lower quartile of {len(samples['compiled'])} interleaved calls each, {timed}: " \
+                    f"inductor {compiled * 1e3:.3f} ms, eager {eager * 1e3:.3f} ms (median of them: {medians}); " \
+                    f"{self.reason}"
+            if _compiled_wins(compiled, eager):
                 self._settle("inductor", f"{eager / compiled:.2f}x faster than eager; {times}")
             else:
                 self._settle("eager", f"inductor is not faster; {times}")
@@ -298,6 +310,26 @@ class SwappableGraph:
                 client().cancel(job)
             except Exception:  # noqa: BLE001 - at interpreter exit modules may be gone
                 pass
+
+
+def _lower_quartile(samples: "list[_Sample]") -> float:
+    """The time a quarter of the calls beat: what a call costs when the machine lets it run
+    (load only adds time), yet not one lucky call."""
+    times = sorted(s.total for s in samples)
+    return times[(len(times) - 1) // 4]
+
+
+def _compiled_wins(compiled: float, eager: float) -> bool:
+    return compiled < eager * (1 - MARGIN)
+
+
+def _halves_agree(samples: "dict[str, list[_Sample]]") -> bool:
+    """Whether the first and the second half of the trial's calls reach the same verdict as all of them."""
+    n = len(samples["compiled"])
+    parts = [(0, n), (0, n // 2), (n // 2, n)]
+    verdicts = {_compiled_wins(_lower_quartile(samples["compiled"][a:b]), _lower_quartile(samples["eager"][a:b]))
+                for a, b in parts}
+    return len(verdicts) == 1
 
 
 class _Sample:

@@ -103,6 +103,46 @@ def test_the_faster_version_is_kept():
         assert "median of" in holder.describe()
 
 
+def _loaded_machine(base_seconds, loaded):
+    """A version that takes ``base_seconds`` per call, plus 20 ms on the calls ``loaded(i)`` picks
+    (the i-th call of that version): another process taking the core, which only adds time."""
+    calls = []
+
+    def version(x):
+        i = len(calls)
+        calls.append(i)
+        time.sleep(base_seconds + (0.02 if loaded(i) else 0.0))
+        return x + 1
+    return version, calls
+
+
+def test_the_trial_is_not_fooled_when_the_load_slows_most_calls_of_one_version():
+    # eager is the faster (no sleep against 5 ms), but two calls in three of it are slowed down
+    eager, _ = _loaded_machine(0.0, lambda i: i % 3 != 0)
+    compiled, _ = _loaded_machine(0.005, lambda i: False)
+    holder = background.SwappableGraph(eager, {"specs": []}, None)
+    holder._start_trial(compiled)
+    for _ in range(2 * (background.TRIAL_CALLS + 1)):
+        assert holder(torch.zeros(1)).item() == 1
+    assert holder.state == "eager", holder.describe()
+    assert "lower quartile of" in holder.describe()
+
+
+def test_the_trial_goes_on_while_a_load_burst_makes_its_halves_disagree():
+    # eager is the faster, but its first four timed calls ran during a burst of load
+    eager, eager_calls = _loaded_machine(0.0, lambda i: 1 <= i <= 4)
+    compiled, _ = _loaded_machine(0.005, lambda i: False)
+    holder = background.SwappableGraph(eager, {"specs": []}, None)
+    holder._start_trial(compiled)
+    calls = 0
+    while holder.state == "trial":
+        assert holder(torch.zeros(1)).item() == 1
+        calls += 1
+        assert calls <= 200
+    assert calls > 2 * (background.TRIAL_CALLS + 1)  # the first calls alone did not decide
+    assert holder.state == "eager", holder.describe()
+
+
 class _SlowBackward(torch.autograd.Function):
     """x + 1 whose backward takes 40 ms: a compiled graph with a fast forward and a slow backward."""
 
