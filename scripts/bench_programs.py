@@ -11,7 +11,7 @@ steady step is reported as a ratio to the twin's.
     python scripts/bench_programs.py --runs programs      # tests/programs' training steps (issue 26)
 
 Mode ``program`` times a training program of ``tests/programs`` (``mlp_sgd``, ``cnn_adamw``,
-``transformer_amp``: one ``train_step`` as its ``main()`` calls it) with its *training package*
+``transformer_amp``, ``eval_loop``: one ``train_step`` as its ``main()`` calls it) with its *training package*
 selected through the import hook (``autograph.install``, ``compile_threshold`` 1), or its step
 functions wrapped in ``torch.compile`` (variant ``compile``), against a plain twin loaded from
 the same file under another module name. Variants ``auto_vs_compile`` and
@@ -55,7 +55,7 @@ DEFAULT_RUNS = (
 SMOKE_RUNS = ("gpt:infer:plain,resnet:train:eager,unet:infer:eager,bert:train:eager,llama:infer:eager,"
               "mlp_sgd:program:eager,cnn_adamw:program:compile_none")
 COMPILING = ("auto", "inductor", "compile")
-PROGRAMS = ("mlp_sgd", "cnn_adamw", "transformer_amp")  # tests/programs: a user's training package
+PROGRAMS = ("mlp_sgd", "cnn_adamw", "transformer_amp", "eval_loop")  # tests/programs: a user's training package
 PROGRAM_RUNS = ",".join(f"{p}:program:{v}" for p in PROGRAMS for v in ("plain", "auto", "inductor", "compile"))
 PROGRAMS_DIR = ROOT / "tests" / "programs"
 
@@ -106,6 +106,12 @@ def _program_step(package: str, m, wrap=None):
             apply(model, opt, 1024.0)
             return losses
         return step
+    if package == "eval_loop":
+        model = m.Classifier()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        x, y = torch.randn(8, 12, generator=gen), torch.randint(0, 3, (8,), generator=gen)
+        step = wrap(m.train_step)
+        return lambda: step(model, opt, x, y).item()
     raise ValueError(f"unknown program {package!r} (known: {', '.join(PROGRAMS)})")
 
 
@@ -288,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--settle-seconds", type=float, default=240.0)
     parser.add_argument("--timeout", type=float, default=420.0, help="per child process")
     parser.add_argument("--warm-repeats", type=int, default=1, help="warm starts per compiling run, taken in "
-                        "turn across the runs after every cold run; the table shows their medians")
+                        "turn across the runs after every cold run; the table shows their medians (0: none)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -313,12 +319,13 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(result), file=sys.stderr, flush=True)
         warm = [i for i, run in enumerate(runs) if run.split(":")[2] in COMPILING and "error" not in results[i]]
         starts: dict[int, list[dict]] = {i: [] for i in warm}
-        for _ in range(max(1, args.warm_repeats)):  # in turn, so the machine's load hits every run alike
+        for _ in range(args.warm_repeats):  # in turn, so the machine's load hits every run alike
             for i in warm:
                 starts[i].append(_run_child(runs[i], steps, args.settle_seconds, caches[i], args.timeout))
                 print(json.dumps({"warm": runs[i], **starts[i][-1]}), file=sys.stderr, flush=True)
         for i in warm:
-            results[i]["warm"] = median_warm_start(starts[i])
+            if starts[i]:
+                results[i]["warm"] = median_warm_start(starts[i])
     print(f"# {platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.perf_counter() - t0:.0f} s in all")
     print(table(results))

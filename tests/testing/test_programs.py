@@ -100,3 +100,27 @@ def test_a_failed_warm_start_is_left_out_of_the_medians():
                                         {"first_step_s": 3.0, "wrap_s": 0.7}])
     assert summary["first_step_s"] == 2.0 and summary["wrap_s"] == pytest.approx(0.6)
     assert script.median_warm_start([{"error": "timed out"}])["error"] == "timed out"
+
+
+def test_the_eval_loop_program_is_timed_too(capsys):
+    assert _script().main(["--smoke", "--runs", "eval_loop:program:eager", "--warm-repeats", "0"]) == 0
+    assert "| eval_loop | program | eager |" in capsys.readouterr().out
+
+
+def test_no_warm_start_is_taken_with_zero_warm_repeats(monkeypatch, tmp_path):
+    script = _script()
+    calls = []
+
+    def fake_child(run, steps, settle, caches, timeout):
+        calls.append(run)
+        workload, mode, variant = run.split(":")
+        return {"workload": workload, "mode": mode, "variant": variant, "wrap_s": 0.1, "first_step_s": 1.0,
+                "wrap_and_first_step_s": 1.1, "until_steady_s": 1.0, "steady_ms": 1.0,
+                "twin_steady_ms": 1.0, "ratio_to_plain": 1.0, "peak_rss_mb": 1.0}
+
+    monkeypatch.setattr(script, "_run_child", fake_child)
+    assert script.main(["--runs", "gpt:infer:inductor", "--warm-repeats", "0", "--json", str(tmp_path / "r.json")]) == 0
+    import json
+
+    assert calls == ["gpt:infer:inductor"]
+    assert "warm" not in json.loads((tmp_path / "r.json").read_text())[0]
