@@ -187,6 +187,15 @@ def test_int_arithmetic_only_is_symbolic():
     assert compiled.stats.captures == 2
 
 
+def test_dynamic_true_makes_int_arguments_symbolic_from_the_first_call():
+    def f(x, n):
+        return x * n + n // 3, n * 2 + 1, x[: n % 2 + 1]
+
+    calls = [(torch.arange(6.0), n) for n in (4, 7, 9, 12, 30, 101, 5)]
+    assert run(f, calls, dynamic=True).stats.captures == 1
+    assert run(f, calls, dynamic=None).stats.captures > 1  # auto: static first, then symbolic
+
+
 def test_int_in_range_specialises():
     def f(x, n):
         for _ in range(n):

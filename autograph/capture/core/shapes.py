@@ -127,11 +127,20 @@ def fake_input(graph: Any, source: Any, real: torch.Tensor, node: torch.fx.Node)
 def is_dynamic_scalar(source: Any, value: Any) -> bool:
     """Whether the Python int/float ``value`` read through ``source`` is a graph input in this capture."""
     plan = current_plan()
-    if not plan.scalars or source is None or getattr(source, "expr", None) not in plan.scalars:
+    if source is None:
+        return False
+    if plan.mode == "always" and type(value) is int and _is_argument(source):
+        pass  # ``dynamic=True``: an int argument is symbolic from the first capture, as in Dynamo
+    elif not plan.scalars or getattr(source, "expr", None) not in plan.scalars:
         return False
     if type(value) is int:
         return value not in (0, 1) and abs(value) < 2 ** 62  # 0 and 1 stay specialised, as sizes do
     return type(value) is float
+
+
+def _is_argument(source: Any) -> bool:
+    from autograph.guards.sources import LocalSource
+    return type(source) is LocalSource
 
 
 def _scalar_symbol(graph: Any, source: Any, value: Any):
