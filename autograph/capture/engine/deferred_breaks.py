@@ -17,8 +17,8 @@ capture stored into objects from outside: ``note_escapes``; a call's writes are 
 statement call of a method of a local (``sched.step()``, ``opt.zero_grad()``) is deferred the same
 way, after it, its method looked up when it runs (as Python's ``LOAD_METHOD``, after the earlier
 calls). A read of a tensor they may write is a break (``after-deferred-call``) before which the
-deferred calls run: ``return loss.detach()`` after ``loss.backward(); opt.step()`` runs in Python
-after both; anything else the tail rule refuses puts the break back at the first deferred call. The
+deferred calls run: ``return loss.detach()`` after ``loss.backward(); opt.step()`` runs after
+both, in a resume function compiled when called (``is_order_break``); anything else the tail rule refuses puts the break back at the first deferred call. The
 function's own ``torch._dynamo.graph_break()`` stays the break it asks for.
 
 The capture finds the break first (``BreakAt`` at the ``CALL``), then replays with the call's step
