@@ -401,8 +401,9 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
                 input_exprs: list[str], user_line: int | None = None) -> types.FunctionType:
     """Compile the entry function: same signature as the original, and the original's name, file
     and lines (every statement at ``user_line``, the breaking instruction's; the ``def`` line
-    otherwise), so its frame reads as the user's function's. Its ``__autograph_tail__`` is the
-    same code calling resume functions as tail calls (``runtime/frames.py``): what the shim runs."""
+    otherwise), so its frame reads as the user's function's. When it calls a resume function, its
+    ``__autograph_tail__`` is the same code making those calls tail calls (``runtime/frames.py``):
+    what the shim runs."""
     params, _ = signature_source(cg.fn, cg.ns)
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"
@@ -418,14 +419,15 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     from autograph.capture.engine.frame_marks import TailCall, mark_entry
     cg.ns[_TAIL_CALL] = TailCall
     shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
-    entry, tail = (_compiled_entry(_at_user_lines(source, original, user_line, tails), cg.ns, name, original)
-                   for tails in (set(), cg.resume_names))
+    entry = _compiled_entry(_at_user_lines(source, original, user_line, set()), cg.ns, name, original)
+    mark_entry(entry.__code__)
+    if cg.resume_names:  # the twin differs only where the entry calls a resume function
+        tail = _compiled_entry(_at_user_lines(source, original, user_line, cg.resume_names), cg.ns, name, original)
+        mark_entry(tail.__code__)
+        entry.__autograph_tail__ = tail
     if shadowed is not _UNBOUND:
         cg.ns[name] = shadowed
-    mark_entry(entry.__code__)
-    mark_entry(tail.__code__)
     entry.__autograph_source__ = source
-    entry.__autograph_tail__ = tail
     return entry
 
 
