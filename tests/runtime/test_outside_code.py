@@ -80,7 +80,7 @@ def test_a_scheduler_step_read_after_it_is_interpreted(clean):
 
 def builds_a_distribution(x):
     y = x * 2
-    normal = torch.distributions.Normal(y, torch.ones(3))  # validates its arguments: a data-dependent check
+    normal = torch.distributions.Normal(y, torch.ones(3), validate_args=True)  # a data-dependent check
     return normal.mean + 1
 
 
