@@ -51,13 +51,18 @@ class WeakrefValue(Value):
         return self.real
 
     def call(self, tx, args, kwargs):
-        if args or kwargs:
-            exc = TypeError(f"weakref() takes no arguments ({len(args) + len(kwargs)} given)")
-            raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+        _no_arguments(args, kwargs)
         return self.referent
 
     def reconstruct(self, cg):
         return f"{cg.const(weakref.ref)}({cg.reconstruct(self.referent)})"
+
+
+def _no_arguments(args, kwargs) -> None:
+    """Calling a weak reference takes no arguments: Python's TypeError otherwise."""
+    if args or kwargs:
+        exc = TypeError(f"weakref() takes no arguments ({len(args) + len(kwargs)} given)")
+        raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
 
 
 def _real_referent(value: Value) -> Any:
@@ -85,9 +90,7 @@ class MadeWeakrefValue(Value):
         return weakref.ReferenceType
 
     def call(self, tx, args, kwargs):
-        if args or kwargs:
-            exc = TypeError(f"weakref() takes no arguments ({len(args) + len(kwargs)} given)")
-            raise Unsupported(f"TypeError: {exc}", generic=True, exc=exc, kind="python-exception")
+        _no_arguments(args, kwargs)
         if not reachable(tx, self.referent, exclude=self):
             raise Unsupported(f"calling a {self.describe()}: the object may have died", kind=WEAKREF_LIVENESS)
         return self.referent
