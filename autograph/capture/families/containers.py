@@ -613,10 +613,18 @@ class DictValue(Value):
             raise Unsupported(f"mutation of a {self.kind.__name__} that came from outside "
                               f"({self.source.expr}) — a side effect", kind="side-effect")
 
+    def _refuse_replayed_keys(self, keys) -> None:
+        """A change to a dict from outside is replayed after the graph, which hashes its keys
+        again: a key whose ``__hash__`` has effects breaks where it was hashed."""
+        if self.source is not None and self.namespace_of is None:
+            from autograph.capture.families.interpreted_keys import refuse_rebuild
+            refuse_rebuild(keys, "a change to a dict from outside with the key")
+
     def _pop_entry(self, tx, k: Any, key: Value) -> Any:
         """Remove ``k``'s entry and return its value (``_MISSING`` when absent) in one lookup, as
         CPython's ``pop``/``del`` (a key's == may be user code: looking twice would run it twice)."""
         self._refuse_change()
+        self._refuse_replayed_keys([k])
         before = len(self.items)
         found = self.items.pop(k, _MISSING)
         if len(self.items) != before:
@@ -625,6 +633,7 @@ class DictValue(Value):
 
     def setitem(self, tx, key, value):
         k = self._key(key, tx)
+        self._refuse_replayed_keys([k])
         self._mutating(tx, "__setitem__", [key, value])
         self.items[k] = value
 
@@ -677,10 +686,13 @@ class DictValue(Value):
             if args:
                 other = args[0]
                 if isinstance(other, DictValue):
+                    self._refuse_replayed_keys(other.items)
                     self.items.update(other.items)
                 elif hasattr(other, "mapping_items") and _has_keys(other):  # a mapping: its keys and m[k]
                     for k, v in other.mapping_items(tx):
-                        self.items[self._key(k, tx)] = v
+                        key = self._key(k, tx)
+                        self._refuse_replayed_keys([key])
+                        self.items[key] = v
                 else:  # pairs, each stored before the next is made (the iterable may read the dict)
                     from autograph.capture.families.iterators import iterator_of
                     it = iterator_of(tx, other)
@@ -691,7 +703,9 @@ class DictValue(Value):
                             exc = ValueError(f"dictionary update sequence element #{index} has length "
                                              f"{len(kv)}; 2 is required")
                             raise Unsupported(f"ValueError: {exc}", generic=True, exc=exc, kind="python-exception")
-                        self.items[self._key(kv[0], tx)] = kv[1]
+                        key = self._key(kv[0], tx)
+                        self._refuse_replayed_keys([key])
+                        self.items[key] = kv[1]
                         index += 1
             for k, v in kwargs.items():
                 self.items[k] = v
@@ -709,6 +723,7 @@ class DictValue(Value):
             raise self._key_error(k)
         if name == "setdefault":
             k = self._key(args[0], tx)
+            self._refuse_replayed_keys([k])
             value = args[1] if len(args) > 1 else ConstantValue(None)
             if not getattr(k, "interprets", False):
                 if k not in self.items:

@@ -162,13 +162,14 @@ def _hash_effects(tx, value: Value) -> tuple | None:
 _HASH_STATE_LIMIT = 2_000  # values a hashed object may reach and still be compared (else impure)
 
 
-def refuse_rebuild(keys) -> None:
-    """A dict or set holding a key whose ``__hash__`` has effects cannot be rebuilt in Python:
+def refuse_rebuild(keys, what: str = "a dict or set holding") -> None:
+    """A dict or set holding a key whose ``__hash__`` has effects cannot be rebuilt in Python, and
+    a dict or set from outside cannot be given such a key by a call replayed after the graph:
     inserting the key again would run them again. The break moves to where the first such key
-    was hashed, so Python makes the table."""
+    was hashed, so Python makes the table (or the change)."""
     impure = [key for key in keys if getattr(key, "impure", False)]
     if impure:
-        exc = Unsupported(f"a dict or set holding {impure[0].value.describe()}, whose __hash__ changes state, "
+        exc = Unsupported(f"{what} {impure[0].value.describe()}, whose __hash__ changes state, "
                           "cannot be rebuilt (Python would hash it again)", kind="cannot-rebuild")
         exc.retry_step = min(key.step for key in impure)  # break before it was first hashed
         raise exc

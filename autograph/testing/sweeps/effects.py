@@ -4,7 +4,10 @@ or numpy mutation, before a graph break and before an operation that raises on o
 Effects: logging through a handler, ``warnings.warn``, ``print`` to a stream, ``os.environ``,
 ``random`` (the module's stream, seeded in the call or not, and a ``random.Random(seed)`` made
 in the call), a write to a
-file in a temp dir, a list append, an attribute store and a class attribute store. Each formats
+file in a temp dir, a list append, an attribute store, a class attribute store, torch library
+functions that write the dict they are given (``copy.deepcopy``'s memo through
+``Tensor.__deepcopy__``, ``consume_prefix_in_state_dict_if_present``) and dict stores under keys
+made in the call whose ``__hash__`` counts its calls. Each formats
 or records a value (a tensor computed in the graph, the input tensor, a numpy array or a plain
 int) that the code after it may change, and the function reads back what the effect did (the
 handler's record count, the stream's length, ...) before it returns. The logger's level changes
@@ -20,6 +23,7 @@ from typing import Iterator
 from autograph.testing.sweeps.case import SweepCase
 
 PRELUDE = '''\
+import copy
 import io
 import logging
 import os
@@ -59,6 +63,24 @@ class State:
 
 
 STATE = State()
+MEMO = {}
+SD = {}
+SEEN = {}
+HASHES = [0]
+
+
+class CountingKey:
+    """A key whose ``__hash__`` has an effect: how many times it was hashed is observable."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __hash__(self):
+        HASHES[0] += 1
+        return hash(self.k)
+
+    def __eq__(self, other):
+        return isinstance(other, CountingKey) and other.k == self.k
 '''
 
 # ``{v}`` is the observed value's expression
@@ -76,6 +98,10 @@ EFFECTS = {
     "class_attribute": "State.n += 1",
     "seeded_random": "LOG.append(random.Random(len(LOG)).random())",
     "seeded_module_random": "random.seed(len(LOG))\nLOG.append(random.random() + random.randint(0, 9))",
+    "deepcopy_memo": "LOG.append(type(copy.deepcopy({v}, MEMO)).__name__)",
+    "state_dict_prefix": ("SD['p.' + str(len(SD))] = str({v})\n"
+                          "torch.nn.modules.utils.consume_prefix_in_state_dict_if_present(SD, 'p.')"),
+    "counting_hash": "SEEN[CountingKey(k)] = str({v})\nSEEN[CountingKey(len(SEEN))] = 'next'",
 }
 
 # what the function itself reads back of the effect, after the hazard (a deferred effect would
@@ -94,6 +120,9 @@ READ_BACK = {
     "class_attribute": "STATE.n",  # through the instance: the class's, unless the instance has its own
     "seeded_random": "len(LOG)",
     "seeded_module_random": "len(LOG)",
+    "deepcopy_memo": "len(MEMO)",
+    "state_dict_prefix": "sorted(SD)",
+    "counting_hash": "HASHES[0]",
 }
 
 VALUES = {
@@ -145,7 +174,8 @@ def world():
     text = open(PATH).read() if os.path.exists(PATH) else None
     return {"log": list(LOG), "messages": list(HANDLER.messages), "buf": BUF.getvalue(), "file": text,
             "env": os.environ.get(ENV), "n": STATE.n, "class_n": State.n,
-            "random_state": random.getstate()[1][:8]}
+            "random_state": random.getstate()[1][:8], "memo": len(MEMO), "sd": sorted(SD.items()),
+            "hashes": HASHES[0], "seen": sorted((key.k, value) for key, value in SEEN.items())}
 '''
 
 

@@ -10,6 +10,7 @@ from typing import Callable, NamedTuple
 
 import torch
 
+import autograph
 from tests.capture.checks import check
 
 CALLS = []
@@ -142,3 +143,28 @@ def unhashable_dataclass(x):
 
 def test_unhashable_user_class_raises_type_error():
     assert check(unhashable_dataclass, arg).breaks == []
+
+
+SEEN: dict = {}
+SEEN_SET: set = set()
+
+
+def store_into_outside_dict(x, k):
+    y = x * 2
+    SEEN[Key(k)] = "first"
+    SEEN.setdefault(Key(k + 1), "second")
+    SEEN_SET.add(Key(k))
+    return y + 1, len(CALLS), len(SEEN_SET)
+
+
+def test_a_key_with_an_effectful_hash_stored_into_a_dict_from_outside_is_hashed_once():
+    """The store (into a dict or a set) is replayed after the graph, which hashes the key again: such a store breaks."""
+    compiled = autograph.compile(store_into_outside_dict, backend="eager")
+    for fn in (store_into_outside_dict, compiled):
+        SEEN.clear()
+        SEEN_SET.clear()
+        CALLS.clear()
+        out = [fn(torch.ones(3), k)[1:] for k in (1, 2, 1)]
+        if fn is store_into_outside_dict:
+            eager = (out, list(CALLS), sorted(key.v for key in SEEN))
+    assert (out, list(CALLS), sorted(key.v for key in SEEN)) == eager
