@@ -139,10 +139,22 @@ typedef struct {
     char fast;
 } HitPath;
 
-/* Another frame evaluator is installed (TorchDynamo while a thread is in a torch.compile region):
- * Python decides whether this call belongs to torch.compile (autograph/runtime/dynamo.py). */
+/* Dynamo's query for this thread's eval-frame callback (set_region_query; None until torch is loaded) */
+static PyObject *g_region_query = NULL;
+
+/* This thread may be in a torch.compile region: another frame evaluator is installed and, when
+ * Dynamo's query is known, this thread's callback is set (Dynamo's evaluator stays installed
+ * after an error left a region: then this thread is not in one). Python decides what such a call
+ * does (autograph/runtime/dynamo.py). */
 static inline int foreign_eval_frame(void) {
-    return _PyInterpreterState_GetEvalFrameFunc(PyThreadState_GET()->interp) != _PyEval_EvalFrameDefault;
+    if (_PyInterpreterState_GetEvalFrameFunc(PyThreadState_GET()->interp) == _PyEval_EvalFrameDefault)
+        return 0;
+    if (!g_region_query) return 1;
+    PyObject *callback = PyObject_CallNoArgs(g_region_query);
+    if (!callback) { PyErr_Clear(); return 1; }
+    int in_region = callback != Py_None;
+    Py_DECREF(callback);
+    return in_region;
 }
 
 /* Anything but a clean hit. Python's ``_plan(args, kwargs)`` decides what runs -- the original,
@@ -393,7 +405,17 @@ static PyObject *native_set_frame_hooks(PyObject *self, PyObject *cleaner) {
     Py_RETURN_NONE;
 }
 
+/* set_region_query(query): query() is this thread's Dynamo eval-frame callback (None outside a region) */
+static PyObject *native_set_region_query(PyObject *self, PyObject *query) {
+    Py_XDECREF(g_region_query);
+    g_region_query = query == Py_None ? NULL : Py_NewRef(query);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef hit_path_methods[] = {
+    {"set_region_query", native_set_region_query, METH_O,
+     "set_region_query(query): query() -> this thread's Dynamo eval-frame callback, asked when another "
+     "frame evaluator is installed"},
     {"set_frame_hooks", native_set_frame_hooks, METH_O,
      "set_frame_hooks(cleaner): cleaner(exc) edits the traceback of an exception leaving a compiled call"},
     {"nesting", (PyCFunction)(void (*)(void))native_nesting, METH_FASTCALL,

@@ -25,6 +25,8 @@ import threading
 import types
 from typing import Any, Callable
 
+from autograph.guards import extension as _extension
+
 _lock = threading.Lock()
 _skip_codes: list[types.CodeType] = []   # autograph's frames on the path into the original
 _skipped: set[int] = set()               # ids of codes already marked for Dynamo
@@ -87,6 +89,11 @@ def connect() -> None:
                 _ef.set_code_exec_strategy(code, strategy)
                 _skipped.add(id(code))
         callback = _ef.get_eval_frame_callback
+        # the C hit path asks it too when Dynamo's frame evaluator is installed (it stays installed
+        # after an error left a torch.compile region, with no region active)
+        native = _extension.load()
+        if native is not None and hasattr(native, "set_region_query"):
+            native.set_region_query(callback)
     if not _traced_rules and "torch._dynamo" in sys.modules:
         _traced_rules = True
         _add_trace_rules()

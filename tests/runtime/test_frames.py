@@ -217,3 +217,20 @@ def test_a_tail_call_runs_after_the_entry_returned():
     assert frames.finish_tail(frames.TailCall(resume, 1, 2)) == 3
     assert frames.finish_tail(5) == 5
     assert seen == ["finish_tail"]
+
+
+def test_frames_stay_the_users_after_a_torch_compile_region_raised():
+    """Dynamo's frame evaluator stays installed after an error left a torch.compile region (no
+    region is active then): compiled calls still run without autograph's frames between."""
+    import torch._dynamo
+
+    def bad_view(x):
+        return x.view(-1, 7)
+
+    try:
+        with pytest.raises(Exception, match="invalid"):
+            torch.compile(bad_view, backend="eager")(torch.ones(3, 4))
+        plain, got = plain_and_compiled(reads_at_a_break, torch.ones(3))
+        assert got == plain
+    finally:
+        torch._dynamo.reset()
