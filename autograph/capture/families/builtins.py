@@ -517,7 +517,7 @@ _BREAK_BUILTINS = {
     open: "call to open() — a Python side effect",
     exec: "call to exec()", eval: "call to eval()", breakpoint: "call to breakpoint()",
     setattr: "setattr() — a side effect", delattr: "delattr() — a side effect",
-    globals: "globals()", locals: "locals()", vars: "vars()",
+    globals: "globals()", locals: "locals()",
     __import__: "import at run time",
 }
 
@@ -657,6 +657,21 @@ def _hasattr(tx, obj, name):
     except Unsupported as exc:
         if _missing_attribute(exc):
             return ConstantValue(False)
+        raise
+
+
+def _vars(tx, *args, **kwargs):
+    """``vars(obj)`` is ``obj.__dict__``; ``vars()`` with no argument reads the frame: it breaks."""
+    if not args and not kwargs:
+        raise Unsupported("vars()", kind="unsupported-call")
+    if len(args) != 1 or kwargs:
+        return NotImplemented
+    try:
+        return args[0].getattr(tx, "__dict__")
+    except Unsupported as exc:
+        if _missing_attribute(exc):
+            err = TypeError("vars() argument must have __dict__ attribute")
+            raise Unsupported(f"TypeError: {err}", generic=True, exc=err, kind="python-exception") from exc
         raise
 
 
@@ -938,7 +953,7 @@ def _float_int(kind):
 
 
 _CORE_HANDLERS: dict[Any, Callable] = {
-    len: _len, isinstance: _isinstance, issubclass: _issubclass, getattr: _getattr, hasattr: _hasattr,
+    len: _len, isinstance: _isinstance, issubclass: _issubclass, getattr: _getattr, hasattr: _hasattr, vars: _vars,
     range: _range,
     enumerate: _enumerate, zip: _zip, reversed: _reversed, iter: _iter, next: _next,
     min: _minmax(min), max: _minmax(max), sum: _sum, all: _all_any(True), any: _all_any(False),
