@@ -124,12 +124,12 @@ def fake_input(graph: Any, source: Any, real: torch.Tensor, node: torch.fx.Node)
     return fake
 
 
-def is_dynamic_scalar(source: Any, value: Any) -> bool:
+def is_dynamic_scalar(source: Any, value: Any, graph: Any = None) -> bool:
     """Whether the Python int/float ``value`` read through ``source`` is a graph input in this capture."""
     plan = current_plan()
     if source is None:
         return False
-    if plan.mode == "always" and type(value) is int and _is_argument(source):
+    if plan.mode == "always" and type(value) is int and reached_from_argument(source, graph):
         pass  # ``dynamic=True``: an int argument is symbolic from the first capture, as in Dynamo
     elif not plan.scalars or getattr(source, "expr", None) not in plan.scalars:
         return False
@@ -138,9 +138,23 @@ def is_dynamic_scalar(source: Any, value: Any) -> bool:
     return type(value) is float
 
 
-def _is_argument(source: Any) -> bool:
-    from autograph.guards.sources import LocalSource
-    return type(source) is LocalSource
+def reached_from_argument(source: Any, graph: Any = None) -> bool:
+    """Whether ``source`` is an argument or an attribute/item chain from one (``o.n``, ``l[0]``),
+    not passing through an ``nn.Module``: what Dynamo's ``dynamic=True`` makes symbolic (it keeps
+    globals, module attributes and their contents static, as does this)."""
+    from autograph.guards.sources import AttrSource, ItemSource, LocalSource
+    modules = graph.shape_records.module_sources if graph is not None else ()
+    while isinstance(source, (AttrSource, ItemSource)):  # MemberSource: ``o.n`` read from o.__dict__
+        if source in modules:
+            return False
+        source = source.base
+    return type(source) is LocalSource and source not in modules
+
+
+def note_module(graph: Any, source: Any) -> None:
+    """Record that ``source`` holds an ``nn.Module``: ints read through it stay static."""
+    if source is not None:
+        graph.shape_records.module_sources.add(source)
 
 
 def _scalar_symbol(graph: Any, source: Any, value: Any):

@@ -30,11 +30,13 @@ class ShapeRecords:
     inputs: list = field(default_factory=list)
     # sympy expression -> the FX node computing it (``shapes.symint_node``)
     nodes: dict = field(default_factory=dict)
+    # sources of the nn.Modules the capture read: ``dynamic=True`` keeps ints read through them static
+    module_sources: set = field(default_factory=set)
 
     def forget(self) -> None:
         """Drop the records (reals, fakes, nodes): fakes hold their SymNodes from C++, a cycle
         the garbage collector cannot see; nothing needs them after the guards."""
-        self.symbols, self.inputs, self.nodes = {}, [], {}
+        self.symbols, self.inputs, self.nodes, self.module_sources = {}, [], {}, set()
 
 
 @dataclass
