@@ -24,7 +24,8 @@ T = TypeVar("T")
 class ShapeRecords:
     """What a symbolic capture knows about its symbols (``shapes.py``); empty for a static one."""
 
-    # sympy Symbol -> (source, placeholder node or None, dimension or None for a Python scalar)
+    # sympy Symbol -> (source, placeholder node or None, dimension: d for a size, ("stride", d) for a
+    # stride, None for a Python scalar)
     symbols: dict = field(default_factory=dict)
     # (source, real value, fake tensor or SymInt/SymFloat, placeholder node or None) per symbolic input
     inputs: list = field(default_factory=list)
