@@ -10,8 +10,8 @@ captures of the same code ("once dynamic, always dynamic", as in Dynamo).
 first capture.  ``autograph.mark_dynamic``/``mark_static`` on a tensor are
 honoured by ``autograph.capture.core.shapes`` in every mode.
 
-Python scalars follow the same rule: when a call misses because an ``int`` or
-``float`` the capture read (an argument, an attribute, an item) changed value, that
+Python scalars follow the same rule: when a call misses because an ``int``, a
+``float`` or a NumPy integer the capture read (an argument, an attribute, an item) changed value, that
 source becomes a graph input in the new capture instead of a constant (an ``int``
 symbolic like a size, a ``float`` a symbolic Python float: ``autograph.capture.core.shapes``
 and ``autograph.capture.families.scalars``). Code that branches on it or needs a real
@@ -111,15 +111,24 @@ def _inferred(sizes: tuple, strides: tuple, d: int) -> bool:
 
 
 def changed_scalar(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> type | None:
-    """``int`` or ``float`` when ``guard`` failed only because that Python scalar changed value (same type)."""
-    from autograph.guards.model import EQUALS_MATCH
+    """``int`` or ``float`` (or the NumPy integer class) when ``guard`` failed only because that
+    Python scalar (NumPy integer) changed value, its type the same."""
+    from autograph.guards.model import EQUALS_MATCH, OBJECT_EQUALS
 
-    if guard is None or guard.kind is not EQUALS_MATCH or type(guard.expected) not in (int, float):
+    if guard is None or not (guard.kind is EQUALS_MATCH and type(guard.expected) in (int, float)
+                             or guard.kind is OBJECT_EQUALS and _numpy_int(guard.expected)):
         return None
     value = resolve(guard.source, fn, args, kwargs)
     if type(value) is not type(guard.expected) or value == guard.expected:
         return None
     return type(value)
+
+
+def _numpy_int(value: Any) -> bool:
+    if type(value).__module__ != "numpy":
+        return False
+    from autograph.capture.families.numpy_ints import INT_TYPES
+    return type(value) in INT_TYPES
 
 
 def resolve(source: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> Any:

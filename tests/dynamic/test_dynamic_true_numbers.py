@@ -37,8 +37,8 @@ def same(got, expected) -> None:
         assert got == expected and repr(got) == repr(expected)
 
 
-def run(fn, calls, **options):
-    compiled = autograph.compile(fn, backend="eager", dynamic=True, **options)
+def run(fn, calls, dynamic=True):
+    compiled = autograph.compile(fn, backend="eager", dynamic=dynamic)
     for args in calls:
         with warnings.catch_warnings(record=True) as seen_eager:
             warnings.simplefilter("always")
@@ -149,3 +149,20 @@ def test_a_numpy_int_used_as_a_size_and_in_a_branch():
 
     compiled = run(f, [(torch.arange(12.0), np.int64(k)) for k in (3, 4, 6)])
     assert compiled.stats.captures == 1
+
+
+def test_a_numpy_int_that_changes_value_becomes_symbolic_in_the_default_mode():
+    """Automatic dynamic, as for Python ints: static first, then one symbolic capture."""
+    def f(x, n):
+        return x * n, n + 1, type(n)
+
+    compiled = run(f, [(torch.ones(2), np.int64(k)) for k in (3, 4, 5, 6, 7)], dynamic=None)
+    assert compiled.stats.captures == 2
+
+
+def test_a_numpy_int_stays_constant_in_the_static_mode():
+    def f(x, n):
+        return x * n, n + 1
+
+    compiled = run(f, [(torch.ones(2), np.int64(k)) for k in (3, 4, 5)], dynamic=False)
+    assert compiled.stats.captures == 3

@@ -1,8 +1,9 @@
-"""NumPy integer scalars (``np.int64``, ``np.int32``, ...) as symbolic inputs under ``dynamic=True``.
+"""NumPy integer scalars (``np.int64``, ``np.int32``, ...) as symbolic inputs.
 
 TorchDynamo passes a NumPy number to its graph as an input instead of folding its value in,
 so a call with another value does not recompile. Here, under ``dynamic=True``, a NumPy integer
-reached from an argument (``n``, ``o.n``, ``l[0]``) is a ``SymInt`` of the capture's ShapeEnv
+reached from an argument (``n``, ``o.n``, ``l[0]``), and in the default mode one whose value
+changed between calls (automatic dynamic, as for Python ints), is a ``SymInt`` of the capture's ShapeEnv
 read through ``int(n)`` (so guards and the graph see a Python int, never NumPy's wrapping
 arithmetic), wrapped in :class:`NumpyIntValue`, which keeps what Python sees exact:
 
@@ -46,7 +47,10 @@ def is_dynamic(source: Any, obj: Any, graph: Any) -> bool:
     """Whether the NumPy integer ``obj`` read through ``source`` becomes a symbolic input."""
     if type(obj) not in INT_TYPES or source is None or graph.fake_mode.shape_env is None:
         return False
-    if shapes.current_plan().mode != "always" or not shapes.reached_from_argument(source, graph):
+    plan = shapes.current_plan()
+    if getattr(source, "expr", None) in plan.scalars:
+        pass  # its value changed in an earlier call (automatic dynamic, every mode but static)
+    elif plan.mode != "always" or not shapes.reached_from_argument(source, graph):
         return False
     value = int(obj)
     return value not in (0, 1) and abs(value) < 2 ** 62  # 0 and 1 stay specialised, as Python ints do
