@@ -166,3 +166,46 @@ def test_a_numpy_int_stays_constant_in_the_static_mode():
 
     compiled = run(f, [(torch.ones(2), np.int64(k)) for k in (3, 4, 5)], dynamic=False)
     assert compiled.stats.captures == 3
+
+
+ZERO_ONE_PROGRAMS = {
+    "scale": lambda x, n: (x * n, n + 1, n * 2),
+    "slice": lambda x, n: x[:n] + 1,
+    "zeros": lambda x, n: torch.zeros(n) + x.sum(),
+    "repeat-list": lambda x, n: (x + 1, [7] * n),
+    "truth": lambda x, n: x + 1 if n else x - 1,
+    "divide": lambda x, n: (x + 1, 10 // n),
+    "loop": lambda x, n: sum(x * i for i in range(n + 1)),
+}
+
+
+@pytest.mark.parametrize("program", list(ZERO_ONE_PROGRAMS.values()), ids=list(ZERO_ONE_PROGRAMS))
+@pytest.mark.parametrize("cls", [int, np.int64])
+def test_zero_and_one_are_exact_as_symbolic_ints(program, cls):
+    """0 and 1 are not specialised for an int (Dynamo does not either): values, exceptions exact."""
+    compiled = autograph.compile(program, backend="eager", dynamic=True)
+    for k in (0, 1, 2, 5, 0, 1):
+        x = torch.arange(6.0)
+        with warnings.catch_warnings(record=True) as eager_warnings:
+            warnings.simplefilter("always")
+            try:
+                expected = program(x, cls(k))
+            except Exception as exc:  # noqa: BLE001
+                expected = exc
+        with warnings.catch_warnings(record=True) as compiled_warnings:
+            warnings.simplefilter("always")
+            if isinstance(expected, Exception):
+                with pytest.raises(type(expected)) as info:
+                    compiled(x, cls(k))
+                assert str(info.value) == str(expected)
+            else:
+                same(compiled(x, cls(k)), expected)
+        assert [str(w.message) for w in compiled_warnings] == [str(w.message) for w in eager_warnings]
+
+
+def test_an_int_argument_taking_zero_and_one_captures_once():
+    def f(x, n):
+        return x * n, n + 1
+
+    compiled = run(f, [(torch.ones(2), k) for k in (0, 1, 2, 3, 0, 1)])
+    assert compiled.stats.captures == 1

@@ -154,7 +154,7 @@ def is_dynamic_scalar(source: Any, value: Any, graph: Any = None) -> bool:
     elif not plan.scalars or getattr(source, "expr", None) not in plan.scalars:
         return False
     if type(value) is int:
-        return value not in (0, 1) and abs(value) < 2 ** 62  # 0 and 1 stay specialised, as sizes do
+        return abs(value) < 2 ** 62  # 0 and 1 too: an int is not a size (Dynamo does not specialise them)
     return type(value) is float
 
 

@@ -52,8 +52,7 @@ def is_dynamic(source: Any, obj: Any, graph: Any) -> bool:
         pass  # its value changed in an earlier call (automatic dynamic, every mode but static)
     elif plan.mode != "always" or not shapes.reached_from_argument(source, graph):
         return False
-    value = int(obj)
-    return value not in (0, 1) and abs(value) < 2 ** 62  # 0 and 1 stay specialised, as Python ints do
+    return abs(int(obj)) < 2 ** 62  # 0 and 1 too, as for Python ints (Dynamo specialises neither)
 
 
 def wrap(tx: Any, obj: Any, source: Any) -> "NumpyIntValue":
