@@ -42,11 +42,18 @@ def run(fn, calls, dynamic=True):
     for args in calls:
         with warnings.catch_warnings(record=True) as seen_eager:
             warnings.simplefilter("always")
-            expected = fn(*args)
+            try:
+                expected = fn(*args)
+            except Exception as exc:  # noqa: BLE001 - compared with the compiled call's below
+                expected = exc
         with warnings.catch_warnings(record=True) as seen_compiled:
             warnings.simplefilter("always")
-            got = compiled(*args)
-        same(got, expected)
+            if isinstance(expected, Exception):
+                with pytest.raises(type(expected)) as info:
+                    compiled(*args)
+                assert str(info.value) == str(expected)
+            else:
+                same(compiled(*args), expected)
         assert [str(w.message) for w in seen_compiled if not issubclass(w.category, autograph.runtime.shim.RecompileLimitWarning)] \
             == [str(w.message) for w in seen_eager], args
     return compiled
@@ -209,3 +216,23 @@ def test_an_int_argument_taking_zero_and_one_captures_once():
 
     compiled = run(f, [(torch.ones(2), k) for k in (0, 1, 2, 3, 0, 1)])
     assert compiled.stats.captures == 1
+
+
+NUMPY_SCALE = np.int32(3)
+NUMPY_HALF = np.float64(0.5)
+
+
+def test_numpy_constants_with_a_dynamic_int_keep_numpy_types():
+    """``np.int32(3) * n`` is an np.int32 (NEP 50), ``np.float64(0.5) * n`` an np.float64: not the
+    ``int``/``float`` of torch's symbolic algebra."""
+    def f(x, n):
+        return x * n, NUMPY_SCALE * n, n - NUMPY_SCALE, NUMPY_HALF * n, NUMPY_SCALE < n, n // NUMPY_SCALE
+
+    run(f, [(torch.ones(2), k) for k in (4, 5, 6, 2 ** 31 + 5)])
+
+
+def test_mixed_numpy_and_dynamic_python_ints():
+    def f(x, n, m):
+        return x * m, n * m, n + m, m - n, type(n * m), n < m, n * 2 - m
+
+    run(f, [(torch.ones(2), np.int32(k), k + 1) for k in (3, 4, 5)])

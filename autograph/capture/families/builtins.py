@@ -39,6 +39,9 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     reals = real.values[:len(args)]
     kw_reals = dict(zip(kwargs, real.values[len(args):]))
     _guard_symbolic_divisor(fn, reals)
+    if symbolic and any(type(r).__module__ == "numpy" for r in reals + list(kw_reals.values())):
+        # NumPy's result types (np.float64, np.int32 wrapping) are not torch's symbolic algebra
+        return _fold_specialised(tx, fn, args, kwargs, name)
     try:
         result = evaluate_quietly(fn, reals, kw_reals, f"{name}()")  # a warning is the run's, at each call
     except Unsupported:

@@ -123,7 +123,21 @@ class NumpyIntValue(Value):
 
 
 def involved(a: Value, b: Value) -> bool:
-    return isinstance(a, NumpyIntValue) or isinstance(b, NumpyIntValue)
+    """A dynamic NumPy int, or a NumPy int constant with a dynamic Python int (``np.int32(3) * n``)."""
+    return _numpy_class(a, b) is not None
+
+
+def _numpy_class(a: Value, b: Value) -> type | None:
+    """The NumPy integer class of an operation's result when one operand is a dynamic NumPy int,
+    or a NumPy int constant meets a dynamic Python int; None otherwise."""
+    for v in (a, b):
+        if isinstance(v, NumpyIntValue):
+            return v.cls
+    symbolic = any(isinstance(v, ConstantValue) and isinstance(v.value, torch.SymInt) for v in (a, b))
+    for v in (a, b):
+        if symbolic and isinstance(v, ConstantValue) and type(v.value) in INT_TYPES:
+            return type(v.value)
+    return None
 
 
 def _operand(value: Value, cls: type) -> Any:
@@ -133,8 +147,13 @@ def _operand(value: Value, cls: type) -> Any:
     if not isinstance(value, ConstantValue):
         return None
     real = value.value
-    if type(real) is cls or (type(real) is int and _in_range(real, cls)):  # NEP 50: a Python int is weak
+    if type(real) is cls:
         return int(real)
+    if type(real) is int:  # NEP 50: a Python int is weak (takes ``cls``), in range or an error
+        return real if _in_range(real, cls) else None
+    if isinstance(real, torch.SymInt):  # a dynamic Python int: the same, its range a shape guard
+        info = np.iinfo(cls)
+        return real if bool(real >= int(info.min)) and bool(real <= int(info.max)) else None
     return None
 
 
@@ -143,16 +162,26 @@ def _in_range(value: int, cls: type) -> bool:
     return int(info.min) <= value <= int(info.max)
 
 
+def _positive_constant(value: Value, cls: type) -> bool:
+    if not isinstance(value, ConstantValue):
+        return False
+    real = value.value
+    return (type(real) is cls or type(real) is int and _in_range(real, cls)) and real > 0
+
+
 def binary(tx: Any, op: str, a: Value, b: Value) -> Any:
     """``a <op> b`` kept symbolic when NumPy computes it exactly here; NotImplemented otherwise
     (the caller folds on the specialised values)."""
     fn = _EXACT_OPS.get(op[:-1] if op.endswith("=") else op)  # ``n += 1``: a new scalar, as ``n + 1``
-    cls = (a if isinstance(a, NumpyIntValue) else b).cls
-    left, right = _operand(a, cls), _operand(b, cls)
-    if fn is None or left is None or right is None:
+    if fn is None:
         return NotImplemented
-    if fn in (operator.floordiv, operator.mod) and not (type(right) is int and right > 0):
+    cls = _numpy_class(a, b)
+    if fn in (operator.floordiv, operator.mod) and not _positive_constant(b, cls):
         return NotImplemented  # a divisor known to be positive: NumPy's result is Python's
+    left = _operand(a, cls)
+    right = _operand(b, cls) if left is not None else None
+    if left is None or right is None:
+        return NotImplemented
     result = fn(left, right)
     if not isinstance(result, torch.SymInt):  # folded by the algebra (``n * 0``)
         return ConstantValue(cls(result)) if _in_range(result, cls) else NotImplemented
@@ -166,9 +195,12 @@ def binary(tx: Any, op: str, a: Value, b: Value) -> Any:
 def compare(tx: Any, a: Value, op: str, b: Value) -> Any:
     """``a <op> b`` as NumPy's ``np.bool_``, decided with a shape guard; NotImplemented otherwise."""
     fn = _COMPARISONS.get(op)
-    cls = (a if isinstance(a, NumpyIntValue) else b).cls
-    left, right = _operand(a, cls), _operand(b, cls)
-    if fn is None or left is None or right is None:
+    if fn is None:
+        return NotImplemented
+    cls = _numpy_class(a, b)
+    left = _operand(a, cls)
+    right = _operand(b, cls) if left is not None else None
+    if left is None or right is None:
         return NotImplemented
     return ConstantValue(np.bool_(bool(fn(left, right))))
 
