@@ -10,8 +10,8 @@ captures of the same code ("once dynamic, always dynamic", as in Dynamo).
 first capture.  ``autograph.mark_dynamic``/``mark_static`` on a tensor are
 honoured by ``autograph.capture.core.shapes`` in every mode.
 
-Python scalars follow the same rule: when a call misses because an ``int`` or
-``float`` the capture read (an argument, an attribute, an item) changed value, that
+Python scalars follow the same rule: when a call misses because an ``int``, a
+``float`` or a NumPy integer the capture read (an argument, an attribute, an item) changed value, that
 source becomes a graph input in the new capture instead of a constant (an ``int``
 symbolic like a size, a ``float`` a symbolic Python float: ``autograph.capture.core.shapes``
 and ``autograph.capture.families.scalars``). Code that branches on it or needs a real
@@ -51,6 +51,7 @@ def _state(shim: Any) -> dict:
 
 _FAILED = "<symbolic capture failed>"  # key in a code's dims: capture it statically from now on
 _SCALARS = "<scalars>"                  # key in a code's dims: source expressions of dynamic int/float values
+_STRIDES = "<strides>"                  # key in a code's dims: {source expression: dimensions with dynamic strides}
 
 
 def reset() -> None:
@@ -78,16 +79,56 @@ def changed_dims(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) 
     return {i for i, (now, then) in enumerate(zip(value.size(), f.sizes)) if then is not None and now != then}
 
 
-def changed_scalar(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> type | None:
-    """``int`` or ``float`` when ``guard`` failed only because that Python scalar changed value (same type)."""
-    from autograph.guards.model import EQUALS_MATCH
+def changed_strides(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> set[int]:
+    """The dimensions whose stride alone changed since TENSOR_MATCH ``guard`` was made (same sizes
+    there): a stride the sizes do not explain (not the contiguous ``size[d+1] * stride[d+1]``)."""
+    from autograph.guards.model import TENSOR_MATCH
+    from autograph.guards.sources import is_module_state
 
-    if guard is None or guard.kind is not EQUALS_MATCH or type(guard.expected) not in (int, float):
+    if guard is None or guard.kind is not TENSOR_MATCH or is_module_state(guard.source):
+        return set()
+    value = resolve(guard.source, fn, args, kwargs)
+    import torch
+
+    if type(value) is not torch.Tensor:
+        return set()
+    f = guard.expected
+    if (value.dtype != f.dtype or value.device != f.device or value.dim() != len(f.sizes)
+            or f.strides is None or value.layout is not torch.strided):
+        return set()
+    sizes, strides = tuple(value.size()), tuple(value.stride())
+    return {d for d, (now, then) in enumerate(zip(strides, f.strides))
+            if then is not None and now != then and f.sizes[d] == sizes[d]
+            and not (_inferred(sizes, strides, d) and _inferred(f.sizes, f.strides, d))}
+
+
+def _inferred(sizes: tuple, strides: tuple, d: int) -> bool:
+    """Whether stride ``d`` is what a contiguous layout gives (then a size change explains it)."""
+    if d == len(sizes) - 1:
+        return strides[d] == 1
+    inner_size, inner_stride = sizes[d + 1], strides[d + 1]
+    return inner_size is not None and inner_stride is not None and strides[d] == inner_size * inner_stride
+
+
+def changed_scalar(guard: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> type | None:
+    """``int`` or ``float`` (or the NumPy integer class) when ``guard`` failed only because that
+    Python scalar (NumPy integer) changed value, its type the same."""
+    from autograph.guards.model import EQUALS_MATCH, OBJECT_EQUALS
+
+    if guard is None or not (guard.kind is EQUALS_MATCH and type(guard.expected) in (int, float)
+                             or guard.kind is OBJECT_EQUALS and _numpy_int(guard.expected)):
         return None
     value = resolve(guard.source, fn, args, kwargs)
     if type(value) is not type(guard.expected) or value == guard.expected:
         return None
     return type(value)
+
+
+def _numpy_int(value: Any) -> bool:
+    if type(value).__module__ != "numpy":
+        return False
+    from autograph.capture.families.numpy_ints import INT_TYPES
+    return type(value) in INT_TYPES
 
 
 def resolve(source: Any, fn: types.FunctionType, args: tuple, kwargs: dict) -> Any:
@@ -153,6 +194,8 @@ def dynamic_plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, f
                     dims[expr] = set(dims.get(expr, ())) | changed
                 log.info("%s: size change of %s in dimension(s) %s: compiling them dynamic",
                          shim.fn.__qualname__, expr, sorted(changed))
+    if mode != "static" and failed is not None:
+        _note_changed_strides(shim, dims, entries, args, kwargs)
     if mode != "static" and failed is not None and changed_scalar(failed, shim.fn, args, kwargs):
         # a Python int/float changed value: every scalar of the newest entry that changed becomes an input
         changed = {guard.source.expr for guard in (newest.guards.guards if newest is not None else ())
@@ -163,9 +206,27 @@ def dynamic_plan_for(shim: Any, args: tuple, kwargs: dict, settings: Settings, f
     if mode == "static":
         return Plan("static", {}, _marked(args, kwargs))
     scalars = frozenset(dims.get(_SCALARS, ()))
-    plan_dims = {k: frozenset(v) for k, v in dims.items() if k not in (_FAILED, _SCALARS)} if mode == "auto" else {}
-    symbolic = mode == "always" or bool(plan_dims) or bool(scalars) or _marked(args, kwargs)
-    return Plan(mode, plan_dims, symbolic, scalars, _floats_in_graph(settings) if scalars else True)
+    strides = {k: frozenset(v) for k, v in dims.get(_STRIDES, {}).items()}
+    plan_dims = {k: frozenset(v) for k, v in dims.items() if k not in (_FAILED, _SCALARS, _STRIDES)} \
+        if mode == "auto" else {}
+    symbolic = mode == "always" or bool(plan_dims) or bool(scalars) or bool(strides) or _marked(args, kwargs)
+    return Plan(mode, plan_dims, symbolic, scalars, _floats_in_graph(settings) if scalars else True, strides)
+
+
+def _note_changed_strides(shim: Any, dims: dict, entries: tuple, args: tuple, kwargs: dict) -> None:
+    """Every tensor input whose strides alone changed since its newest guard: those strides become
+    symbolic in this and later captures (sizes follow their own rule above)."""
+    from autograph.guards.model import TENSOR_MATCH
+
+    last_seen = {g.source.expr: g for entry in entries for g in entry.guards.guards if g.kind is TENSOR_MATCH}
+    for expr, guard in last_seen.items():
+        changed = changed_strides(guard, shim.fn, args, kwargs)
+        if changed:
+            with _lock:
+                known = dims.setdefault(_STRIDES, {})
+                known[expr] = set(known.get(expr, ())) | changed
+            log.info("%s: stride change of %s in dimension(s) %s: compiling them dynamic",
+                     shim.fn.__qualname__, expr, sorted(changed))
 
 
 def _floats_in_graph(settings: Settings) -> bool:

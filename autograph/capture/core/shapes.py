@@ -58,6 +58,7 @@ class Plan:
     symbolic: bool = False
     scalars: frozenset = frozenset()  # source expressions of Python ints/floats read as graph inputs
     floats_in_graph: bool = True      # the backend takes SymFloat inputs (eager); else floats specialise there
+    strides: dict = field(default_factory=dict)  # source expression -> dimensions whose stride changed alone
 
 
 STATIC = Plan("static", {}, False)
@@ -104,43 +105,76 @@ def dynamic_dims_for(source: Any, real: torch.Tensor, plan: Plan) -> set[int]:
     return {d for d in dims if d < real.dim() and real.size(d) >= 2}  # 0 and 1 stay specialised
 
 
+def dynamic_strides_for(source: Any, real: torch.Tensor, plan: Plan) -> set[int]:
+    """The dimensions of input ``real`` whose stride is symbolic: those whose stride alone changed
+    between calls (a contiguous tensor, then a transposed or sliced one), as Dynamo's automatic
+    dynamic makes a wobbling stride dynamic; a module's parameters and buffers never."""
+    if is_module_state(source) or not plan.strides:
+        return set()
+    dims = plan.strides.get(getattr(source, "expr", None), ())
+    return {d for d in dims if d < real.dim() and real.stride(d) >= 2}  # 0 and 1 stay specialised
+
+
 def fake_input(graph: Any, source: Any, real: torch.Tensor, node: torch.fx.Node) -> torch.Tensor:
-    """The fake tensor standing for input ``real``: symbolic in its dynamic dimensions."""
+    """The fake tensor standing for input ``real``: symbolic in its dynamic dimensions (sizes, and
+    strides that changed alone)."""
     env = graph.fake_mode.shape_env
-    dims = dynamic_dims_for(source, real, current_plan()) if env is not None else set()
-    if not dims or type(real) is not torch.Tensor:
+    plan = current_plan()
+    dims = dynamic_dims_for(source, real, plan) if env is not None else set()
+    strides = dynamic_strides_for(source, real, plan) if env is not None else set()
+    if (not dims and not strides) or type(real) is not torch.Tensor:
         return graph._fake(real)
     from torch.fx.experimental.symbolic_shapes import DimDynamic, StatelessSymbolicContext
 
     context = StatelessSymbolicContext(
-        dynamic_sizes=[DimDynamic.DYNAMIC if d in dims else DimDynamic.STATIC for d in range(real.dim())])
+        dynamic_sizes=[DimDynamic.DYNAMIC if d in dims else DimDynamic.STATIC for d in range(real.dim())],
+        dynamic_strides=[DimDynamic.DYNAMIC if d in strides else DimDynamic.INFER_STRIDE for d in range(real.dim())])
     fake = graph.fake_mode.from_tensor(real, symbolic_context=context)
     for d, size in enumerate(fake.size()):
         if isinstance(size, torch.SymInt):
             expr = size.node.expr
             if getattr(expr, "is_Symbol", False):
                 graph.shape_records.symbols.setdefault(expr, (source, node, d))
+    for d, stride in enumerate(fake.stride()):
+        if isinstance(stride, torch.SymInt):
+            expr = stride.node.expr
+            if getattr(expr, "is_Symbol", False):
+                graph.shape_records.symbols.setdefault(expr, (source, node, ("stride", d)))
     graph.shape_records.inputs.append((source, real, fake, node))
     return fake
 
 
-def is_dynamic_scalar(source: Any, value: Any) -> bool:
+def is_dynamic_scalar(source: Any, value: Any, graph: Any = None) -> bool:
     """Whether the Python int/float ``value`` read through ``source`` is a graph input in this capture."""
     plan = current_plan()
     if source is None:
         return False
-    if plan.mode == "always" and type(value) is int and _is_argument(source):
+    if plan.mode == "always" and type(value) is int and reached_from_argument(source, graph):
         pass  # ``dynamic=True``: an int argument is symbolic from the first capture, as in Dynamo
     elif not plan.scalars or getattr(source, "expr", None) not in plan.scalars:
         return False
     if type(value) is int:
-        return value not in (0, 1) and abs(value) < 2 ** 62  # 0 and 1 stay specialised, as sizes do
+        return abs(value) < 2 ** 62  # 0 and 1 too: an int is not a size (Dynamo does not specialise them)
     return type(value) is float
 
 
-def _is_argument(source: Any) -> bool:
-    from autograph.guards.sources import LocalSource
-    return type(source) is LocalSource
+def reached_from_argument(source: Any, graph: Any = None) -> bool:
+    """Whether ``source`` is an argument or an attribute/item chain from one (``o.n``, ``l[0]``),
+    not passing through an ``nn.Module``: what Dynamo's ``dynamic=True`` makes symbolic (it keeps
+    globals, module attributes and their contents static, as does this)."""
+    from autograph.guards.sources import AttrSource, ItemSource, LocalSource
+    modules = graph.shape_records.module_sources if graph is not None else ()
+    while isinstance(source, (AttrSource, ItemSource)):  # MemberSource: ``o.n`` read from o.__dict__
+        if source in modules:
+            return False
+        source = source.base
+    return type(source) is LocalSource and source not in modules
+
+
+def note_module(graph: Any, source: Any) -> None:
+    """Record that ``source`` holds an ``nn.Module``: ints read through it stay static."""
+    if source is not None:
+        graph.shape_records.module_sources.add(source)
 
 
 def _scalar_symbol(graph: Any, source: Any, value: Any):
@@ -258,6 +292,11 @@ def _symbol_origin(records, symbol):
     return origin
 
 
+def _dimension(origin: Any) -> tuple[str, int]:
+    """``("size", d)`` or ``("stride", d)`` for a symbol's recorded dimension (an int: a size)."""
+    return origin if isinstance(origin, tuple) else ("size", origin)
+
+
 def symint_node(graph: Any, sym: torch.SymInt) -> Any:
     """FX node (or int) computing ``sym`` at run time from the inputs' sizes."""
     env = sym.node.shape_env
@@ -275,9 +314,11 @@ def symint_node(graph: Any, sym: torch.SymInt) -> Any:
             if dim is None:  # a Python int input: the placeholder itself
                 node = cache[symbol] = _int_placeholder(graph, symbol, source)
                 return node
-            node = graph.graph.create_node("call_function", torch.ops.aten.sym_size.int, (placeholder, dim), {},
-                                           name=graph._name(f"sym_size_{symbol}"))
-            node.meta["example_value"] = placeholder.meta["example_value"].size(dim)
+            what, dim = _dimension(dim)
+            target = torch.ops.aten.sym_stride.int if what == "stride" else torch.ops.aten.sym_size.int
+            node = graph.graph.create_node("call_function", target, (placeholder, dim), {},
+                                           name=graph._name(f"sym_{what}_{symbol}"))
+            node.meta["example_value"] = getattr(placeholder.meta["example_value"], what)(dim)
             node.stack_trace = graph.current_trace
             cache[symbol] = node
         return node
@@ -347,7 +388,8 @@ def reconstruct(cg: Any, value: Any) -> str:
         source, _, dim = _symbol_origin(cg.tx.graph.shape_records, symbol)
         if dim is None:  # a Python int input
             return cg.read_before_replay(("symbol", str(symbol)), cg.source_expr(source))
-        return cg.read_before_replay(("symbol", str(symbol)), f"{cg.source_expr(source)}.size({dim})")
+        what, dim = _dimension(dim)
+        return cg.read_before_replay(("symbol", str(symbol)), f"{cg.source_expr(source)}.{what}({dim})")
 
     infix = {"add": "+", "mul": "*", "floordiv": "//", "mod": "%", "pow": "**"}
     ops = {k: (lambda a, b, s=s: f"({a} {s} {b})") for k, s in infix.items()}

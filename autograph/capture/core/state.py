@@ -24,17 +24,20 @@ T = TypeVar("T")
 class ShapeRecords:
     """What a symbolic capture knows about its symbols (``shapes.py``); empty for a static one."""
 
-    # sympy Symbol -> (source, placeholder node or None, dimension or None for a Python scalar)
+    # sympy Symbol -> (source, placeholder node or None, dimension: d for a size, ("stride", d) for a
+    # stride, None for a Python scalar)
     symbols: dict = field(default_factory=dict)
     # (source, real value, fake tensor or SymInt/SymFloat, placeholder node or None) per symbolic input
     inputs: list = field(default_factory=list)
     # sympy expression -> the FX node computing it (``shapes.symint_node``)
     nodes: dict = field(default_factory=dict)
+    # sources of the nn.Modules the capture read: ``dynamic=True`` keeps ints read through them static
+    module_sources: set = field(default_factory=set)
 
     def forget(self) -> None:
         """Drop the records (reals, fakes, nodes): fakes hold their SymNodes from C++, a cycle
         the garbage collector cannot see; nothing needs them after the guards."""
-        self.symbols, self.inputs, self.nodes = {}, [], {}
+        self.symbols, self.inputs, self.nodes, self.module_sources = {}, [], {}, set()
 
 
 @dataclass

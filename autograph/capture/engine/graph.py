@@ -23,6 +23,7 @@ from autograph.capture.core.breaks import Unsupported, break_kind
 from autograph.capture.core.keyword_args import printable_call
 from autograph.capture.core.state import ShapeRecords
 from autograph.capture.core.base import Value
+from autograph.capture.families import numpy_ints
 
 
 INPLACE_OVERLAP = break_kind(
@@ -186,15 +187,16 @@ class GraphBuilder:
             raise Unsupported(f"tensor operation {_target_name(target)} inside a try/except "
                               f"(its run-time errors must reach your handler) — runs in Python",
                               generic=True, kind="tensor-op-in-try")
-        node_args = to_node_arg(args)
-        node_kwargs = to_node_arg(kwargs)
+        from autograph.capture.families.tensors import to_fake_arg
+        with numpy_ints.as_operands(kind, target):  # ``x * n``, ``x[:n]``: a dynamic NumPy int's symbol
+            node_args = to_node_arg(args)
+            node_kwargs = to_node_arg(kwargs)
+            fake_args = to_fake_arg(args)
+            fake_kwargs = to_fake_arg(kwargs)
         node_args, node_kwargs = _numpy_scalars_as_numbers(kind, target, node_args, node_kwargs)
         if self.fake_mode.shape_env is not None:  # sizes computed from the inputs' sizes
             from autograph.capture.core import shapes
             node_args, node_kwargs = shapes.symints_to_nodes(self, node_args, node_kwargs)
-        from autograph.capture.families.tensors import to_fake_arg
-        fake_args = to_fake_arg(args)
-        fake_kwargs = to_fake_arg(kwargs)
         recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
         from autograph.capture.engine import argument_writes
         python_body = argument_writes.python_body(kind, target, fake_args)

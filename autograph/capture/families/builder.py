@@ -125,11 +125,15 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         return tx.graph.add_input(source, obj)
     if isinstance(obj, (torch.SymInt, torch.SymFloat, torch.SymBool)):  # folded size arithmetic
         return ConstantValue(obj)
-    if type(obj) in (int, float) and shapes.is_dynamic_scalar(source, obj):  # changed between calls: an input
+    if type(obj) in (int, float) and shapes.is_dynamic_scalar(source, obj, tx.graph):  # changed between calls: an input
         if type(obj) is int:
             g.type_(source, obj)
             return ConstantValue(shapes.symbolic_int(tx.graph, source, obj), source)
         return scalars.leaf(tx, source, obj)
+    if type(obj).__module__ == "numpy":
+        from autograph.capture.families import numpy_ints
+        if numpy_ints.is_dynamic(source, obj, tx.graph):  # ``dynamic=True``: np.int64 & co. as inputs
+            return numpy_ints.wrap(tx, obj, source)
     if type(obj) in (bool, int, float, str, bytes, complex, type(None)) or isinstance(obj, (torch.dtype, torch.device)):
         g.equals(source, obj)
         return ConstantValue(obj, source)
@@ -195,6 +199,7 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         g.id_(source, obj)
         return TorchCompiledValue(obj, source)
     if isinstance(obj, torch.nn.Module):
+        shapes.note_module(tx.graph, source)
         return wrap_module(tx, obj, source, path or (source.expr if source is not None else type(obj).__name__))
     if is_function_apply(obj):  # MyFunction.apply held in a variable
         g.id_(AttrSource(source, "__self__") if source is not None else None, obj.__self__)

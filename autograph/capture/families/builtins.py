@@ -12,6 +12,7 @@ from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core.capture_warnings import evaluate_quietly
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.families import scalars
+from autograph.capture.families import numpy_ints
 from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.frames import refuse_frame_inspection
 from autograph.capture.families.containers import DictValue, ListIteratorValue, ListValue, SizeValue, TupleValue
@@ -38,6 +39,9 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
     reals = real.values[:len(args)]
     kw_reals = dict(zip(kwargs, real.values[len(args):]))
     _guard_symbolic_divisor(fn, reals)
+    if symbolic and any(type(r).__module__ == "numpy" for r in reals + list(kw_reals.values())):
+        # NumPy's result types (np.float64, np.int32 wrapping) are not torch's symbolic algebra
+        return _fold_specialised(tx, fn, args, kwargs, name)
     try:
         result = evaluate_quietly(fn, reals, kw_reals, f"{name}()")  # a warning is the run's, at each call
     except Unsupported:
@@ -267,6 +271,10 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
         if not a.is_tensor() and not b.is_constant() and not b.is_tensor():
             raise Unsupported(f"operator {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
         return tx.graph.call("call_function", BINARY[op.rstrip("=")] if op.endswith("=") else fn, (a, b), {})
+    if numpy_ints.involved(a, b):  # a dynamic NumPy int: symbolic where NumPy's result is exact
+        out = numpy_ints.binary(tx, op, a, b)
+        if out is not NotImplemented:
+            return out
     if scalars.involved(a, b):  # a Python float known at run time: a recipe, not a folded constant
         out = scalars.binary(tx, op, a, b)
         if out is not NotImplemented:
@@ -310,6 +318,10 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
     fn = COMPARE[op]
     if a.is_tensor() or b.is_tensor():
         return tx.graph.call("call_function", fn, (a, b), {})
+    if numpy_ints.involved(a, b):
+        out = numpy_ints.compare(tx, a, op, b)
+        if out is not NotImplemented:
+            return out
     if scalars.involved(a, b):
         out = scalars.compare(tx, a, op, b)
         if out is not NotImplemented:
