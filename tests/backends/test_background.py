@@ -788,7 +788,7 @@ def test_a_remembered_compile_in_the_program_asks_no_worker_and_a_failed_one_lea
     (verdict,) = (tmp_path / "cache" / "inductor").glob("*.eager")
     assert ia.read_verdict(verdict, first.request["key"]).compile_here
 
-    del first, cf
+    first = cf = None  # the first run's graph goes
     autograph.reset()
     gc.collect()
     fake_compiler["fake_here_fails"] = "no inductor today"
@@ -801,22 +801,19 @@ def test_a_remembered_compile_in_the_program_asks_no_worker_and_a_failed_one_lea
     assert torch.equal(cf(x), x.cos() * 3)
 
 
-def _linear_gelu_norm(x, w, b):
-    y = torch.nn.functional.gelu(torch.nn.functional.linear(x, w, b))
-    return y * 2, _get_total_norm([y])
-
-
-def _linear_gelu_norm_in_an_autocast_region():
-    """An autocast region and a call AOTAutograd's cache refuses (``_get_total_norm``, a private torch function)."""
+def _linear_gelu_norm(region: bool) -> torch.fx.GraphModule:
+    """Linear, gelu and a call AOTAutograd's cache refuses (``_get_total_norm``, a private torch
+    function), in an autocast region as capture records one (``region``) or not."""
     from torch.amp.autocast_mode import _enter_autocast, _exit_autocast
 
     graph = torch.fx.Graph()
     x, w, b = (graph.placeholder(name) for name in "xwb")
-    ctx = graph.call_function(_enter_autocast, ("cpu", torch.bfloat16, True, True))
+    ctx = graph.call_function(_enter_autocast, ("cpu", torch.bfloat16, True, True)) if region else None
     y = graph.call_function(torch.nn.functional.linear, (x, w, b))
     y = graph.call_function(torch.nn.functional.gelu, (y,))
     norm = graph.call_function(_get_total_norm, ([y],))
-    graph.call_function(_exit_autocast, (ctx,))
+    if region:
+        graph.call_function(_exit_autocast, (ctx,))
     graph.output((graph.call_function(torch.mul, (y, 2)), norm))
     return torch.fx.GraphModule(torch.nn.Module(), graph)
 
@@ -845,8 +842,7 @@ def test_an_autocast_graph_the_artifact_cache_refuses_is_compiled_in_the_program
         else contextlib.nullcontext()
 
     def graph():
-        return torch.fx.symbolic_trace(_linear_gelu_norm) if where == "the caller's autocast" \
-            else _linear_gelu_norm_in_an_autocast_region()
+        return _linear_gelu_norm(region=where != "the caller's autocast")
 
     with caller:
         held = background.make_background_backend(tmp_path)(graph(), [x, w, b])
