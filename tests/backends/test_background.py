@@ -833,9 +833,9 @@ def test_an_autocast_graph_the_artifact_cache_refuses_is_compiled_in_the_program
     monkeypatch.setattr(background, "HOT_CALLS", 1)
     monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
     compiled_here = []
-    real = ia.compile_here
+    real = getattr(ia, "compile_here", None)  # (None on b997d6a, where the graph then stays eager)
     monkeypatch.setattr(ia, "compile_here", lambda req: compiled_here.append(
-        (threading.current_thread().name, torch.is_autocast_enabled("cpu"))) or real(req))
+        (threading.current_thread().name, torch.is_autocast_enabled("cpu"))) or real(req), raising=False)
     torch.manual_seed(0)
     x, w, b = torch.randn(8, 16), torch.randn(16, 16, requires_grad=True), torch.randn(16, requires_grad=True)
     caller = torch.autocast("cpu", dtype=torch.bfloat16) if where == "the caller's autocast" \

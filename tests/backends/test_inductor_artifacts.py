@@ -432,8 +432,9 @@ def test_the_inductor_backend_compiles_a_graph_the_artifact_cache_refuses_with_t
     from autograph.backends import inductor
 
     here = []
-    real = ia.compile_here
-    monkeypatch.setattr(ia, "compile_here", lambda req: here.append(req["options"]["autocast"]) or real(req))
+    real = getattr(ia, "compile_here", None)  # (None on b997d6a, where the graph then stays eager)
+    monkeypatch.setattr(ia, "compile_here", lambda req: here.append(req["options"]["autocast"]) or real(req),
+                        raising=False)
 
     graph = torch.fx.Graph()
     xn, wn = graph.placeholder("x"), graph.placeholder("w")
