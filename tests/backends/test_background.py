@@ -565,6 +565,24 @@ def test_a_stale_verdict_is_ignored(tmp_path, monkeypatch):
         ia.read_verdict(path, "k")
 
 
+def test_a_verdict_of_the_first_format_is_ignored(tmp_path):
+    """Format 1 kept graphs whose file cannot be saved eager; they are now compiled in the program."""
+    import hashlib
+    import json
+    import platform
+
+    from autograph.backends import inductor_artifacts as ia
+
+    body = json.dumps({"key": "k", "torch": torch.__version__, "python": platform.python_version(),
+                       "reason": "torch saved no cache entry"}).encode()
+    path = tmp_path / "inductor" / "k.eager"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"autograph-inductor-verdict-1\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    with pytest.raises(ValueError, match="not an autograph verdict of this version"):
+        ia.read_verdict(path, "k")
+    assert background._remembered({"verdict": str(path), "key": "k"}) is None  # compiled as if there were none
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
 def test_a_verdict_in_a_read_only_cache_is_not_kept_and_nothing_fails(tmp_path):
     from autograph.backends import inductor_artifacts as ia
