@@ -226,7 +226,8 @@ class SwappableGraph:
         """On the loader thread: load (or compile, ``path`` None), and leave the outcome for the
         next call to pick up."""
         try:
-            self.loaded = _load(path, self.request) if path is not None else _compile_here(self.request)
+            with _compile_lock():  # inductor's globals: no compile or load of the program's meanwhile
+                self.loaded = _load(path, self.request) if path is not None else _compile_here(self.request)
         except Exception as exc:  # noqa: BLE001 - a file we cannot load leaves eager in place
             self.loaded = exc
 
@@ -489,6 +490,11 @@ def _serialize(request: dict) -> dict:
 def _load(path: str, request: dict) -> Callable[..., Any]:
     from autograph.backends.compile_worker import import_object
     return import_object(request["loader"])(path, request)
+
+
+def _compile_lock() -> Any:
+    from autograph.backends.inductor_artifacts import compile_lock
+    return compile_lock()
 
 
 def _compile_here(request: dict) -> Callable[..., Any]:

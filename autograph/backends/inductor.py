@@ -45,14 +45,16 @@ def inductor(gm: torch.fx.GraphModule, example_inputs: list[torch.Tensor]) -> Ca
 
 def _compile(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path | None) -> Callable:
     from autograph.backends.functionalize import run_as_captured
+    from autograph.backends.inductor_artifacts import compile_lock
     as_captured = run_as_captured(gm, "inductor")
     if as_captured is not None:
         return as_captured
-    loaded = through_artifact(gm, example_inputs, cache_dir)
-    if loaded is not None:
-        return loaded
-    from torch._inductor.compile_fx import compile_fx
-    return compile_fx(gm, example_inputs)
+    with compile_lock():  # not while auto's loader thread compiles or loads (inductor's globals)
+        loaded = through_artifact(gm, example_inputs, cache_dir)
+        if loaded is not None:
+            return loaded
+        from torch._inductor.compile_fx import compile_fx
+        return compile_fx(gm, example_inputs)
 
 
 def through_artifact(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path | None) -> Callable | None:

@@ -331,6 +331,17 @@ def compile_to_file(req: dict) -> str:
     return write_artifact(Path(req["path"]), len(code).to_bytes(8, "little") + code + payload)
 
 
+def compile_lock() -> Any:
+    """The lock every inductor compile or load in this process holds: TorchDynamo's own
+    (``torch._dynamo.convert_frame.compile_lock``, a reentrant lock). Inductor keeps a compile's
+    state in process globals (its Triton bundler, the cache-artifact recorder, config patches),
+    so two compiles on two threads break each other (``TritonBundler.begin_compile``'s assertion,
+    seen with ``torch.compile`` on the program's thread while the loader thread compiled); with
+    the lock, a ``torch.compile`` of the program waits while the loader thread compiles."""
+    from torch._dynamo.convert_frame import compile_lock as lock
+    return lock
+
+
 def compile_here(req: dict) -> Callable[..., Any]:
     """The request's graph compiled by inductor in this process and returned, not saved: for a
     graph whose file cannot be made (:class:`NothingSaved`, :class:`NotCacheable`). Called like the
@@ -339,7 +350,8 @@ def compile_here(req: dict) -> Callable[..., Any]:
     bytes (``req["graph"]``, see :func:`serialize`), never the live module, under the grad mode and
     autocast state the request names, so any thread may call it (grad mode and autocast are
     the calling thread's own)."""
-    artifact, guards = _compile_artifact(req, check_cacheable=False)
+    with compile_lock():
+        artifact, guards = _compile_artifact(req, check_cacheable=False)
     compiled = with_constants(artifact, req["constants"])
     if guards:
         from autograph.backends.symbolic_inputs import Guarded

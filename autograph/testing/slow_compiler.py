@@ -6,8 +6,8 @@ saved when ``request["fake_unsupported"]`` says so, compiles it but makes no fil
 ``request["fake_no_file"]`` says so (as inductor does a graph AOTAutograd's cache refuses), and writes an
 artifact file holding a marker; ``load`` gives a callable that runs the graph eagerly and counts its calls
 in ``CALLS`` (so a test sees the swap); ``compile_here`` gives the same callable without a file (running a copy of
-the graph made from its bytes), and records in ``HERE`` the request's options and the grad mode, CPU
-autocast and thread it ran under.
+the graph made from its bytes), and records in ``HERE`` the request's options, the grad mode, CPU autocast
+and thread it ran under, and whether the compile lock was held.
 """
 from __future__ import annotations
 
@@ -46,11 +46,29 @@ def load(path: str, request: dict) -> Callable[..., Any]:
 def compile_here(request: dict) -> Callable[..., Any]:
     """What ``inductor_artifacts.compile_here`` returns: the graph compiled in the program (here: run eagerly)."""
     HERE.append({"options": request["options"], "grad": torch.is_grad_enabled(),
-                 "autocast": torch.is_autocast_enabled("cpu"), "thread": threading.current_thread().name})
+                 "autocast": torch.is_autocast_enabled("cpu"), "thread": threading.current_thread().name,
+                 "locked": _compile_lock_held()})
     if request.get("fake_here_fails"):
         raise RuntimeError(request["fake_here_fails"])
     gm = lifted_graph(request["graph"], request["constants"])  # a copy, as inductor's compile makes
     return _counting(request, with_constants(gm.forward, request["constants"]))
+
+
+def _compile_lock_held() -> bool:
+    """Whether another thread holds the compile lock (``inductor_artifacts.compile_lock``) now."""
+    from autograph.backends.inductor_artifacts import compile_lock
+
+    lock, free = compile_lock(), []
+
+    def probe() -> None:
+        free.append(lock.acquire(blocking=False))
+        if free[0]:
+            lock.release()
+
+    prober = threading.Thread(target=probe)
+    prober.start()
+    prober.join()
+    return not free[0]
 
 
 def _counting(request: dict, eager: Callable[..., Any] | None = None) -> Callable[..., Any]:

@@ -783,6 +783,7 @@ def test_a_graph_no_file_can_be_made_of_is_compiled_in_the_program_and_remembere
     assert holder.state in ("loading", "trial") and "compiled in this process" in holder.reason, holder.describe()
     _until(lambda: holder.state == "trial", lambda: holder(x))
     assert slow_compiler.HERE[-1]["thread"] == "autograph-graph-loader"  # not the program's thread
+    assert slow_compiler.HERE[-1]["locked"]  # holding Dynamo's compile lock: a torch.compile meanwhile waits
     _until(lambda: holder.state in ("eager", "inductor"), lambda: holder(x))
     assert slow_compiler.CALLS.count("k") >= background.TRIAL_CALLS  # the compiled version ran in the trial
     assert ia.read_verdict(verdict, "k") == (error.partition(": ")[2], True)
