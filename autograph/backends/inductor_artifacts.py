@@ -16,6 +16,10 @@ and hit by the program): a cache hit in the program needs the AOTAutograd trace 
 first, seconds of work on the program's thread; loading the artifact skips tracing and
 compiling alike. Its AOTAutograd cache asks for ``example_value`` metadata on every node the
 worker fills in by running the graph on fake tensors.
+
+A graph no file can be made of (AOTAutograd's cache refuses a call in it: :class:`NotCacheable`;
+or torch saved nothing: :class:`NothingSaved`) is compiled by :func:`compile_here` in the
+program with the same options, and used without a file; a verdict file remembers that.
 """
 from __future__ import annotations
 
