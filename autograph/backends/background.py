@@ -32,13 +32,18 @@ changes. Its stages, each one a different ``fn``:
    ``FORWARD_ONLY_AFTER`` calls of each version.
 4. *settled*: ``fn`` is the chosen callable itself; a call costs one Python call more than it.
 
-A failed compile (or a graph the worker cannot take: an unpicklable call, or one whose compiled
-file torch cannot save) leaves the eager graph in place; :meth:`SwappableGraph.describe` says
-which version runs and why, and ``graphs()`` lists every live one for the report. A compiled
-file already in the cache (a second run of the program) is loaded on the loader thread once
-the graph is hot, and the trial starts when it is. A graph whose file cannot be made leaves that verdict in the
-cache (``inductor_artifacts.write_verdict``), so the next run keeps it eager at once instead
-of asking the worker again; a damaged or stale verdict is ignored.
+A failed compile (or a graph the worker cannot take: an unpicklable call) leaves the eager graph
+in place; :meth:`SwappableGraph.describe` says which version runs and why, and ``graphs()``
+lists every live one for the report. A compiled file already in the cache (a second run of the
+program) is loaded on the loader thread once the graph is hot, and the trial starts when it is.
+A graph inductor compiles but no file can be made of (torch saves nothing, or AOTAutograd's
+cache refuses a function the graph calls) is compiled again in the program, on the loader
+thread (``inductor_artifacts.compile_here``: a copy of the graph, under the grad mode and
+autocast state it was captured under, since both are the thread's own), and goes to the trial
+like a loaded file. A graph whose file cannot be made leaves that verdict in the cache
+(``inductor_artifacts.write_verdict``), so the next run compiles it in the program once it is
+hot, or keeps it eager at once, instead of asking the worker again; a damaged, stale or older
+verdict is ignored.
 
 A graph captured with symbolic sizes is compiled once for all sizes (``symbolic_inputs``): the
 compiled version runs on the calls whose sizes satisfy the guards its compile relied on, the
@@ -70,17 +75,19 @@ FORWARD_ONLY_AFTER = 4 * (TRIAL_CALLS + 1)  # trial calls of each version withou
 REQUEST_DEFAULTS: dict = {}  # entries every request gets (tests name another compiler and loader)
 
 _graphs: "weakref.WeakSet[SwappableGraph]" = weakref.WeakSet()
-_UNSUPPORTED = ("Unsupported: ", "NothingSaved: ", "UnsupportedHere: ")  # how the worker's answer begins
-# when the compiler refused the graph, or compiled it and could not save it (not failures)
-_REMEMBERED = ("Unsupported: ", "NothingSaved: ")  # ... and those true of the graph whatever its example values
+_UNSUPPORTED = ("Unsupported: ", "UnsupportedHere: ")  # how the worker's answer begins
+# when the compiler refused the graph (not a failure)
+_REMEMBERED = ("Unsupported: ",)  # ... and those true of the graph whatever its example values
+# when inductor compiles the graph but no file can be made of it: it is compiled in the program instead
+_COMPILE_HERE = ("NothingSaved: ", "NotCacheable: ")
 
 
 class SwappableGraph:
     """A compiled graph whose implementation is swapped while the program runs; ``describe()`` says which."""
 
     __slots__ = ("fn", "eager", "compiled", "state", "reason", "request", "job", "calls", "eager_seconds",
-                 "trial", "timers", "loaded_from", "loaded", "load_pid", "rerunnable", "_lock", "_cache_dir",
-                 "__weakref__")
+                 "trial", "timers", "loaded_from", "loaded", "load_pid", "rerunnable", "compile_here", "_lock",
+                 "_cache_dir", "__weakref__")
 
     def __init__(self, eager: Callable[..., Any], request: dict | None, cache_dir: Path | None,
                  reason: str | None = None) -> None:
@@ -97,6 +104,7 @@ class SwappableGraph:
         self.loaded: Any = None   # what the loader thread made: the compiled callable or the error
         self.load_pid = _pid()
         self.rerunnable = False  # the graph writes no input: a failed compiled call can run again eagerly
+        self.compile_here: str | None = None  # why inductor compiles this graph in the program (no file)
         self._lock = threading.Lock()
         if request is None:
             self.state, self.reason, self.fn = "eager", reason or "not compiled in the background", eager
@@ -120,6 +128,8 @@ class SwappableGraph:
             return f"eager (not hot yet: {self.calls} calls, {self.eager_seconds * 1e3:.1f} ms)"
         if self.state == "pending":
             return "eager (inductor compiling in the background)"
+        if self.state == "loading" and self.loaded_from is None:
+            return f"eager (inductor compiling in this process: {self.reason})"
         if self.state == "loading":
             return f"eager (loading the compiled graph: {self.reason})"
         if self.state == "trial":
@@ -143,6 +153,9 @@ class SwappableGraph:
         with self._lock:
             if self.state != "warming":
                 return
+            if self.compile_here is not None:  # no file can be made (remembered): compile here at once
+                self._queue_load(None, self.compile_here)
+                return
             path = self.request.get("path")
             if self.loaded_from is None and path and Path(path).is_file():  # made by an earlier run
                 self._queue_load(path, "loaded from the cache")
@@ -156,12 +169,18 @@ class SwappableGraph:
         if job.done:
             with self._lock:
                 if self.state == "pending" and self.job is job:
-                    if job.error is not None and job.error.startswith(_UNSUPPORTED):
+                    if job.error is not None and job.error.startswith(_COMPILE_HERE):
+                        why = job.error.partition(": ")[2]
+                        self.compile_here = f"compiled in this process, its file cannot be made: {why}"
+                        _remember(self.request, why, compile_here=True)
+                        self._queue_load(None, self.compile_here)
+                        log.info("no compiled file can be made; inductor compiles the graph in the program: %s", why)
+                    elif job.error is not None and job.error.startswith(_UNSUPPORTED):
                         why = job.error.partition(": ")[2]
                         self._settle("eager", f"inductor's compiled file cannot be made: {why}")
                         log.info("background compile not possible; the graph stays eager: %s", why)
                         if job.error.startswith(_REMEMBERED):
-                            _remember_eager(self.request, why)
+                            _remember(self.request, why)
                     elif job.error is not None:
                         self._settle("eager", f"the background compile failed: {job.error}")
                         log.warning("background compile failed; the graph stays eager: %s", job.error)
@@ -171,9 +190,10 @@ class SwappableGraph:
             self._restart_after_fork()
         return self.eager(*args)
 
-    def _queue_load(self, path: str, origin: str) -> None:
+    def _queue_load(self, path: str | None, origin: str) -> None:
         """Load ``path`` on the loader thread (imports and the CPU checks take seconds in a fresh
-        process); calls run eagerly meanwhile. Called with the lock held."""
+        process), or (``path`` None) compile the graph there, in this process (a graph no file can
+        be made of); calls run eagerly meanwhile. Called with the lock held."""
         self.loaded, self.reason, self.loaded_from, self.load_pid = None, origin, path, _pid()
         self.state, self.fn = "loading", self._loading
         _loader().put((weakref.ref(self), path, _pid()))
@@ -183,7 +203,12 @@ class SwappableGraph:
         if loaded is not None:
             with self._lock:
                 if self.state == "loading" and self.loaded is loaded:
-                    if isinstance(loaded, BaseException) and self.job is None:  # the cache's file
+                    if isinstance(loaded, BaseException) and self.loaded_from is None:  # compiled here
+                        self._settle("eager", "inductor's compile in this process failed: "
+                                              f"{type(loaded).__name__}: {loaded}")
+                        log.warning("inductor's compile in this process failed; the graph stays eager: %s: %s",
+                                    type(loaded).__name__, loaded)
+                    elif isinstance(loaded, BaseException) and self.job is None:  # the cache's file
                         log.info("cached compiled graph %s not used (%s: %s); compiling again",
                                  self.loaded_from, type(loaded).__name__, loaded)
                         self.state, self.fn, self.loaded = "warming", self._warming, None
@@ -197,10 +222,12 @@ class SwappableGraph:
             self._restart_after_fork()
         return self.eager(*args) if self.fn == self._loading else self.fn(*args)
 
-    def _load_now(self, path: str) -> None:
-        """On the loader thread: load, and leave the outcome for the next call to pick up."""
+    def _load_now(self, path: str | None) -> None:
+        """On the loader thread: load (or compile, ``path`` None), and leave the outcome for the
+        next call to pick up."""
         try:
-            self.loaded = _load(path, self.request)
+            with _compile_lock():  # inductor's globals: no compile or load of the program's meanwhile
+                self.loaded = _load(path, self.request) if path is not None else _compile_here(self.request)
         except Exception as exc:  # noqa: BLE001 - a file we cannot load leaves eager in place
             self.loaded = exc
 
@@ -465,18 +492,37 @@ def _load(path: str, request: dict) -> Callable[..., Any]:
     return import_object(request["loader"])(path, request)
 
 
-def _remember_eager(request: dict | None, why: str) -> None:
-    """Write the verdict that this graph stays eager (``inductor_artifacts.write_verdict``)."""
+def _compile_lock() -> Any:
+    from autograph.backends.inductor_artifacts import compile_lock
+    return compile_lock()
+
+
+def _compile_here(request: dict) -> Callable[..., Any]:
+    """The graph compiled by inductor in this process, on the loader thread: a graph no file can be
+    made of (``inductor_artifacts.compile_here``: a copy of the graph, under the request's grad
+    mode and autocast state, not the loader thread's). Holds the GIL for much of the compile, so
+    the program's calls run slower meanwhile; the worker's compile of the same graph left
+    inductor's own caches warm, which shortens it."""
+    from autograph.backends.compile_worker import import_object
+    from autograph.backends.inductor_artifacts import serialize
+
+    sent = request if "graph" in request else serialize(request)
+    return import_object(request["compiler_here"])(sent)
+
+
+def _remember(request: dict | None, why: str, compile_here: bool = False) -> None:
+    """Write the verdict that no compiled file can be made of this graph: it stays eager, or
+    (``compile_here``) inductor compiles it in the program (``inductor_artifacts.write_verdict``)."""
     if request is None or "verdict" not in request:
         return
     from autograph.backends.inductor_artifacts import write_verdict
-    if not write_verdict(Path(request["verdict"]), request["key"], why):
+    if not write_verdict(Path(request["verdict"]), request["key"], why, compile_here):
         log.info("the verdict for %s could not be written; the next run asks the worker again", request["key"])
 
 
-def _remembered_eager(request: dict) -> str | None:
-    """The reason an earlier run left in the cache for this graph staying eager; None when there
-    is none, or when the file is damaged or stale (then the graph is compiled as usual)."""
+def _remembered(request: dict) -> Any:
+    """The verdict an earlier run left in the cache for this graph (``inductor_artifacts.Verdict``);
+    None when there is none, or when the file is damaged or stale (then the graph is compiled as usual)."""
     if "verdict" not in request:
         return None
     from autograph.backends.inductor_artifacts import read_verdict
@@ -529,11 +575,14 @@ def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
         holder = SwappableGraph(eager, req, directory)
         holder.rerunnable = not any(n.meta.get("writes_input") or n.meta.get("mutates") for n in gm.graph.nodes)
         if not Path(req["path"]).is_file():  # (a file made by an earlier run is loaded once the graph is hot)
-            remembered = _remembered_eager(req)
-            if remembered is not None:  # an earlier run found no file can be made: do not ask again
+            remembered = _remembered(req)
+            if remembered is not None and remembered.compile_here:  # compiled here once hot, not asked for
+                holder.compile_here = ("compiled in this process, its file cannot be made (remembered from an "
+                                       f"earlier run): {remembered.reason}")
+            elif remembered is not None:  # an earlier run found no file can be made: do not ask again
                 with holder._lock:
                     holder._settle("eager", "inductor's compiled file cannot be made (remembered from an "
-                                            f"earlier run): {remembered}")
+                                            f"earlier run): {remembered.reason}")
         return holder
 
     background.__name__ = "background"

@@ -7,9 +7,11 @@ loads it: no AOTAutograd trace and no inductor compile, which is what makes its 
 cheap as ``torch.compile``'s warm start (``compile_fx`` would trace the graph again before its
 FX graph cache could answer). A file that is stale or damaged is refused by its header and
 compiled again; a cache that cannot be written puts the file in a private temporary directory.
-A graph the artifact path cannot take (symbolic sizes, a call that cannot be named, a graph
-whose compiled file torch cannot save) is compiled with ``compile_fx`` as before, with the
-reason in the ``backend`` log.
+A graph whose compiled file cannot be made (torch saves nothing, or AOTAutograd's cache refuses
+a function it calls) is compiled by the same ``standalone_compile`` and used without a file,
+so it is compiled again on each start. A graph the artifact path cannot take (symbolic sizes,
+a call that cannot be named) is compiled with ``compile_fx`` as before, with the reason in the
+``backend`` log.
 """
 from __future__ import annotations
 
@@ -43,21 +45,24 @@ def inductor(gm: torch.fx.GraphModule, example_inputs: list[torch.Tensor]) -> Ca
 
 def _compile(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path | None) -> Callable:
     from autograph.backends.functionalize import run_as_captured
+    from autograph.backends.inductor_artifacts import compile_lock
     as_captured = run_as_captured(gm, "inductor")
     if as_captured is not None:
         return as_captured
-    loaded = through_artifact(gm, example_inputs, cache_dir)
-    if loaded is not None:
-        return loaded
-    from torch._inductor.compile_fx import compile_fx
-    return compile_fx(gm, example_inputs)
+    with compile_lock():  # not while auto's loader thread compiles or loads (inductor's globals)
+        loaded = through_artifact(gm, example_inputs, cache_dir)
+        if loaded is not None:
+            return loaded
+        from torch._inductor.compile_fx import compile_fx
+        return compile_fx(gm, example_inputs)
 
 
 def through_artifact(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path | None) -> Callable | None:
     """The graph loaded from its artifact file, compiled (here, now) and written first when the
     cache has no usable one; None when the artifact path cannot take the graph."""
     from autograph.backends.compile_worker import import_object
-    from autograph.backends.inductor_artifacts import NothingSaved, Unsupported, request, serialize, with_constants
+    from autograph.backends.inductor_artifacts import (NotCacheable, NothingSaved, Unsupported, request, serialize,
+                                                      with_constants)
 
     directory = cache_dir if cache_dir is not None else _default_cache_dir()
     try:
@@ -79,10 +84,14 @@ def through_artifact(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: 
         except Exception as exc:  # noqa: BLE001 - a stale or damaged file is compiled again
             log.info("inductor: cached file %s not used (%s: %s); compiling again", path, type(exc).__name__, exc)
     try:
-        path = import_object(req["compiler"])(serialize(req))
+        sent = serialize(req)
+        path = import_object(req["compiler"])(sent)
     except NothingSaved as exc:  # compiled, only not saved: run it rather than compile it again
         log.info("inductor: compiled, not in the artifact cache (compiled again on each start): %s", exc)
         return with_constants(exc.compiled, req["constants"])
+    except NotCacheable as exc:  # refused before compiling: compiled here, with the artifacts' options
+        log.info("inductor: compiled, not in the artifact cache (compiled again on each start): %s", exc)
+        return import_object(req["compiler_here"])(sent)
     except Unsupported as exc:
         log.info("inductor: compile_fx, not the artifact cache: %s", exc)
         return None

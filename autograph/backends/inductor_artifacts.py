@@ -16,6 +16,10 @@ and hit by the program): a cache hit in the program needs the AOTAutograd trace 
 first, seconds of work on the program's thread; loading the artifact skips tracing and
 compiling alike. Its AOTAutograd cache asks for ``example_value`` metadata on every node the
 worker fills in by running the graph on fake tensors.
+
+A graph no file can be made of (AOTAutograd's cache refuses a call in it: :class:`NotCacheable`;
+or torch saved nothing: :class:`NothingSaved`) is compiled by :func:`compile_here` in the
+program with the same options, and used without a file; a verdict file remembers that.
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ import sys
 import types
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import torch
 
@@ -51,6 +55,11 @@ class Unsupported(Exception):
 class UnsupportedHere(Unsupported):
     """This graph cannot be compiled with the example values of this run (another run's may do):
     a verdict that is not remembered in the cache."""
+
+
+class NotCacheable(Unsupported):
+    """AOTAutograd's cache refuses the graph (it calls a function the cache cannot vouch for), so no
+    file can be saved; inductor compiles it all the same, in the program (:func:`compile_here`)."""
 
 
 class NothingSaved(Unsupported):
@@ -176,7 +185,8 @@ def request(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path, sym
     options = {**OPTIONS, "grad_enabled": torch.is_grad_enabled(), "autocast": autocast_state()}
     key = artifact_key(graph_fingerprint(gm), specs, options)
     return {"compiler": "autograph.backends.inductor_artifacts:compile_to_file",
-            "loader": "autograph.backends.inductor_artifacts:load_request", "gm": gm,
+            "loader": "autograph.backends.inductor_artifacts:load_request",
+            "compiler_here": "autograph.backends.inductor_artifacts:compile_here", "gm": gm,
             "specs": specs, "constants": held_constants(gm), "options": options, "key": key,
             "path": str(artifact_path(cache_dir, key)), "verdict": str(verdict_path(cache_dir, key)),
             "hints": hints or {}}
@@ -303,13 +313,59 @@ def _check_cacheable(gm: torch.fx.GraphModule, config_patches: dict) -> None:
         try:
             check_cacheable(gm)
         except BypassAOTAutogradCache as exc:
-            raise Unsupported(f"AOTAutograd's cache refuses the graph, so no artifact can be saved: {exc}") from exc
+            raise NotCacheable(f"AOTAutograd's cache refuses the graph, so no artifact can be saved: {exc}") from exc
 
 
 def compile_to_file(req: dict) -> str:
     """Compile the request's graph with inductor and write the artifact; returns its path.
     A graph with symbolic sizes is compiled for all of them, on fake inputs
     (``symbolic_inputs``), and its file carries the size guards the compile relied on."""
+    artifact, guards = _compile_artifact(req, check_cacheable=True)
+    with tempfile.TemporaryDirectory(prefix="autograph-artifact-") as tmp:
+        raw = os.path.join(tmp, "artifact.bin")
+        try:
+            artifact.save(path=raw, format="binary")
+        except RuntimeError as exc:
+            if "failed to save" not in str(exc):
+                raise
+            raise NothingSaved(NOTHING_SAVED, artifact) from exc
+        with open(raw, "rb") as f:
+            payload = f.read()
+    code = guards.encode()
+    return write_artifact(Path(req["path"]), len(code).to_bytes(8, "little") + code + payload)
+
+
+def compile_lock() -> Any:
+    """The lock every inductor compile or load in this process holds: TorchDynamo's own
+    (``torch._dynamo.convert_frame.compile_lock``, a reentrant lock). Inductor keeps a compile's
+    state in process globals (its Triton bundler, the cache-artifact recorder, config patches),
+    so two compiles on two threads break each other (``TritonBundler.begin_compile``'s assertion,
+    seen with ``torch.compile`` on the program's thread while the loader thread compiled); with
+    the lock, a ``torch.compile`` of the program waits while the loader thread compiles."""
+    from torch._dynamo.convert_frame import compile_lock as lock
+    return lock
+
+
+def compile_here(req: dict) -> Callable[..., Any]:
+    """The request's graph compiled by inductor in this process and returned, not saved: for a
+    graph whose file cannot be made (:class:`NothingSaved`, :class:`NotCacheable`). Called like the
+    graph (the held tensors are passed after the inputs), only where its size guards hold
+    (``accepts``) when it was compiled for symbolic sizes. Compiles a copy made from the graph's
+    bytes (``req["graph"]``, see :func:`serialize`), never the live module, under the grad mode and
+    autocast state the request names, so any thread may call it (grad mode and autocast are
+    the calling thread's own)."""
+    with compile_lock():
+        artifact, guards = _compile_artifact(req, check_cacheable=False)
+    compiled = with_constants(artifact, req["constants"])
+    if guards:
+        from autograph.backends.symbolic_inputs import Guarded
+        return Guarded(compiled, guards)
+    return compiled
+
+
+def _compile_artifact(req: dict, check_cacheable: bool) -> tuple[Any, str]:
+    """``standalone_compile``'s artifact for the request's graph, and the size guards its compile
+    relied on ("" for a graph of fixed sizes)."""
     from autograph.backends import symbolic_inputs
 
     gm = lifted_graph(req["graph"], req["constants"])
@@ -326,22 +382,12 @@ def compile_to_file(req: dict) -> str:
         else:
             inputs = [_stand_in(spec) for spec in req["specs"]] + list(req["constants"])
             _fill_example_values(gm, inputs)
-        _check_cacheable(gm, options.get("config_patches", {}))
+        if check_cacheable:
+            _check_cacheable(gm, options.get("config_patches", {}))
         artifact = standalone_compile(gm, inputs, dynamic_shapes="from_graph" if symbolic else "from_example_inputs",
                                       options=options)
         guards = symbolic_inputs.guard_code(mode, fakes) if symbolic else ""
-    with tempfile.TemporaryDirectory(prefix="autograph-artifact-") as tmp:
-        raw = os.path.join(tmp, "artifact.bin")
-        try:
-            artifact.save(path=raw, format="binary")
-        except RuntimeError as exc:
-            if "failed to save" not in str(exc):
-                raise
-            raise NothingSaved(NOTHING_SAVED, artifact) from exc
-        with open(raw, "rb") as f:
-            payload = f.read()
-    code = guards.encode()
-    return write_artifact(Path(req["path"]), len(code).to_bytes(8, "little") + code + payload)
+    return artifact, guards
 
 
 def write_artifact(path: Path, payload: bytes) -> str:
@@ -373,7 +419,15 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 # ------------------------------------------------------------ verdicts: graphs that stay eager
 
-VERDICT_FORMAT = b"autograph-inductor-verdict-1\n"
+VERDICT_FORMAT = b"autograph-inductor-verdict-2\n"  # 2: says whether the graph is compiled in the program
+
+
+class Verdict(NamedTuple):
+    """Why the graph's compiled file cannot be made, and whether inductor compiles the graph in the
+    program instead (``compile_here``: the file is what fails, not the compile) or it stays eager."""
+
+    reason: str
+    compile_here: bool = False
 
 
 def verdict_path(cache_dir: Path, key: str) -> Path:
@@ -382,12 +436,13 @@ def verdict_path(cache_dir: Path, key: str) -> Path:
     return cache_dir / "inductor" / f"{key}.eager"
 
 
-def write_verdict(path: Path, key: str, reason: str) -> bool:
+def write_verdict(path: Path, key: str, reason: str, compile_here: bool = False) -> bool:
     """Remember that the graph of ``key`` cannot have a compiled file, and why, so that the next
-    run of the program does not ask the worker again. Atomic like the artifacts; a cache that
-    cannot be written keeps nothing (returns False: the next run asks again)."""
+    run of the program does not ask the worker again (``compile_here``: it compiles the graph in
+    the program at once). Atomic like the artifacts; a cache that cannot be written keeps nothing
+    (returns False: the next run asks again)."""
     body = json.dumps({"key": key, "torch": torch.__version__, "python": platform.python_version(),
-                       "reason": reason}).encode()
+                       "reason": reason, "compile_here": compile_here}).encode()
     data = VERDICT_FORMAT + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
     try:
         _write_atomic(path, data)
@@ -396,16 +451,17 @@ def write_verdict(path: Path, key: str, reason: str) -> bool:
     return True
 
 
-def read_verdict(path: Path, key: str) -> str | None:
-    """The remembered reason for ``key``; None when there is no verdict file. ``ValueError`` when
-    the file is damaged, or was written for another key, torch or Python (stale): such a file
-    is ignored, the graph is compiled as if there were none, and the new verdict replaces it."""
+def read_verdict(path: Path, key: str) -> Verdict | None:
+    """The remembered verdict for ``key``; None when there is no verdict file. ``ValueError`` when
+    the file is damaged, or was written for another key, torch or Python (stale), or by an older
+    autograph: such a file is ignored, the graph is compiled as if there were none, and the new
+    verdict replaces it."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
         return None
     if not data.startswith(VERDICT_FORMAT):
-        raise ValueError(f"{path}: not an autograph verdict")
+        raise ValueError(f"{path}: not an autograph verdict of this version")
     digest, sep, body = data[len(VERDICT_FORMAT):].partition(b"\n")
     if not sep or hashlib.sha256(body).hexdigest().encode() != digest:
         raise ValueError(f"{path}: corrupt (checksum mismatch)")
@@ -413,13 +469,14 @@ def read_verdict(path: Path, key: str) -> str | None:
         entry = json.loads(body)
     except ValueError as exc:
         raise ValueError(f"{path}: corrupt ({exc})") from exc
-    if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str):
+    if not isinstance(entry, dict) or not isinstance(entry.get("reason"), str) \
+            or not isinstance(entry.get("compile_here"), bool):
         raise ValueError(f"{path}: corrupt (no reason)")
     mine = {"key": key, "torch": torch.__version__, "python": platform.python_version()}
     stale = [name for name, value in mine.items() if entry.get(name) != value]
     if stale:
         raise ValueError(f"{path}: stale (another {', '.join(stale)})")
-    return entry["reason"]
+    return Verdict(entry["reason"], entry["compile_here"])
 
 
 # ------------------------------------------------------------ in the program

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import torch
 import autograph
 from autograph.backends import background, compile_worker
 from autograph.testing import slow_compiler
+from torch.nn.utils.clip_grad import _get_total_norm
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -480,7 +482,9 @@ def test_an_autocast_graph_swaps_to_its_artifact_bit_identical_to_inductors_own(
 
 
 @pytest.mark.slow
-def test_a_graph_whose_compiled_file_cannot_be_saved_stays_eager_with_the_reason(monkeypatch, tmp_path):
+def test_a_graph_whose_compiled_file_cannot_be_saved_is_compiled_in_the_program(monkeypatch, tmp_path):
+    from autograph.backends import inductor_artifacts as ia
+
     autograph.reset()
     gc.collect()
     monkeypatch.setattr(background, "HOT_CALLS", 1)
@@ -488,9 +492,14 @@ def test_a_graph_whose_compiled_file_cannot_be_saved_stays_eager_with_the_reason
     gm = torch.fx.symbolic_trace(lambda loss: (loss.detach(),))  # nothing for inductor to compile
     loss = torch.randn((), requires_grad=True)
     held = background.make_background_backend(tmp_path)(gm, [loss])
-    _until(lambda: held.state == "eager", lambda: held(loss), timeout=600)
-    assert "cannot be made" in held.reason and "torch saved no cache entry" in held.reason, held.reason
+    _until(lambda: held.state in ("trial", "eager", "inductor"), lambda: held(loss), timeout=600)
+    assert "failed" not in held.reason and "compiled in this process" in held.reason, held.describe()
+    assert "torch saved no cache entry" in held.reason, held.reason
+    _until(lambda: held.state in ("eager", "inductor"), lambda: held(loss), timeout=60)
+    assert "inductor is not faster" in held.reason or "faster than eager" in held.reason  # the trial decided
     assert held(loss)[0] is not loss and torch.equal(held(loss)[0], loss)
+    (verdict,) = (tmp_path / "inductor").glob("*.eager")  # the next run compiles it here at once
+    assert ia.read_verdict(verdict, held.request["key"]).compile_here
 
 
 _UNSAVABLE_PROGRAM = textwrap.dedent("""
@@ -548,12 +557,30 @@ def test_a_stale_verdict_is_ignored(tmp_path, monkeypatch):
     path = tmp_path / "inductor" / "k.eager"
     assert ia.read_verdict(path, "k") is None  # no verdict: nothing remembered
     assert ia.write_verdict(path, "k", "why not")
-    assert ia.read_verdict(path, "k") == "why not"
+    assert ia.read_verdict(path, "k") == ("why not", False)
     with pytest.raises(ValueError, match="stale"):
         ia.read_verdict(path, "another key")  # a file copied or renamed under another key
     monkeypatch.setattr(torch, "__version__", "0.0.0-another-build")
     with pytest.raises(ValueError, match="stale"):
         ia.read_verdict(path, "k")
+
+
+def test_a_verdict_of_the_first_format_is_ignored(tmp_path):
+    """Format 1 kept graphs whose file cannot be saved eager; they are now compiled in the program."""
+    import hashlib
+    import json
+    import platform
+
+    from autograph.backends import inductor_artifacts as ia
+
+    body = json.dumps({"key": "k", "torch": torch.__version__, "python": platform.python_version(),
+                       "reason": "torch saved no cache entry"}).encode()
+    path = tmp_path / "inductor" / "k.eager"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"autograph-inductor-verdict-1\n" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    with pytest.raises(ValueError, match="not an autograph verdict of this version"):
+        ia.read_verdict(path, "k")
+    assert background._remembered({"verdict": str(path), "key": "k"}) is None  # compiled as if there were none
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
@@ -565,7 +592,7 @@ def test_a_verdict_in_a_read_only_cache_is_not_kept_and_nothing_fails(tmp_path):
     cache.chmod(0o500)
     try:
         assert not ia.write_verdict(cache / "inductor" / "k.eager", "k", "why not")
-        background._remember_eager({"verdict": str(cache / "inductor" / "k.eager"), "key": "k"}, "why not")
+        background._remember({"verdict": str(cache / "inductor" / "k.eager"), "key": "k"}, "why not")
     finally:
         cache.chmod(0o700)
     assert ia.read_verdict(cache / "inductor" / "k.eager", "k") is None
@@ -666,7 +693,7 @@ def test_a_second_run_loads_the_cached_file_only_once_the_graph_is_hot(fake_comp
     assert second.job is None
 
 
-@pytest.mark.parametrize("error, remembered", [("NothingSaved: nothing to save", True),
+@pytest.mark.parametrize("error, remembered", [("Unsupported: the graph calls a local function", True),
                                                ("UnsupportedHere: the symbolic size s0 is 1 in the example", False)])
 def test_only_verdicts_true_of_the_graph_whatever_its_example_values_are_remembered(tmp_path, error, remembered):
     from autograph.backends import inductor_artifacts as ia
@@ -677,7 +704,7 @@ def test_only_verdicts_true_of_the_graph_whatever_its_example_values_are_remembe
     holder.state, holder.fn = "pending", holder._pending
     assert holder(torch.zeros(1)).item() == 1
     assert holder.state == "eager" and error.partition(": ")[2] in holder.describe()
-    assert (ia.read_verdict(verdict, "k") == error.partition(": ")[2]) if remembered else not verdict.exists()
+    assert (ia.read_verdict(verdict, "k") == (error.partition(": ")[2], False)) if remembered else not verdict.exists()
 
 
 def test_a_graph_with_symbolic_sizes_and_parameters_is_compiled_in_the_background(fake_compiler, tmp_path):
@@ -734,4 +761,122 @@ def test_inductor_in_the_background_trains_a_graph_with_symbolic_sizes_at_every_
     assert "median of" in holder.reason and "compiled in the background" in holder.reason, holder.describe()
     for _ in range(11):  # every size again, 1 included (its own capture), on the version kept
         step()
+    autograph.reset()
+
+
+@pytest.mark.parametrize("error", ["NothingSaved: torch saved no cache entry",
+                                   "NotCacheable: AOTAutograd's cache refuses the graph"])
+def test_a_graph_no_file_can_be_made_of_is_compiled_in_the_program_and_remembered_so(fake_compiler, tmp_path,
+                                                                                      error):
+    from autograph.backends import inductor_artifacts as ia
+
+    slow_compiler.HERE.clear()
+    verdict = tmp_path / "inductor" / "k.eager"
+    gm = torch.fx.symbolic_trace(lambda x: (x.sin() + 1,))
+    request = dict(fake_compiler, specs=[], key="k", verdict=str(verdict), gm=gm, constants=[],
+                   options={"grad_enabled": True, "autocast": ()})
+    holder = background.SwappableGraph(gm.forward, request, tmp_path)
+    holder.job = compile_worker.Job(1, holder.request, done=True, error=error)
+    holder.state, holder.fn = "pending", holder._pending
+    x = torch.randn(3)
+    assert torch.equal(holder(x)[0], x.sin() + 1)  # the answer is read: the compile is queued, eager runs
+    assert holder.state in ("loading", "trial") and "compiled in this process" in holder.reason, holder.describe()
+    _until(lambda: holder.state == "trial", lambda: holder(x))
+    assert slow_compiler.HERE[-1]["thread"] == "autograph-graph-loader"  # not the program's thread
+    assert slow_compiler.HERE[-1]["locked"]  # holding Dynamo's compile lock: a torch.compile meanwhile waits
+    _until(lambda: holder.state in ("eager", "inductor"), lambda: holder(x))
+    assert slow_compiler.CALLS.count("k") >= background.TRIAL_CALLS  # the compiled version ran in the trial
+    assert ia.read_verdict(verdict, "k") == (error.partition(": ")[2], True)
+
+
+def test_a_remembered_compile_in_the_program_asks_no_worker_and_a_failed_one_leaves_eager(fake_compiler, tmp_path):
+    from autograph.backends import inductor_artifacts as ia
+
+    fake_compiler["fake_no_file"] = "AOTAutograd's cache refuses the graph"
+    slow_compiler.HERE.clear()
+
+    def f(x):
+        return x.cos() * 3
+
+    cf = _compiled(f, tmp_path)
+    x = torch.randn(5)
+    cf(x)
+    (first,) = _holders()
+    _until(lambda: first.state in ("eager", "inductor"), lambda: cf(x))
+    assert first.job is not None and len(slow_compiler.HERE) == 1
+    (verdict,) = (tmp_path / "cache" / "inductor").glob("*.eager")
+    assert ia.read_verdict(verdict, first.request["key"]).compile_here
+
+    first = cf = None  # the first run's graph goes
+    autograph.reset()
+    gc.collect()
+    fake_compiler["fake_here_fails"] = "no inductor today"
+    cf = _compiled(f, tmp_path)  # the next run: compiled here once hot, no worker
+    cf(x)
+    (second,) = _holders()
+    _until(lambda: second.state in ("eager", "inductor"), lambda: cf(x))
+    assert second.job is None and len(slow_compiler.HERE) == 2
+    assert second.state == "eager" and "no inductor today" in second.reason, second.describe()
+    assert torch.equal(cf(x), x.cos() * 3)
+
+
+def _linear_gelu_norm(region: bool) -> torch.fx.GraphModule:
+    """Linear, gelu and a call AOTAutograd's cache refuses (``_get_total_norm``, a private torch
+    function), in an autocast region as capture records one (``region``) or not."""
+    from torch.amp.autocast_mode import _enter_autocast, _exit_autocast
+
+    graph = torch.fx.Graph()
+    x, w, b = (graph.placeholder(name) for name in "xwb")
+    ctx = graph.call_function(_enter_autocast, ("cpu", torch.bfloat16, True, True)) if region else None
+    y = graph.call_function(torch.nn.functional.linear, (x, w, b))
+    y = graph.call_function(torch.nn.functional.gelu, (y,))
+    norm = graph.call_function(_get_total_norm, ([y],))
+    if region:
+        graph.call_function(_exit_autocast, (ctx,))
+    graph.output((graph.call_function(torch.mul, (y, 2)), norm))
+    return torch.fx.GraphModule(torch.nn.Module(), graph)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["the caller's autocast", "an autocast region in the graph"])
+def test_an_autocast_graph_the_artifact_cache_refuses_is_compiled_in_the_program_under_its_autocast(
+        monkeypatch, tmp_path, where):
+    """The compile runs on the loader thread, which has none of the program's autocast state: it is
+    applied from the request, so the compiled graph computes what the eager one computes under it."""
+    import contextlib
+
+    from autograph.backends import inductor_artifacts as ia
+
+    autograph.reset()
+    gc.collect()
+    monkeypatch.setattr(background, "HOT_CALLS", 1)
+    monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
+    compiled_here = []
+    real = getattr(ia, "compile_here", None)  # (None on b997d6a, where the graph then stays eager)
+    monkeypatch.setattr(ia, "compile_here", lambda req: compiled_here.append(
+        (threading.current_thread().name, torch.is_autocast_enabled("cpu"))) or real(req), raising=False)
+    torch.manual_seed(0)
+    x, w, b = torch.randn(8, 16), torch.randn(16, 16, requires_grad=True), torch.randn(16, requires_grad=True)
+    caller = torch.autocast("cpu", dtype=torch.bfloat16) if where == "the caller's autocast" \
+        else contextlib.nullcontext()
+
+    def graph():
+        return _linear_gelu_norm(region=where != "the caller's autocast")
+
+    with caller:
+        held = background.make_background_backend(tmp_path)(graph(), [x, w, b])
+        _until(lambda: held.state not in ("warming", "pending", "loading"), lambda: held(x, w, b), timeout=600)
+        assert held.compiled is not None and "compiled in this process" in held.reason, held.describe()
+        assert "AOTAutograd's cache refuses" in held.reason, held.reason
+        mine = held.compiled(x, w, b)
+        want = graph()(x, w, b)
+    assert compiled_here == [("autograph-graph-loader", False)]  # a thread without the caller's autocast
+    assert mine[0].dtype == want[0].dtype == torch.bfloat16  # autocast applied to the compile
+    torch.testing.assert_close(mine[0], want[0])
+    torch.testing.assert_close(mine[1], want[1], rtol=2e-2, atol=2e-2)
+    grads = torch.autograd.grad(mine[0].float().sum(), (w, b))
+    want_grads = torch.autograd.grad(want[0].float().sum(), (w, b))
+    for got, expected in zip(grads, want_grads):
+        torch.testing.assert_close(got, expected, rtol=2e-2, atol=2e-2)
+    assert not torch.is_autocast_enabled("cpu")
     autograph.reset()

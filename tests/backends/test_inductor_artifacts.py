@@ -420,3 +420,33 @@ def test_the_inductor_backend_runs_a_graph_whose_file_cannot_be_saved_without_co
     assert not (tmp_path / "inductor").exists() or not list((tmp_path / "inductor").iterdir())
     (out,) = compiled(loss)
     assert torch.equal(out, loss) and not out.requires_grad
+
+
+@pytest.mark.slow
+def test_the_inductor_backend_compiles_a_graph_the_artifact_cache_refuses_with_the_artifacts_options(
+        monkeypatch, tmp_path):
+    """A graph calling a function AOTAutograd's cache cannot vouch for: refused before any compile,
+    then compiled by the same standalone_compile under the caller's autocast, not by compile_fx."""
+    from torch.nn.utils.clip_grad import _get_total_norm
+
+    from autograph.backends import inductor
+
+    here = []
+    real = getattr(ia, "compile_here", None)  # (None on b997d6a, where the graph then stays eager)
+    monkeypatch.setattr(ia, "compile_here", lambda req: here.append(req["options"]["autocast"]) or real(req),
+                        raising=False)
+
+    graph = torch.fx.Graph()
+    xn, wn = graph.placeholder("x"), graph.placeholder("w")
+    y = graph.call_function(torch.nn.functional.linear, (xn, wn))
+    graph.output((graph.call_function(torch.mul, (y, 2)), graph.call_function(_get_total_norm, ([y],))))
+    gm = torch.fx.GraphModule(torch.nn.Module(), graph)
+    x, w = torch.randn(4, 8), torch.randn(8, 8, requires_grad=True)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        compiled = inductor.through_artifact(gm, [x, w], tmp_path)
+        assert compiled is not None and here == [(("cpu", "bfloat16"),)]
+        got, want = compiled(x, w), gm(x, w)
+    assert got[0].dtype == want[0].dtype == torch.bfloat16
+    torch.testing.assert_close(got[0], want[0])
+    torch.testing.assert_close(got[1], want[1], rtol=2e-2, atol=2e-2)
+    assert not list((tmp_path / "inductor").glob("*.bin"))  # no file: compiled again on each start

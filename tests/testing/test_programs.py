@@ -124,3 +124,30 @@ def test_no_warm_start_is_taken_with_zero_warm_repeats(monkeypatch, tmp_path):
 
     assert calls == ["gpt:infer:inductor"]
     assert "warm" not in json.loads((tmp_path / "r.json").read_text())[0]
+
+
+def test_auto_against_torch_compile_is_timed_once_autos_graphs_have_settled(monkeypatch):
+    from autograph.backends import background
+
+    script = _script()
+    monkeypatch.setattr(background, "HOT_CALLS", background.HOT_CALLS)  # the child sets them: restored after
+    monkeypatch.setattr(background, "HOT_SECONDS", background.HOT_SECONDS)
+
+    class Holder:
+        state, calls = "pending", 0
+
+        def describe(self):
+            return self.state
+
+    holder = Holder()
+
+    def step():
+        holder.calls += 1
+        if holder.calls == 20:  # the background compile answers after a while
+            holder.state = "inductor"
+
+    monkeypatch.setattr(script, "_program_steps", lambda package, variant, cache: (step, lambda: None))
+    monkeypatch.setattr(background, "graphs", lambda: [holder])
+    result = script._child("mlp_sgd", "program", "auto_vs_compile", steps=2, settle_seconds=60)
+    assert background.HOT_CALLS == 2  # asked for at once, as for `auto`
+    assert result["versions"] == ["inductor"] and result["steps"] >= 20 + 40  # settled, then the steady steps
