@@ -885,7 +885,8 @@ def mapping_items(tx, mapping: Value) -> list[tuple[Value, Value]]:
     if isinstance(mapping, DictValue):
         return [(_key_value(k), v) for k, v in mapping.items.items()]
     from autograph.capture.families.dict_subclass_objects import DictSubclassObjectValue
-    if isinstance(mapping, DictSubclassObjectValue):  # (its table, read as PyDict_Merge reads it)
+    from autograph.capture.families.mapping_proxies import ClassNamespaceValue
+    if isinstance(mapping, (DictSubclassObjectValue, ClassNamespaceValue)):  # (read as PyDict_Merge reads it)
         return mapping.mapping_items(tx)
     try:
         has_keys = hasattr(mapping.python_type(), "keys")

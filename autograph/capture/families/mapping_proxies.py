@@ -15,7 +15,8 @@ proxy break.
 A class's namespace (``cls.__dict__``) is a :class:`ClassNamespaceValue`: ``name in``,
 ``[name]`` and ``.get(name)`` of a constant name are answered from the class, guarded like the
 class's attributes (the entry stays the same object, an absent name stays absent); reading all of
-it (iteration, ``len``, ``keys``) breaks.
+it (``dict(cls.__dict__)``, iteration, ``len``, ``copy()``) guards its names in order and each
+entry; its live views (``keys()``, ``items()``, ``values()``) break.
 """
 from __future__ import annotations
 
@@ -211,6 +212,37 @@ class ClassNamespaceValue(Value):
         pin = ItemSource(AttrSource(ObjectSource(self.cls, self.cls.__qualname__), "__dict__"), name)
         return tx.wrap(raw, None, pin=pin)
 
+    def _names(self, tx) -> list[str]:
+        """Every name of the namespace, in order, guarded (keys in order, each entry the same
+        object): reading all of it (``dict(vars(cls))``, iteration, ``len``, ``items()``). A class
+        this capture stored into or deleted from breaks (the real namespace is changed after the
+        graph)."""
+        from autograph.guards.sources import AttrSource, ObjectSource
+        if any(event[0] in side_effects._STORES + ("delete",) and event[2] is self.cls
+               for event in side_effects._events(tx)):
+            raise Unsupported(f"reading all of {self.describe()} after a store to the class in this call",
+                              kind="unsupported-operation")
+        names = list(self.cls.__dict__)
+        tx.guards.keys(AttrSource(ObjectSource(self.cls, self.cls.__qualname__), "__dict__"), names)
+        return names
+
+    def _item(self, tx, name: str) -> Value:
+        return self._wrap(tx, name, self._entry(tx, ConstantValue(name))[1])
+
+    def iter_items(self, tx):
+        return [ConstantValue(name) for name in self._names(tx)]
+
+    def mapping_items(self, tx) -> list[tuple[Value, Value]]:
+        """``dict(cls.__dict__)`` / ``d.update(cls.__dict__)``: every name and entry."""
+        return [(ConstantValue(name), self._item(tx, name)) for name in self._names(tx)]
+
+    def len(self, tx):
+        return ConstantValue(len(self._names(tx)))
+
+    def get_iter(self, tx):
+        from autograph.capture.families.containers import SeqIteratorValue, TupleValue
+        return SeqIteratorValue(TupleValue(self.iter_items(tx)))
+
     def contains(self, tx, item):
         return ConstantValue(self._entry(tx, item)[0])
 
@@ -229,6 +261,9 @@ class ClassNamespaceValue(Value):
             return args[1] if len(args) == 2 else ConstantValue(None)
         if name in ("__contains__", "__getitem__") and not kwargs and len(args) == 1:
             return self.contains(tx, args[0]) if name == "__contains__" else self.getitem(tx, args[0])
+        if name == "copy" and not args and not kwargs:  # (``keys()``... are live views: not modelled)
+            from autograph.capture.families.containers import DictValue
+            return DictValue({k.as_python_constant(): v for k, v in self.mapping_items(tx)}, None)
         raise Unsupported(f"{self.describe()}.{name}(...)", kind="unsupported-operation")
 
     def reconstruct(self, cg):
