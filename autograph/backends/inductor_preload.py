@@ -7,7 +7,9 @@ start's first step, nearly all of it waiting for those processes, and ``torch.co
 start pays it too. The check does not depend on the graph, so here it runs on a thread while the
 program's thread imports the rest of inductor (``compile_fx``, 1-2 s): the waits overlap the
 import. The thread runs torch's own function, whose result torch caches, so what inductor
-chooses is unchanged; the program's thread waits for it before inductor would ask.
+chooses is unchanged; the program's thread waits for it before inductor would ask. The probes
+that succeeded in an earlier run with the same cache are answered from it (``isa_probes``), so on
+a warm start the thread has little left to do.
 """
 from __future__ import annotations
 
