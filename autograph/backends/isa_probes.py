@@ -5,7 +5,7 @@ Before inductor loads or compiles a CPU graph it checks which vector ISAs work h
 inductor itself, and a ``python -c`` that loads it (``VecISA._probe_load``), six processes on an
 AVX-512 machine, 0.8-1.8 s of every process that uses inductor (a warm start's first step and
 each compile worker). Only the loads are repeated per process, so only their successes are kept
-here: a file per probe in ``<cache_dir>/inductor/isa-probes/``, named by the hash of everything
+here: a file per probe in ``<cache_dir>/isa-probes/``, named by the hash of everything
 the load depends on (the probe library's path, size and modification time, which change when
 inductor builds it again; the CPU's flags; the interpreter, torch's library and the probe's
 library path) and holding that description, compared whole on reading. A failed or hung probe
@@ -39,7 +39,7 @@ def valid_isas(cache_dir: Path | None) -> list:
     probe = getattr(cpu_vec_isa.VecISA, "_probe_load", None)
     if cache_dir is None or probe is None or not _cpu_flags():
         return cpu_vec_isa.valid_vec_isa_list()
-    directory = Path(cache_dir) / "inductor" / "isa-probes"
+    directory = Path(cache_dir) / "isa-probes"
 
     def remembered_probe(isa: Any, output_path: str) -> bool:
         description = probe_description(isa, output_path)
