@@ -42,6 +42,7 @@ def prepare_inductor(cache_dir: Path | None = None) -> None:
         import torch._inductor.cpp_builder  # noqa: F401
         import torch.utils._filelock  # noqa: F401
         import torch.utils.cpp_extension  # noqa: F401  - the check's options import it
+        isa_probes.cpu_flags()  # read here too: the thread goes straight to the check
 
         checker = threading.Thread(target=_check_isa, args=(cache_dir,), name="autograph-isa-check", daemon=True)
         checker.start()

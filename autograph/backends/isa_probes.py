@@ -37,7 +37,7 @@ def valid_isas(cache_dir: Path | None) -> list:
     from torch._inductor import cpu_vec_isa
 
     probe = getattr(cpu_vec_isa.VecISA, "_probe_load", None)
-    if cache_dir is None or probe is None or not _cpu_flags():
+    if cache_dir is None or probe is None or not cpu_flags():
         return cpu_vec_isa.valid_vec_isa_list()
     directory = Path(cache_dir) / "isa-probes"
 
@@ -80,7 +80,7 @@ def probe_description(isa: Any, output_path: str) -> str | None:
     return json.dumps({
         "isa": str(isa), "flags": isa.build_arch_flags(),
         "library": [os.path.abspath(output_path), library.st_size, library.st_mtime_ns],
-        "cpu": [platform.machine(), platform.release(), _cpu_flags()],
+        "cpu": [platform.machine(), platform.release(), cpu_flags()],
         "python": [sys.executable, platform.python_version()],
         "torch": [torch.__version__, str(torch_lib), libtorch and [libtorch.st_size, libtorch.st_mtime_ns]],
         "ld_library_path": env.get("LD_LIBRARY_PATH", ""),
@@ -108,7 +108,7 @@ def _record(directory: Path, description: str) -> None:
 _flags: list[str | None] = []
 
 
-def _cpu_flags() -> str | None:
+def cpu_flags() -> str | None:
     """The CPU's feature flags as the kernel reports them (what decides whether an ISA's code
     runs); None where they cannot be read (then nothing is remembered)."""
     if not _flags:
