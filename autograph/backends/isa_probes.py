@@ -22,7 +22,7 @@ import platform
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import torch
 
@@ -36,35 +36,26 @@ def valid_isas(cache_dir: Path | None) -> list:
     probes of earlier runs that succeeded answered from ``cache_dir`` (None: every probe runs)."""
     from torch._inductor import cpu_vec_isa
 
-    probe = getattr(cpu_vec_isa.VecISA, "_probe_load", None)
-    if cache_dir is None or probe is None or not cpu_flags():
+    if cache_dir is None or "_probe_load" not in vars(cpu_vec_isa.VecISA) or not cpu_flags():
         return cpu_vec_isa.valid_vec_isa_list()
     directory = Path(cache_dir) / "isa-probes"
+    with _patch_lock:  # torch caches the check's results, so later checks never call the probe again
+        probe = vars(cpu_vec_isa.VecISA)["_probe_load"]
 
-    def remembered_probe(isa: Any, output_path: str) -> bool:
-        description = probe_description(isa, output_path)
-        if description is not None and _recorded(directory, description):
-            return True
-        ok = probe(isa, output_path)
-        if ok and description is not None:
-            _record(directory, description)
-        return ok
+        def remembered_probe(isa: Any, output_path: str) -> bool:
+            description = probe_description(isa, output_path)
+            if description is not None and _recorded(directory, description):
+                return True
+            ok = probe(isa, output_path)
+            if ok and description is not None:
+                _record(directory, description)
+            return ok
 
-    with _probe_answered_by(cpu_vec_isa.VecISA, remembered_probe):
-        return cpu_vec_isa.valid_vec_isa_list()
-
-
-@contextlib.contextmanager
-def _probe_answered_by(cls: type, probe: Any) -> Iterator[None]:
-    """``cls._probe_load`` replaced while the check runs (its results are cached by torch, so
-    later checks never call the probe again in this process)."""
-    with _patch_lock:
-        original = cls.__dict__["_probe_load"]
-        cls._probe_load = probe
+        cpu_vec_isa.VecISA._probe_load = remembered_probe
         try:
-            yield
+            return cpu_vec_isa.valid_vec_isa_list()
         finally:
-            cls._probe_load = original
+            cpu_vec_isa.VecISA._probe_load = probe
 
 
 def probe_description(isa: Any, output_path: str) -> str | None:
