@@ -73,7 +73,7 @@ def through_artifact(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: 
     req.update(REQUEST_DEFAULTS)
     if _uses_cpu(example_inputs, req["constants"]):
         from autograph.backends.inductor_preload import prepare_inductor
-        prepare_inductor()  # inductor's imports and its CPU ISA check, overlapped (once per process)
+        prepare_inductor(directory)  # inductor's imports and its CPU ISA check, overlapped (once per process)
     load = import_object(req["loader"])
     path = req["path"]
     if Path(path).is_file():

@@ -189,7 +189,7 @@ def request(gm: torch.fx.GraphModule, example_inputs: list, cache_dir: Path, sym
             "compiler_here": "autograph.backends.inductor_artifacts:compile_here", "gm": gm,
             "specs": specs, "constants": held_constants(gm), "options": options, "key": key,
             "path": str(artifact_path(cache_dir, key)), "verdict": str(verdict_path(cache_dir, key)),
-            "hints": hints or {}}
+            "hints": hints or {}, "cache_dir": str(cache_dir)}
 
 
 def autocast_state() -> tuple[tuple[str, str], ...]:
@@ -218,6 +218,19 @@ def serialize(req: dict) -> dict:
 
 
 # ------------------------------------------------------------ in the worker
+
+def check_isas(req: dict) -> None:
+    """Inductor's CPU ISA check, done now for a request with CPU tensors, with the load probes
+    that succeeded in earlier runs answered from the request's cache (``isa_probes``); once per
+    process, like inductor's own."""
+    from autograph.backends import isa_probes
+
+    on_cpu = any(len(spec) == 5 and str(spec[3]).startswith("cpu") for spec in req.get("specs", ())) or any(
+        isinstance(c, torch.Tensor) and c.device.type == "cpu" for c in req.get("constants", ()))
+    if on_cpu:
+        cache_dir = req.get("cache_dir")
+        isa_probes.valid_isas(Path(cache_dir) if cache_dir else None)
+
 
 def _stand_in(spec: tuple) -> torch.Tensor:
     shape, stride, dtype, device, requires_grad = spec
@@ -371,6 +384,7 @@ def _compile_artifact(req: dict, check_cacheable: bool) -> tuple[Any, str]:
     gm = lifted_graph(req["graph"], req["constants"])
     from torch._inductor import standalone_compile
 
+    check_isas(req)
     options = dict(req["options"])
     grad_enabled, autocast = options.pop("grad_enabled"), options.pop("autocast", ())
     symbolic = symbolic_inputs.specs_are_symbolic(req["specs"])
@@ -495,6 +509,7 @@ def read_payload(path: str | Path) -> bytes:
 
 def load_request(path: str | Path, req: dict) -> Callable[..., Any]:
     """:func:`load_file` for a request (the loader a request names)."""
+    check_isas(req)
     return load_file(path, req["constants"], req["options"].get("autocast", ()))
 
 
