@@ -19,7 +19,7 @@ import weakref
 from typing import Any, Callable, Hashable
 
 from autograph.bytecode.instructions import Instruction, normalize
-from autograph.bytecode.line_table import Position, relocated
+from autograph.bytecode.line_table import Position, relocated, relocated_by_line
 from autograph.bytecode.liveness import live_locals_at
 from autograph.bytecode.resume import make_resume_code, preamble_length, super_first_local
 from autograph.capture.core.breaks import CaptureBug, Unsupported, break_kind
@@ -421,18 +421,22 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     if has_graph:
         lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")
     lines += ["    " + line for line in cg.pre]
-    lines += ["    " + line for line in body]
-    source = "\n".join(lines) + "\n"
+    body = ["    " + line for line in body]
+    source = "\n".join(lines + body) + "\n"
     original = _origin_code(cg.fn.__code__)
     from autograph.capture.engine.frame_marks import TailCall, mark_entry
     cg.ns[_TAIL_CALL] = TailCall
     shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
-    tail_lines = _tail_calling(lines, cg.tail_calls)
-    if tail_lines is None:  # calls no resume function: the entry is its own twin
+    tail_body, found = _tail_calling(body, cg.tail_calls)
+    if found < len(cg.tail_calls) and _tail_calling(lines, cg.tail_calls)[1]:  # (codegen returns in the body)
+        tail_source = "\n".join(_tail_calling(lines + body, cg.tail_calls)[0]) + "\n"
+    else:
+        tail_source = None if not found else "\n".join(lines + tail_body) + "\n"
+    if tail_source is None:  # calls no resume function: the entry is its own twin
         entry = _compiled_entry(source, cg.ns, name, original, user_line)
         mark_entry(entry.__code__)
     elif _TAIL_CALL not in source and _PLAIN_CALL not in source:
-        tail = _compiled_entry("\n".join(tail_lines) + "\n", cg.ns, name, original, user_line)
+        tail = _compiled_entry(tail_source, cg.ns, name, original, user_line)
         cg.ns[_PLAIN_CALL] = operator.call
         entry = _renamed(tail, _TAIL_CALL, _PLAIN_CALL)
         mark_entry(entry.__code__)
@@ -440,7 +444,7 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
         entry.__autograph_tail__ = tail
     else:  # the generated text names either already (a user's attribute): compile both texts
         entry = _compiled_entry(source, cg.ns, name, original, user_line)
-        tail = _compiled_entry("\n".join(tail_lines) + "\n", cg.ns, name, original, user_line)
+        tail = _compiled_entry(tail_source, cg.ns, name, original, user_line)
         mark_entry(entry.__code__)
         mark_entry(tail.__code__)
         entry.__autograph_tail__ = tail
@@ -450,21 +454,21 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     return entry
 
 
-def _tail_calling(lines: list[str], tail_calls: dict[str, str]) -> list[str] | None:
+def _tail_calling(lines: list[str], tail_calls: dict[str, str]) -> tuple[list[str], int]:
     """``lines`` with each ``return R(args)`` of a resume function's call written as
     ``return __tail_call(R, args)`` (the call texts are ``resume_call``'s, so a line equal to
-    ``return`` and one of them returns exactly that call); None when no line is one."""
+    ``return`` and one of them returns exactly that call), and how many of the calls it met."""
     if not tail_calls:
-        return None
-    out, changed = [], False
+        return lines, 0
+    out, found = [], set()
     for line in lines:
         text = line.lstrip()
         statement, mark, at = text.partition(_USER_LINE_MARK)
         if statement.startswith("return ") and statement[7:] in tail_calls:
             line = f"{line[:len(line) - len(text)]}return {tail_calls[statement[7:]]}{mark}{at}"
-            changed = True
+            found.add(statement[7:])
         out.append(line)
-    return out if changed else None
+    return out, len(found)
 
 
 def _renamed(fn: types.FunctionType, old: str, new: str) -> types.FunctionType:
@@ -507,7 +511,8 @@ def _at_user_lines(code: types.CodeType, source: str, original: types.CodeType,
     first line) stays at its first line with zero columns."""
     line = user_line or original.co_firstlineno
     own_lines = {i: int(text.rsplit(_USER_LINE_MARK, 1)[1])
-                 for i, text in enumerate(source.splitlines(), 1) if _USER_LINE_MARK in text}
+                 for i, text in enumerate(source.splitlines(), 1) if _USER_LINE_MARK in text} \
+        if _USER_LINE_MARK in source else {}
     widths: dict[int, int] = {}
 
     def whole(at: int) -> Position:
@@ -532,6 +537,7 @@ def _at_user_lines(code: types.CodeType, source: str, original: types.CodeType,
             consts = tuple(placed(c, own_lines.get(c.co_firstlineno, line)) if isinstance(c, types.CodeType)
                            else c for c in consts)
             code = code.replace(co_consts=consts)
-        return relocated(code, place, first_line)
+        by_line = relocated_by_line(code, lambda start: whole(own_lines.get(start, line)), first_line)
+        return by_line if by_line is not None else relocated(code, place, first_line)
 
     return placed(code, original.co_firstlineno)
