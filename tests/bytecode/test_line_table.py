@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import types
 
-from autograph.bytecode.line_table import encode_locations, relocated
+from autograph.bytecode.line_table import decode_locations, encode_locations, relocated, relocated_by_line
 
 SOURCE = '''
 def outer(xs, ys):
@@ -21,6 +21,16 @@ def outer(xs, ys):
     with open(__file__) as handle:
         data = handle.read(1)
     return lambda q: (q, total, some, pairs, data, "a long line so that the columns run past one hundred and twenty-eight")
+
+
+def plain(a, b):
+    try:
+        c = a / b
+    except ZeroDivisionError:
+        c = None
+    with open(__file__) as handle:
+        handle.read(1)
+    return [c for _ in range(2)], (lambda: 1)
 '''
 
 
@@ -114,3 +124,56 @@ def test_the_table_runs():
         assert tb.tb_lineno == 103 and tb.tb_frame.f_code.co_firstlineno == 101
     else:
         raise AssertionError("no error")
+
+
+def test_decoding_reads_what_co_positions_reads():
+    for code in _all_codes(_module()):
+        units = [p for p, n in decode_locations(code) for _ in range(n)]
+        assert units == list(code.co_positions()), code.co_name
+
+
+def _by_line_place(code, place_line, first_line):
+    """The general ``relocated`` doing what ``relocated_by_line`` does."""
+    def place(position):
+        line, _end, column, end_column = position
+        if line is None:
+            return position
+        if (line, column, end_column) == (code.co_firstlineno, 0, 0):
+            return first_line, first_line, 0, 0
+        return place_line(line)
+    return relocated(code, place, first_line)
+
+
+def test_placing_by_line_is_placing_each_position():
+    """The fast path (lines read from ``co_lines()``) gives every code unit what the general one
+    gives, for the code objects of that shape (no cells, no generator: ``plain``, its lambda, and
+    comprehensions on 3.11)."""
+    def place_line(line):
+        return (900 + line % 2, 900 + line % 2, 0, 40 + line) if line % 4 else (5, 5, 0, 300)
+
+    taken = 0
+    for code in _all_codes(_module()):
+        fast = relocated_by_line(code, place_line, 77)
+        if fast is None:
+            continue
+        taken += 1
+        slow = _by_line_place(code, place_line, 77)
+        assert list(fast.co_positions()) == list(slow.co_positions()), code.co_name
+        assert _lines(fast) == _lines(slow) and fast.co_firstlineno == 77
+    assert taken >= 2
+
+
+def test_placing_by_line_declines_other_tables():
+    """A table with a unit that has a line but no columns, or a zero-width position other than the
+    first entry's, is left to the general path."""
+    code = compile("def f(x):\n    y = x + 1\n    return y\n", "t.py", "exec").co_consts[0]
+    units = len(code.co_code) // 2
+    resume = ((code.co_firstlineno, code.co_firstlineno, 0, 0), 1)
+    no_columns = code.replace(co_linetable=encode_locations(code.co_firstlineno, [resume, ((2, 2, None, None), units - 1)]))
+    zero_later = code.replace(co_linetable=encode_locations(code.co_firstlineno, [resume, ((2, 2, 4, 9), units - 2),
+                                                                                   ((3, 3, 0, 0), 1)]))
+    long_zero = code.replace(co_linetable=encode_locations(code.co_firstlineno, [resume, ((2, 2, 4, 200), units - 2),
+                                                                                  ((3, 4, 0, 0), 1)]))
+    for odd in (no_columns, zero_later, long_zero):
+        assert relocated_by_line(odd, lambda line: (line, line, 0, 1), 1) is None
+    assert relocated_by_line(code, lambda line: (line, line, 0, 1), 1) is not None
