@@ -93,3 +93,20 @@ def test_a_name_the_user_code_reads_compiles_both_texts(monkeypatch):
     assert entry.__code__.co_firstlineno == twin.__code__.co_firstlineno
     assert list(entry.__code__.co_lines())[-1][2] == list(twin.__code__.co_lines())[-1][2]
     torch.testing.assert_close(entry(a, b), branchy(a, b))
+
+
+def test_a_tail_call_is_made_alike_however_it_is_called():
+    """``TailCall(fn, *args)`` as the entry's bytecode calls it (the C type's vectorcall) and
+    through ``type.__call__`` (its ``tp_new``) holds the same call, and refuses the same misuse."""
+    def resume(a, b):
+        return a + b
+
+    made = [TailCall(resume, 1, 2), type.__call__(TailCall, resume, 1, 2), TailCall(*(resume, 1, 2))]
+    assert all(type(t) is TailCall and t.fn is resume and t.args == (1, 2) for t in made)
+    assert TailCall(resume).args == ()
+    for bad in (lambda: TailCall(), lambda: TailCall(resume, b=2), lambda: type.__call__(TailCall, resume, b=2)):
+        try:
+            bad()
+        except TypeError:
+            continue
+        raise AssertionError("accepted")
