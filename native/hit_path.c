@@ -49,6 +49,24 @@ static PyObject *tailcall_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     return (PyObject *)self;
 }
 
+/* TailCall(fn, *args) called from bytecode: no argument tuple of the call itself (CPython's
+ * CALL takes a type's vectorcall), the arguments after fn copied once into the call's tuple. */
+static PyObject *tailcall_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if ((kwnames && PyTuple_GET_SIZE(kwnames)) || nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "TailCall(fn, *args)");
+        return NULL;
+    }
+    PyObject *rest = PyTuple_New(nargs - 1);
+    if (!rest) return NULL;
+    for (Py_ssize_t i = 1; i < nargs; i++) PyTuple_SET_ITEM(rest, i - 1, Py_NewRef(args[i]));
+    TailCall *self = (TailCall *)((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 0);
+    if (!self) { Py_DECREF(rest); return NULL; }
+    self->fn = Py_NewRef(args[0]);
+    self->args = rest;
+    return (PyObject *)self;
+}
+
 static int tailcall_traverse(PyObject *op, visitproc visit, void *arg) {
     Py_VISIT(((TailCall *)op)->fn);
     Py_VISIT(((TailCall *)op)->args);
@@ -84,6 +102,7 @@ static PyTypeObject TailCallType = {
     .tp_dealloc = tailcall_dealloc,
     .tp_members = tailcall_members,
     .tp_new = tailcall_new,
+    .tp_vectorcall = tailcall_vectorcall,
 };
 
 /* The value of a call whose result may be a TailCall (steals ``result``). */

@@ -8,17 +8,18 @@ reading what autograph does (``CaptureResult.transformed_source``).
 """
 from __future__ import annotations
 
-import ast
 import builtins
 import dis
 import itertools
 import linecache
+import operator
 import re
 import types
 import weakref
 from typing import Any, Callable, Hashable
 
 from autograph.bytecode.instructions import Instruction, normalize
+from autograph.bytecode.line_table import Position, relocated, relocated_by_line
 from autograph.bytecode.liveness import live_locals_at
 from autograph.bytecode.resume import make_resume_code, preamble_length, super_first_local
 from autograph.capture.core.breaks import CaptureBug, Unsupported, break_kind
@@ -79,7 +80,9 @@ class Codegen:
         self._consts: dict[int, str] = {}
         self._n = itertools.count()
         self.resumes: list = []
-        self.resume_names: set[str] = set()  # the names resume functions are called by
+        # a resume function's call (``R(args)``, written ``return R(args)``) -> the same call as a
+        # tail call (``__tail_call(R, args)``) in the entry the shim runs
+        self.tail_calls: dict[str, str] = {}
         # cells of the frame already handed to a resume function by value (see resume_call)
         self.cells_by_value: set[int] = set()
         # replayed side effects may store where a value was read from (`old = o.t; o.t = x`): values
@@ -275,8 +278,10 @@ class Codegen:
             args.append(raise_exc)
         fn = self._resume_function(code, offset, tuple(slots), tuple(live), wrap, raise_exc is not None, refs)
         name = self.bind(fn, self.resumes[-1].name)
-        self.resume_names.add(name)  # a tail call in the entry the shim runs (build_entry)
-        return f"{name}({', '.join(args)})"
+        call = f"{name}({', '.join(args)})"
+        # `return call` is a tail call in the entry the shim runs (build_entry)
+        self.tail_calls[call] = f"{_TAIL_CALL}({', '.join([name, *args])})"
+        return call
 
     def _stable(self, value: Value) -> str:
         """The value's expression, read *before* the breaking instruction runs natively: a value
@@ -391,6 +396,8 @@ def _live_locals(code, offset, defined: dict) -> list[str]:
 
 _UNBOUND = object()
 _TAIL_CALL = "__tail_call"  # ``TailCall`` in the entry the shim runs
+# ``operator.call`` in the plain entry: the same code as the shim's, this one name apart
+_PLAIN_CALL = "__autograph_call"
 
 
 def _qualname_of(code: types.CodeType) -> str:
@@ -403,7 +410,8 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     and lines (every statement at ``user_line``, the breaking instruction's; the ``def`` line
     otherwise), so its frame reads as the user's function's. When it calls a resume function, its
     ``__autograph_tail__`` is the same code making those calls tail calls (``runtime/frames.py``):
-    what the shim runs."""
+    what the shim runs. The source is compiled once (the tail-calling text); the plain entry is that
+    code reading ``operator.call`` where the twin reads ``TailCall``."""
     params, _ = signature_source(cg.fn, cg.ns)
     if not name.isidentifier():  # a lambda's "<lambda>"
         name = "__autograph_entry"
@@ -413,22 +421,65 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     if has_graph:
         lines.append(f"    __out = {graph_name}({', '.join(input_exprs)})")
     lines += ["    " + line for line in cg.pre]
-    lines += ["    " + line for line in body]
-    source = "\n".join(lines) + "\n"
+    body = ["    " + line for line in body]
+    source = "\n".join(lines + body) + "\n"
     original = _origin_code(cg.fn.__code__)
     from autograph.capture.engine.frame_marks import TailCall, mark_entry
     cg.ns[_TAIL_CALL] = TailCall
     shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
-    entry = _compiled_entry(_at_user_lines(source, original, user_line, set()), cg.ns, name, original)
-    mark_entry(entry.__code__)
-    if cg.resume_names:  # the twin differs only where the entry calls a resume function
-        tail = _compiled_entry(_at_user_lines(source, original, user_line, cg.resume_names), cg.ns, name, original)
+    tail_body, found = _tail_calling(body, cg.tail_calls)
+    if found < len(cg.tail_calls) and _tail_calling(lines, cg.tail_calls)[1]:  # (codegen returns in the body)
+        tail_source = "\n".join(_tail_calling(lines + body, cg.tail_calls)[0]) + "\n"
+    else:
+        tail_source = None if not found else "\n".join(lines + tail_body) + "\n"
+    if tail_source is None:  # calls no resume function: the entry is its own twin
+        entry = _compiled_entry(source, cg.ns, name, original, user_line)
+        mark_entry(entry.__code__)
+    elif _TAIL_CALL not in source and _PLAIN_CALL not in source:
+        tail = _compiled_entry(tail_source, cg.ns, name, original, user_line)
+        cg.ns[_PLAIN_CALL] = operator.call
+        entry = _renamed(tail, _TAIL_CALL, _PLAIN_CALL)
+        mark_entry(entry.__code__)
+        mark_entry(tail.__code__)
+        entry.__autograph_tail__ = tail
+    else:  # the generated text names either already (a user's attribute): compile both texts
+        entry = _compiled_entry(source, cg.ns, name, original, user_line)
+        tail = _compiled_entry(tail_source, cg.ns, name, original, user_line)
+        mark_entry(entry.__code__)
         mark_entry(tail.__code__)
         entry.__autograph_tail__ = tail
     if shadowed is not _UNBOUND:
         cg.ns[name] = shadowed
     entry.__autograph_source__ = source
     return entry
+
+
+def _tail_calling(lines: list[str], tail_calls: dict[str, str]) -> tuple[list[str], int]:
+    """``lines`` with each ``return R(args)`` of a resume function's call written as
+    ``return __tail_call(R, args)`` (the call texts are ``resume_call``'s, so a line equal to
+    ``return`` and one of them returns exactly that call), and how many of the calls it met."""
+    if not tail_calls:
+        return lines, 0
+    out, found = [], set()
+    for line in lines:
+        text = line.lstrip()
+        statement, mark, at = text.partition(_USER_LINE_MARK)
+        if statement.startswith("return ") and statement[7:] in tail_calls:
+            line = f"{line[:len(line) - len(text)]}return {tail_calls[statement[7:]]}{mark}{at}"
+            found.add(statement[7:])
+        out.append(line)
+    return out, len(found)
+
+
+def _renamed(fn: types.FunctionType, old: str, new: str) -> types.FunctionType:
+    """A function like ``fn`` whose code reads the global ``new`` where ``fn`` reads ``old``."""
+    code = fn.__code__
+    code = code.replace(co_names=tuple(new if n == old else n for n in code.co_names))
+    out = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    out.__kwdefaults__ = fn.__kwdefaults__
+    out.__qualname__ = fn.__qualname__
+    out.__doc__ = fn.__doc__
+    return out
 
 
 _USER_LINE_MARK = "  # at user line "
@@ -441,34 +492,52 @@ def at_user_line(statement: str, lineno: int | None) -> str:
     return statement if lineno is None else f"{statement}{_USER_LINE_MARK}{lineno}"
 
 
-def _at_user_lines(source: str, original: types.CodeType, user_line: int | None, tails: set[str]) -> ast.Module:
-    """The entry's syntax tree with the original's lines (see ``build_entry``; a statement marked
-    by :func:`at_user_line` at its own); ``return R(*args)`` of a resume function named in
-    ``tails`` becomes ``return TailCall(R, *args)``."""
-    tree = ast.parse(source)
+def _compiled_entry(source: str, ns: dict, name: str, original: types.CodeType,
+                    user_line: int | None) -> types.FunctionType:
+    exec(compile(source, original.co_filename, "exec"), ns)
+    entry = ns[name]
+    code = _at_user_lines(entry.__code__, source, original, user_line)
+    entry.__code__ = code.replace(co_name=original.co_name, co_qualname=_qualname_of(original))
+    return entry
+
+
+def _at_user_lines(code: types.CodeType, source: str, original: types.CodeType,
+                   user_line: int | None) -> types.CodeType:
+    """The entry's ``code`` (compiled from ``source``, nested code objects included) placed at the
+    original's lines: every statement at ``user_line`` (the original's ``def`` line when None), a
+    statement marked by :func:`at_user_line` at its own, each spanning its whole user line (no
+    carets under generated columns); the function's first line is the original's. Positions
+    without a line stay so; a code object's own first position (``RESUME``: zero columns on its
+    first line) stays at its first line with zero columns."""
     line = user_line or original.co_firstlineno
     own_lines = {i: int(text.rsplit(_USER_LINE_MARK, 1)[1])
-                 for i, text in enumerate(source.splitlines(), 1) if _USER_LINE_MARK in text}
+                 for i, text in enumerate(source.splitlines(), 1) if _USER_LINE_MARK in text} \
+        if _USER_LINE_MARK in source else {}
     widths: dict[int, int] = {}
-    fn_def = tree.body[0]
-    for node in ast.walk(tree):
-        call = node.value if isinstance(node, ast.Return) else None
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in tails:
-            call.args.insert(0, call.func)
-            call.func = ast.copy_location(ast.Name(_TAIL_CALL, ast.Load()), call.args[0])
-        if hasattr(node, "lineno"):  # the whole user line: no carets under generated columns
-            at = own_lines.get(node.lineno, line)
-            if at not in widths:
-                widths[at] = len(linecache.getline(original.co_filename, at).rstrip())
-            node.lineno = node.end_lineno = at
-            node.col_offset, node.end_col_offset = 0, widths[at]
-    fn_def.lineno = original.co_firstlineno
-    fn_def.end_lineno = max(line, original.co_firstlineno, *own_lines.values())
-    return tree
 
+    def whole(at: int) -> Position:
+        if at not in widths:
+            widths[at] = len(linecache.getline(original.co_filename, at).rstrip())
+        return at, at, 0, widths[at]
 
-def _compiled_entry(tree: ast.Module, ns: dict, name: str, original: types.CodeType) -> types.FunctionType:
-    exec(compile(tree, original.co_filename, "exec"), ns)
-    entry = ns[name]
-    entry.__code__ = entry.__code__.replace(co_name=original.co_name, co_qualname=_qualname_of(original))
-    return entry
+    def placed(code: types.CodeType, first_line: int) -> types.CodeType:
+        generated_first = code.co_firstlineno
+
+        def place(position: Position) -> Position:
+            start, _end, column, end_column = position
+            if start is None:
+                return None, None, None, None
+            if start == generated_first and column == 0 and end_column == 0:
+                return first_line, first_line, 0, 0
+            at = own_lines.get(start, line)
+            return (at, at, None, None) if column is None else whole(at)
+
+        consts = code.co_consts
+        if any(isinstance(c, types.CodeType) for c in consts):
+            consts = tuple(placed(c, own_lines.get(c.co_firstlineno, line)) if isinstance(c, types.CodeType)
+                           else c for c in consts)
+            code = code.replace(co_consts=consts)
+        by_line = relocated_by_line(code, lambda start: whole(own_lines.get(start, line)), first_line)
+        return by_line if by_line is not None else relocated(code, place, first_line)
+
+    return placed(code, original.co_firstlineno)
