@@ -140,7 +140,7 @@ def fresh_value(tx, obj: Any, name: str, known: dict | None = None, made: dict |
         return TupleValue([fresh_value(tx, x, name, known, made) for x in obj])
     if cls is set and all(_plain_key(x) for x in obj):  # (``d1.items() | d2.items()``)
         from autograph.capture.families.sets import SetValue
-        return SetValue(obj, order_known=list(set(obj)) == list(obj))
+        return SetValue(obj, adopt=True)  # the real call's own set: its table as made
     value = tx.wrap(obj, None, trusted=True)
     if type(value) is ObjectValue and cls not in IMMUTABLE_VALUE_TYPES:
         raise Unsupported(f"{name}() made a {cls.__qualname__} object; Python makes a new one on every call",

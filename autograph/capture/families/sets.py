@@ -18,6 +18,7 @@ from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value
 from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.made_keys import hashed_by_real_object, identity_hashed_made_object
+from autograph.capture.families.set_rebuild_order import filled_recipe, insertion_order
 
 SET_ORDER = break_kind(
     "set-order", "the order of a set of tensors or objects depends on their addresses, known only at run time",
@@ -188,23 +189,33 @@ def value_of(key: Any) -> Value:
 class SetValue(Value):
     """A ``set`` (mutable, one object per call) or a ``frozenset`` that holds non-constants."""
 
-    def __init__(self, keys: Iterable[Any], kind: type = set, source=None, order_known: bool = True):
+    def __init__(self, keys: Iterable[Any], kind: type = set, source=None, order_known: bool = True,
+                 adopt: bool = False):
         self.kind = kind
-        self.real = kind(keys)
+        # ``adopt``: ``keys`` is a set the real operation just made, owned by nobody else; kept
+        # as it is, its table (size, removed entries) is the one the program's set has, where a
+        # copy would be a fresh table that may iterate in another order
+        self.real = keys if adopt and type(keys) is kind else kind(keys)
         self.source = source
         self.mutable = kind is set
         # False when ``real`` may iterate in another order than the real set (a set from
         # outside changed during capture, or whose copy reordered it): no iteration then
         self.order_known = order_known
 
-    def _rebuild_from(self) -> Any:
-        """A real object from which ``kind(obj)``, run by the rebuilt code, iterates exactly as
-        this set does: a set's order is its table's, which its history of additions and
-        removals decided, so each way of rebuilding is tried for real first."""
+    def _rebuild_text(self, cg) -> str:
+        """The rebuilt code's expression for a new set iterating exactly as this one does: a
+        set's order is its table's, which its history of additions and removals decided, so
+        each way of rebuilding is tried for real first (families/set_rebuild_order.py)."""
         if self.order_known:
             for obj in (frozenset(self.real), tuple(self.real)):
                 if list(self.kind(obj)) == list(self.real):
-                    return obj
+                    return f"{cg.const(self.kind)}({cg.const(obj)})"
+            order = insertion_order(self.real, self.kind)
+            if order is not None:
+                return f"{cg.const(self.kind)}({cg.const(order)})"
+            recipe = filled_recipe(self.real)
+            if recipe is not None:
+                return f"{cg.const(recipe)}()"
         raise Unsupported(f"a {self.describe()} whose order no rebuilt set reproduces, live at a graph break",
                           kind=SET_HISTORY)
 
@@ -377,7 +388,7 @@ class SetValue(Value):
         if self.source is not None:
             return cg.source_expr(self.source)
         if not self.has_identity_keys():  # one new set per call, however often it is named
-            text = f"{cg.const(self.kind)}({cg.const(self._rebuild_from())})"
+            text = self._rebuild_text(cg)
             return cg.shared(self, text) if self.kind is set else text
         from autograph.capture.families.interpreted_keys import refuse_rebuild
         refuse_rebuild(self.real)
@@ -467,7 +478,7 @@ def _wrap_result(out: Any, ordered: bool = True) -> Value:
     if isinstance(out, (set, frozenset)):
         if type(out) is frozenset and ordered and not any(isinstance(k, _Identity) for k in out):
             return ConstantValue(out)
-        return SetValue(out, type(out), order_known=ordered)
+        return SetValue(out, type(out), order_known=ordered, adopt=True)
     return ConstantValue(out)  # bool (predicates), None (mutating methods)
 
 
@@ -509,7 +520,8 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
     """A set of constants (and functions) read from outside: guarded by type, contents and
     iteration order (an equal set built another way iterates differently), modelled by a copy;
     when the copy iterates otherwise (the real table has gaps from removals, functions are keyed
-    by identity), the order stays unknown."""
+    by identity), a table filled to iterate as the real one (families/set_rebuild_order.py)
+    models it, else the order stays unknown."""
     order = list(obj)
     tx.guards.type_(source, obj)
     tx.guards.iterates_as(source, order)  # {1} == {True}, yet their items fold differently
@@ -517,6 +529,10 @@ def wrap_outside_set(tx, obj: set, source) -> Value:
             if is_pinned_element(x) else x for x in order]
     value = SetValue(keys, set, source)
     value.order_known = [k.obj if isinstance(k, _Identity) else k for k in value.real] == order
+    if not value.order_known:  # (a rebuilt set, say): a model table made to iterate as the real one
+        recipe = filled_recipe(obj) if all(not isinstance(k, _Identity) for k in keys) else None
+        if recipe is not None:
+            value.real, value.order_known = recipe(), True
     return value
 
 
