@@ -15,7 +15,6 @@ import linecache
 import operator
 import re
 import types
-import weakref
 from typing import Any, Callable, Hashable
 
 from autograph.bytecode.instructions import Instruction, normalize
@@ -24,6 +23,7 @@ from autograph.bytecode.liveness import live_locals_at
 from autograph.bytecode.resume import make_resume_code, preamble_length, super_first_local
 from autograph.capture.core.breaks import CaptureBug, Unsupported, break_kind
 from autograph.capture.core.base import NULL, Value
+from autograph.capture.engine.code_origins import CodeObjectMap
 from autograph.guards.check import signature_source
 
 NO_RESUME = break_kind(
@@ -33,9 +33,9 @@ _resume_counter = itertools.count(1)
 # resume functions are cached in the captured function's module globals under this name (shared by
 # the resumes of resumes), so they and the shims they hold die with the module and autograph.reset()
 RESUMES_ATTR = "__autograph_resumes__"
-# resume code -> (original code, {offset in resume code: offset in original}); weak: dies with the resume
-_ORIGIN: "weakref.WeakKeyDictionary[types.CodeType, tuple[types.CodeType, dict[int, int]]]" = \
-    weakref.WeakKeyDictionary()
+# resume code -> (original code, {offset in resume code: offset in original}); by identity (equal
+# resume codes each keep their entry), dying with the resume code
+_ORIGIN: "CodeObjectMap[tuple[types.CodeType, dict[int, int]]]" = CodeObjectMap()
 
 
 _CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
