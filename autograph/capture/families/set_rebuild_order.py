@@ -10,7 +10,7 @@ fresh insertion puts it. So the recipes tried, each run for real at capture and 
 ``list(built) == list(real)``:
 
 1. the elements inserted in another order (a collision between them decides who is displaced);
-2. for a plain ``set`` of builtin constants, small ints (hash ``j``, home slot ``j``) inserted
+2. for a ``set`` (or a set subclass's table) of builtin constants, small ints (hash ``j``, home slot ``j``) inserted
    first to occupy home slots, then the elements, then the ints removed again: the elements land
    where a removed element made them land. This recipe must also give a table of the real set's
    size (``sys.getsizeof``), so that later additions probe a table of the same size.
@@ -39,11 +39,14 @@ class FilledSet:
         self.elements = elements
 
     def __call__(self) -> set:
-        built = set()
+        return self.fill(set())
+
+    def fill(self, table: set) -> set:
+        """Fill the empty ``table`` (a set, or a set subclass's instance: set's own C methods)."""
         for item in self.fillers + self.elements:
-            built.add(item)
-        built.difference_update(self.fillers)
-        return built
+            set.add(table, item)
+        set.difference_update(table, self.fillers)
+        return table
 
     def __repr__(self) -> str:
         return f"FilledSet(fillers={self.fillers!r}, elements={self.elements!r})"

@@ -18,7 +18,7 @@ from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core import registry
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.core.constants import ConstantValue
-from autograph.capture.families.set_rebuild_order import insertion_order
+from autograph.capture.families.set_rebuild_order import filled_recipe, insertion_order
 from autograph.capture.families.sets import SET_HISTORY, SetValue, _keys_of, check_iterable, key_of, scalar_operand_error, value_of
 
 SET_BASES = (set, frozenset)
@@ -93,6 +93,9 @@ def rebuild_source(items: SetValue) -> Any:
         order = insertion_order(items.real, probe)
         if order is not None:
             return order
+        recipe = filled_recipe(items.real) if items.kind is set else None
+        if recipe is not None and list(recipe.fill(_SetProbe())) == list(items.real):
+            return recipe  # (``_rebuild`` fills the instance's table by it)
     raise Unsupported(f"a {items.describe()} whose order no rebuilt set reproduces, live at a graph break",
                       kind=SET_HISTORY)
 

@@ -27,6 +27,7 @@ from autograph.capture.core.constants import ConstantValue
 from autograph.capture.families.containers import DictValue, DictViewValue, ListIteratorValue, ListValue
 from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
 from autograph.capture.families.unbound_calls import call_as_bound
+from autograph.capture.families.set_rebuild_order import FilledSet
 
 # C base classes whose construction and slots this module models
 _DICT_BASES = (dict, collections.OrderedDict)
@@ -42,7 +43,9 @@ def _rebuild(cls: type, attrs: dict, items: dict | None, slots: dict | None = No
     subclass's table is filled by set's own C code from ``items`` (families/set_subclasses.py)."""
     base = next(b for b in cls.__mro__ if b in _PLAIN_BASES)
     obj = base.__new__(cls, items) if base in (frozenset, tuple) + _SCALAR_BASES else base.__new__(cls)
-    if base is set:
+    if base is set and isinstance(items, FilledSet):
+        items.fill(obj)  # a table whose removal history decides its order
+    elif base is set:
         set.__init__(obj, items)
     elif base in (frozenset, tuple) + _SCALAR_BASES:
         pass  # items fixed by __new__

@@ -86,3 +86,25 @@ def test_no_filled_recipe_for_elements_that_compare_in_python():
 
     assert filled_recipe({Key(), Key()}) is None
     assert isinstance(filled_recipe(_history_set()), FilledSet)
+
+
+class Bag(set):
+    """A set subclass with an attribute: rebuilt by ``_rebuild`` at a break."""
+
+
+def test_a_set_subclass_instance_with_a_removal_history_is_rebuilt_in_its_order():
+    def fn(a):
+        s = Bag([0, 96])
+        s.discard(0)
+        s.add(2)
+        s.tag = "t"
+        print("graph break")
+        return a + 1, s
+
+    h = Harness()
+    f = h.compile(fn)
+    x = torch.ones(2)
+    for _ in range(2):
+        (_, got), (_, expected) = f(x), fn(x)
+        assert type(got) is Bag and got.tag == "t" and list(got) == list(expected) == [2, 96]
+    assert len(h.breaks) == 1
