@@ -23,6 +23,7 @@ import sys
 from itertools import islice, permutations
 from typing import Any, Callable, Iterable
 
+_MAX_ELEMENTS = 32  # larger sets are not searched (each try builds a set: capture time)
 _MAX_ORDERS = 720  # insertion orders tried (all of them up to 6 elements)
 _MAX_FILLED = 2000  # filler recipes tried
 _FILLER_SLOTS = 64  # candidate filler ints 0..63 (home slots of tables up to 64 entries)
@@ -56,6 +57,8 @@ def insertion_order(real: Any, build: Callable[[tuple], Any]) -> tuple | None:
     """Elements of ``real`` in an order from which ``build`` (one-by-one insertion into a new
     table) iterates exactly as ``real``; None when no tried order does."""
     target = list(real)
+    if len(target) > _MAX_ELEMENTS:
+        return None
     for order in islice(permutations(target), _MAX_ORDERS):
         if list(build(order)) == target:
             return order
@@ -65,7 +68,7 @@ def insertion_order(real: Any, build: Callable[[tuple], Any]) -> tuple | None:
 def filled_recipe(real: set) -> FilledSet | None:
     """A :class:`FilledSet` that iterates as ``real`` with a table of its size; None when the
     elements are not all builtin constants or no tried recipe does."""
-    if type(real) is not set or not all(type(k) in _PLAIN_TYPES for k in real):
+    if type(real) is not set or len(real) > _MAX_ELEMENTS or not all(type(k) in _PLAIN_TYPES for k in real):
         return None
     target, size = list(real), sys.getsizeof(real)
     free = [j for j in range(_FILLER_SLOTS) if j not in real]
