@@ -57,7 +57,12 @@ def fold(tx, fn: Callable, args, kwargs, name: str) -> Value:
         return _run_time_text(fn, args, kwargs, name)
     if symbolic and not _symbolic_arithmetic(result):
         return _fold_specialised(tx, fn, args, kwargs, name)
-    return real.wrap_result(tx, result, name)
+    # a set operator on builtin operands returns a new set or its left operand (a real copy)
+    return real.wrap_result(tx, result, name, own=fn in _SET_ALGEBRA)
+
+
+_SET_ALGEBRA = (operator.or_, operator.and_, operator.xor, operator.sub,
+                operator.ior, operator.iand, operator.ixor, operator.isub)
 
 
 def _symbolic_arithmetic(result: Any) -> bool:

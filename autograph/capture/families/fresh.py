@@ -90,8 +90,9 @@ class RealArguments:
             if _layout(self._objs[rid]) != before:
                 raise Unsupported(f"{name}() changes its argument {value.describe()}", kind="side-effect")
 
-    def wrap_result(self, tx, result: Any, name: str) -> Value:
-        return fresh_value(tx, result, name, self._value_of, {})
+    def wrap_result(self, tx, result: Any, name: str, own: bool = False) -> Value:
+        """``own``: the call returns objects nothing else holds (a set operator's new set)."""
+        return fresh_value(tx, result, name, self._value_of, {}, own=own)
 
 
 def _uncreatable(cls: type) -> bool:
@@ -114,9 +115,11 @@ def _layout(obj: Any) -> Any:
     return tuple(id(x) for x in obj)
 
 
-def fresh_value(tx, obj: Any, name: str, known: dict | None = None, made: dict | None = None) -> Value:
+def fresh_value(tx, obj: Any, name: str, known: dict | None = None, made: dict | None = None,
+                own: bool = False) -> Value:
     """A value rebuilt per call for an object made at capture time. ``known`` maps real copies
-    of the call's values back to them; ``made`` keeps one value per new object (aliasing)."""
+    of the call's values back to them; ``made`` keeps one value per new object (aliasing).
+    ``own``: ``obj`` is a call's result, held by nothing else (a set in it is kept as made)."""
     from autograph.capture.families.containers import DictValue, ListValue, TupleValue
     from autograph.capture.families.objects import ObjectValue
     known = {} if known is None else known
@@ -129,18 +132,22 @@ def fresh_value(tx, obj: Any, name: str, known: dict | None = None, made: dict |
     if cls is list:
         value: Value = ListValue([])
         made[id(obj)] = (value, obj)
-        value.items.extend(fresh_value(tx, x, name, known, made) for x in obj)
+        value.items.extend(fresh_value(tx, x, name, known, made, own) for x in obj)
         return value
     if cls is dict:
         value = DictValue({})
         made[id(obj)] = (value, obj)
-        value.items.update({k: fresh_value(tx, v, name, known, made) for k, v in obj.items()})
+        value.items.update({k: fresh_value(tx, v, name, known, made, own) for k, v in obj.items()})
         return value
     if cls is tuple:
-        return TupleValue([fresh_value(tx, x, name, known, made) for x in obj])
+        return TupleValue([fresh_value(tx, x, name, known, made, own) for x in obj])
     if cls is set and all(_plain_key(x) for x in obj):  # (``d1.items() | d2.items()``)
         from autograph.capture.families.sets import SetValue
-        return SetValue(obj, adopt=True)  # the real call's own set: its table as made
+        if own:  # the real call's own set: its table as made (one value however often it occurs)
+            value = SetValue(obj, adopt=True)
+            made[id(obj)] = (value, obj)
+            return value
+        return SetValue(obj, order_known=list(set(obj)) == list(obj))  # a copy (the object is held)
     value = tx.wrap(obj, None, trusted=True)
     if type(value) is ObjectValue and cls not in IMMUTABLE_VALUE_TYPES:
         raise Unsupported(f"{name}() made a {cls.__qualname__} object; Python makes a new one on every call",
