@@ -40,10 +40,23 @@ typedef struct {
 
 static PyTypeObject TailCallType;
 
+/* A few freed TailCalls of up to TAILCALL_SMALL arguments kept for the next (one per graph break
+ * of each hit: no allocator call on the common path). Touched with the GIL held only. */
+#define TAILCALL_SMALL 8
+#define TAILCALL_KEPT 4
+static PyObject *g_tailcall_kept[TAILCALL_KEPT];
+static int g_tailcall_nkept = 0;
+
 /* A TailCall of fn(*args[0:n]) (new references). */
 static PyObject *tailcall_make(PyObject *fn, PyObject *const *args, Py_ssize_t n) {
-    TailCall *self = (TailCall *)PyObject_Malloc(offsetof(TailCall, items) + (size_t)(n ? n : 1) * sizeof(PyObject *));
-    if (!self) return PyErr_NoMemory();
+    TailCall *self;
+    if (n <= TAILCALL_SMALL && g_tailcall_nkept > 0) {
+        self = (TailCall *)g_tailcall_kept[--g_tailcall_nkept];
+    } else {
+        Py_ssize_t room = n <= TAILCALL_SMALL ? TAILCALL_SMALL : n;
+        self = (TailCall *)PyObject_Malloc(offsetof(TailCall, items) + (size_t)room * sizeof(PyObject *));
+        if (!self) return PyErr_NoMemory();
+    }
     PyObject_InitVar((PyVarObject *)self, &TailCallType, n);
     self->fn = Py_NewRef(fn);
     for (Py_ssize_t i = 0; i < n; i++) self->items[i] = Py_NewRef(args[i]);
@@ -72,7 +85,12 @@ static PyObject *tailcall_vectorcall(PyObject *type, PyObject *const *args, size
 static void tailcall_dealloc(PyObject *op) {
     TailCall *self = (TailCall *)op;
     Py_DECREF(self->fn);
-    for (Py_ssize_t i = 0, n = Py_SIZE(self); i < n; i++) Py_DECREF(self->items[i]);
+    Py_ssize_t n = Py_SIZE(self);
+    for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(self->items[i]);
+    if (n <= TAILCALL_SMALL && g_tailcall_nkept < TAILCALL_KEPT) {  /* room for TAILCALL_SMALL: kept */
+        g_tailcall_kept[g_tailcall_nkept++] = op;
+        return;
+    }
     PyObject_Free(op);
 }
 
