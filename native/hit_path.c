@@ -27,80 +27,101 @@ static PyObject *g_cleaner = NULL;
 /* ------------------------------------------------------------ TailCall
  * What a compiled entry returns instead of calling its resume function itself
  * (``return __tail(resume, *args)``): the shim calls it, so the entry's frame is gone by then
- * and a user's function is one frame deep however many graph breaks it has. */
+ * and a user's function is one frame deep however many graph breaks it has.
+ * The arguments are held inline and passed on by vectorcall (no tuple). Not tracked by the GC:
+ * a TailCall lives from the entry's return to the shim's call, referenced only by the shim's C
+ * code (or finish_tail's frame, which lets it go before the call), so it is never in a cycle;
+ * an untracked object also costs no GC link and does not count towards a collection. */
 typedef struct {
-    PyObject_HEAD
+    PyObject_VAR_HEAD
     PyObject *fn;
-    PyObject *args;
+    PyObject *items[1];   /* ob_size arguments */
 } TailCall;
 
 static PyTypeObject TailCallType;
+
+/* A few freed TailCalls of up to TAILCALL_SMALL arguments kept for the next (one per graph break
+ * of each hit: no allocator call on the common path). Touched with the GIL held only. */
+#define TAILCALL_SMALL 8
+#define TAILCALL_KEPT 4
+static PyObject *g_tailcall_kept[TAILCALL_KEPT];
+static int g_tailcall_nkept = 0;
+
+/* A TailCall of fn(*args[0:n]) (new references). */
+static PyObject *tailcall_make(PyObject *fn, PyObject *const *args, Py_ssize_t n) {
+    TailCall *self;
+    if (n <= TAILCALL_SMALL && g_tailcall_nkept > 0) {
+        self = (TailCall *)g_tailcall_kept[--g_tailcall_nkept];
+    } else {
+        Py_ssize_t room = n <= TAILCALL_SMALL ? TAILCALL_SMALL : n;
+        self = (TailCall *)PyObject_Malloc(offsetof(TailCall, items) + (size_t)room * sizeof(PyObject *));
+        if (!self) return PyErr_NoMemory();
+    }
+    PyObject_InitVar((PyVarObject *)self, &TailCallType, n);
+    self->fn = Py_NewRef(fn);
+    for (Py_ssize_t i = 0; i < n; i++) self->items[i] = Py_NewRef(args[i]);
+    return (PyObject *)self;
+}
 
 static PyObject *tailcall_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     if ((kwargs && PyDict_GET_SIZE(kwargs)) || PyTuple_GET_SIZE(args) < 1) {
         PyErr_SetString(PyExc_TypeError, "TailCall(fn, *args)");
         return NULL;
     }
-    TailCall *self = (TailCall *)type->tp_alloc(type, 0);
-    if (!self) return NULL;
-    self->fn = Py_NewRef(PyTuple_GET_ITEM(args, 0));
-    self->args = PyTuple_GetSlice(args, 1, PyTuple_GET_SIZE(args));
-    if (!self->args) { Py_DECREF(self); return NULL; }
-    return (PyObject *)self;
+    return tailcall_make(PyTuple_GET_ITEM(args, 0), &PyTuple_GET_ITEM(args, 1), PyTuple_GET_SIZE(args) - 1);
 }
 
 /* TailCall(fn, *args) called from bytecode: no argument tuple of the call itself (CPython's
- * CALL takes a type's vectorcall), the arguments after fn copied once into the call's tuple. */
+ * CALL takes a type's vectorcall) and none of its own. */
 static PyObject *tailcall_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if ((kwnames && PyTuple_GET_SIZE(kwnames)) || nargs < 1) {
         PyErr_SetString(PyExc_TypeError, "TailCall(fn, *args)");
         return NULL;
     }
-    PyObject *rest = PyTuple_New(nargs - 1);
-    if (!rest) return NULL;
-    for (Py_ssize_t i = 1; i < nargs; i++) PyTuple_SET_ITEM(rest, i - 1, Py_NewRef(args[i]));
-    TailCall *self = (TailCall *)((PyTypeObject *)type)->tp_alloc((PyTypeObject *)type, 0);
-    if (!self) { Py_DECREF(rest); return NULL; }
-    self->fn = Py_NewRef(args[0]);
-    self->args = rest;
-    return (PyObject *)self;
-}
-
-static int tailcall_traverse(PyObject *op, visitproc visit, void *arg) {
-    Py_VISIT(((TailCall *)op)->fn);
-    Py_VISIT(((TailCall *)op)->args);
-    return 0;
-}
-
-static int tailcall_clear(PyObject *op) {
-    Py_CLEAR(((TailCall *)op)->fn);
-    Py_CLEAR(((TailCall *)op)->args);
-    return 0;
+    return tailcall_make(args[0], args + 1, nargs - 1);
 }
 
 static void tailcall_dealloc(PyObject *op) {
-    PyObject_GC_UnTrack(op);
-    tailcall_clear(op);
-    Py_TYPE(op)->tp_free(op);
+    TailCall *self = (TailCall *)op;
+    Py_DECREF(self->fn);
+    Py_ssize_t n = Py_SIZE(self);
+    for (Py_ssize_t i = 0; i < n; i++) Py_DECREF(self->items[i]);
+    if (n <= TAILCALL_SMALL && g_tailcall_nkept < TAILCALL_KEPT) {  /* room for TAILCALL_SMALL: kept */
+        g_tailcall_kept[g_tailcall_nkept++] = op;
+        return;
+    }
+    PyObject_Free(op);
+}
+
+static PyObject *tailcall_args(PyObject *op, void *closure) {
+    TailCall *self = (TailCall *)op;
+    PyObject *args = PyTuple_New(Py_SIZE(self));
+    if (!args) return NULL;
+    for (Py_ssize_t i = 0, n = Py_SIZE(self); i < n; i++) PyTuple_SET_ITEM(args, i, Py_NewRef(self->items[i]));
+    return args;
 }
 
 static PyMemberDef tailcall_members[] = {
     {"fn", T_OBJECT, offsetof(TailCall, fn), READONLY, "the resume function to call"},
-    {"args", T_OBJECT, offsetof(TailCall, args), READONLY, "its arguments"},
     {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef tailcall_getset[] = {
+    {"args", tailcall_args, NULL, "its arguments (a new tuple)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyTypeObject TailCallType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "autograph._native.TailCall",
-    .tp_basicsize = sizeof(TailCall),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_basicsize = offsetof(TailCall, items),
+    .tp_itemsize = sizeof(PyObject *),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "TailCall(fn, *args): a call a compiled entry leaves to its shim",
-    .tp_traverse = tailcall_traverse,
-    .tp_clear = tailcall_clear,
     .tp_dealloc = tailcall_dealloc,
     .tp_members = tailcall_members,
+    .tp_getset = tailcall_getset,
     .tp_new = tailcall_new,
     .tp_vectorcall = tailcall_vectorcall,
 };
@@ -109,7 +130,7 @@ static PyTypeObject TailCallType = {
 static PyObject *finish_tail(PyObject *result) {
     while (result && Py_IS_TYPE(result, &TailCallType)) {
         TailCall *tail = (TailCall *)result;
-        PyObject *next = PyObject_Call(tail->fn, tail->args, NULL);
+        PyObject *next = PyObject_Vectorcall(tail->fn, tail->items, Py_SIZE(tail), NULL);
         Py_DECREF(result);
         result = next;
     }

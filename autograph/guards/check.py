@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from autograph.guards.kinds import check_const, check_namespace, device_implied_by_keys, make_tensor_check, spec_of
 from autograph.guards.model import Guard
-from autograph.guards.sources import AttrSource, ItemSource, Source
+from autograph.guards.sources import GLOBAL_STATE_KINDS, AttrSource, ItemSource, Source
 
 __all__ = ["GuardSet", "check_const", "device_implied_by_keys", "make_tensor_check", "signature_source"]
 
@@ -26,14 +26,11 @@ _counter = itertools.count()
 
 
 def _dispatch_tls_reader():
-    from autograph.guards.sources import GLOBAL_STATE_KINDS
     return GLOBAL_STATE_KINDS["dispatch_tls"][1]
 
 
 # GLOBAL_STATE kind -> code reading it (``___torch`` is bound in the namespace)
 def _global_state_code(kind: str) -> str:
-    from autograph.guards.sources import GLOBAL_STATE_KINDS
-
     if kind == "dispatch_tls":
         return "___dispatch_tls()"
     return "___" + GLOBAL_STATE_KINDS[kind][0]

@@ -29,7 +29,10 @@ from autograph.guards import extension as _extension
 def finish_tail(result: Any) -> Any:
     """The value of a call whose result may be a :data:`TailCall` (the Python hit path's twin of C's)."""
     while type(result) is TailCall:
-        result = result.fn(*result.args)
+        # the TailCall let go before the call: it is not tracked by the GC (native/hit_path.c),
+        # so no frame of a traceback the call raises may hold it
+        fn, args, result = result.fn, result.args, None
+        result = fn(*args)
     return result
 
 

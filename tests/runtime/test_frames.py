@@ -219,6 +219,42 @@ def test_a_tail_call_runs_after_the_entry_returned():
     assert seen == ["finish_tail"]
 
 
+def test_a_tail_call_is_not_held_by_the_frame_its_call_raised_in():
+    """A TailCall is not tracked by the GC (native/hit_path.c), so no frame a traceback keeps may
+    hold one: ``finish_tail`` lets it go before calling (a cycle through it would never be freed)."""
+    import gc
+
+    def resume(a):
+        raise ValueError(a)
+
+    try:
+        frames.finish_tail(frames.TailCall(resume, 1))
+    except ValueError as exc:
+        held = [frame.f_locals for frame, _ in traceback.walk_tb(exc.__traceback__)]
+    assert not any(type(v) is frames.TailCall for f_locals in held for v in f_locals.values())
+    if frames.TailCall.__module__ == "autograph._native":
+        assert not gc.is_tracked(frames.TailCall(resume, 1))
+
+
+def test_a_tail_call_holds_its_arguments_and_lets_them_go():
+    """TailCalls of every arity (kept ones reused) keep their arguments and release each once."""
+    class Arg:
+        pass
+
+    items = [Arg() for _ in range(12)]
+    before = [sys.getrefcount(i) for i in items]
+    for round_ in range(3):
+        for n in range(len(items) + 1):
+            tail = frames.TailCall(tuple, *items[:n])
+            assert tail.fn is tuple and tail.args == tuple(items[:n])
+            del tail
+        made = [frames.TailCall(len, *items[:n]) for n in (0, 3, 8, 9, 12)]
+        assert [t.args for t in made] == [tuple(items[:n]) for n in (0, 3, 8, 9, 12)]
+        del made
+    assert [sys.getrefcount(i) for i in items] == before
+    assert frames.finish_tail(frames.TailCall(lambda *a: len(a), *items)) == 12
+
+
 def test_frames_stay_the_users_after_a_torch_compile_region_raised():
     """Dynamo's frame evaluator stays installed after an error left a torch.compile region (no
     region is active then): compiled calls still run without autograph's frames between."""

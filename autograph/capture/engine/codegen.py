@@ -23,7 +23,11 @@ from autograph.bytecode.liveness import live_locals_at
 from autograph.bytecode.resume import make_resume_code, preamble_length, super_first_local
 from autograph.capture.core.breaks import CaptureBug, Unsupported, break_kind
 from autograph.capture.core.base import NULL, Value
+<<<<<<< HEAD
 from autograph.capture.engine.code_origins import CodeObjectMap
+=======
+from autograph.capture.engine.frame_marks import TailCall, mark_entry
+>>>>>>> cold24b
 from autograph.guards.check import signature_source
 
 NO_RESUME = break_kind(
@@ -424,7 +428,6 @@ def build_entry(cg: Codegen, name: str, body: list[str], has_graph: bool, graph_
     body = ["    " + line for line in body]
     source = "\n".join(lines + body) + "\n"
     original = _origin_code(cg.fn.__code__)
-    from autograph.capture.engine.frame_marks import TailCall, mark_entry
     cg.ns[_TAIL_CALL] = TailCall
     shadowed = cg.ns.get(name, _UNBOUND)  # a resume calling itself: keep its name bound to the resume
     tail_body, found = _tail_calling(body, cg.tail_calls)

@@ -23,6 +23,7 @@ from autograph.capture.core.breaks import Unsupported, break_kind
 from autograph.capture.core.keyword_args import printable_call
 from autograph.capture.core.state import ShapeRecords
 from autograph.capture.core.base import Value
+from autograph.capture.engine import argument_writes
 from autograph.capture.families import numpy_ints
 
 
@@ -198,7 +199,6 @@ class GraphBuilder:
             from autograph.capture.core import shapes
             node_args, node_kwargs = shapes.symints_to_nodes(self, node_args, node_kwargs)
         recorder = effects.EffectRecorder(effects.storages_of(fake_args, fake_kwargs), self.input_storages)
-        from autograph.capture.engine import argument_writes
         python_body = argument_writes.python_body(kind, target, fake_args)
         if python_body:  # its Python writes would be made at capture, or on copies and lost
             before = argument_writes.fingerprint(fake_args, fake_kwargs, _target_name(target))
@@ -486,29 +486,34 @@ def to_node_arg(obj):
     """Symbolic values → FX node arguments (nodes and plain constants)."""
     from autograph.capture.families.containers import BaseSequenceValue, DictValue, SliceValue
     from autograph.capture.families.tensors import TensorValue
-    if isinstance(obj, TensorValue):
-        return obj.node
-    if isinstance(obj, SliceValue):
-        return slice(*(to_node_arg(p) for p in obj.parts))
-    if isinstance(obj, BaseSequenceValue):
-        kind = tuple if obj.kind is not list else list
-        return kind(to_node_arg(i) for i in obj.items)
-    if isinstance(obj, DictValue):
-        if obj.has_identity_keys():
-            raise Unsupported(f"{obj.describe()} keyed by tensors or objects passed to a torch operation", kind="unsupported-torch-value")
-        return {k: to_node_arg(v) for k, v in obj.items.items()}
-    if isinstance(obj, tuple):
-        return tuple(to_node_arg(o) for o in obj)
-    if isinstance(obj, list):
-        return [to_node_arg(o) for o in obj]
-    if isinstance(obj, dict):
-        return {k: to_node_arg(v) for k, v in obj.items()}
-    if isinstance(obj, Value):
-        if obj.is_symbolic_scalar():  # a run-time Python float: a placeholder (families/scalars.py)
-            return obj.graph_arg()[0]
-        if obj.is_constant():
-            return obj.as_python_constant()
-        raise Unsupported(f"{obj.describe()} passed to a torch operation", kind="unsupported-torch-value")
-    return obj
+
+    def node_arg(obj):  # (the imports above made once per call, not once per item)
+        if isinstance(obj, TensorValue):
+            return obj.node
+        if isinstance(obj, SliceValue):
+            return slice(*(node_arg(p) for p in obj.parts))
+        if isinstance(obj, BaseSequenceValue):
+            kind = tuple if obj.kind is not list else list
+            return kind(node_arg(i) for i in obj.items)
+        if isinstance(obj, DictValue):
+            if obj.has_identity_keys():
+                raise Unsupported(f"{obj.describe()} keyed by tensors or objects passed to a torch operation",
+                                  kind="unsupported-torch-value")
+            return {k: node_arg(v) for k, v in obj.items.items()}
+        if isinstance(obj, tuple):
+            return tuple(node_arg(o) for o in obj)
+        if isinstance(obj, list):
+            return [node_arg(o) for o in obj]
+        if isinstance(obj, dict):
+            return {k: node_arg(v) for k, v in obj.items()}
+        if isinstance(obj, Value):
+            if obj.is_symbolic_scalar():  # a run-time Python float: a placeholder (families/scalars.py)
+                return obj.graph_arg()[0]
+            if obj.is_constant():
+                return obj.as_python_constant()
+            raise Unsupported(f"{obj.describe()} passed to a torch operation", kind="unsupported-torch-value")
+        return obj
+
+    return node_arg(obj)
 
 

@@ -22,6 +22,8 @@ import re
 import types
 from typing import Any, Callable
 
+from autograph.capture.engine.frame_marks import mark_folded
+
 _FILE_LINE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
@@ -78,6 +80,5 @@ def with_user_lines(gm: Any, compiled: Callable, filename: str, default_line: in
         forward = namespace["forward"]
     except Exception:  # noqa: BLE001 - line mapping is a readability aid; never break a capture for it
         return compiled
-    from autograph.capture.engine.frame_marks import mark_folded
     mark_folded(forward.__code__)  # a traceback shows its line in the entry's frame (runtime/frames.py)
     return types.MethodType(forward, gm)

@@ -21,6 +21,7 @@ import types
 import weakref
 from typing import Any, Callable
 
+from autograph.capture.engine.frame_marks import mark_folded
 from autograph.capture.engine.python_methods import _unbound_method
 
 # Each body is on the ``def`` line: every instruction of the code object is on one line, which
@@ -74,7 +75,6 @@ class UserSite:
                                 co_qualname=self.qualname)
         helpers = {"_unbound": _unbound_method, "_getattr": getattr, "_name": method_name}
         closure = tuple(types.CellType(helpers[n]) for n in code.co_freevars)
-        from autograph.capture.engine.frame_marks import mark_folded
         mark_folded(code)  # a traceback shows it as the entry's frame it runs for (runtime/frames.py)
         return types.FunctionType(code, self.globals, self.name, None, closure)
 

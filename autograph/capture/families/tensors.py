@@ -263,40 +263,48 @@ class TensorMethodValue(Value):
 def tensor_values(obj) -> list:
     """The tensor values among a call's symbolic arguments (one level into containers)."""
     from autograph.capture.families.containers import BaseSequenceValue, DictValue
-    if isinstance(obj, TensorValue):
-        return [obj]
-    if isinstance(obj, BaseSequenceValue):
-        return [t for i in obj.items for t in tensor_values(i)]
-    if isinstance(obj, DictValue):
-        return [t for v in obj.items.values() for t in tensor_values(v)]
-    if isinstance(obj, (tuple, list)):
-        return [t for o in obj for t in tensor_values(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in tensor_values(o)]
-    return []
+
+    def values(obj) -> list:  # (the import above made once per call, not once per item)
+        if isinstance(obj, TensorValue):
+            return [obj]
+        if isinstance(obj, BaseSequenceValue):
+            return [t for i in obj.items for t in values(i)]
+        if isinstance(obj, DictValue):
+            return [t for v in obj.items.values() for t in values(v)]
+        if isinstance(obj, (tuple, list)):
+            return [t for o in obj for t in values(o)]
+        if isinstance(obj, dict):
+            return [t for o in obj.values() for t in values(o)]
+        return []
+
+    return values(obj)
 
 
 def to_fake_arg(obj):
     """The fake-tensor-mode argument a value stands for (tensors: their fake; containers: rebuilt)."""
     from autograph.capture.families.containers import BaseSequenceValue, DictValue, SliceValue
-    if isinstance(obj, TensorValue):
-        return obj.fake
-    if isinstance(obj, SliceValue):
-        return slice(*(to_fake_arg(p) for p in obj.parts))
-    if isinstance(obj, BaseSequenceValue):
-        if obj.kind is not list and obj.kind is not tuple:
-            return obj.kind(to_fake_arg(i) for i in obj.items)
-        return obj.kind(to_fake_arg(i) for i in obj.items)
-    if isinstance(obj, DictValue):
-        return {k: to_fake_arg(v) for k, v in obj.items.items()}
-    if isinstance(obj, tuple):
-        return tuple(to_fake_arg(o) for o in obj)
-    if isinstance(obj, list):
-        return [to_fake_arg(o) for o in obj]
-    if isinstance(obj, dict):
-        return {k: to_fake_arg(v) for k, v in obj.items()}
-    if isinstance(obj, Value):
-        if obj.is_symbolic_scalar():
-            return obj.graph_arg()[1]
-        return obj.as_python_constant()
-    return obj
+
+    def fake(obj):  # (the import above made once per call, not once per item)
+        if isinstance(obj, TensorValue):
+            return obj.fake
+        if isinstance(obj, SliceValue):
+            return slice(*(fake(p) for p in obj.parts))
+        if isinstance(obj, BaseSequenceValue):
+            if obj.kind is not list and obj.kind is not tuple:
+                return obj.kind(fake(i) for i in obj.items)
+            return obj.kind(fake(i) for i in obj.items)
+        if isinstance(obj, DictValue):
+            return {k: fake(v) for k, v in obj.items.items()}
+        if isinstance(obj, tuple):
+            return tuple(fake(o) for o in obj)
+        if isinstance(obj, list):
+            return [fake(o) for o in obj]
+        if isinstance(obj, dict):
+            return {k: fake(v) for k, v in obj.items()}
+        if isinstance(obj, Value):
+            if obj.is_symbolic_scalar():
+                return obj.graph_arg()[1]
+            return obj.as_python_constant()
+        return obj
+
+    return fake(obj)
