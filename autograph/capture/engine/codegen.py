@@ -23,11 +23,8 @@ from autograph.bytecode.liveness import live_locals_at
 from autograph.bytecode.resume import make_resume_code, preamble_length, super_first_local
 from autograph.capture.core.breaks import CaptureBug, Unsupported, break_kind
 from autograph.capture.core.base import NULL, Value
-<<<<<<< HEAD
 from autograph.capture.engine.code_origins import CodeObjectMap
-=======
 from autograph.capture.engine.frame_marks import TailCall, mark_entry
->>>>>>> cold24b
 from autograph.guards.check import signature_source
 
 NO_RESUME = break_kind(
