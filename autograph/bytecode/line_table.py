@@ -87,7 +87,7 @@ def decode_locations(code: types.CodeType) -> list[tuple[Position, int]]:
     per entry)."""
     table = code.co_linetable
     line = code.co_firstlineno
-    out = []
+    out: list[tuple[Position, int]] = []
     i, size = 0, len(table)
     while i < size:
         first = table[i]
@@ -130,16 +130,16 @@ def relocated(code: types.CodeType, place: Callable[[Position], Position], first
     ``place(p)`` and ``co_firstlineno`` by ``first_line``; ``place`` is called once per distinct
     position. Nested code objects are left as they are (the caller relocates them itself)."""
     placed: dict[Position, Position] = {}
-    runs: list[list] = []
+    runs: list[tuple[Position, int]] = []
     last = None
     for position, units in decode_locations(code):
         new = placed.get(position)
         if new is None:
             new = placed[position] = place(position)
         if new == last:
-            runs[-1][1] += units
+            runs[-1] = (new, runs[-1][1] + units)
         else:
-            runs.append([new, units])
+            runs.append((new, units))
             last = new
     return code.replace(co_firstlineno=first_line, co_linetable=encode_locations(first_line, runs))
 
