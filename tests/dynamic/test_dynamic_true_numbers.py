@@ -236,3 +236,20 @@ def test_mixed_numpy_and_dynamic_python_ints():
         return x * m, n * m, n + m, m - n, type(n * m), n < m, n * 2 - m
 
     run(f, [(torch.ones(2), np.int32(k), k + 1) for k in (3, 4, 5)])
+
+
+@pytest.mark.parametrize("dynamic", [True, None])
+def test_a_symbolic_uint64_does_not_take_a_value_torch_rejects(dynamic):
+    """``np.uint64(2 ** 64 - 1)`` is no number to torch (``x * n`` is NumPy's ndarray, ``x.mul(n)``
+    a TypeError): the entry where ``n`` is a symbol is not reused for it (found by the
+    dynamic_numbers sweep)."""
+    def f(x, n):
+        product, total = x * n, x.int() + n  # a tensor, or NumPy's ndarray
+        return type(product).__name__, product.tolist(), str(total.dtype), total.tolist()
+
+    def g(x, n):
+        return x.mul(n)
+
+    values = [np.uint64(k) for k in (5, 6, 2 ** 64 - 1, 7, 2 ** 62, 2 ** 62 - 1)]
+    run(f, [(torch.arange(3.0), v) for v in values], dynamic=dynamic)
+    run(g, [(torch.arange(3.0), v) for v in values], dynamic=dynamic)
