@@ -253,3 +253,20 @@ def test_a_symbolic_uint64_does_not_take_a_value_torch_rejects(dynamic):
     values = [np.uint64(k) for k in (5, 6, 2 ** 64 - 1, 7, 2 ** 62, 2 ** 62 - 1)]
     run(f, [(torch.arange(3.0), v) for v in values], dynamic=dynamic)
     run(g, [(torch.arange(3.0), v) for v in values], dynamic=dynamic)
+
+
+def test_a_symbolic_numpy_int_returned_or_stored_is_the_callers_object():
+    """``f(n) is n`` as in plain Python (it was rebuilt as ``np.int64(int(n))``), also when the
+    function replaces ``o.n`` after reading it (found by the dynamic_numbers sweep)."""
+    def f(x, n, o):
+        m = o.n
+        o.n = np.int8(9)
+        return x + 1, n, [n], m
+
+    compiled = autograph.compile(f, backend="eager", dynamic=True)
+    for k in (3, 4, 0, 1):
+        n, o = np.int64(k), types.SimpleNamespace(n=np.int8(k))
+        m = o.n
+        _, got, listed, read = compiled(torch.ones(2), n, o)
+        assert got is n and listed[0] is n and read is m and o.n == np.int8(9)
+    assert compiled.stats.captures == 1

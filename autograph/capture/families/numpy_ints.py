@@ -124,6 +124,8 @@ class NumpyIntValue(Value):
         return self.real_value()
 
     def reconstruct(self, cg) -> str:
+        if self.source is not None:  # the input itself: the caller's object (``f(n) is n``)
+            return cg.read_before_replay(("numpy_int", self.source.expr), cg.source_expr(self.source))
         return f"{cg.const(self.cls)}({shapes.reconstruct(cg, self.symbol)})"
 
 
