@@ -270,3 +270,16 @@ def test_a_symbolic_numpy_int_returned_or_stored_is_the_callers_object():
         _, got, listed, read = compiled(torch.ones(2), n, o)
         assert got is n and listed[0] is n and read is m and o.n == np.int8(9)
     assert compiled.stats.captures == 1
+
+
+def test_a_specialised_numpy_int_input_returned_is_the_callers_object():
+    """A NumPy int specialised by a use Python sees (``repr``, ``hash``) and then returned is the
+    caller's object, not the one capture made (which every later call returned)."""
+    def f(x, n):
+        return x + 1, (n, repr(n), hash(n))
+
+    compiled = autograph.compile(f, backend="eager", dynamic=True)
+    for k in (3, 4, 3):
+        n = np.int16(k)
+        _, (got, text, hashed) = compiled(torch.ones(2), n)
+        assert got is n and text == repr(n) and hashed == hash(n)

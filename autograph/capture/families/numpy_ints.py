@@ -95,7 +95,9 @@ class NumpyIntValue(Value):
         return self.cls(int(self.symbol))
 
     def specialised(self) -> ConstantValue:
-        return ConstantValue(self.real_value(), self.source)
+        if self.source is not None:
+            return SpecialisedInput(self.real_value(), self.source)
+        return ConstantValue(self.real_value())
 
     def getattr(self, tx, name: str) -> Value:
         if name == "__class__":
@@ -125,8 +127,22 @@ class NumpyIntValue(Value):
 
     def reconstruct(self, cg) -> str:
         if self.source is not None:  # the input itself: the caller's object (``f(n) is n``)
-            return cg.read_before_replay(("numpy_int", self.source.expr), cg.source_expr(self.source))
+            return read_input(cg, self.source)
         return f"{cg.const(self.cls)}({shapes.reconstruct(cg, self.symbol)})"
+
+
+class SpecialisedInput(ConstantValue):
+    """A NumPy int input's value of this call (guarded): where it leaves the capture (returned,
+    stored, a dict key) it is read from the input, the caller's object as in plain Python, not
+    the one capture made (which every later call would share)."""
+
+    def reconstruct(self, cg) -> str:
+        return read_input(cg, self.source)
+
+
+def read_input(cg: Any, source: Any) -> str:
+    """The NumPy int input at ``source`` as the entry found it (before replayed stores)."""
+    return cg.read_before_replay(("numpy_int", source.expr), cg.source_expr(source))
 
 
 def involved(a: Value, b: Value) -> bool:
