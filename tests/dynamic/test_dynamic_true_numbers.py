@@ -283,3 +283,17 @@ def test_a_specialised_numpy_int_input_returned_is_the_callers_object():
         n = np.int16(k)
         _, (got, text, hashed) = compiled(torch.ones(2), n)
         assert got is n and text == repr(n) and hashed == hash(n)
+
+
+def test_a_static_numpy_int_input_returned_is_the_callers_object():
+    """In the default mode the first captures keep a NumPy int input constant (guarded by class
+    and value); returned or stored it is the caller's object, not the one the capture met (a
+    later call with an equal value got that one: found by the dynamic_numbers sweep)."""
+    def f(x, n):
+        return x + 1, [n], (n, 5) if n else None
+
+    compiled = autograph.compile(f, backend="eager")
+    for k in (0, 1, 0, 1):
+        n = np.uint8(k)
+        _, listed, pair = compiled(torch.ones(2), n)
+        assert listed[0] is n and (pair is None if k == 0 else pair[0] is n)
