@@ -71,3 +71,8 @@ def test_a_symbolic_uint64_at_its_bound_is_checked():
     case = next(c for c in dn.cases(0) if c.name == "dynamic_numbers:uint64:kwarg:scalar_mul:default")
     outcome = runner.check_case(case)
     assert outcome.ok, outcome.difference or outcome.error
+
+
+def test_known_differences_are_only_numpy_dict_keys():
+    known = [c.name for c in dn.cases(0) if dn.known_difference(c)]
+    assert known and all(":dict_key:" in n and ":py_" not in n for n in known)
