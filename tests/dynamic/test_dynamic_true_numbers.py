@@ -297,19 +297,3 @@ def test_a_static_numpy_int_input_returned_is_the_callers_object():
         n = np.uint8(k)
         _, listed, pair = compiled(torch.ones(2), n)
         assert listed[0] is n and (pair is None if k == 0 else pair[0] is n)
-
-
-def test_a_numpy_number_computed_in_the_call_is_a_new_object_per_call():
-    """``-n`` folded at capture was one object, returned by every call meeting that entry;
-    plain Python makes a new one per call (found by the dynamic_numbers sweep)."""
-    def f(x, n):
-        return x + 1, -n, n * np.float32(1.5)
-
-    compiled = autograph.compile(f, backend="eager")
-    results = []
-    for _ in range(4):
-        n = np.int16(3)
-        _, neg, scaled = compiled(torch.ones(2), n)
-        same((neg, scaled), f(torch.ones(2), n)[1:])
-        results.append((neg, scaled))
-    assert len({id(r[0]) for r in results}) == len({id(r[1]) for r in results}) == 4

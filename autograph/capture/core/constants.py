@@ -126,10 +126,6 @@ class ConstantValue(Value):
             # an input's NumPy scalar (guarded: same class and value): the caller's object, as in
             # plain Python, not the one a capture met (every later call would share it)
             return cg.read_before_replay(("input", self.source.expr), cg.source_expr(self.source))
-        if self.source is None and _is_numpy_number(self.value):
-            # a NumPy number computed in the call (``n + 1`` folded): a new object per call, as
-            # plain Python makes, not the one object the capture made
-            return f"{cg.const(type(self.value))}({cg.const(self.value.item())})"
         if type(self.value) in _LITERAL_TYPES and not (  # exact types: a str/int subclass (an enum
                 isinstance(self.value, float) and self.value != self.value):  # member) has no literal
             text = repr(self.value)
@@ -180,10 +176,3 @@ def is_pybind_enum_member(obj: Any) -> bool:
 def _is_numpy_scalar(value: Any) -> bool:
     np = sys.modules.get("numpy")
     return np is not None and isinstance(value, np.generic)
-
-
-def _is_numpy_number(value: Any) -> bool:
-    """A NumPy int, float or complex whose ``item()`` rebuilds it exactly (not ``np.longdouble``)."""
-    np = sys.modules.get("numpy")
-    return (np is not None and isinstance(value, (np.integer, np.floating, np.complexfloating))
-            and not isinstance(value, (np.longdouble, np.clongdouble)))
