@@ -208,12 +208,20 @@ def stride_case(source: str, use: str, mode: str, broken: bool) -> SweepCase:
 _NUMPY_GROUPS = {g.name for g in GROUPS if any(v.startswith("np.") for v in g.values)}
 
 
+# uses whose result is a NumPy number computed from ``v`` (for a NumPy ``v``, or any ``v`` with np_*)
+_NUMPY_RESULTS = {"add", "sub", "rsub", "mul", "floordiv", "floordiv_neg", "mod", "mod_neg", "pow", "neg_abs",
+                  "truediv", "div_zero", "floordiv_zero", "np_same"}
+
+
 def known_difference(case: SweepCase) -> str | None:
     """Why ``case`` is not checked (a difference already reported), or None."""
     _, group, _, use, *_ = case.name.split(":")
     if use == "dict_key" and group in _NUMPY_GROUPS:
         return ("a NumPy int used as a dict key: the rebuilt dict's key is the capture's object, "
                 "not the caller's (DictValue keeps keys as Python constants)")
+    if use.startswith("np_") or use in _NUMPY_RESULTS and group in _NUMPY_GROUPS:
+        return ("a NumPy number folded at capture is one object, returned by every later call of "
+                "that entry (plain Python makes a new one per call)")
     return None
 
 
