@@ -236,3 +236,64 @@ def test_mixed_numpy_and_dynamic_python_ints():
         return x * m, n * m, n + m, m - n, type(n * m), n < m, n * 2 - m
 
     run(f, [(torch.ones(2), np.int32(k), k + 1) for k in (3, 4, 5)])
+
+
+@pytest.mark.parametrize("dynamic", [True, None])
+def test_a_symbolic_uint64_does_not_take_a_value_torch_rejects(dynamic):
+    """``np.uint64(2 ** 64 - 1)`` is no number to torch (``x * n`` is NumPy's ndarray, ``x.mul(n)``
+    a TypeError): the entry where ``n`` is a symbol is not reused for it (found by the
+    dynamic_numbers sweep)."""
+    def f(x, n):
+        product, total = x * n, x.int() + n  # a tensor, or NumPy's ndarray
+        return type(product).__name__, product.tolist(), str(total.dtype), total.tolist()
+
+    def g(x, n):
+        return x.mul(n)
+
+    values = [np.uint64(k) for k in (5, 6, 2 ** 64 - 1, 7, 2 ** 62, 2 ** 62 - 1)]
+    run(f, [(torch.arange(3.0), v) for v in values], dynamic=dynamic)
+    run(g, [(torch.arange(3.0), v) for v in values], dynamic=dynamic)
+
+
+def test_a_symbolic_numpy_int_returned_or_stored_is_the_callers_object():
+    """``f(n) is n`` as in plain Python (it was rebuilt as ``np.int64(int(n))``), also when the
+    function replaces ``o.n`` after reading it (found by the dynamic_numbers sweep)."""
+    def f(x, n, o):
+        m = o.n
+        o.n = np.int8(9)
+        return x + 1, n, [n], m
+
+    compiled = autograph.compile(f, backend="eager", dynamic=True)
+    for k in (3, 4, 0, 1):
+        n, o = np.int64(k), types.SimpleNamespace(n=np.int8(k))
+        m = o.n
+        _, got, listed, read = compiled(torch.ones(2), n, o)
+        assert got is n and listed[0] is n and read is m and o.n == np.int8(9)
+    assert compiled.stats.captures == 1
+
+
+def test_a_specialised_numpy_int_input_returned_is_the_callers_object():
+    """A NumPy int specialised by a use Python sees (``repr``, ``hash``) and then returned is the
+    caller's object, not the one capture made (which every later call returned)."""
+    def f(x, n):
+        return x + 1, (n, repr(n), hash(n))
+
+    compiled = autograph.compile(f, backend="eager", dynamic=True)
+    for k in (3, 4, 3):
+        n = np.int16(k)
+        _, (got, text, hashed) = compiled(torch.ones(2), n)
+        assert got is n and text == repr(n) and hashed == hash(n)
+
+
+def test_a_static_numpy_int_input_returned_is_the_callers_object():
+    """In the default mode the first captures keep a NumPy int input constant (guarded by class
+    and value); returned or stored it is the caller's object, not the one the capture met (a
+    later call with an equal value got that one: found by the dynamic_numbers sweep)."""
+    def f(x, n):
+        return x + 1, [n], (n, 5) if n else None
+
+    compiled = autograph.compile(f, backend="eager")
+    for k in (0, 1, 0, 1):
+        n = np.uint8(k)
+        _, listed, pair = compiled(torch.ones(2), n)
+        assert listed[0] is n and (pair is None if k == 0 else pair[0] is n)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from typing import Any
 
 from autograph.capture.core.breaks import Unsupported
@@ -121,6 +122,10 @@ class ConstantValue(Value):
             return reconstruct(cg, self.value)  # an expression of the inputs' sizes
         if type(self.value) is set:  # a set made during the call: a new one per call, one per value
             return cg.shared(self, f"set({cg.const(frozenset(self.value))})")
+        if self.source is not None and _is_numpy_scalar(self.value):
+            # an input's NumPy scalar (guarded: same class and value): the caller's object, as in
+            # plain Python, not the one a capture met (every later call would share it)
+            return cg.read_before_replay(("input", self.source.expr), cg.source_expr(self.source))
         if type(self.value) in _LITERAL_TYPES and not (  # exact types: a str/int subclass (an enum
                 isinstance(self.value, float) and self.value != self.value):  # member) has no literal
             text = repr(self.value)
@@ -166,3 +171,8 @@ def is_pybind_enum_member(obj: Any) -> bool:
     except AttributeError:
         return False
     return isinstance(members, dict) and any(m is obj for m in members.values())
+
+
+def _is_numpy_scalar(value: Any) -> bool:
+    np = sys.modules.get("numpy")
+    return np is not None and isinstance(value, np.generic)

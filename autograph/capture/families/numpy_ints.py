@@ -38,6 +38,7 @@ from autograph.guards.sources import FunctionOfSource
 INT_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 _EXACT_OPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
               "%": operator.mod}
+_SYMBOLIC_LIMIT = 2 ** 62  # a NumPy int this far from 0 or farther stays a constant
 _AS_OPERAND: contextvars.ContextVar[bool] = contextvars.ContextVar("autograph_numpy_int_operand", default=False)
 _COMPARISONS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
                 ">": operator.gt, ">=": operator.ge}
@@ -52,13 +53,17 @@ def is_dynamic(source: Any, obj: Any, graph: Any) -> bool:
         pass  # its value changed in an earlier call (automatic dynamic, every mode but static)
     elif plan.mode != "always" or not shapes.reached_from_argument(source, graph):
         return False
-    return abs(int(obj)) < 2 ** 62  # 0 and 1 too, as for Python ints (Dynamo specialises neither)
+    return abs(int(obj)) < _SYMBOLIC_LIMIT  # 0 and 1 too, as for Python ints (Dynamo specialises neither)
 
 
 def wrap(tx: Any, obj: Any, source: Any) -> "NumpyIntValue":
     """The value of the NumPy integer input ``obj``: its class guarded, its value a symbol."""
     tx.guards.type_(source, obj)
     symbol = shapes.symbolic_int(tx.graph, FunctionOfSource(source, int, "int"), int(obj))
+    # shape guards: a later call's value is as far from the bounds as ``is_dynamic`` asked
+    # (``np.uint64(2 ** 64 - 1)`` is no number to torch; it gets a capture of its own)
+    bool(symbol < _SYMBOLIC_LIMIT)
+    bool(symbol > -_SYMBOLIC_LIMIT)
     return NumpyIntValue(symbol, type(obj), source)
 
 
@@ -90,7 +95,9 @@ class NumpyIntValue(Value):
         return self.cls(int(self.symbol))
 
     def specialised(self) -> ConstantValue:
-        return ConstantValue(self.real_value(), self.source)
+        if self.source is not None:
+            return SpecialisedInput(self.real_value(), self.source)
+        return ConstantValue(self.real_value())
 
     def getattr(self, tx, name: str) -> Value:
         if name == "__class__":
@@ -119,7 +126,23 @@ class NumpyIntValue(Value):
         return self.real_value()
 
     def reconstruct(self, cg) -> str:
+        if self.source is not None:  # the input itself: the caller's object (``f(n) is n``)
+            return read_input(cg, self.source)
         return f"{cg.const(self.cls)}({shapes.reconstruct(cg, self.symbol)})"
+
+
+class SpecialisedInput(ConstantValue):
+    """A NumPy int input's value of this call (guarded): where it leaves the capture (returned,
+    stored, a dict key) it is read from the input, the caller's object as in plain Python, not
+    the one capture made (which every later call would share)."""
+
+    def reconstruct(self, cg) -> str:
+        return read_input(cg, self.source)
+
+
+def read_input(cg: Any, source: Any) -> str:
+    """The NumPy int input at ``source`` as the entry found it (before replayed stores)."""
+    return cg.read_before_replay(("numpy_int", source.expr), cg.source_expr(source))
 
 
 def involved(a: Value, b: Value) -> bool:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +27,7 @@ import numpy as np
 import torch
 
 from autograph.capture.core.breaks import Unsupported, break_kind
+from autograph.capture.core.capture_warnings import silenced
 from autograph.capture.core import registry
 from autograph.capture.families import builder
 from autograph.capture.families import builtins as vb
@@ -591,8 +591,7 @@ def _written(op: _Op, args: list[Value], kwargs: dict[str, Value], zero_ints: bo
         real_kwargs = {k: _dummy(v, dummies, zero_ints) for k, v in kwargs.items()}
         real_args[i].flags.writeable = False
         try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
+            with silenced(), np.errstate(all="ignore"):
                 op.real(*real_args, **real_kwargs)
         except ValueError as exc:
             if "read-only" in str(exc):
@@ -630,8 +629,7 @@ def _check_torch_numpy_run(op, expected, node_args, node_kwargs, tensors, args, 
     """torch._numpy run for real on the same stand-ins must give NumPy's values (and change the same
     arguments the same way): fake tensors do not see every check of the real kernels (``1 - bool``)."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with silenced():
             got = op.target(*(_realize(a, tensors) for a in node_args),
                             **{k: _realize(v, tensors) for k, v in node_kwargs.items()})
     except Exception as exc:  # noqa: BLE001 - torch refuses what NumPy accepts
@@ -808,8 +806,7 @@ def _run_numpy(what: str, fn, args, kwargs, index_errors_retried: bool = False):
     ``index_errors_retried`` is ``_INDEX_OUT_OF_RANGE``: the stand-in integers, not the program's
     values, were out of range (the caller runs it again with integers that index any axis)."""
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
+        with silenced(), np.errstate(all="ignore"):
             return fn(*args, **kwargs)
     except Unsupported:
         raise

@@ -18,7 +18,9 @@ class SweepCase:
       call (objects ``fn`` touched: lists, loggers' records, counters); compared after every
       call together with the process state the runner always checks (``sys.stdout``/``stderr``,
       warning filters, working directory, grad mode, default dtype, ``os.environ``);
-    * optionally ``CALLS`` -- how many calls to make (default 4).
+    * optionally ``CALLS`` -- how many calls to make (default 4);
+    * optionally ``COMPILE_OPTIONS`` -- keyword arguments for the compile call besides the
+      backend (``{"dynamic": True}``); default ``{}``, the compiler's default mode.
 
     ``sweep`` names the generator, ``name`` is unique within a seed and says which construct
     the case exercises (e.g. ``"attributes:int:__class__.__name__:dynamic"``).

@@ -32,7 +32,7 @@ from autograph.testing.fuzz.diff import Pairing, diff_values
 from autograph.testing.fuzz.loading import load_program, unload_program
 from autograph.testing.sweeps.case import SweepCase
 
-SWEEPS = ("attributes", "blocks", "effects", "constructs", "lookalikes")
+SWEEPS = ("attributes", "blocks", "effects", "constructs", "lookalikes", "dynamic_numbers")
 DEFAULT_CALLS = 4
 
 
@@ -144,7 +144,8 @@ def _run_side(source: str, compile_fn: Callable | None) -> list[CallRecord]:
     quiet = logging.NullHandler()
     logging.getLogger("autograph").addHandler(quiet)
     try:
-        fn = module.fn if compile_fn is None else compile_fn(module.fn)
+        options = getattr(module, "COMPILE_OPTIONS", {})
+        fn = module.fn if compile_fn is None else compile_fn(module.fn, **options)
         world = getattr(module, "world", None)
         calls = getattr(module, "CALLS", DEFAULT_CALLS)
         sys.stdout, sys.stderr = out, err
@@ -212,13 +213,13 @@ class Outcome:
         return self.difference is None and self.error is None
 
 
-def autograph_compile(fn: Callable) -> Callable:
+def autograph_compile(fn: Callable, **options: Any) -> Callable:
     import autograph
-    return autograph.compile(fn, backend="eager")
+    return autograph.compile(fn, backend="eager", **options)
 
 
-def dynamo_compile(fn: Callable) -> Callable:
-    return torch.compile(fn, backend="eager")
+def dynamo_compile(fn: Callable, **options: Any) -> Callable:
+    return torch.compile(fn, backend="eager", **options)
 
 
 _WARM: set[str] = set()

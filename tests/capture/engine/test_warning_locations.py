@@ -152,3 +152,24 @@ def test_a_module_filter_applies_to_a_graph_operation():
         warnings.filterwarnings("ignore", category=UserWarning, module=__name__)
         compiled(*_arguments())
     assert shown == []
+
+
+def doubled(x, n):
+    return x + 1, n * np.int64(2)
+
+
+def test_a_capture_between_two_warnings_does_not_show_the_second_again():
+    """Under ``"default"`` the second overflow at the same line is not shown, although a capture
+    (of the new value) ran NumPy between them: capture silences NumPy without bumping the
+    filters' version, which would clear the user's module registry. Found by the
+    dynamic_numbers sweep (``np.int64(2 ** 63 - 1) * 2`` then ``np.int64(-2 ** 63) * 2``)."""
+    def shown_by(fn):
+        globals().pop("__warningregistry__", None)
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("default")
+            results = [fn(torch.ones(2), np.int64(k))[1] for k in (0, 1, 2 ** 63 - 1, -(2 ** 63), 4)]
+        return [(w.lineno, str(w.message)) for w in shown], results
+
+    expected = shown_by(doubled)
+    assert len(expected[0]) == 1
+    assert shown_by(autograph.compile(doubled, backend="eager")) == expected
