@@ -16,6 +16,7 @@ from autograph.guards.model import EQUALS_MATCH
 from autograph.runtime.dynamic import changed_scalar
 from autograph.runtime.shim import RecompileLimitWarning
 from autograph.settings import Settings, set_current_settings
+from tests.dynamic.exact import same
 
 
 @pytest.fixture(autouse=True)
@@ -25,21 +26,6 @@ def _fresh():
     yield
     autograph.reset()
     set_current_settings(None)
-
-
-def same(got, expected) -> None:
-    """Equal values of the same types, tensors bit for bit, recursively."""
-    assert type(got) is type(expected), (got, expected)
-    if isinstance(expected, torch.Tensor):
-        assert torch.equal(got, expected) and got.dtype == expected.dtype
-    elif isinstance(expected, (tuple, list)):
-        assert len(got) == len(expected)
-        for a, b in zip(got, expected):
-            same(a, b)
-    elif isinstance(expected, float) and math.isnan(expected):
-        assert math.isnan(got)
-    else:
-        assert got == expected
 
 
 def run(fn, calls, **compile_options):

@@ -12,6 +12,7 @@ import torch
 
 import autograph
 from autograph.settings import Settings, set_current_settings
+from tests.dynamic.exact import same
 
 GLOBAL_N = 3
 
@@ -23,18 +24,6 @@ def _fresh():
     yield
     autograph.reset()
     set_current_settings(None)
-
-
-def same(got, expected) -> None:
-    assert type(got) is type(expected), (got, expected)
-    if isinstance(expected, torch.Tensor):
-        assert torch.equal(got, expected) and got.dtype == expected.dtype
-    elif isinstance(expected, (tuple, list)):
-        assert len(got) == len(expected)
-        for a, b in zip(got, expected):
-            same(a, b)
-    else:
-        assert got == expected and repr(got) == repr(expected)
 
 
 def run(fn, calls, dynamic=True):
