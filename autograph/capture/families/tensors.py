@@ -290,8 +290,6 @@ def to_fake_arg(obj):
         if isinstance(obj, SliceValue):
             return slice(*(fake(p) for p in obj.parts))
         if isinstance(obj, BaseSequenceValue):
-            if obj.kind is not list and obj.kind is not tuple:
-                return obj.kind(fake(i) for i in obj.items)
             return obj.kind(fake(i) for i in obj.items)
         if isinstance(obj, DictValue):
             return {k: fake(v) for k, v in obj.items.items()}
