@@ -218,8 +218,7 @@ class ClassNamespaceValue(Value):
         this capture stored into or deleted from breaks (the real namespace is changed after the
         graph)."""
         from autograph.guards.sources import AttrSource, ObjectSource
-        if any(event[0] in side_effects._STORES + ("delete",) and event[2] is self.cls
-               for event in side_effects._events(tx)):
+        if side_effects.stored_into(tx, self.cls):
             raise Unsupported(f"reading all of {self.describe()} after a store to the class in this call",
                               kind="unsupported-operation")
         names = list(self.cls.__dict__)

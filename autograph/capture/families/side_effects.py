@@ -168,6 +168,11 @@ def pending(tx, real: Any, name: str, reader: Value | None = None) -> Value | No
     return found
 
 
+def stored_into(tx, real: Any) -> bool:
+    """Whether this capture stored into (or deleted from) ``real``'s attributes, replayed after the graph."""
+    return any(event[0] in _STORES and event[2] is real for event in _events(tx))
+
+
 def stores_into(tx, namespace: dict, source: Any) -> list[tuple[str, Value]]:
     """``(name, value)`` of each store this capture made so far into the instance dict or globals
     ``namespace`` (read through ``source``), in order (value :data:`DELETED` for a ``del``);
