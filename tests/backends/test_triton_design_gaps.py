@@ -156,3 +156,57 @@ def test_split_column_reductions_match_eager(compile_fn):
     for g, w in zip(got, fn(x, i)):
         assert g.shape == w.shape and g.dtype == w.dtype
         torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-4)
+
+
+def test_min_cut_with_symbolic_sizes_keeps_the_backward_in_triton_kernels():
+    """Min-cut also splits graphs with symbolic sizes: its recomputation brings a
+    ``Max(1, s // 2)`` size into backward (a head split), which the kernels now print; before,
+    symbolic graphs kept the default partitioner (the backward ran with aten under min-cut)."""
+    pytest.importorskip("triton")
+    import tempfile
+
+    import autograph
+    from autograph.backends.triton.backend import TritonBackend
+
+    def split_heads(x):
+        b, t, c = x.shape
+        y = x.view(b, t, 2, c // 2).transpose(1, 2)
+        return (y.sin().cos() * 3).sum(-1) + y.amax(-1)
+
+    backend = TritonBackend(cache_dir=tempfile.mkdtemp())
+    autograph.reset()
+    try:
+        f = autograph.compile(split_heads, backend=backend, dynamic="always")
+        for t in (3, 5, 8):
+            x = torch.randn(2, t, 8, requires_grad=True)
+            ref_x = x.detach().clone().requires_grad_()
+            torch.testing.assert_close(f(x), split_heads(ref_x), atol=1e-5, rtol=1e-5)
+            f(x).sum().backward()
+            split_heads(ref_x).sum().backward()
+            torch.testing.assert_close(x.grad, ref_x.grad, atol=1e-5, rtol=1e-5)
+    finally:
+        autograph.reset()
+    assert [g.kind for g in backend.compiled] == ["forward", "backward"]
+    assert all(g.fallback_reason is None for g in backend.compiled), [g.fallback_reason for g in backend.compiled]
+    forward = backend.compiled[0]
+    returned = forward.wrapper_source.rsplit("return", 1)[1]
+    assert returned.count("buf") == 2, returned  # the output and one saved tensor: the chain is recomputed
+
+
+@pytest.mark.parametrize("kind", ["Max", "Min"])
+def test_size_maxima_print_the_same_in_kernels_and_the_wrapper(kind):
+    """``Max``/``Min`` of sizes (torch's and sympy's) print as arithmetic Python evaluates like the
+    builtin (checked on a grid of sizes); the min-cut test above runs the same spelling in kernels."""
+    import sympy
+    from torch.utils._sympy import functions as torch_functions
+
+    from autograph.backends.triton.codegen import texpr
+    from autograph.backends.triton.indexing import floordiv
+
+    a, b = sympy.Symbol("s0", integer=True, positive=True), sympy.Symbol("s1", integer=True, positive=True)
+    builtin = max if kind == "Max" else min
+    for make in (getattr(sympy, kind), getattr(torch_functions, kind)):
+        source = texpr(make(1, floordiv(a, 2), b))
+        for s0 in range(0, 7):
+            for s1 in range(1, 4):
+                assert eval(source, {"s0": s0, "s1": s1}) == builtin(1, s0 // 2, s1), (source, s0, s1)

@@ -123,7 +123,9 @@ def test_layer_norm_and_softmax_with_symbolic_rows_and_columns(backend):
     assert _captures(f) == 1
     assert all(g.fallback_reason is None for g in backend.compiled), [g.fallback_reason for g in backend.compiled]
     assert len(backend.compiled) == 2 and all(g.kernels for g in backend.compiled)
-    assert all(count == 3 for count in backend.launches.values()), backend.launches
+    # every kernel ran once per call in each graph that launches it (min-cut recomputes the
+    # normalisation statistics in backward with the forward's own kernel)
+    assert all(count in (3, 6) for count in backend.launches.values()), backend.launches
 
 
 def split_heads(x):

@@ -99,20 +99,12 @@ def partitioner() -> Callable:
     It saves for backward the cheapest set of tensors to keep (often the inputs of a pointwise
     chain instead of its intermediates) and recomputes the rest inside backward kernels, where
     the recomputation fuses into loads that happen anyway: less memory between the passes and
-    less traffic. (The default partitioner saves every intermediate backward reads.)
+    less traffic. (The default partitioner saves every intermediate backward reads.) With
+    symbolic sizes its recomputation brings ``Max(1, s0 // 2)``-style size expressions into
+    backward, which ``codegen.texpr`` prints."""
+    from torch._functorch.partitioners import min_cut_rematerialization_partition
 
-    Graphs with symbolic sizes keep the default partitioner: min-cut's recomputation brings
-    ``Max(1, s0 // 2)``-style size expressions into backward that the code generator does not
-    print yet (the graph would run with aten)."""
-    from torch._functorch.partitioners import default_partition, min_cut_rematerialization_partition
-
-    def partition(joint_module, joint_inputs, **kwargs):
-        symbolic = any(isinstance(s, torch.SymInt) for n in joint_module.graph.find_nodes(op="placeholder")
-                       for v in [n.meta.get("val")] if isinstance(v, torch.Tensor) for s in (*v.shape, *v.stride()))
-        chosen = default_partition if symbolic else min_cut_rematerialization_partition
-        return chosen(joint_module, joint_inputs, **kwargs)
-
-    return partition
+    return min_cut_rematerialization_partition
 
 
 def aten_graph_device(gm: torch.fx.GraphModule) -> str:

@@ -72,6 +72,17 @@ def texpr(expr: sympy.Expr) -> str:
         return "*".join(texpr(a) if not a.is_Add else f"({texpr(a)})" for a in expr.args)
     if expr.is_Pow and expr.exp.is_Integer and int(expr.exp) > 1:
         return "*".join([texpr(expr.base) if not expr.base.is_Add else f"({texpr(expr.base)})"] * int(expr.exp))
+    if isinstance(expr, (sympy.Max, sympy.Min)) or type(expr).__name__ in ("Max", "Min"):
+        # also torch's own Max / Min (ShapeEnv expressions). max(a, b) = a - (a - b) * (a < b),
+        # min with >: one spelling for kernels (where the comparison is an int1 tensor) and the
+        # wrapper (a bool), with no builtin the Triton interpreter lacks
+        cmp = "<" if type(expr).__name__ == "Max" else ">"
+        first, *rest = expr.args
+        out = texpr(first)
+        for arg in rest:
+            other = texpr(arg)
+            out = f"(({out}) - (({out}) - ({other})) * (({out}) {cmp} ({other})))"
+        return out
     raise NotImplementedError(f"index expression {expr}")
 
 
