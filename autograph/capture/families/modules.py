@@ -172,6 +172,8 @@ class ModuleValue(Value):
         ``__setattr__`` and the name's absence from the module's stores."""
         m = self.module
         d = m.__dict__
+        if self._stores_back_its_buffer(tx, name, value):
+            return
         plain = (type(m).__setattr__ is torch.nn.Module.__setattr__ and _plain_module_attribute(value)
                  and not any(name in d.get(store, {}) for store in ("_parameters", "_buffers", "_modules"))
                  and not any(name in k.__dict__ and hasattr(type(k.__dict__[name]), "__set__")
@@ -185,6 +187,28 @@ class ModuleValue(Value):
             for store in ("_parameters", "_buffers", "_modules"):
                 tx.guards.key_absent(self._store_source(store), name)
         side_effects.record_store(tx, self, m, name, value, direct=direct)
+
+    def _stores_back_its_buffer(self, tx, name, value) -> bool:
+        """``self.calls += 1`` on a buffer: the in-place op returns the tensor the module holds,
+        and ``nn.Module.__setattr__`` stores it back under its name through ``register_buffer``,
+        which changes nothing while no global buffer-registration hook runs (the persistence
+        flag is re-read from the module and kept). Guarded: the class's ``__setattr__`` and
+        ``register_buffer`` are nn.Module's and no registration hook appears. The value is the
+        member read through this very source, so it is the same object at run time."""
+        m = self.module
+        if self.fresh or self.source is None or name not in m.__dict__.get("_buffers", {}):
+            return False
+        if getattr(value, "source", None) != self._member_source("_buffers", name):
+            return False
+        cls = type(m)
+        from torch.nn.modules import module as mod
+        if cls.__setattr__ is not torch.nn.Module.__setattr__ or \
+                cls.register_buffer is not torch.nn.Module.register_buffer or mod._global_buffer_registration_hooks:
+            return False
+        tx.guards.class_attr(cls, "__setattr__")
+        tx.guards.class_attr(cls, "register_buffer")
+        tx.guards.no_hooks(ObjectSource(mod, mod.__name__), ["_global_buffer_registration_hooks"])
+        return True
 
     def call(self, tx, args, kwargs):
         why = called_in_python(self.module)
