@@ -1,4 +1,5 @@
-"""Which device a captured graph computes on, and what a backend ran it with (for reports).
+"""Which device a captured graph computes on, which graphs only eager can run, and what a
+backend ran a graph with (for reports).
 
 The backend lookup steers ``auto`` by device (``registry.lookup(device_hint=...)``): a graph of
 CPU tensors on a machine with a GPU must not go to Triton's interpreter, and a graph with no
@@ -30,6 +31,22 @@ def graph_device(gm: torch.fx.GraphModule, example_inputs: Iterable[Any]) -> str
     if not devices:
         return None
     return "cuda" if "cuda" in devices else sorted(devices)[0]
+
+
+# torch's fused RNN ops (``nn.LSTM``/``GRU``/``RNN`` forward): AOTAutograd cannot trace them in
+# torch 2.13 (on CPU ``mkldnn_rnn_layer`` saves None for backward, and inductor's fallback kernel
+# for it fails its output checks), which is why TorchDynamo leaves RNN modules out of its graphs
+# (``allow_rnn=False``); the eager backend runs them as the plain call does
+_RNN_OPS = frozenset({torch.lstm, torch.gru, torch.rnn_tanh, torch.rnn_relu})
+
+
+def eager_only(gm: torch.fx.GraphModule) -> str | None:
+    """Why ``gm`` must run with the eager backend whatever the chosen one (None: it need not)."""
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target in _RNN_OPS:
+            return (f"the graph holds torch.{node.target.__name__} (an RNN module), "
+                    "which AOTAutograd-based compilers cannot trace")
+    return None
 
 
 def ran_as(name: str, compiled: Callable) -> str:

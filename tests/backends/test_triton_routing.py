@@ -125,3 +125,28 @@ def test_triton_on_cpu_without_triton_interpret_exported(tmp_path):
     backend_line = [line for line in done.stdout.splitlines() if line.startswith("BACKEND")][0]
     assert backend_line == "BACKEND triton", backend_line
     assert "ran with aten" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("backend", ["inductor", "triton"])
+def test_graphs_holding_rnn_ops_run_with_eager_and_say_why(backend):
+    """``nn.LSTM``/``nn.GRU`` in a graph (their ops cannot be traced by AOTAutograd: inductor's and
+    the Triton backend's compiled call raised) run with the eager backend, which the result names."""
+    from autograph.settings import Settings
+
+    torch.manual_seed(0)
+    lstm, gru = torch.nn.LSTM(4, 8, batch_first=True), torch.nn.GRU(4, 8)
+
+    def run(x):
+        return lstm(x)[0].sum(1) + gru(x.transpose(0, 1))[1][-1]
+
+    x = torch.randn(2, 5, 4)
+    settings = Settings().model_copy(update={"backend": backend, "on_error": "raise"})
+    result = capture(run, (x,), {}, settings, wrap_nested=lambda fn: fn)
+    assert result.breaks == [] and result.backend.startswith("eager (the graph holds torch.lstm"), result.backend
+    got = result.fn(x)
+    got.sum().backward()
+    grads = [p.grad.clone() for p in lstm.parameters()]
+    lstm.zero_grad()
+    want = run(x)
+    want.sum().backward()
+    assert torch.equal(got, want) and all(torch.equal(g, p.grad) for g, p in zip(grads, lstm.parameters()))

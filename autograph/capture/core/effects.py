@@ -148,8 +148,8 @@ class EffectRecorder(TorchDispatchMode):
         for t in _written_args(func, args, kwargs):
             storages = storages_of(t)
             self.written |= storages
-            self.may_overlap = self.may_overlap or _shares_memory_as_another_view(t, storages, (args, kwargs))
-            if storages & self.inputs:
+            if storages & self.inputs:  # (a temporary of a composite op lays out the same on real memory)
+                self.may_overlap = self.may_overlap or _shares_memory_as_another_view(t, storages, (args, kwargs))
                 self._add(METADATA if _INPLACE_VIEW in tags else WRITE)
                 self.writes_graph_input = self.writes_graph_input or bool(storages & self.graph_inputs)
         return func(*args, **kwargs)

@@ -202,10 +202,12 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0, order_o
         gm.meta["inputs_share_memory"] = writes and _share_memory(example_inputs + held)
         from autograph.backends.routing import graph_device, ran_as  # route by the graph's device
         device = graph_device(gm, example_inputs)
-        backend = lookup(settings.backend, settings=settings, device_hint=device)
+        from autograph.backends.routing import eager_only
+        why_eager = None if callable(settings.backend) or settings.backend == "eager" else eager_only(gm)
+        backend = lookup("eager" if why_eager else settings.backend, settings=settings, device_hint=device)
         from autograph.capture.core import shapes
         compiled = backend(gm, shapes.backend_inputs(tx.graph, example_inputs))
-        backend_name = ran_as(describe(settings.backend, device), compiled)
+        backend_name = f"eager ({why_eager})" if why_eager else ran_as(describe(settings.backend, device), compiled)
         from autograph.capture.engine.graph_lines import with_user_lines  # errors at run time name user lines
         compiled = with_user_lines(gm, compiled, fn.__code__.co_filename, fn.__code__.co_firstlineno,
                                    fn.__globals__)

@@ -182,5 +182,51 @@ def _weakref_call(tx, cls, args, kwargs):
     return WeakrefValue(referent, ref)
 
 
+def _dereference(ref: weakref.ReferenceType) -> Any:
+    """``ref()``: the object a weak reference points to now (None once it died); only reads."""
+    return ref()
+
+
+class OutsideWeakrefValue(WeakrefValue):
+    """A weak reference from outside, reached through a source (``self._flat_weight_refs[i]`` of
+    an RNN): calling it reads its referent through ``_dereference(source)``, wrapped and guarded
+    like any object read from outside (None guarded to stay None), so the call gives that object
+    while the guards hold. The reference itself is guarded by identity (hashing and comparing it
+    are the real one's)."""
+
+    def __init__(self, real: weakref.ReferenceType, source):
+        self.real = real
+        self.source = source
+        self._referent: Value | None = None
+
+    @property
+    def referent(self) -> Value:  # type: ignore[override]
+        if self._referent is None:
+            raise Unsupported("weak reference from outside followed before capture read it", kind="unsupported-call")
+        return self._referent
+
+    def describe(self) -> str:
+        return f"weakref {self.source.expr}"
+
+    def call(self, tx, args, kwargs):
+        _no_arguments(args, kwargs)
+        if self._referent is None:
+            from autograph.capture.families.builder import wrap_real
+            from autograph.guards.sources import FunctionOfSource
+            self._referent = wrap_real(tx, self.real(), FunctionOfSource(self.source, _dereference, "deref"))
+        return self._referent
+
+    def reconstruct(self, cg):
+        return cg.source_expr(self.source)
+
+
+def _wrap_outside_weakref(tx, ref, source) -> Value:
+    if source is None:
+        raise Unsupported("a weak reference reached without a guardable source", kind="unsupported-call")
+    tx.guards.id_(source, ref)
+    return OutsideWeakrefValue(ref, source)
+
+
 def install() -> None:
     registry.add_class_call_hook(_weakref_call)
+    registry.register_type_wrapper(weakref.ReferenceType, _wrap_outside_weakref)
