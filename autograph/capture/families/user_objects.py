@@ -907,6 +907,11 @@ def _tuple_new(tx, *args: Value, **kwargs: Value) -> Value:
         obj = UserObjectValue(cls)
         obj.items = items
         return obj
+    from autograph.capture.families.named_tuples import NamedTupleValue, is_named_tuple_class, is_structseq, made_class
+    if is_named_tuple_class(cls) and not is_structseq(cls) and len(args) == 2 and not kwargs:
+        # a namedtuple's ``_make``/``_replace``: an instance holding the iterable's items (any
+        # number: ``_make`` checks the count itself)
+        return NamedTupleValue(cls, list(iterator_of(tx, args[1]).iter_items(tx)), made=made_class(tx, cls))
     raise Unsupported("tuple.__new__() with these arguments", kind="unsupported-call")
 
 

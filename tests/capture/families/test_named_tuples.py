@@ -95,3 +95,46 @@ def test_membership_and_index_check_identity_before_equality():
 
     h = check(fn, two)
     assert h.breaks == []
+
+
+def replace_field(x):
+    return Point(x, x * 2)._replace(y=x + 1)
+
+
+def make_from_list(x):
+    return Pair._make([x, x + 1]).total()
+
+
+def make_with_wrong_count(x):
+    return Point._make([x, x])  # Point has three fields: TypeError from _make
+
+
+def replace_in_function_class(x):
+    Local = collections.namedtuple("Local", "a b")
+    return Local(x, 2)._replace(a=x * 3)
+
+
+@pytest.mark.parametrize("fn", [replace_field, make_from_list])
+def test_make_and_replace_build_through_tuple_new(fn):
+    """``_make``/``_replace`` end in ``tuple.__new__(cls, iterable)``: an instance of the class
+    holding the items, no break (it was an unsupported-call break)."""
+    h = check(fn, lambda: (torch.randn(3),))
+    assert h.breaks == [], [b.reason for b in h.breaks]
+
+
+def test_make_with_a_wrong_count_raises_its_type_error():
+    """``_make`` checks the count itself: its TypeError, raised by Python where it raises."""
+    h = check(make_with_wrong_count, lambda: (torch.randn(3),))
+    assert [b.kind for b in h.breaks] == ["python-exception"]
+
+
+def test_replace_on_a_class_made_in_the_call_keeps_each_calls_class():
+    h = Harness()
+    f = h.compile(replace_in_function_class)
+    x = torch.randn(3)
+    first, second, want = f(x), f(x), replace_in_function_class(x)
+    for got in (first, second):
+        assert type(got).__name__ == "Local" and got._fields == ("a", "b") and got.b == 2
+        assert torch.equal(got.a, want.a)
+    assert type(first) is not type(second)  # a new class on every call, as in Python
+    assert h.breaks == [], [b.reason for b in h.breaks]
