@@ -271,7 +271,7 @@ def _record(fn, exc: BreakAt) -> BreakRecord:
     stack = exc.cause.user_stack
     filename, lineno, _ = stack[-1] if stack else (fn.__code__.co_filename, exc.inst.lineno, "")
     reason = exc.cause.reason
-    from autograph.capture.engine.library_files import is_library_file
+    from autograph.capture.core.library_files import is_library_file
     users = [entry for entry in stack if not is_library_file(entry[0])]
     if users and users[-1] is not stack[-1]:  # inside inlined library code: the break is the call
         reason = f"{reason} (inside {_short(filename)}:{lineno})"

@@ -452,11 +452,17 @@ _FORESEEN_OPERATORS = frozenset({
     operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos,
     operator.matmul, operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
     operator.and_, operator.or_, operator.xor, operator.invert, operator.abs})
+# ops whose every error depends on sizes, strides, dtypes and devices only (guarded, so the fake
+# run at capture raised it already): no integer division, no tensor indices, no in-place writes
 _FORESEEN_NAMES = frozenset({
     "add", "sub", "mul", "neg", "abs", "sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "rsqrt",
     "sigmoid", "relu", "gelu", "silu", "clamp", "maximum", "minimum", "where", "matmul", "mm",
     "sum", "mean", "softmax", "log_softmax", "transpose", "permute", "reshape", "unsqueeze",
-    "squeeze", "flatten", "t", "contiguous", "clone", "detach", "cat", "stack"})
+    "squeeze", "flatten", "t", "contiguous", "clone", "detach", "cat", "stack",
+    "view", "view_as", "expand", "expand_as", "broadcast_to", "repeat", "movedim", "unflatten",
+    "flip", "split", "chunk", "unbind", "amax", "amin", "max", "min", "prod", "any", "all",
+    "std", "var", "logsumexp", "cumsum", "square", "erf", "exp2", "log1p", "expm1", "floor", "ceil",
+    "trunc", "sign", "reciprocal", "einsum"})
 
 
 def _errors_foreseen(kind: str, target: Any) -> bool:

@@ -1,12 +1,13 @@
-"""Calls of torch's ``functools.cache``/``lru_cache`` functions on constant arguments.
+"""Calls of library ``functools.cache``/``lru_cache`` functions on constant arguments.
 
-torch memoizes pure helpers (``torch.overrides.get_default_nowrap_functions()``, backend and
-dtype tables): each call with the same arguments hands back the one object it made first. Capture
-calls the real wrapper (as eager would, so the cache is filled the same way) and holds the
-result as that object read from outside, through a source that calls the wrapper again: the
-guards check it still returns that object (with the same contents) on later calls. Only
-functions of torch's own modules are called so: a user's cached function is user code whose
-first call may have side effects.
+torch and other libraries memoize pure helpers (``torch.overrides.get_default_nowrap_functions()``,
+backend and dtype tables, einops's parsed patterns): each call with the same arguments hands back
+the one object it made first. Capture calls the real wrapper (as eager would, so the cache is
+filled the same way) and holds the result as that object read from outside, through a source
+that calls the wrapper again: the guards check it still returns that object (with the same
+contents) on later calls, making the one cache lookup per call that plain Python makes. Only
+functions of library code (torch, the standard library, installed packages) are called so: a
+user's cached function is user code whose first call may have side effects.
 """
 from __future__ import annotations
 
@@ -21,17 +22,42 @@ from autograph.guards.sources import PinnedSource
 _CACHE_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
 
 
-def _torch_cached(fn: Any) -> bool:
+def _library_cached(fn: Any) -> bool:
+    from autograph.capture.core.library_files import is_library_file
     wrapped = getattr(fn, "__wrapped__", None)
-    return type(fn) is _CACHE_WRAPPER and isinstance(wrapped, types.FunctionType) \
-        and (wrapped.__module__ or "").split(".")[0] == "torch"
+    return type(fn) is _CACHE_WRAPPER and isinstance(wrapped, types.FunctionType) and (
+        (wrapped.__module__ or "").split(".")[0] == "torch" or is_library_file(wrapped.__code__.co_filename))
+
+
+_NO_VALUE = object()
+
+
+def _key_part(tx, value) -> Any:
+    """The real object an argument stands for, as the cache's key sees it: a constant, or an
+    object from outside whose hash and equality are its identity (a recipe an earlier cached call
+    returned), guarded to be that object. ``_NO_VALUE`` for anything else."""
+    if value.is_constant() and not value.mutable:
+        return value.as_python_constant()
+    if value.source is None or value.is_tensor():
+        return _NO_VALUE
+    try:
+        real = value.real_value()
+    except Unsupported:
+        return _NO_VALUE
+    kind = type(real)
+    if kind.__hash__ is not object.__hash__ or kind.__eq__ is not object.__eq__:
+        return _NO_VALUE
+    tx.guards.id_(value.source, real)
+    return real
 
 
 def _cached_call(tx, fn, args, kwargs):
-    if not _torch_cached(fn) or not all(v.is_constant() and not v.mutable for v in (*args, *kwargs.values())):
+    if not _library_cached(fn):
         return NotImplemented
-    real_args = [a.as_python_constant() for a in args]
-    real_kwargs = {k: v.as_python_constant() for k, v in kwargs.items()}
+    real_args = [_key_part(tx, a) for a in args]
+    real_kwargs = {k: _key_part(tx, v) for k, v in kwargs.items()}
+    if _NO_VALUE in real_args or _NO_VALUE in real_kwargs.values():
+        return NotImplemented
     try:
         result = fn(*real_args, **real_kwargs)
     except Exception as exc:  # noqa: BLE001 - raised again by the call at run time

@@ -130,3 +130,23 @@ def test_ops_under_try_are_reported_as_a_break():
 def test_with_block_alone_stays_in_one_graph():
     report = autograph.explain(_with_only, torch.randn(3))
     assert report.graph_count == 1 and report.graph_break_count == 0
+
+
+def _shape_ops_in_try(x):
+    try:
+        y = x.view(2, -1).expand(3, 2, -1)
+        return y.amax(-1) + y.flip(0).cumsum(0).prod(-1), "ok"
+    except RuntimeError as exc:
+        return x, str(exc).split("\n")[0]
+
+
+def test_ops_whose_errors_depend_on_sizes_only_stay_in_the_graph_under_try():
+    """``view``/``expand``/``amax``/``flip``/``cumsum``/``prod`` raise only on sizes and dtypes, which
+    the guards fix and the fake run already checked: no break under ``except``, and a size that
+    makes ``view`` fail reaches the handler with eager's message."""
+    compiled = _compiled(_shape_ops_in_try)
+    for x in (torch.randn(6), torch.randn(5)):
+        got, want = compiled(x), _shape_ops_in_try(x)
+        assert torch.equal(got[0], want[0]) and got[1] == want[1], (got, want)
+    report = autograph.explain(_shape_ops_in_try, torch.randn(6))
+    assert report.graph_break_count == 0, report.break_reasons
