@@ -32,32 +32,36 @@ def _library_cached(fn: Any) -> bool:
 _NO_VALUE = object()
 
 
-def _key_part(tx, value) -> Any:
-    """The real object an argument stands for, as the cache's key sees it: a constant, or an
-    object from outside whose hash and equality are its identity (a recipe an earlier cached call
-    returned), guarded to be that object. ``_NO_VALUE`` for anything else."""
+def _key_part(value) -> tuple[Any, Any]:
+    """``(real object, source to guard by identity or None)`` for an argument as the cache's key
+    sees it: a constant, or an object from outside whose hash and equality are its identity (a
+    recipe an earlier cached call returned). ``(_NO_VALUE, None)`` for anything else."""
     if value.is_constant() and not value.mutable:
-        return value.as_python_constant()
+        return value.as_python_constant(), None
     if value.source is None or value.is_tensor():
-        return _NO_VALUE
+        return _NO_VALUE, None
     try:
         real = value.real_value()
     except Unsupported:
-        return _NO_VALUE
+        return _NO_VALUE, None
     kind = type(real)
     if kind.__hash__ is not object.__hash__ or kind.__eq__ is not object.__eq__:
-        return _NO_VALUE
-    tx.guards.id_(value.source, real)
-    return real
+        return _NO_VALUE, None
+    return real, value.source
 
 
 def _cached_call(tx, fn, args, kwargs):
     if not _library_cached(fn):
         return NotImplemented
-    real_args = [_key_part(tx, a) for a in args]
-    real_kwargs = {k: _key_part(tx, v) for k, v in kwargs.items()}
-    if _NO_VALUE in real_args or _NO_VALUE in real_kwargs.values():
+    parts = [_key_part(a) for a in args]
+    named = {k: _key_part(v) for k, v in kwargs.items()}
+    if any(real is _NO_VALUE for real, _ in (*parts, *named.values())):
         return NotImplemented
+    for real, source in (*parts, *named.values()):
+        if source is not None:  # the cache's key holds this very object
+            tx.guards.id_(source, real)
+    real_args = [real for real, _ in parts]
+    real_kwargs = {k: real for k, (real, _) in named.items()}
     try:
         result = fn(*real_args, **real_kwargs)
     except Exception as exc:  # noqa: BLE001 - raised again by the call at run time
