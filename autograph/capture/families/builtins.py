@@ -360,7 +360,29 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
             # dicts (subclasses too) of constants, neither overriding ==/!=: the real comparison
             # on real mappings of their base types (an OrderedDict pair compares order too)
             return ConstantValue(fn(*snapshots))
+    if op in ("<", "<=", ">", ">="):
+        ita, itb = _seq(a), _seq(b)
+        if ita is not None and itb is not None and _sequence_family(a, b) and _plain_order(a, b):
+            return _lexicographic(tx, ita, itb, op)
     raise Unsupported(f"comparison {op} between {a.describe()} and {b.describe()}", kind="unsupported-operation")
+
+
+def _plain_order(a: Value, b: Value) -> bool:
+    """Neither type overrides the ordering comparisons of its list/tuple base."""
+    return all(getattr(t, name) is getattr(base, name) for t in (a.python_type(), b.python_type())
+               for base in (list, tuple) if issubclass(t, base) for name in ("__lt__", "__le__", "__gt__", "__ge__"))
+
+
+def _lexicographic(tx, xs: list, ys: list, op: str) -> Value:
+    """``xs < ys`` as CPython orders lists and tuples: the first pair that is not the same object
+    and not ``==`` decides with ``op`` (its result as the element comparison gives it, a tensor
+    included); when one runs out first, the lengths decide (``sorted(d.items())`` on distinct keys
+    compares only the keys)."""
+    for x, y in zip(xs, ys):
+        if identical_or_none(tx, x, y) or compare(tx, x, "==", y).truth(tx):
+            continue
+        return compare(tx, x, op, y)
+    return ConstantValue(COMPARE[op](len(xs), len(ys)))
 
 
 def _mapping_snapshot(v: Value) -> dict | None:
