@@ -232,14 +232,16 @@ def _note_changed_strides(shim: Any, dims: dict, entries: tuple, args: tuple, kw
 def _floats_in_graph(settings: Settings) -> bool:
     """Whether the backend compiles graphs with Python-float (SymFloat) inputs.
 
-    The eager backend runs them as Python does; torch's inductor and autograph's Triton
+    The eager backend runs them as Python does, and so does ``auto`` on CPU, whose graphs run
+    eagerly until a background compile replaces them (a graph with float inputs is not sent to it:
+    ``backends/inductor_artifacts.request`` refuses it); torch's inductor and autograph's Triton
     backend do not lower them (inductor fails, Triton falls back to aten), so for those a
     float used by a torch operation is specialised there (its Python arithmetic stays dynamic).
     """
     try:
         from autograph.backends.registry import lookup
 
-        return getattr(lookup(settings.backend, settings=settings), "backend_name", "") == "eager"
+        return getattr(lookup(settings.backend, settings=settings), "backend_name", "") in ("eager", "background")
     except Exception:  # noqa: BLE001 - an unresolvable backend fails the capture later, with its own message
         return False
 

@@ -257,3 +257,24 @@ def test_other_backends_get_floats_as_constants_in_the_graph():
     for dt in (0.5, 0.25, 0.125):
         same(compiled(torch.ones(2), dt), f(torch.ones(2), dt))
     assert all(kinds == ["Tensor"] for kinds in seen)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="auto means the Triton backend on a CUDA machine")
+def test_auto_on_cpu_takes_floats_as_graph_inputs_and_keeps_such_graphs_eager():
+    """``auto`` on CPU runs its graphs eagerly first, so a float that changes every call (a loss
+    value passed on, a step size) is a graph input after one recompile, as with ``eager`` (it was
+    specialised every call until the recompile limit); such a graph is not sent to the background
+    compile (inductor does not lower float inputs), and the report says so."""
+    from autograph.explain.find import find_shim
+
+    def f(x, dt):
+        return x * dt + 1.0 / dt
+
+    compiled = autograph.compile(f, backend="auto")
+    rng = random.Random(3)
+    for _ in range(10):
+        x, dt = torch.randn(4), rng.uniform(0.1, 2.0)
+        same(compiled(x, dt), f(x, dt))
+    assert compiled.stats.captures == 2
+    describe = find_shim(compiled).entries[-1].result.graphs[0].compiled.describe()
+    assert "SymFloat" in describe, describe
