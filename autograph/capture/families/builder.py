@@ -177,6 +177,11 @@ def wrap_real(tx, obj: Any, source, *, path: str = "") -> Value:
         if seen is not None:  # one list, one value: a change through one read is seen by the others
             return seen
         g.type_(source, obj)
+        if source is not None:  # its length and items are read (and guarded) when the code reads them
+            from autograph.capture.families.containers import OutsideListValue
+            value = OutsideListValue(tx, obj, source)
+            register_outside_container(tx, obj, value)
+            return value
         g.length(source, obj)
         value = ListValue([], source)
         value.identity = obj  # for `is` between containers from outside

@@ -418,6 +418,51 @@ class ListValue(BaseSequenceValue):
         return cg.shared(self, "[" + ", ".join(cg.reconstruct(i) for i in self.items) + "]")
 
 
+class OutsideListValue(ListValue):
+    """A list read from outside through a source, its items read only when the code reads them.
+
+    Appending to a list from outside (a history of losses, ``meter.values.append(v)``) needs
+    neither its length nor its items: until something reads them (``len``, iteration, an index,
+    any other method) the appends are recorded and replayed after the graph, and nothing about the
+    list is guarded but its type, so the next call, with one more item in it, runs the same entry.
+    The first read guards the length and reads the items as any list from outside, followed by the
+    values appended so far (the real list does not change during the capture: its changes are
+    replayed after the graph)."""
+
+    def __init__(self, tx, real: list, source):
+        self._unread: tuple | None = (tx, real)
+        self._appended: list[Value] = []
+        super().__init__([], source)
+        self.identity = real  # for `is` between containers from outside
+
+    @property  # type: ignore[override]
+    def items(self) -> list[Value]:
+        if self._unread is not None:
+            self._read()
+        return self._items
+
+    @items.setter
+    def items(self, items: list[Value]) -> None:
+        self._items = items
+
+    def _read(self) -> None:
+        from autograph.capture.families.builder import _wrap_items
+        tx, real = self._unread
+        self._unread = None
+        tx.guards.length(self.source, real)
+        self._items = _wrap_items(tx, real, self.source, enumerate(real)) + self._appended
+
+    def describe(self) -> str:
+        return "list" if self._unread is not None else super().describe()
+
+    def call_method(self, tx, name, args, kwargs):
+        if self._unread is not None and name == "append" and len(args) == 1 and not kwargs:
+            self._appended.append(args[0])
+            self._changed(tx, "append", args[0])
+            return ConstantValue(None)
+        return super().call_method(tx, name, args, kwargs)
+
+
 def _refuse_non_iterable_slice_value(size: int, key: slice, value: Value) -> None:
     """``lst[a:b] = 1``: Python's own TypeError, whose words depend on the slice and the Python
     version ("can only assign an iterable", "must assign iterable to extended slice"), taken
