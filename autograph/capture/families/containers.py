@@ -30,6 +30,10 @@ class BaseSequenceValue(Value):
     def describe(self) -> str:
         return f"{self.kind.__name__} of {len(self.items)}"
 
+    def _fresh(self, items: list[Value]) -> "BaseSequenceValue":
+        """A new sequence of this kind made by the call (a slice, ``+``, ``*``)."""
+        return type(self)(items)
+
     def python_type(self) -> type:
         return self.kind
 
@@ -56,7 +60,7 @@ class BaseSequenceValue(Value):
         if key.is_tensor():  # seq[t] is seq[t.__index__()]: known when t is made of constants only
             k = key.constant_index()
         if isinstance(k, slice):
-            return type(self)(self.items[k]) if type(self) is not SizeValue else SizeValue(self.items[k])
+            return self._fresh(self.items[k]) if type(self) is not SizeValue else SizeValue(self.items[k])
         if isinstance(k, int) and not isinstance(k, bool) or isinstance(k, bool):
             try:
                 return self.items[k]
@@ -119,7 +123,7 @@ class BaseSequenceValue(Value):
                 self._changed(tx, "extend", TupleValue(_extend(tx, self.items, other)))
                 return self
             if type(other) is type(self):
-                return type(self)(self.items + other.items)
+                return self._fresh(self.items + other.items)
         if base == "*" and other.is_constant() and _is_index(other.as_python_constant()):
             n = other.as_python_constant()
             if inplace:  # list *= n: repeats this very list
@@ -127,13 +131,13 @@ class BaseSequenceValue(Value):
                 self.items[:] = self.items * n
                 self._changed(tx, "__imul__", other)
                 return self
-            return type(self)(self.items * n)
+            return self._fresh(self.items * n)
         return NotImplemented
 
     def rbinary_op(self, tx, op: str, other: Value):
         """``4 * [x]``: int.__mul__ gives up, then the sequence repeats itself."""
         if op == "*" and other.is_constant() and _is_index(other.as_python_constant()):
-            return type(self)(self.items * other.as_python_constant())
+            return self._fresh(self.items * other.as_python_constant())
         return NotImplemented
 
     def reconstruct(self, cg) -> str:
@@ -454,6 +458,9 @@ class OutsideListValue(ListValue):
 
     def describe(self) -> str:
         return "list" if self._unread is not None else super().describe()
+
+    def _fresh(self, items: list[Value]) -> "BaseSequenceValue":
+        return ListValue(items)
 
     def call_method(self, tx, name, args, kwargs):
         if self._unread is not None and name == "append" and len(args) == 1 and not kwargs:

@@ -94,3 +94,18 @@ def test_a_list_replaced_by_a_tuple_is_seen():
         assert "append" in str(exc)
     else:
         raise AssertionError("a tuple has no append")
+
+
+def slices_and_sums(x, items):
+    return items[1:], items + [x], items * 2, items[:1] + items[-1:]
+
+
+def test_new_lists_made_from_a_list_from_outside_are_plain_lists():
+    """A slice, ``+`` and ``*`` of a list from outside are new lists of the call (they failed to be
+    made while such a list was read lazily)."""
+    compiled = autograph.compile(slices_and_sums, backend="eager")
+    items = [torch.ones(1), torch.zeros(1)]
+    x = torch.full((1,), 3.0)
+    got, want = compiled(x, items), slices_and_sums(x, items)
+    assert [type(g) for g in got] == [list] * 4
+    assert all([float(t) for t in g] == [float(t) for t in w] for g, w in zip(got, want))
