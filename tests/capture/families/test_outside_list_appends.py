@@ -108,4 +108,5 @@ def test_new_lists_made_from_a_list_from_outside_are_plain_lists():
     x = torch.full((1,), 3.0)
     got, want = compiled(x, items), slices_and_sums(x, items)
     assert [type(g) for g in got] == [list] * 4
+    assert compiled.stats.errors == [] and compiled.stats.eager_calls == 0, compiled.stats.errors
     assert all([float(t) for t in g] == [float(t) for t in w] for g, w in zip(got, want))
