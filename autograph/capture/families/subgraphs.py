@@ -60,14 +60,16 @@ class TracedFunction:
 
     @classmethod
     def trace(cls, tx, fn: Value, items: list[Value], name: str, label: str,
-              writes_refused: str | None) -> "TracedFunction":
-        """Interpret ``fn`` on placeholders ``<name>_argN`` for ``items`` (``label`` names it in
-        refusals: "the true branch"). Writes to its operands or to tensors from outside are the
-        op's effect, unless ``writes_refused`` says why they cannot be (then they are refused)."""
+              writes_refused: str | None, keywords: tuple[str, ...] = ()) -> "TracedFunction":
+        """Interpret ``fn`` on ``items``, the tensors among them replaced by placeholders
+        ``<name>_argN`` (the others are passed as they are; the last ``len(keywords)`` items go as
+        those keywords). ``label`` names the function in refusals ("the true branch"). Writes to
+        its operands or to tensors from outside are the op's effect, unless ``writes_refused``
+        says why they cannot be (then they are refused)."""
         from autograph.capture.families import contexts
         from autograph.capture.families.tensors import TensorValue
         builder = tx.graph
-        before = Fingerprint(tx, fn)
+        before = Fingerprint(tx, fn, items)
         state = contexts.state_snapshot()
         checks = len(builder.pre_checks)
         roots = ROOTS.of(tx)
@@ -75,18 +77,22 @@ class TracedFunction:
         sub = None
         try:
             with builder.subgraph() as sub:
-                params = []
+                params, values = [], []
                 for i, item in enumerate(items):
+                    if not item.is_tensor():
+                        values.append(item)
+                        continue
                     node = sub.graph.placeholder(builder._name(f"{name}_arg{i}"))
                     node.meta["example_value"] = item.fake
                     params.append(node)
-                values = [TensorValue(node, item.fake) for node, item in zip(params, items)]
-                for value, item in zip(values, items):
-                    value.real_cls = item.real_cls  # the branch gets the operand itself (a Parameter stays one)
+                    value = TensorValue(node, item.fake)
+                    value.real_cls = item.real_cls  # the function gets the operand itself (a Parameter stays one)
+                    values.append(value)
+                positional = values[:len(values) - len(keywords)]
                 try:
-                    result = tx.call(fn, values, {})
+                    result = tx.call(fn, positional, dict(zip(keywords, values[len(positional):])))
                 except Unsupported as exc:
-                    raise Refused(f"{label} {fn.describe()} cannot be traced: {exc.reason}") from None
+                    raise Refused(f"{label} ({fn.describe()}) cannot be traced: {exc.reason}") from None
                 leaves: list[Value] = []
                 spec = flatten(result, leaves)
                 if spec is None:
@@ -218,15 +224,15 @@ class Fingerprint:
     fixed order. A slot first used by the branch must still be empty after it; a read registry
     may grow by entries that record reads only."""
 
-    def __init__(self, tx, fn: Value):
+    def __init__(self, tx, fn: Value, arguments: list[Value] = ()):
         self.slots = {slot: len(value) for slot, value in tx.state.slots.items()
                       if slot is not ROOTS and slot.name in _READ_REGISTRIES}
         self.slots.update({slot: None for slot in tx.state.slots if slot is not ROOTS and slot not in self.slots})
-        self.fn = fn
+        self.roots = [fn, *arguments]
         self.walked = self._walk(tx)
 
     def _walk(self, tx) -> list:
-        roots = [self.fn]
+        roots = list(self.roots)
         for slot, n in self.slots.items():  # (a registry's entries one by one: a slice is a new list each time)
             roots.extend([tx.state.slots[slot]] if n is None else tx.state.slots[slot][:n])
         return walk_state(tx, [*roots, tx.generators_made, tx.open_contexts, tx.graph.immediate_switches])
