@@ -5,7 +5,7 @@ Capture turns ``torch.utils.checkpoint.checkpoint(fn, *args, use_reentrant=False
 (families/checkpoints.py), which AOTAutograd understands. Called eagerly, that op runs
 ``checkpoint`` with ``preserve_rng_state=False`` (inductor replays random ops its own way), so a
 dropout recomputed in backward would draw a new mask. A graph that runs as captured (the eager
-backend; a graph AOTAutograd cannot take) calls :func:`run_checkpoint` instead: the real
+backend, `auto`'s eager phase; a graph AOTAutograd cannot take) calls :func:`run_checkpoint` instead: the real
 ``checkpoint`` with the options the user passed, so activations are freed and recomputed, and the
 RNG state is replayed, exactly as in Python.
 """

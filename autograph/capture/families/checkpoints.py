@@ -9,6 +9,7 @@ into extra operands. The node's subgraph is what ``checkpoint`` runs: the eager 
 through the real ``torch.utils.checkpoint.checkpoint`` with the caller's options
 (``backends/checkpoints.py``), so memory and the RNG state replayed for the recomputation are
 the user's; AOTAutograd (inductor, triton) tags its nodes for recomputation in backward.
+``checkpoint_sequential`` is interpreted like user code and calls ``checkpoint`` per segment.
 
 Anything that cannot be modelled exactly is a break at the call, where Python runs the real
 ``checkpoint``: the reentrant variant (``use_reentrant=True``, or not given: torch's default is

@@ -10,7 +10,7 @@ import warnings
 import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils.checkpoint import checkpoint
+from torch.utils.checkpoint import checkpoint, checkpoint_sequential
 
 from autograph.backends.eager import eager
 from tests.capture.harness import Harness, Recorder
@@ -267,3 +267,25 @@ def test_the_graph_a_plain_backend_gets_holds_the_higher_order_op_torch_understa
     x = torch.randn(4, 8, requires_grad=True)
     assert torch.allclose(compiled(x), module_block(x))
     assert h.captures == 1 and not h.breaks and len(_tags(h)) == 1
+
+
+def sequential_segments(x):
+    return checkpoint_sequential(DROPPING, 3, x, use_reentrant=False)
+
+
+def test_checkpoint_sequential_is_one_graph_with_one_node_per_segment():
+    h = _assert_bit_identical(sequential_segments, _x, params=list(DROPPING.parameters()))
+    assert h.captures == 1 and not h.breaks
+    assert len(_tags(h)) == 2  # (the last segment runs without checkpoint, as checkpoint_sequential does)
+
+
+def test_the_default_backend_runs_the_real_checkpoint():
+    import autograph
+
+    compiled = autograph.compile(dropout_block)  # ``auto``: on the CPU the graph runs eagerly first
+    params = list(DROPPING.parameters())
+    for seed in range(2):
+        for e, g in zip(_run(dropout_block, _x, params, seed), _run(compiled, _x, params, seed)):
+            assert torch.equal(e, g)
+    (entry,) = compiled.entries
+    assert not entry.result.breaks and len(entry.result.graphs) == 1
