@@ -51,3 +51,26 @@ def test_triton_recomputes_the_checkpointed_block_in_backward():
     # the block's first Linear is computed again in backward (without checkpointing the backward
     # has only the gradient matmuls, ``mm``)
     assert "aten.addmm.default" in backward.wrapper_source
+
+
+DROPPING = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Dropout(0.5))
+
+
+def marks_then_checkpoints(x, w):
+    w.requires_grad_()  # autograd metadata changed in place: the graph runs as captured
+    return checkpoint(DROPPING, x * w, use_reentrant=False).sum()
+
+
+def test_a_graph_inductor_runs_as_captured_runs_the_real_checkpoint():
+    compiled = autograph.compile(marks_then_checkpoints, backend="inductor")
+    results = []
+    for fn in (marks_then_checkpoints, compiled):
+        torch.manual_seed(0)
+        x, w = torch.randn(4, 8), torch.randn(8)
+        y = fn(x, w)
+        y.backward()
+        results.append([y.detach(), w.grad, torch.rand(2)])
+    for e, g in zip(*results):
+        assert torch.equal(e, g)  # dropout's mask replayed for the recomputation, as in Python
+    (entry,) = compiled.entries
+    assert not entry.result.breaks and len(entry.result.graphs) == 1
