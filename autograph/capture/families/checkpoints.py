@@ -83,10 +83,8 @@ def _node_options(options: dict[str, Value]) -> dict[str, Any]:
         raise Refused("`use_reentrant` is not given, so the reentrant variant runs (and PyTorch warns)")
     if reentrant is not False:
         raise Refused(f"use_reentrant={reentrant!r}: the reentrant variant is not modelled")
-    if "context_fn" in options:
-        context_fn = options["context_fn"]
-        if not (context_fn.is_constant() and context_fn.as_python_constant() is torch.utils.checkpoint.noop_context_fn):
-            raise Refused(f"a context_fn ({context_fn.describe()}) is not modelled")
+    if "context_fn" in options and not _is_noop_context_fn(options["context_fn"]):
+        raise Refused(f"a context_fn ({options['context_fn'].describe()}) is not modelled")
     if "debug" in options and _constant(options["debug"], "debug") is not False:
         raise Refused("debug=True is not modelled")
     if "determinism_check" in options and _constant(options["determinism_check"], "determinism_check") != "default":
@@ -99,6 +97,17 @@ def _node_options(options: dict[str, Value]) -> dict[str, Any]:
                 raise Refused(f"{name}={value!r} is not a bool")
             node_kwargs[name] = value
     return node_kwargs
+
+
+def _is_noop_context_fn(value: Value) -> bool:
+    """``value`` is checkpoint's default ``context_fn`` (a function value's identity is guarded
+    where it was loaded)."""
+    from autograph.capture.families.functions import UserFunctionValue
+    from autograph.capture.families.torch_calls import TorchFunctionValue
+    noop = torch.utils.checkpoint.noop_context_fn
+    if value.is_constant():
+        return value.as_python_constant() is noop
+    return isinstance(value, (TorchFunctionValue, UserFunctionValue)) and value.fn is noop
 
 
 def _capture_checkpoint(tx, fn: Value, items: list[Value], fn_kwargs: dict[str, Value],

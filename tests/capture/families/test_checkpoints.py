@@ -289,3 +289,27 @@ def test_the_default_backend_runs_the_real_checkpoint():
             assert torch.equal(e, g)
     (entry,) = compiled.entries
     assert not entry.result.breaks and len(entry.result.graphs) == 1
+
+
+def passes_options(x, context_fn):
+    return checkpoint(torch.sin, x, use_reentrant=False, context_fn=context_fn, debug=False,
+                      determinism_check="default", early_stop=False)
+
+
+def test_default_options_given_explicitly_are_one_graph_and_a_new_context_fn_is_not_served_by_it():
+    from torch.utils.checkpoint import noop_context_fn
+    h = Harness(backend=EagerRecorder())
+    compiled = h.compile(passes_options)
+    x = torch.randn(3, requires_grad=True)
+    assert torch.equal(compiled(x, noop_context_fn), passes_options(x, noop_context_fn))
+    assert h.captures == 1 and not h.breaks
+    (node,) = _tags(h)
+    assert node.kwargs == {"use_reentrant": False, "early_stop": False}
+    calls = []
+
+    def context_fn():
+        calls.append(1)
+        return noop_context_fn()
+
+    assert torch.equal(compiled(x, context_fn), passes_options(x, context_fn))
+    assert len(calls) == 2 and h.breaks[-1].kind == "checkpoint-options"
