@@ -313,3 +313,44 @@ def test_default_options_given_explicitly_are_one_graph_and_a_new_context_fn_is_
 
     assert torch.equal(compiled(x, context_fn), passes_options(x, context_fn))
     assert len(calls) == 2 and h.breaks[-1].kind == "checkpoint-options"
+
+
+class AutoEncoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Tanh())
+        self.dec = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Dropout(0.2),
+                                       torch.nn.Linear(16, 8))
+
+    def forward(self, x):
+        z = self.enc(x)
+        return torch.nn.functional.mse_loss(checkpoint(self.dec, z, use_reentrant=False), x)
+
+
+def _train(model, forward, steps=3):
+    torch.manual_seed(0)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = forward(torch.randn(5, 8))
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    return losses, [p.detach().clone() for p in model.parameters()]
+
+
+def test_a_compiled_module_checkpointing_a_submodule_trains_like_python():
+    import copy
+
+    import autograph
+
+    torch.manual_seed(0)
+    plain = AutoEncoder()
+    model = copy.deepcopy(plain)
+    compiled = autograph.compile(model)
+    expected, got = _train(plain, plain), _train(model, compiled)
+    for e, g in zip(expected[0] + expected[1], got[0] + got[1]):
+        assert torch.equal(e, g)
+    (entry,) = type(compiled)._autograph_shim.entries
+    assert not entry.result.breaks and len(entry.result.graphs) == 1
