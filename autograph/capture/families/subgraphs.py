@@ -132,6 +132,8 @@ class TracedFunction:
         if self.writes and writes_refused:
             raise Refused(f"{label} {writes_refused}")
         output = next(n for n in self.graph.nodes if n.op == "output")
+        if len(set(output.args[0])) != len(output.args[0]):  # the op's outputs would be distinct objects
+            raise Refused(f"{label} returns the same tensor twice")
         for node in output.args[0]:
             fake = node.meta.get("example_value")
             if node.op == "placeholder" or effects.storages_of(fake) & inputs:

@@ -233,8 +233,14 @@ def writes_its_input(x):
         return checkpoint(fn, x, use_reentrant=False)
 
 
+def returns_one_tensor_twice(x):
+    a, b = checkpoint(lambda t: (t.cos(),) * 2, x, use_reentrant=False)
+    return a if a is b else a + 1
+
+
 @pytest.mark.parametrize(("fn", "words"), [
     (appends, "changes something outside itself"),
+    (returns_one_tensor_twice, "the same tensor twice"),
     (prints, "print()"),
     (breaks_inside, "cannot be traced"),
     (returns_a_number, "not tensors"),
