@@ -559,7 +559,9 @@ def make_background_backend(cache_dir: Path | None) -> Callable[..., Callable]:
         from autograph.backends.functionalize import reason_to_run_as_captured
         from autograph.backends.inductor_artifacts import Unsupported, request
 
-        eager = gm.forward
+        from autograph.backends.checkpoints import with_real_checkpoints
+
+        eager = with_real_checkpoints(gm).forward
         why_not = reason_to_run_as_captured(gm)
         if why_not is not None:
             return SwappableGraph(eager, None, None, f"runs as captured: {why_not}")

@@ -52,4 +52,5 @@ def run_as_captured(gm: torch.fx.GraphModule, backend: str):
     if reason is None:
         return None
     log.info("%s backend: graph runs as captured (eager), not compiled: %s", backend, reason)
-    return gm.forward
+    from autograph.backends.checkpoints import with_real_checkpoints
+    return with_real_checkpoints(gm).forward

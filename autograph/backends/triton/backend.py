@@ -27,6 +27,7 @@ from typing import Any, Callable
 import torch
 import torch.fx
 
+from autograph.backends.checkpoints import with_real_checkpoints
 from autograph.backends.functionalize import run_as_captured
 from autograph.backends.triton.codegen import CannotFuse, kernel_source, launch_config
 from autograph.backends.triton.cudagraphs import maybe_cuda_graph
@@ -147,7 +148,7 @@ class TritonBackend:
         devices = _devices(example_inputs)
         if importlib.util.find_spec("triton") is None or len(devices) > 1 or not devices <= {"cpu", "cuda"}:
             log.warning("triton backend: cannot compile here (triton missing or devices %s); running eager", devices)
-            return gm.forward
+            return with_real_checkpoints(gm).forward
         graphs: list[CompiledAtenGraph] = []
         training = _any_grad(list(example_inputs) + list(gm.parameters()))
 

@@ -16,7 +16,7 @@ list) is asked first, before ``user_objects`` refuses the enum metaclass; ``iter
 from __future__ import annotations
 
 from autograph.capture.families import (
-    builtins, cached_calls, collections_values, cond_branches, contexts, dict_new, distributed, enums, exception_state,
+    builtins, cached_calls, checkpoints, collections_values, cond_branches, contexts, dict_new, distributed, enums, exception_state,
     frames, func_transforms, generators, interpreted_keys, itertools_values, live_iterators, mapping_proxies,
     modules, named_tuples, object_ids, object_keyed_dicts, outside_generators, partials, private,
     profiler_ranges, random_draws, reduce, regex, scripted, saved_tensors_hooks, sdpa_kernel, set_subclasses, sets,
@@ -31,7 +31,7 @@ except ImportError:  # NumPy is optional: without it no ndarray ever reaches cap
 
 # the order is part of the behaviour (see the module docstring)
 FAMILIES = [frames, builtins, cached_calls, torch_calls, tensor_grouping, modules, contexts, sdpa_kernel,
-            saved_tensors_hooks, distributed, func_transforms, cond_branches, live_iterators, named_tuples,
+            saved_tensors_hooks, distributed, func_transforms, cond_branches, checkpoints, live_iterators, named_tuples,
             object_ids, object_keyed_dicts, partials, private, random_draws, profiler_ranges, reduce, regex, sets,
             interpreted_keys, mapping_proxies, dict_new, set_subclasses, sorting, stdlib, exception_state,
             torch_objects, weakrefs, typed_dicts, scripted, tensor_hooks,
