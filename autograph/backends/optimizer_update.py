@@ -1,0 +1,522 @@
+"""``opt.step()`` of torch's SGD, Adam and AdamW compiled by the function's backend (issues 26, 27).
+
+Under the hook ``opt.step()`` is one opaque call at the user's line (a break, or a call made after
+the graph: capture/engine/deferred_breaks.py): torch's eager kernels. ``torch.compile`` traces
+``Optimizer.step`` as a frame of its own, and inductor fuses the update (102 against 32 µs for
+``tests/programs/eval_loop``'s Adam). With ``backend: inductor`` the transformed code calls
+:class:`OptimizerStep` instead of the method; it runs, per optimizer, one of two versions:
+
+* the **real step**, ``opt.step(*args)`` exactly as the code called it before, or
+* the **compiled update**: the optimizer class's own step body (below torch's
+  ``profile_hook_step`` and ``_use_grad_for_differentiable`` wrappers) traced by
+  ``make_fx(tracing_mode="real")`` with the real tensors as arguments: the parameters that have
+  grads, their grads, the tensors of ``opt.state[p]`` and the tensor hyperparameters. make_fx
+  tracks tensors by identity, so the body's reads through ``opt.param_groups``/``opt.state``
+  hit the placeholders. It is traced as TorchDynamo traces it (``OptimizerVariable``): each
+  group's ``capturable`` set for the trace and restored (the step stays a tensor, no
+  ``.item()``), under ``no_grad`` and torch's compile session (``torch.compiler.is_compiling()``),
+  then compiled by inductor in the program, at once, as the ``inductor`` backend compiles graphs.
+
+The traced run is the real one: it performs this call's step (the capturing call steps once).
+The values of every tensor it may write are copied first, so a trace that raises is undone and
+the real step runs instead. A trace is refused (the step it made is kept, later calls run the
+real step until the next attempt) when the body changed the optimizer's Python state (a first
+step initialising ``opt.state``: the first call of each optimizer runs the real step, and a
+trace is tried only after a real step that left the state's structure as it was), or when the
+graph holds a tensor constant sharing memory with one the optimizer reaches.
+
+Each call checks, in Python, that the compiled update still stands for ``opt.step()``: the class
+step chain is the traced one (``type(opt).step`` the same function; no ``step`` on the instance
+other than an LR scheduler's ``_wrapped_by_lr_sched`` wrapper around it, whose
+``opt._opt_called = True`` is repeated), no step pre/post hooks (global or the instance's), no
+arguments (no closure), the autograd profiler off (``record_function`` would record), no
+``grad_scale``/``found_inf`` attributes (GradScaler's fused path), the same parameters with
+grads in the same groups, the same state tensor objects with the same memory, grads with the
+dtype, device, shape, stride and layout traced, not views and not sharing memory with a
+parameter or state, and hyperparameters equal to the traced ones (floats are constants of the
+graph). Where one fails the real step runs (and the check that failed is remembered for the
+report). A changed structure or changed hyperparameters trace again, at most ``MAX_TRACES``
+times per optimizer; hyperparameters that change on two calls in a row (an LR scheduler:
+OneCycleLR changes ``lr`` and ``betas`` every step) settle the optimizer on the real step at
+once, with the reason. A compiled call that raises settles the optimizer on the real step and
+re-raises (as a graph under ``inductor`` does). After the update, ``opt._optimizer_step_code()``
+runs (the profiler's entry point), as the wrapper runs it.
+
+``describe()`` says which version runs for an optimizer, and why; :func:`updates` lists them
+for the report; the ``backend`` log channel (``autograph.kernels``) logs each decision.
+"""
+from __future__ import annotations
+
+import logging
+import operator
+import threading
+import time
+import weakref
+from typing import Any, Callable
+
+import torch
+
+log = logging.getLogger("autograph.kernels")  # the ``backend`` log channel
+
+MAX_TRACES = 3  # traces (each a compile) of one optimizer before it settles on the real step
+BACKENDS = ("inductor",)  # the function backends under which ``opt.step()`` is compiled
+
+_updates: "weakref.WeakKeyDictionary[Any, CompiledUpdate]" = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def supported_classes() -> tuple[type, ...]:
+    """The optimizer classes whose step is compiled (exact classes: a subclass's step is its own)."""
+    return (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW)
+
+
+def compiles_step(obj: Any, backend: Any) -> bool:
+    """Whether a call ``obj.step()`` made by code compiled for ``backend`` goes through
+    :class:`OptimizerStep` (capture's codegen asks this with the real object of the call)."""
+    return isinstance(backend, str) and backend in BACKENDS and type(obj) in supported_classes()
+
+
+class OptimizerStep:
+    """What the transformed code calls for ``opt.step(*args)``: the optimizer's compiled update
+    where it still applies, else ``fallback(opt, *args)``, the call the code made before."""
+
+    __slots__ = ("fallback", "backend")
+
+    def __init__(self, fallback: Callable[..., Any], backend: str) -> None:
+        self.fallback = fallback
+        self.backend = backend
+
+    def __call__(self, opt: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs or type(opt) not in supported_classes():
+            return self.fallback(opt, *args, **kwargs)
+        update = _updates.get(opt)
+        if update is None:
+            with _lock:
+                update = _updates.get(opt)
+                if update is None:
+                    update = _updates[opt] = CompiledUpdate(type(opt).__name__, self.backend)
+        return update.step(opt, self.fallback)
+
+
+def updates() -> "list[CompiledUpdate]":
+    """Every live optimizer's update (for the report)."""
+    return list(_updates.values())
+
+
+def update_of(opt: Any) -> "CompiledUpdate | None":
+    """The update of ``opt``, None when no compiled code called its step."""
+    return _updates.get(opt)
+
+
+class CompiledUpdate:
+    """One optimizer's step: real or compiled, and why (``describe``)."""
+
+    def __init__(self, name: str, backend: str) -> None:
+        self.name, self.backend = name, backend
+        self.compiled: Callable[..., Any] | None = None
+        self.plan: _Plan | None = None
+        self.settled: str | None = None   # why it runs the real step for good
+        self.reason = "first step runs for real (it initialises the optimizer's state)"
+        self.traces = 0
+        self.hyper_changed_last = False   # the previous call found the hyperparameters changed
+        self.ready = False                # a real step left the state's structure as it was
+        self.compiled_calls = 0
+        self.real_calls = 0
+        self.compile_seconds = 0.0
+
+    def describe(self) -> str:
+        """Which version runs, and why, in one line."""
+        if self.settled is not None:
+            return f"{self.name}.step: real step ({self.settled})"
+        if self.compiled is not None:
+            return (f"{self.name}.step: compiled update ({self.backend}, {self.compiled_calls} compiled calls, "
+                    f"{self.real_calls} real; {self.reason})")
+        return f"{self.name}.step: real step ({self.reason})"
+
+    # ---- one call
+
+    def step(self, opt: Any, fallback: Callable[..., Any]) -> Any:
+        if self.settled is not None:
+            return self._real(opt, fallback)
+        why = _why_not_compiled(opt)
+        if why is not None:
+            self.reason = why
+            return self._real(opt, fallback)
+        if self.plan is not None:
+            flat, why = self.plan.inputs(opt)
+            if flat is not None:
+                self.hyper_changed_last = False
+                return self._compiled(opt, flat)
+            if why.startswith(_HYPER) and self.hyper_changed_last:
+                return self._settle(opt, fallback, f"hyperparameters change between steps ({why}); the update "
+                                                   "would be compiled again on every step")
+            self.hyper_changed_last = why.startswith(_HYPER)
+            self.reason = why
+        if not self.ready:
+            return self._real(opt, fallback, learn=True)
+        if self.traces >= MAX_TRACES:
+            return self._settle(opt, fallback, f"traced {self.traces} times (the last change: {self.reason})")
+        return self._trace(opt, fallback)
+
+    def _real(self, opt: Any, fallback: Callable[..., Any], learn: bool = False) -> Any:
+        self.real_calls += 1
+        if not learn:
+            return fallback(opt)
+        before = _structure(opt)
+        out = fallback(opt)
+        after = _structure(opt)
+        with_grad = {id(p) for g in opt.param_groups for p in g["params"] if p.grad is not None}
+        self.ready = after == before or with_grad <= {key for key, _ in after}
+        return out
+
+    def _settle(self, opt: Any, fallback: Callable[..., Any], why: str) -> Any:
+        self.settled, self.compiled, self.plan = why, None, None
+        log.info("optimizer update: %s runs the real step from now on: %s", self.name, why)
+        return self._real(opt, fallback)
+
+    def _compiled(self, opt: Any, flat: list) -> None:
+        _lr_wrapper_effect(opt)
+        prev = torch.is_grad_enabled()
+        torch._C._set_grad_enabled(False)
+        try:
+            self.compiled(*flat)
+        except BaseException as exc:
+            self.settled = f"the compiled update raised {type(exc).__name__}: {exc}"
+            self.compiled = self.plan = None
+            log.warning("optimizer update: %s's compiled update raised %s: %s; the real step runs from now on",
+                        self.name, type(exc).__name__, exc)
+            raise
+        finally:
+            torch._C._set_grad_enabled(prev)
+        self.compiled_calls += 1
+        opt._optimizer_step_code()
+        return None
+
+    # ---- tracing
+
+    def _trace(self, opt: Any, fallback: Callable[..., Any]) -> Any:
+        """Trace this call's step (it runs for real, once), then compile the graph."""
+        self.traces += 1
+        walked = _walk(opt)
+        if isinstance(walked, str):
+            return self._settle(opt, fallback, walked)
+        flat = _unique(walked.flat())
+        before = _identities(opt)
+        written = walked.params + walked.state
+        saved = [t.detach().clone() for t in written]
+        body = _raw_step(type(opt))
+        _lr_wrapper_effect(opt)
+        t0 = time.perf_counter()
+        try:
+            gm = _traced(opt, body, flat)
+        except Exception as exc:  # noqa: BLE001 - undone, then the real step decides the outcome
+            if _identities(opt) != before:
+                self.settled = f"tracing the step raised {type(exc).__name__}: {exc} (after changing the optimizer)"
+                self.compiled = self.plan = None
+                log.warning("optimizer update: %s", self.settled)
+                raise
+            with torch.no_grad():
+                for t, old in zip(written, saved):
+                    t.copy_(old)
+            return self._settle(opt, fallback, f"the step cannot be traced ({type(exc).__name__}: {exc})")
+        del saved
+        opt._optimizer_step_code()
+        if _identities(opt) != before:  # a replay would not repeat what the body did in Python
+            self.ready = False
+            self.reason = "the traced step changed the optimizer's Python state; traced again later"
+            self.compiled = self.plan = None
+            log.info("optimizer update: %s: %s", self.name, self.reason)
+            return None
+        shared = _constant_sharing_memory(gm, walked.flat())
+        if shared is not None:
+            return self._refuse(f"the graph holds a tensor constant ({shared}) sharing memory with the optimizer's")
+        try:
+            compiled = _compile(gm, flat, self.backend)
+        except Exception as exc:  # noqa: BLE001 - the step was made; the real one runs from now on
+            return self._refuse(f"{self.backend} failed to compile the update: {type(exc).__name__}: {exc}")
+        seconds = time.perf_counter() - t0
+        self.compile_seconds += seconds
+        self.compiled, self.plan = compiled, _Plan(opt, walked)
+        self.reason = (f"traced ({len(gm.graph.nodes)} nodes) and compiled in {seconds:.1f} s"
+                       + (f", trace {self.traces}" if self.traces > 1 else ""))
+        log.info("optimizer update: %s: %s", self.name, self.reason)
+        return None
+
+    def _refuse(self, why: str) -> None:
+        """The traced step stands (it was this call's); the real step runs from now on."""
+        self.settled, self.compiled, self.plan = why, None, None
+        self.real_calls += 1
+        log.info("optimizer update: %s runs the real step from now on: %s", self.name, why)
+        return None
+
+
+_HYPER = "hyperparameter"
+
+
+def _why_not_compiled(opt: Any) -> str | None:
+    """Why this call must run the real step whatever was traced (None: nothing stops it)."""
+    from torch.optim import optimizer as optimizer_module
+    step = type(opt).step
+    if getattr(step, "__code__", None) is not _wrapper_codes()[0]:
+        return "the class's step is not torch's profiling wrapper"
+    own = opt.__dict__.get("step")
+    if own is not None and not (getattr(own, "_wrapped_by_lr_sched", False) and
+                                getattr(own, "__wrapped__", None) is step):
+        return "the instance has a step of its own"
+    if optimizer_module._global_optimizer_pre_hooks or optimizer_module._global_optimizer_post_hooks \
+            or opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks:
+        return "step hooks are registered"
+    if torch.autograd.profiler._is_profiler_enabled or torch._C._autograd._profiler_enabled():
+        return "the profiler is on (record_function records the step)"
+    if hasattr(opt, "grad_scale") or hasattr(opt, "found_inf"):
+        return "grad_scale/found_inf are set (GradScaler's fused step)"
+    return None
+
+
+def _lr_wrapper_effect(opt: Any) -> None:
+    """What an LR scheduler's wrapper of ``opt.step`` does before the step."""
+    own = opt.__dict__.get("step")
+    if own is not None and getattr(own, "_wrapped_by_lr_sched", False):
+        opt._opt_called = True
+
+
+_CODES: tuple | None = None
+
+
+def _wrapper_codes() -> tuple:
+    """The code of torch's ``profile_hook_step`` wrapper and of ``_use_grad_for_differentiable``'s."""
+    global _CODES
+    if _CODES is None:
+        from torch.optim.optimizer import Optimizer, _use_grad_for_differentiable
+
+        def probe(self: Any) -> None:
+            return None
+        _CODES = (Optimizer.profile_hook_step(probe).__code__, _use_grad_for_differentiable(probe).__code__)
+    return _CODES
+
+
+def _raw_step(cls: type) -> Callable[..., Any]:
+    """The class's own step body below torch's two wrappers."""
+    profile, use_grad = _wrapper_codes()
+    step = cls.step
+    inner = getattr(step, "__wrapped__", None)
+    body = getattr(inner, "__wrapped__", None)
+    if step.__code__ is not profile or getattr(inner, "__code__", None) is not use_grad or body is None \
+            or getattr(body, "__qualname__", None) != f"{cls.__name__}.step":
+        raise TypeError(f"{cls.__name__}.step is not torch's wrapped step")
+    return body
+
+
+class _Walked:
+    """What one step reads: per group its params with grads; their grads, state tensors, tensor
+    hyperparameters; and the structure around them."""
+
+    __slots__ = ("params", "grads", "state", "hyper_tensors", "hyper", "layout")
+
+    def __init__(self) -> None:
+        self.params: list = []
+        self.grads: list = []
+        self.state: list = []
+        self.hyper_tensors: list = []
+        self.hyper: list = []   # per group: ((key, value), ...) without "params"
+        self.layout: list = []  # per group: indices of params with a grad; per param: state keys
+
+    def flat(self) -> list:
+        return self.params + self.grads + self.state + self.hyper_tensors
+
+
+def _walk(opt: Any) -> "_Walked | str":
+    """The step's tensors and structure, or why the step is not compiled for this optimizer."""
+    w = _Walked()
+    state = opt.state
+    for group in opt.param_groups:
+        if group.get("differentiable"):
+            return "a param group is differentiable"
+        hyper = tuple((k, v) for k, v in group.items() if k != "params")
+        for _, v in hyper:
+            for t in (v if isinstance(v, tuple) else (v,)):
+                if isinstance(t, torch.Tensor):
+                    w.hyper_tensors.append(t)
+        w.hyper.append(hyper)
+        with_grad = []
+        for i, p in enumerate(group["params"]):
+            g = p.grad
+            if g is None:
+                continue
+            if g.is_sparse or p.is_complex():
+                return "sparse gradients or complex parameters"
+            with_grad.append(i)
+            w.params.append(p)
+            w.grads.append(g)
+            s = state.get(p, {}) if hasattr(state, "get") else {}
+            keys = []
+            for k, v in s.items():
+                keys.append((k, isinstance(v, torch.Tensor)))
+                if isinstance(v, torch.Tensor):
+                    if v.device != p.device:
+                        return f"state {k!r} is on {v.device}, its parameter on {p.device}"
+                    w.state.append(v)
+            w.layout.append(tuple(keys))
+        w.layout.append(tuple(with_grad))
+    return w
+
+
+def _unique(tensors: list) -> list:
+    seen: set[int] = set()
+    out = []
+    for t in tensors:
+        if id(t) not in seen:
+            seen.add(id(t))
+            out.append(t)
+    return out
+
+
+def _structure(opt: Any) -> tuple:
+    """The optimizer state's structure: which params have state, and its keys."""
+    return tuple((id(p), tuple(s)) for p, s in opt.state.items())
+
+
+def _identities(opt: Any) -> tuple:
+    """Every object the optimizer's Python state holds, by identity: a traced step must leave it so."""
+    groups = tuple((id(g), tuple((k, id(v)) for k, v in g.items()), id(g["params"]), tuple(map(id, g["params"])))
+                   for g in opt.param_groups)
+    state = tuple((id(p), id(s), tuple((k, id(v)) for k, v in s.items())) for p, s in opt.state.items())
+    attrs = tuple((k, id(v)) for k, v in opt.__dict__.items() if k != "_opt_called")
+    return id(opt.param_groups), groups, id(opt.state), state, attrs
+
+
+def _traced(opt: Any, body: Callable[..., Any], flat: list) -> torch.fx.GraphModule:
+    """make_fx's graph of ``body(opt)`` over ``flat``, run for real under TorchDynamo's settings."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def update(*_tensors: Any) -> None:
+        saved = [g.get("capturable", False) for g in opt.param_groups]
+        for g in opt.param_groups:
+            g["capturable"] = True
+        try:
+            body(opt)
+        finally:
+            for g, value in zip(opt.param_groups, saved):
+                g["capturable"] = value
+        return None
+
+    with torch.no_grad(), torch.compiler._compile_session_context():
+        return make_fx(update, tracing_mode="real")(*flat)
+
+
+def _constant_sharing_memory(gm: torch.fx.GraphModule, reachable: list) -> str | None:
+    """The name of a tensor the graph holds that shares memory with one the optimizer reaches."""
+    storages = {t.untyped_storage().data_ptr() for t in reachable if t.device.type != "meta"}
+    for name, value in list(gm.named_buffers()) + list(gm.named_parameters()) + \
+            [(n, v) for n, v in vars(gm).items() if isinstance(v, torch.Tensor)]:
+        if value.untyped_storage().data_ptr() in storages:
+            return name
+    return None
+
+
+def _compile(gm: torch.fx.GraphModule, flat: list, backend: str) -> Callable[..., Any]:
+    """The update compiled now, in the program (as the ``inductor`` backend compiles graphs)."""
+    from torch._inductor.compile_fx import compile_fx
+
+    from autograph.backends.inductor_artifacts import compile_lock
+    with compile_lock(), torch.no_grad():
+        return compile_fx(gm, list(flat))
+
+
+class _Plan:
+    """What a compiled update was traced for, checked on each call (in a few microseconds: the
+    lists are compared by identity and ``==`` in C, the grads by their metadata)."""
+
+    __slots__ = ("groups", "state", "group_dicts", "values", "params", "positions", "with_grad", "state_dicts",
+                 "state_values", "state_tensors", "tensor_values", "hyper_tensors", "grad_meta", "written", "ptrs", "ptr_set")
+
+    def __init__(self, opt: Any, walked: _Walked) -> None:
+        self.groups, self.state = opt.param_groups, opt.state
+        self.group_dicts = list(opt.param_groups)
+        self.values = [list(g.values()) for g in opt.param_groups]
+        self.tensor_values = [(g, k, v) for g in opt.param_groups for k, v in g.items()
+                              if k != "params" and _holds_tensor(v)]
+        self.params = [p for g in opt.param_groups for p in g["params"]]
+        index = {id(p): i for i, p in enumerate(self.params)}
+        self.positions = [index[id(p)] for p in walked.params]
+        self.with_grad = walked.params
+        self.state_dicts = [opt.state.get(p) for p in walked.params]
+        self.state_values = [list(d.values()) if d is not None else [] for d in self.state_dicts]
+        self.state_tensors = walked.state
+        self.hyper_tensors = _unique(walked.hyper_tensors)
+        self.grad_meta = [_meta(g) for g in walked.grads]
+        self.written = walked.params + walked.state
+        self.ptrs = [t.data_ptr() for t in self.written]
+        self.ptr_set = set(self.ptrs)
+
+    def inputs(self, opt: Any) -> tuple[list | None, str]:
+        """The compiled update's arguments for this call, or why it does not apply."""
+        groups = opt.param_groups
+        if groups is not self.groups or opt.state is not self.state or len(groups) != len(self.group_dicts) \
+                or not all(map(operator.is_, groups, self.group_dicts)):
+            return None, "the param groups or the state were replaced"
+        for i, (g, values) in enumerate(zip(groups, self.values)):
+            now = list(g.values())
+            try:
+                same = now == values
+            except RuntimeError:  # a tensor of several elements compared
+                same = False
+            if not same:
+                changed = next((k for k, v, w in zip(g, now, values) if not _same_value(v, w)), "a key")
+                return None, f"{_HYPER} {changed!r} of group {i} changed"
+        for g, key, value in self.tensor_values:  # equal is not enough: the same tensors
+            if not _same_if_tensor(g.get(key), value):
+                return None, f"{_HYPER} {key!r} (a tensor) was replaced"
+        params = [p for g in groups for p in g["params"]]
+        if len(params) != len(self.params) or not all(map(operator.is_, params, self.params)):
+            return None, "the parameters changed"
+        grads = [p.grad for p in params]
+        with_grad = [grads[i] for i in self.positions]
+        if sum(g is not None for g in grads) != len(with_grad) or any(g is None for g in with_grad):
+            return None, "a different set of parameters has grads"
+        state = self.state
+        for p, d, values in zip(self.with_grad, self.state_dicts, self.state_values):
+            if state.get(p) is not d or (d is not None and (len(d) != len(values)
+                                                            or not all(map(operator.is_, d.values(), values)))):
+                return None, "the state tensors changed"
+        if [t.data_ptr() for t in self.written] != self.ptrs:
+            return None, "a parameter's or state's memory changed"
+        ptrs = self.ptr_set
+        for g, meta in zip(with_grad, self.grad_meta):
+            if g._base is not None or _meta(g) != meta or g.data_ptr() in ptrs:
+                return None, "a grad's dtype, device, shape, stride or memory changed"
+        return self.with_grad + with_grad + self.state_tensors + self.hyper_tensors, ""
+
+
+def _holds_tensor(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) or type(value) is tuple and any(map(_holds_tensor, value))
+
+
+def _same_if_tensor(a: Any, b: Any) -> bool:
+    """Tensors (also in a tuple) the same objects; other values are compared with ``==``."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return a is b
+    if type(a) is tuple:
+        return type(b) is tuple and len(a) == len(b) and all(map(_same_if_tensor, a, b))
+    return True
+
+
+def _meta(t: torch.Tensor) -> tuple:
+    return t.dtype, t.device, t.shape, t.stride(), t.layout, t.requires_grad
+
+
+def _same_objects(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _same_hyper(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(k == j and _same_value(v, w) for (k, v), (j, w) in zip(a, b))
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Equal as a graph constant: tensors by identity, numbers of the same type and value."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return a is b
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and (a == b or a != a and b != b)
