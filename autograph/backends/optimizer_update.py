@@ -118,7 +118,7 @@ class CompiledUpdate:
         self.settled: str | None = None   # why it runs the real step for good
         self.reason = "first step runs for real (it initialises the optimizer's state)"
         self.traces = 0
-        self.hyper_changed_last = False   # the previous call found the hyperparameters changed
+        self.changed_hyper: list | None = None  # the hyperparameters a call found changed (then the real step ran)
         self.ready = False                # a real step left the state's structure as it was
         self.compiled_calls = 0
         self.real_calls = 0
@@ -145,13 +145,19 @@ class CompiledUpdate:
         if self.plan is not None:
             flat, why = self.plan.inputs(opt)
             if flat is not None:
-                self.hyper_changed_last = False
                 return self._compiled(opt, flat)
-            if why.startswith(_HYPER) and self.hyper_changed_last:
-                return self._settle(opt, fallback, f"hyperparameters change between steps ({why}); the update "
-                                                   "would be compiled again on every step")
-            self.hyper_changed_last = why.startswith(_HYPER)
-            self.reason = why
+            self.reason, self.compiled, self.plan = why, None, None
+            if why.startswith(_HYPER):  # traced again only if the next call finds them as they are now
+                walked = _walk(opt)
+                self.changed_hyper = walked.hyper if not isinstance(walked, str) else None
+                return self._real(opt, fallback, learn=True)
+        if self.changed_hyper is not None:
+            walked, seen = _walk(opt), self.changed_hyper
+            self.changed_hyper = None
+            if isinstance(walked, str) or len(walked.hyper) != len(seen) \
+                    or not all(map(_same_hyper, walked.hyper, seen)):
+                return self._settle(opt, fallback, f"hyperparameters change between steps ({self.reason}); "
+                                                   "the update would be compiled again on every step")
         if not self.ready:
             return self._real(opt, fallback, learn=True)
         if self.traces >= MAX_TRACES:
@@ -302,7 +308,7 @@ def _raw_step(cls: type) -> Callable[..., Any]:
     inner = getattr(step, "__wrapped__", None)
     body = getattr(inner, "__wrapped__", None)
     if step.__code__ is not profile or getattr(inner, "__code__", None) is not use_grad or body is None \
-            or getattr(body, "__qualname__", None) != f"{cls.__name__}.step":
+            or getattr(body, "__qualname__", None) not in {f"{k.__name__}.step" for k in cls.__mro__}:
         raise TypeError(f"{cls.__name__}.step is not torch's wrapped step")
     return body
 
@@ -390,13 +396,14 @@ def _traced(opt: Any, body: Callable[..., Any], flat: list) -> torch.fx.GraphMod
     from torch.fx.experimental.proxy_tensor import make_fx
 
     def update(*_tensors: Any) -> None:
-        saved = [g.get("capturable", False) for g in opt.param_groups]
-        for g in opt.param_groups:
+        groups = [g for g in opt.param_groups if "capturable" in g]  # (SGD has no step counter)
+        saved = [g["capturable"] for g in groups]
+        for g in groups:
             g["capturable"] = True
         try:
             body(opt)
         finally:
-            for g, value in zip(opt.param_groups, saved):
+            for g, value in zip(groups, saved):
                 g["capturable"] = value
         return None
 

@@ -251,6 +251,9 @@ class Codegen:
                         if isinstance(attr, types.FunctionType) and not (
                                 getattr(real, "__dict__", None) and fn.name in real.__dict__) \
                                 and not attr.__code__.co_flags & _CO_GENERATOR_LIKE:
+                            # called through the class: an instance attribute set later (an LR
+                            # scheduler's `opt.step` wrapper) or a patched class recaptures
+                            self.tx.guards.method(getattr(fn.obj, "source", None), type(real), fn.name, attr)
                             return self.const(self.wrap_nested(attr)), [fn.obj, *args]
                         break
         if isinstance(fn, MethodRef) or getattr(fn, "loaded_for_call", False):

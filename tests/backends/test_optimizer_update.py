@@ -1,0 +1,295 @@
+"""``opt.step()`` compiled under ``backend: inductor`` (backends/optimizer_update.py, issues 26/27).
+
+A compiled function's ``opt.step()`` runs the optimizer's update traced and compiled by
+inductor; the parameters match torch's eager step and ``torch.compile``'s compiled step within
+float tolerance; each call makes exactly one step; whatever the trace did not cover (hooks, a
+closure, the profiler, GradScaler's ``grad_scale``, a parameter losing its grad, an LR schedule
+changing hyperparameters every step, a compiled call that raises) runs the real step, or
+traces again, with the reason in ``describe()``.
+"""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+import autograph
+from autograph.backends import optimizer_update
+from autograph.settings import Settings, set_current_settings
+
+
+@pytest.fixture(scope="module", autouse=True)
+def settings():
+    set_current_settings(Settings(backend="inductor", on_error="raise", compile_threshold=1))
+    autograph.reset()
+    yield
+    autograph.reset()
+    set_current_settings(None)
+
+
+def apply_step(opt):
+    opt.step()
+
+
+def train_step(model, opt, x, y):
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss.detach()
+
+
+def _model() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+
+
+def _grads(model: nn.Module, i: int) -> None:
+    gen = torch.Generator().manual_seed(100 + i)
+    for p in model.parameters():
+        p.grad = torch.randn(p.shape, generator=gen)
+
+
+def _run(step, opt_cls, kwargs, steps=5):
+    """Parameters and optimizer after ``steps`` calls of ``step(opt)``, each with fresh grads."""
+    model = _model()
+    opt = opt_cls(model.parameters(), **kwargs)
+    for i in range(steps):
+        _grads(model, i)
+        step(opt)
+    return [p.detach().clone() for p in model.parameters()], opt
+
+
+CASES = [
+    (torch.optim.SGD, dict(lr=0.1)),
+    (torch.optim.SGD, dict(lr=0.1, momentum=0.9)),
+    (torch.optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
+    (torch.optim.Adam, dict(lr=1e-2)),
+    (torch.optim.AdamW, dict(lr=1e-2, weight_decay=0.1)),
+    (torch.optim.Adam, dict(lr=1e-2, amsgrad=True, foreach=True)),
+]
+IDS = [f"{c.__name__}-{'-'.join(f'{k}={v}' for k, v in kw.items())}" for c, kw in CASES]
+
+
+def _close(got, want):
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("opt_cls,kwargs", CASES, ids=IDS)
+def test_update_is_compiled_and_matches_eager(opt_cls, kwargs):
+    want, eager_opt = _run(apply_step, opt_cls, kwargs)
+    got, opt = _run(autograph.compile(apply_step), opt_cls, kwargs)
+    _close(got, want)
+    update = optimizer_update.update_of(opt)
+    assert update is not None and update.compiled is not None, update and update.describe()
+    # the first step runs for real (it makes the state), the second is traced (and steps), then compiled
+    assert (update.real_calls, update.compiled_calls) == (1, 3), update.describe()
+    assert "compiled update (inductor" in update.describe()
+    for p in opt.state:
+        if "step" in opt.state[p]:
+            assert float(opt.state[p]["step"]) == 5  # exactly one step per call, the tracing one included
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("opt_cls,kwargs", CASES, ids=IDS)
+def test_update_matches_torch_compile(opt_cls, kwargs):
+    torch._dynamo.reset()
+    want, _ = _run(torch.compile(lambda opt: opt.step(), backend="inductor"), opt_cls, kwargs)
+    got, _ = _run(autograph.compile(apply_step), opt_cls, kwargs)
+    _close(got, want)
+
+
+def test_training_step_compiles_its_update():
+    def train(step):
+        model = _model()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
+        gen = torch.Generator().manual_seed(1)
+        for _ in range(4):
+            step(model, opt, torch.randn(5, 6, generator=gen), torch.randint(0, 3, (5,), generator=gen))
+        return [p.detach().clone() for p in model.parameters()], opt
+
+    want, _ = train(train_step)
+    got, opt = train(autograph.compile(train_step))
+    _close(got, want)
+    assert optimizer_update.update_of(opt).compiled_calls == 2
+    assert any("AdamW.step: compiled update" in u.describe() for u in optimizer_update.updates())
+
+
+def test_not_used_with_the_eager_backend():
+    _, opt = _run(autograph.compile(apply_step, backend="eager"), torch.optim.Adam, dict(lr=1e-2), steps=3)
+    assert optimizer_update.update_of(opt) is None
+
+
+@pytest.fixture(scope="module")
+def compiled_adam():
+    """One Adam whose update is compiled, shared by the fallback tests (each restores it)."""
+    model = _model()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    step = autograph.compile(apply_step)
+    for i in range(3):
+        _grads(model, i)
+        step(opt)
+    update = optimizer_update.update_of(opt)
+    assert update.compiled is not None
+    return model, opt, step, update
+
+
+def _steps(opt) -> list[float]:
+    return [float(s["step"]) for s in opt.state.values()]
+
+
+def _one_real_step(compiled_adam, why: str, **call) -> None:
+    """The next call runs the real step, once, with ``why``; the one after it is compiled again."""
+    model, opt, step, update = compiled_adam
+    real, compiled, before = update.real_calls, update.compiled_calls, _steps(opt)
+    _grads(model, 7)
+    step(opt, **call)
+    assert (update.real_calls, update.compiled_calls) == (real + 1, compiled)
+    assert _steps(opt) == [s + 1 for s in before]
+    assert why in update.describe()
+
+
+def _compiled_again(compiled_adam) -> None:
+    model, opt, step, update = compiled_adam
+    compiled = update.compiled_calls
+    _grads(model, 8)
+    step(opt)
+    assert update.compiled_calls == compiled + 1
+
+
+def test_step_hooks_run_the_real_step(compiled_adam):
+    _, opt, _, _ = compiled_adam
+    seen = []
+    handles = [opt.register_step_pre_hook(lambda *a: seen.append("pre")),
+               opt.register_step_post_hook(lambda *a: seen.append("post"))]
+    try:
+        _one_real_step(compiled_adam, "step hooks are registered")
+    finally:
+        for h in handles:
+            h.remove()
+    assert seen == ["pre", "post"]
+    handle = register_optimizer_step_pre_hook(lambda *a: seen.append("global"))
+    try:
+        _one_real_step(compiled_adam, "step hooks are registered")
+    finally:
+        handle.remove()
+    assert seen[-1] == "global"
+    _compiled_again(compiled_adam)
+
+
+def stepping_with(opt, closure):
+    opt.step(closure)
+
+
+def test_closure_runs_the_real_step(compiled_adam):
+    model, opt, _, update = compiled_adam
+    calls = []
+    compiled, before = update.compiled_calls, _steps(opt)
+
+    def closure():
+        calls.append(1)
+        return torch.tensor(0.0)
+
+    _grads(model, 9)
+    autograph.compile(stepping_with)(opt, closure)
+    assert calls == [1] and update.compiled_calls == compiled and _steps(opt) == [s + 1 for s in before]
+    _compiled_again(compiled_adam)
+
+
+def test_profiler_runs_the_real_step(compiled_adam):
+    with torch.autograd.profiler.profile() as prof:
+        _one_real_step(compiled_adam, "the profiler is on")
+    assert any("Optimizer.step#Adam.step" in e.name for e in prof.function_events)
+    _compiled_again(compiled_adam)
+
+
+def test_grad_scale_runs_the_real_step(compiled_adam):
+    _, opt, _, _ = compiled_adam
+    opt.grad_scale = None
+    try:
+        _one_real_step(compiled_adam, "grad_scale/found_inf are set")
+    finally:
+        del opt.grad_scale
+    _compiled_again(compiled_adam)
+
+
+def test_a_param_losing_its_grad_traces_again():
+    model = _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    step = autograph.compile(apply_step)
+    for i in range(3):
+        _grads(model, i)
+        step(opt)
+    update = optimizer_update.update_of(opt)
+    assert update.traces == 1 and update.compiled is not None
+    first = list(model.parameters())[0]
+    kept = first.detach().clone()
+    for i in range(3, 6):
+        _grads(model, i)
+        first.grad = None
+        step(opt)
+    assert torch.equal(first.detach(), kept)  # a parameter with no grad is not stepped
+    assert update.traces == 2 and update.compiled is not None, update.describe()
+
+
+def test_lr_schedule_settles_on_the_real_step_with_a_reason():
+    def run(step):
+        model = _model()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=20)
+        for i in range(8):
+            _grads(model, i)
+            step(opt)
+            sched.step()
+        return [p.detach().clone() for p in model.parameters()], opt
+
+    want, _ = run(apply_step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "lr_scheduler.step() before optimizer.step()": _opt_called kept
+        got, opt = run(autograph.compile(apply_step))
+    _close(got, want)
+    update = optimizer_update.update_of(opt)
+    assert update.traces == 1, update.describe()  # compiled once, not on every step
+    assert "hyperparameters change between steps" in update.describe()
+    assert opt._opt_called
+
+
+def test_a_trace_that_changes_the_optimizer_is_refused():
+    """A trace whose body changed the optimizer's Python state (here: its first step, which makes
+    the state) keeps the step it made, and is not compiled."""
+    model = _model()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    update = optimizer_update.CompiledUpdate("Adam", "inductor")
+    update.ready = True  # as if a real step had run: the trace then meets the state's creation
+    _grads(model, 0)
+    update.step(opt, type(opt).step)
+    assert update.compiled is None and "changed the optimizer's Python state" in update.describe()
+    assert _steps(opt) == [1.0] * 4
+
+
+def test_a_compiled_call_that_raises_settles_on_the_real_step():
+    model = _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    step = autograph.compile(apply_step)
+    for i in range(3):
+        _grads(model, i)
+        step(opt)
+    update = optimizer_update.update_of(opt)
+
+    def broken(*args):
+        raise RuntimeError("kernel failed")
+
+    update.compiled = broken
+    _grads(model, 3)
+    with pytest.raises(RuntimeError, match="kernel failed"):
+        step(opt)
+    assert "the compiled update raised RuntimeError: kernel failed" in update.describe()
+    before = [p.detach().clone() for p in model.parameters()]
+    _grads(model, 4)
+    step(opt)
+    assert not torch.equal(before[0], list(model.parameters())[0].detach())  # the real step ran
