@@ -201,59 +201,44 @@ class CompiledUpdate:
     # ---- tracing
 
     def _trace(self, opt: Any, fallback: Callable[..., Any]) -> Any:
-        """Trace this call's step (it runs for real, once), then compile the graph."""
+        """Trace the step on a shadow of the optimizer (copies of its tensors), run this call's
+        real step, then compile the graph for the real tensors."""
         self.traces += 1
         walked = _walk(opt)
         if isinstance(walked, str):
             return self._settle(opt, fallback, walked)
-        flat = _unique(walked.flat())
-        before = _identities(opt)
-        written = walked.params + walked.state
-        saved = [t.detach().clone() for t in written]
-        body = _raw_step(type(opt))
-        _lr_wrapper_effect(opt)
         t0 = time.perf_counter()
         try:
-            gm = _traced(opt, body, flat)
-        except Exception as exc:  # noqa: BLE001 - undone, then the real step decides the outcome
-            if _identities(opt) != before:
-                self.settled = f"tracing the step raised {type(exc).__name__}: {exc} (after changing the optimizer)"
-                self.compiled = self.plan = None
-                log.warning("optimizer update: %s", self.settled)
-                raise
-            with torch.no_grad():
-                for t, old in zip(written, saved):
-                    t.copy_(old)
+            shadow, shadow_walked = _shadow(opt)
+            before = _identities(shadow)
+            gm = _traced(shadow, _raw_step(type(opt)), _unique(shadow_walked.flat()))
+            changed = _identities(shadow) != before
+        except Exception as exc:  # noqa: BLE001 - nothing real ran: the real step decides the outcome
             return self._settle(opt, fallback, f"the step cannot be traced ({type(exc).__name__}: {exc})")
-        del saved
-        opt._optimizer_step_code()
-        if _identities(opt) != before:  # a replay would not repeat what the body did in Python
+        out = self._real(opt, fallback)  # this call's step: the real one, once
+        if changed:  # a replay would not repeat what the body did in Python
             self.ready = False
             self.reason = "the traced step changed the optimizer's Python state; traced again later"
-            self.compiled = self.plan = None
             log.info("optimizer update: %s: %s", self.name, self.reason)
-            return None
-        shared = _constant_sharing_memory(gm, walked.flat())
+            return out
+        shared = _constant_sharing_memory(gm, walked.flat() + shadow_walked.flat())
         if shared is not None:
-            return self._refuse(f"the graph holds a tensor constant ({shared}) sharing memory with the optimizer's")
+            self.settled = f"the graph holds a tensor constant ({shared}) sharing memory with the optimizer's"
+            return out
+        example = _unique(shadow_walked.flat())
         try:
-            compiled = _compile(gm, flat, self.backend)
-        except Exception as exc:  # noqa: BLE001 - the step was made; the real one runs from now on
-            return self._refuse(f"{self.backend} failed to compile the update: {type(exc).__name__}: {exc}")
+            compiled = _compile(gm, example, self.backend)
+        except Exception as exc:  # noqa: BLE001 - the real step ran; it runs from now on
+            self.settled = f"{self.backend} failed to compile the update: {type(exc).__name__}: {exc}"
+            log.warning("optimizer update: %s: %s", self.name, self.settled)
+            return out
         seconds = time.perf_counter() - t0
         self.compile_seconds += seconds
         self.compiled, self.plan = compiled, _Plan(opt, walked)
         self.reason = (f"traced ({len(gm.graph.nodes)} nodes) and compiled in {seconds:.1f} s"
                        + (f", trace {self.traces}" if self.traces > 1 else ""))
         log.info("optimizer update: %s: %s", self.name, self.reason)
-        return None
-
-    def _refuse(self, why: str) -> None:
-        """The traced step stands (it was this call's); the real step runs from now on."""
-        self.settled, self.compiled, self.plan = why, None, None
-        self.real_calls += 1
-        log.info("optimizer update: %s runs the real step from now on: %s", self.name, why)
-        return None
+        return out
 
 
 _HYPER = "hyperparameter"
@@ -391,20 +376,59 @@ def _identities(opt: Any) -> tuple:
     return id(opt.param_groups), groups, id(opt.state), state, attrs
 
 
+def _shadow(opt: Any) -> "tuple[Any, _Walked]":
+    """An optimizer like ``opt`` whose param groups and state hold copies of its tensors (the
+    parameters with their grads, the state, the tensor hyperparameters; one copy per tensor, with
+    its strides), and what a walk of it finds: the trace runs on it, so it steps the copies, and
+    its graph takes the real tensors in the same order."""
+    from collections import defaultdict
+
+    copies: dict[int, torch.Tensor] = {}
+
+    def copy(t: torch.Tensor) -> torch.Tensor:
+        if id(t) not in copies:
+            c = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device)
+            c.copy_(t.detach())
+            if t.requires_grad:
+                c.requires_grad_(True)
+            copies[id(t)] = c
+        return copies[id(t)]
+
+    def hyper(v: Any) -> Any:
+        if isinstance(v, torch.Tensor):
+            return copy(v)
+        return tuple(hyper(x) for x in v) if type(v) is tuple else v
+
+    with torch.no_grad():
+        groups = []
+        for g in opt.param_groups:
+            group = {k: hyper(v) for k, v in g.items() if k != "params"}
+            group["params"] = [copy(p) for p in g["params"]]
+            if "capturable" in group:  # traced as TorchDynamo traces it (SGD has no step counter)
+                group["capturable"] = True
+            for p, c in zip(g["params"], group["params"]):
+                if p.grad is not None:
+                    c.grad = copy(p.grad)
+            groups.append(group)
+        state = defaultdict(dict)
+        for p, s in opt.state.items():
+            state[copy(p)] = {k: copy(v) if isinstance(v, torch.Tensor) else v for k, v in s.items()}
+    shadow = object.__new__(type(opt))
+    shadow.__dict__.update(opt.__dict__)
+    shadow.param_groups, shadow.state = groups, state
+    walked = _walk(shadow)
+    if isinstance(walked, str):
+        raise TypeError(walked)
+    return shadow, walked
+
+
 def _traced(opt: Any, body: Callable[..., Any], flat: list) -> torch.fx.GraphModule:
-    """make_fx's graph of ``body(opt)`` over ``flat``, run for real under TorchDynamo's settings."""
+    """make_fx's graph of ``body(opt)`` over ``flat`` (the tensors it reads, by identity), run for
+    real (on a shadow: it steps the copies) under no_grad and torch's compile session."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
     def update(*_tensors: Any) -> None:
-        groups = [g for g in opt.param_groups if "capturable" in g]  # (SGD has no step counter)
-        saved = [g["capturable"] for g in groups]
-        for g in groups:
-            g["capturable"] = True
-        try:
-            body(opt)
-        finally:
-            for g, value in zip(groups, saved):
-                g["capturable"] = value
+        body(opt)
         return None
 
     with torch.no_grad(), torch.compiler._compile_session_context():

@@ -87,8 +87,9 @@ def test_update_is_compiled_and_matches_eager(opt_cls, kwargs):
     _close(got, want)
     update = optimizer_update.update_of(opt)
     assert update is not None and update.compiled is not None, update and update.describe()
-    # the first step runs for real (it makes the state), the second is traced (and steps), then compiled
-    assert (update.real_calls, update.compiled_calls) == (1, 3), update.describe()
+    # the first step runs for real (it makes the state), the second too while a shadow of the
+    # optimizer is traced, then the compiled update
+    assert (update.real_calls, update.compiled_calls) == (2, 3), update.describe()
     assert "compiled update (inductor" in update.describe()
     for p in opt.state:
         if "step" in opt.state[p]:
@@ -116,7 +117,7 @@ def test_training_step_compiles_its_update():
     want, _ = train(train_step)
     got, opt = train(autograph.compile(train_step))
     _close(got, want)
-    assert optimizer_update.update_of(opt).compiled_calls == 2
+    assert optimizer_update.update_of(opt).compiled_calls == 2  # after a real step and a traced one
     assert any("AdamW.step: compiled update" in u.describe() for u in optimizer_update.updates())
 
 
