@@ -59,7 +59,7 @@ import torch
 log = logging.getLogger("autograph.kernels")  # the ``backend`` log channel
 
 MAX_TRACES = 3  # traces (each a compile) of one optimizer before it settles on the real step
-BACKENDS = ("inductor",)  # the function backends under which ``opt.step()`` is compiled
+BACKENDS = ("inductor", "auto")  # the function backends under which ``opt.step()`` is compiled
 
 _updates: "weakref.WeakKeyDictionary[Any, CompiledUpdate]" = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
@@ -123,11 +123,19 @@ class CompiledUpdate:
         self.compiled_calls = 0
         self.real_calls = 0
         self.compile_seconds = 0.0
+        self.real_seconds = 0.0  # ``auto``: time in timed real steps before the trace
+        # ``auto``: the update compiled in the background (backends/background.py), its eager
+        # version the real step; the call it makes now: (opt, fallback, grad mode)
+        self.swappable: Any = None
+        self._call: tuple | None = None
+        self._in_real = False
 
     def describe(self) -> str:
         """Which version runs, and why, in one line."""
         if self.settled is not None:
             return f"{self.name}.step: real step ({self.settled})"
+        if self.swappable is not None:
+            return f"{self.name}.step: {self.swappable.describe()} (the eager version is the real step; {self.reason})"
         if self.compiled is not None:
             return (f"{self.name}.step: compiled update ({self.backend}, {self.compiled_calls} compiled calls, "
                     f"{self.real_calls} real; {self.reason})")
@@ -145,8 +153,8 @@ class CompiledUpdate:
         if self.plan is not None:
             flat, why = self.plan.inputs(opt)
             if flat is not None:
-                return self._compiled(opt, flat)
-            self.reason, self.compiled, self.plan = why, None, None
+                return self._compiled(opt, flat, fallback)
+            self.reason, self.compiled, self.plan, self.swappable = why, None, None, None
             if why.startswith(_HYPER):  # traced again only if the next call finds them as they are now
                 walked = _walk(opt)
                 self.changed_hyper = walked.hyper if not isinstance(walked, str) else None
@@ -160,12 +168,25 @@ class CompiledUpdate:
                                                    "the update would be compiled again on every step")
         if not self.ready:
             return self._real(opt, fallback, learn=True)
+        if self.backend == "auto" and not self._hot():
+            return self._real(opt, fallback, timed=True)
         if self.traces >= MAX_TRACES:
             return self._settle(opt, fallback, f"traced {self.traces} times (the last change: {self.reason})")
         return self._trace(opt, fallback)
 
-    def _real(self, opt: Any, fallback: Callable[..., Any], learn: bool = False) -> Any:
+    def _hot(self) -> bool:
+        """``auto``: whether the real step has run long enough to be worth a trace and a background
+        compile (as ``auto``'s graphs: ``background.HOT_CALLS`` calls and ``HOT_SECONDS`` in all)."""
+        from autograph.backends import background
+        return self.real_calls >= background.HOT_CALLS and self.real_seconds >= background.HOT_SECONDS
+
+    def _real(self, opt: Any, fallback: Callable[..., Any], learn: bool = False, timed: bool = False) -> Any:
         self.real_calls += 1
+        if timed:
+            t0 = time.perf_counter()
+            out = fallback(opt)
+            self.real_seconds += time.perf_counter() - t0
+            return out
         if not learn:
             return fallback(opt)
         before = _structure(opt)
@@ -176,27 +197,43 @@ class CompiledUpdate:
         return out
 
     def _settle(self, opt: Any, fallback: Callable[..., Any], why: str) -> Any:
-        self.settled, self.compiled, self.plan = why, None, None
+        self.settled, self.compiled, self.plan, self.swappable = why, None, None, None
         log.info("optimizer update: %s runs the real step from now on: %s", self.name, why)
         return self._real(opt, fallback)
 
-    def _compiled(self, opt: Any, flat: list) -> None:
+    def _compiled(self, opt: Any, flat: list, fallback: Callable[..., Any]) -> Any:
         _lr_wrapper_effect(opt)
         prev = torch.is_grad_enabled()
+        self._call = (opt, fallback, prev)
         torch._C._set_grad_enabled(False)
         try:
-            self.compiled(*flat)
+            out = self.compiled(*flat)
         except BaseException as exc:
+            if self._in_real:  # ``auto``'s eager version, the real step, raised: as in plain Python
+                raise
             self.settled = f"the compiled update raised {type(exc).__name__}: {exc}"
-            self.compiled = self.plan = None
+            self.compiled = self.plan = self.swappable = None
             log.warning("optimizer update: %s's compiled update raised %s: %s; the real step runs from now on",
                         self.name, type(exc).__name__, exc)
             raise
         finally:
             torch._C._set_grad_enabled(prev)
+            self._call, self._in_real = None, False
+        if self.swappable is not None and out is _REAL:
+            return None  # the real step ran (its wrappers did what the lines around do)
         self.compiled_calls += 1
         opt._optimizer_step_code()
         return None
+
+    def _eager_step(self, *_flat: Any) -> Any:
+        """``auto``'s eager version of the update: the real step, under the caller's grad mode."""
+        opt, fallback, grad = self._call
+        self.real_calls += 1
+        self._in_real = True
+        with torch.set_grad_enabled(grad):
+            fallback(opt)
+        self._in_real = False
+        return _REAL
 
     # ---- tracing
 
@@ -226,6 +263,8 @@ class CompiledUpdate:
             self.settled = f"the graph holds a tensor constant ({shared}) sharing memory with the optimizer's"
             return out
         example = _unique(shadow_walked.flat())
+        if self.backend == "auto":
+            return self._in_background(opt, gm, example, walked, out)
         try:
             compiled = _compile(gm, example, self.backend)
         except Exception as exc:  # noqa: BLE001 - the real step ran; it runs from now on
@@ -238,6 +277,21 @@ class CompiledUpdate:
         self.reason = (f"traced ({len(gm.graph.nodes)} nodes) and compiled in {seconds:.1f} s"
                        + (f", trace {self.traces}" if self.traces > 1 else ""))
         log.info("optimizer update: %s: %s", self.name, self.reason)
+        return out
+
+    def _in_background(self, opt: Any, gm: torch.fx.GraphModule, example: list, walked: "_Walked", out: Any) -> Any:
+        """``auto``: the real step now; inductor compiles the update in the background (a CPU
+        optimizer: on CUDA ``auto`` is Triton, which compiles no optimizer update), and a trial
+        on real calls keeps the faster of the two (backends/background.py)."""
+        from autograph.backends.registry import auto_choice
+        devices = {p.device.type for p in walked.params}
+        if devices != {"cpu"} or auto_choice("cpu")[0] != "eager":
+            self.settled = f"auto compiles no optimizer update for tensors on {sorted(devices)}"
+            return out
+        holder = _background_holder(gm, example, self._eager_step)
+        self.swappable, self.compiled, self.plan = holder, holder, _Plan(opt, walked)
+        self.reason = f"traced ({len(gm.graph.nodes)} nodes)"
+        log.info("optimizer update: %s: traced; inductor compiles it in the background", self.name)
         return out
 
 
@@ -452,6 +506,26 @@ def _compile(gm: torch.fx.GraphModule, flat: list, backend: str) -> Callable[...
     from autograph.backends.inductor_artifacts import compile_lock
     with compile_lock(), torch.no_grad():
         return compile_fx(gm, list(flat))
+
+
+_REAL = object()  # what ``auto``'s eager version returns: the real step ran
+
+
+def _background_holder(gm: torch.fx.GraphModule, example: list, eager: Callable[..., Any]) -> Any:
+    """``auto``'s :class:`~autograph.backends.background.SwappableGraph` of the update, its eager
+    version ``eager`` (the real step); a compiled call that raises is not run again (it writes)."""
+    from autograph.backends.background import make_background_backend
+    from autograph.settings import current_settings
+
+    try:
+        directory = current_settings().cache_path()
+    except Exception:  # noqa: BLE001 - settings that do not load: the default cache
+        directory = None
+    with torch.no_grad():  # the request records the grad mode its graph is compiled under
+        holder = make_background_backend(directory)(gm, example)
+    holder.replace_eager(eager)
+    holder.rerunnable = False
+    return holder
 
 
 class _Plan:
