@@ -294,3 +294,48 @@ def test_a_compiled_call_that_raises_settles_on_the_real_step():
     _grads(model, 4)
     step(opt)
     assert not torch.equal(before[0], list(model.parameters())[0].detach())  # the real step ran
+
+
+def test_auto_runs_the_real_step_until_a_background_compile_wins_a_trial(monkeypatch, tmp_path):
+    """``auto``: bit-identical real steps (the tracing call's included) while the worker compiles
+    (a stand-in compiler here), then the trial runs the compiled update on real calls."""
+    import time
+
+    from autograph.backends import background
+    from autograph.testing import slow_compiler
+
+    monkeypatch.setattr(background, "HOT_CALLS", 1)
+    monkeypatch.setattr(background, "HOT_SECONDS", 0.0)
+    monkeypatch.setattr(background, "REQUEST_DEFAULTS", dict(slow_compiler.SETTINGS))
+    slow_compiler.CALLS.clear()
+    autograph.reset()
+    set_current_settings(Settings(backend="auto", on_error="raise", compile_threshold=1, cache_dir=str(tmp_path)))
+    try:
+        model, ref = _model(), _model()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        ref_opt = torch.optim.Adam(ref.parameters(), lr=1e-2)
+        step = autograph.compile(apply_step)
+        calls, deadline = 0, time.monotonic() + 120
+        while not slow_compiler.CALLS:
+            assert time.monotonic() < deadline, optimizer_update.update_of(opt).describe()
+            _grads(model, calls)
+            _grads(ref, calls)
+            step(opt)
+            ref_opt.step()
+            calls += 1
+            if not slow_compiler.CALLS:  # the real step ran: exactly as plain Python
+                assert all(torch.equal(p, q) for p, q in zip(model.parameters(), ref.parameters()))
+            time.sleep(0.01)
+        update = optimizer_update.update_of(opt)
+        assert update.swappable is not None and "the eager version is the real step" in update.describe()
+        for i in range(40):  # through the trial
+            _grads(model, calls + i)
+            _grads(ref, calls + i)
+            step(opt)
+            ref_opt.step()
+        _close(list(model.parameters()), list(ref.parameters()))
+        assert _steps(opt) == [float(calls + 40)] * 4  # one step per call, whichever version ran
+        assert update.compiled_calls >= 1
+    finally:
+        set_current_settings(Settings(backend="inductor", on_error="raise", compile_threshold=1))
+        autograph.reset()
