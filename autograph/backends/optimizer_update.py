@@ -47,6 +47,7 @@ for the report; the ``backend`` log channel (``autograph.kernels``) logs each de
 """
 from __future__ import annotations
 
+import collections
 import logging
 import operator
 import threading
@@ -62,6 +63,8 @@ MAX_TRACES = 3  # traces (each a compile) of one optimizer before it settles on 
 BACKENDS = ("inductor", "auto")  # the function backends under which ``opt.step()`` is compiled
 
 _updates: "weakref.WeakKeyDictionary[Any, CompiledUpdate]" = weakref.WeakKeyDictionary()
+# every update made, the freed optimizers' too (the report at exit names them): the most recent ones
+_history: "collections.deque[CompiledUpdate]" = collections.deque(maxlen=64)
 _lock = threading.Lock()
 
 
@@ -95,12 +98,14 @@ class OptimizerStep:
                 update = _updates.get(opt)
                 if update is None:
                     update = _updates[opt] = CompiledUpdate(type(opt).__name__, self.backend)
+                    _history.append(update)
+                    weakref.finalize(opt, update.release)
         return update.step(opt, self.fallback)
 
 
 def updates() -> "list[CompiledUpdate]":
-    """Every live optimizer's update (for the report)."""
-    return list(_updates.values())
+    """The optimizers' updates, freed optimizers' included (for the report; the last 64)."""
+    return list(_history)
 
 
 def update_of(opt: Any) -> "CompiledUpdate | None":
@@ -123,6 +128,7 @@ class CompiledUpdate:
         self.compiled_calls = 0
         self.real_calls = 0
         self.compile_seconds = 0.0
+        self.freed = ""  # what it ran, once the optimizer is freed
         self.real_seconds = 0.0  # ``auto``: time in timed real steps before the trace
         # ``auto``: the update compiled in the background (backends/background.py), its eager
         # version the real step; the call it makes now: (opt, fallback, grad mode)
@@ -130,8 +136,16 @@ class CompiledUpdate:
         self._call: tuple | None = None
         self._in_real = False
 
+    def release(self) -> None:
+        """The optimizer was freed: what the update held of it goes (its tensors, the compiled code)."""
+        self.freed = self._describe() + " (optimizer freed)"
+        self.compiled = self.plan = self.swappable = self._call = None
+
     def describe(self) -> str:
         """Which version runs, and why, in one line."""
+        return self.freed or self._describe()
+
+    def _describe(self) -> str:
         if self.settled is not None:
             return f"{self.name}.step: real step ({self.settled})"
         if self.swappable is not None:
@@ -300,9 +314,10 @@ _HYPER = "hyperparameter"
 
 def _why_not_compiled(opt: Any) -> str | None:
     """Why this call must run the real step whatever was traced (None: nothing stops it)."""
-    from torch.optim import optimizer as optimizer_module
+    codes = _CODES or _wrapper_codes()
+    optimizer_module, profiler = _MODULES
     step = type(opt).step
-    if getattr(step, "__code__", None) is not _wrapper_codes()[0]:
+    if getattr(step, "__code__", None) is not codes[0]:
         return "the class's step is not torch's profiling wrapper"
     own = opt.__dict__.get("step")
     if own is not None and not (getattr(own, "_wrapped_by_lr_sched", False) and
@@ -311,9 +326,10 @@ def _why_not_compiled(opt: Any) -> str | None:
     if optimizer_module._global_optimizer_pre_hooks or optimizer_module._global_optimizer_post_hooks \
             or opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks:
         return "step hooks are registered"
-    if torch.autograd.profiler._is_profiler_enabled or torch._C._autograd._profiler_enabled():
+    if profiler._is_profiler_enabled or torch._C._autograd._profiler_enabled():
         return "the profiler is on (record_function records the step)"
-    if hasattr(opt, "grad_scale") or hasattr(opt, "found_inf"):
+    own = opt.__dict__
+    if "grad_scale" in own or "found_inf" in own:
         return "grad_scale/found_inf are set (GradScaler's fused step)"
     return None
 
@@ -326,13 +342,18 @@ def _lr_wrapper_effect(opt: Any) -> None:
 
 
 _CODES: tuple | None = None
+_MODULES: tuple = ()  # torch.optim.optimizer and torch.autograd.profiler (read on every call)
 
 
 def _wrapper_codes() -> tuple:
     """The code of torch's ``profile_hook_step`` wrapper and of ``_use_grad_for_differentiable``'s."""
-    global _CODES
+    global _CODES, _MODULES
     if _CODES is None:
+        import torch.autograd.profiler as profiler
+        import torch.optim.optimizer as optimizer_module
         from torch.optim.optimizer import Optimizer, _use_grad_for_differentiable
+
+        _MODULES = (optimizer_module, profiler)
 
         def probe(self: Any) -> None:
             return None
