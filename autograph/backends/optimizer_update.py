@@ -3,47 +3,55 @@
 Under the hook ``opt.step()`` is one opaque call at the user's line (a break, or a call made after
 the graph: capture/engine/deferred_breaks.py): torch's eager kernels. ``torch.compile`` traces
 ``Optimizer.step`` as a frame of its own, and inductor fuses the update (102 against 32 µs for
-``tests/programs/eval_loop``'s Adam). With ``backend: inductor`` the transformed code calls
-:class:`OptimizerStep` instead of the method; it runs, per optimizer, one of two versions:
+``tests/programs/eval_loop``'s Adam). Under ``backend: inductor`` or ``auto`` the transformed code
+calls :class:`OptimizerStep` instead of the method (capture's codegen, for a ``step`` method of an
+object of one of these exact classes); it runs, per optimizer, one of two versions:
 
 * the **real step**, ``opt.step(*args)`` exactly as the code called it before, or
 * the **compiled update**: the optimizer class's own step body (below torch's
   ``profile_hook_step`` and ``_use_grad_for_differentiable`` wrappers) traced by
-  ``make_fx(tracing_mode="real")`` with the real tensors as arguments: the parameters that have
-  grads, their grads, the tensors of ``opt.state[p]`` and the tensor hyperparameters. make_fx
-  tracks tensors by identity, so the body's reads through ``opt.param_groups``/``opt.state``
-  hit the placeholders. It is traced as TorchDynamo traces it (``OptimizerVariable``): each
-  group's ``capturable`` set for the trace and restored (the step stays a tensor, no
-  ``.item()``), under ``no_grad`` and torch's compile session (``torch.compiler.is_compiling()``),
-  then compiled by inductor in the program, at once, as the ``inductor`` backend compiles graphs.
+  ``make_fx(tracing_mode="real")``, then compiled. It is traced on a *shadow* of the optimizer:
+  an object of the same class whose param groups and state hold copies of its tensors (the
+  parameters with their grads, the state, the tensor hyperparameters), passed to make_fx as
+  the arguments. make_fx tracks tensors by identity, so the body's reads through
+  ``param_groups``/``state`` hit the placeholders, and the graph takes the real tensors in the
+  same order. It is traced as TorchDynamo traces it (``OptimizerVariable``): the shadow's groups
+  ``capturable`` (the step stays a tensor, no ``.item()``), under ``no_grad`` and torch's compile
+  session (``torch.compiler.is_compiling()``). The call that traces makes the real step (the
+  trace steps the copies), so no step is made twice, skipped or undone.
 
-The traced run is the real one: it performs this call's step (the capturing call steps once).
-The values of every tensor it may write are copied first, so a trace that raises is undone and
-the real step runs instead. A trace is refused (the step it made is kept, later calls run the
-real step until the next attempt) when the body changed the optimizer's Python state (a first
-step initialising ``opt.state``: the first call of each optimizer runs the real step, and a
-trace is tried only after a real step that left the state's structure as it was), or when the
-graph holds a tensor constant sharing memory with one the optimizer reaches.
+When: the first call of each optimizer runs the real step; a trace is tried once a real step
+left the state's structure as it was, or made state for every parameter with a grad (the
+optimizer's first step makes it). A trace is refused when its body changed the shadow's Python
+state (a replay would not repeat it), or when the graph holds a tensor constant sharing memory
+with one the optimizer or its shadow reaches. ``inductor`` compiles the graph in the program,
+at once, as it compiles graphs (``compile_fx``). ``auto`` (on CPU) runs the real step until it is
+hot (``background.HOT_CALLS`` calls, ``HOT_SECONDS`` in all), then traces and hands the graph to
+the background compile (``background.SwappableGraph``) whose *eager* version is the real step:
+the program's results stay those of plain Python until the trial on real calls picks the
+compiled update (and only if it is faster).
 
-Each call checks, in Python, that the compiled update still stands for ``opt.step()``: the class
-step chain is the traced one (``type(opt).step`` the same function; no ``step`` on the instance
-other than an LR scheduler's ``_wrapped_by_lr_sched`` wrapper around it, whose
-``opt._opt_called = True`` is repeated), no step pre/post hooks (global or the instance's), no
-arguments (no closure), the autograd profiler off (``record_function`` would record), no
-``grad_scale``/``found_inf`` attributes (GradScaler's fused path), the same parameters with
-grads in the same groups, the same state tensor objects with the same memory, grads with the
-dtype, device, shape, stride and layout traced, not views and not sharing memory with a
+Each call checks, in Python (a few microseconds), that the compiled update still stands for
+``opt.step()``: the class step chain is the traced one (``type(opt).step`` torch's wrapper; no
+``step`` on the instance other than an LR scheduler's ``_wrapped_by_lr_sched`` wrapper around
+it, whose ``opt._opt_called = True`` is repeated), no step pre/post hooks (global or the
+instance's), no arguments (no closure), the autograd profiler off (``record_function`` would
+record), no ``grad_scale``/``found_inf`` attributes (GradScaler's fused path), the same param
+groups and parameters with grads, the same state tensor objects with the same memory, grads with
+the dtype, device, shape, stride and layout traced, not views and not sharing memory with a
 parameter or state, and hyperparameters equal to the traced ones (floats are constants of the
-graph). Where one fails the real step runs (and the check that failed is remembered for the
-report). A changed structure or changed hyperparameters trace again, at most ``MAX_TRACES``
-times per optimizer; hyperparameters that change on two calls in a row (an LR scheduler:
-OneCycleLR changes ``lr`` and ``betas`` every step) settle the optimizer on the real step at
-once, with the reason. A compiled call that raises settles the optimizer on the real step and
-re-raises (as a graph under ``inductor`` does). After the update, ``opt._optimizer_step_code()``
-runs (the profiler's entry point), as the wrapper runs it.
+graph; tensors the same objects). Where one fails the real step runs (and the check that failed
+is remembered for the report). A changed structure traces again, at most ``MAX_TRACES`` times per
+optimizer. Changed hyperparameters run the real step, and trace again only if the next call finds
+them unchanged since: hyperparameters that change on every step (an LR scheduler: OneCycleLR
+changes ``lr`` and ``betas``) settle the optimizer on the real step after one compile, with the
+reason. A compiled call that raises settles the optimizer on the real step and re-raises (as a
+graph under ``inductor`` does). After the update, ``opt._optimizer_step_code()`` runs (the
+profiler's entry point), as the wrapper runs it.
 
 ``describe()`` says which version runs for an optimizer, and why; :func:`updates` lists them
-for the report; the ``backend`` log channel (``autograph.kernels``) logs each decision.
+for the report (one line each, ``optimizer step ...``); the ``backend`` log channel
+(``autograph.kernels``) logs each decision.
 """
 from __future__ import annotations
 
