@@ -96,8 +96,12 @@ def test_update_is_compiled_and_matches_eager(opt_cls, kwargs):
             assert float(opt.state[p]["step"]) == 5  # exactly one step per call, the tracing one included
 
 
+SLOW_CASES = CASES + [(torch.optim.Adam, dict(lr=torch.tensor(1e-2))),
+                      (torch.optim.AdamW, dict(lr=1e-2, fused=True, amsgrad=True))]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("opt_cls,kwargs", CASES, ids=IDS)
+@pytest.mark.parametrize("opt_cls,kwargs", SLOW_CASES, ids=[f"{c.__name__}-{sorted(k)}" for c, k in SLOW_CASES])
 def test_update_matches_torch_compile(opt_cls, kwargs):
     torch._dynamo.reset()
     want, _ = _run(torch.compile(lambda opt: opt.step(), backend="inductor"), opt_cls, kwargs)
@@ -258,6 +262,20 @@ def test_lr_schedule_settles_on_the_real_step_with_a_reason():
     assert update.traces == 1, update.describe()  # compiled once, not on every step
     assert "hyperparameters change between steps" in update.describe()
     assert opt._opt_called
+
+
+def test_a_step_that_cannot_be_traced_runs_the_real_step():
+    """SGD with a tensor ``lr`` reads its value (``.item()``) in the body: make_fx refuses, and
+    every call makes the real step, bit-identical to plain Python."""
+    def kwargs():
+        return dict(lr=torch.tensor(0.1), momentum=0.9)
+
+    want, _ = _run(apply_step, torch.optim.SGD, kwargs())
+    got, opt = _run(autograph.compile(apply_step), torch.optim.SGD, kwargs())
+    assert all(torch.equal(a, b) for a, b in zip(got, want))
+    update = optimizer_update.update_of(opt)
+    assert update.compiled is None and "the step cannot be traced" in update.describe()
+    assert (update.traces, update.real_calls) == (1, 5)
 
 
 def test_a_trace_that_changes_the_optimizer_is_refused():
