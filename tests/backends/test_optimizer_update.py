@@ -125,6 +125,15 @@ def test_training_step_compiles_its_update():
     assert any("AdamW.step: compiled update" in u.describe() for u in optimizer_update.updates())
 
 
+def test_the_report_says_which_version_each_optimizer_step_runs(compiled_adam):
+    from autograph.explain.report import report
+
+    rep = report()
+    assert any(line.startswith("optimizer step Adam.step: compiled update (inductor")
+               for line in rep.summary().splitlines())
+    assert "optimizer step Adam.step: compiled update (inductor" in str(rep)
+
+
 def test_not_used_with_the_eager_backend():
     _, opt = _run(autograph.compile(apply_step, backend="eager"), torch.optim.Adam, dict(lr=1e-2), steps=3)
     assert optimizer_update.update_of(opt) is None
