@@ -639,10 +639,6 @@ def _meta(t: torch.Tensor) -> tuple:
     return t.dtype, t.device, t.shape, t.stride(), t.layout, t.requires_grad
 
 
-def _same_objects(a: list, b: list) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
-
-
 def _same_hyper(a: tuple, b: tuple) -> bool:
     return len(a) == len(b) and all(k == j and _same_value(v, w) for (k, v), (j, w) in zip(a, b))
 
