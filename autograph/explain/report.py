@@ -341,6 +341,8 @@ class RunReport:
             names = ", ".join(f.qualname for f in rest)
             line = f"{len(rest)} more not compiled (cold: warm-up calls only): {names}"
             lines.append(line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 3] + "...")
+        for line in _optimizer_lines():
+            lines.append(line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 3] + "...")
         if details:
             lines.append(f"details: `{details}`")
         return "\n".join(lines)
@@ -369,7 +371,7 @@ class RunReport:
                      "behaved differently from the original function (see the tables; those entries now run "
                      "the original)")
         tail = [COUNTING_NOTE] if self.counted else []
-        tail = _background_text() + tail
+        tail = _background_text() + _optimizer_text() + tail
         kinds = [self._kinds_text()] if self.breaks_by_kind() else []
         return "\n\n".join([head] + kinds + [x.table(self.backend) for x in self.functions] + tail)
 
@@ -402,6 +404,20 @@ def _background_text() -> list[str]:
         return []
     return ["graphs compiled in the background (version run, and why):\n"
             + "\n".join(f"  {g.describe()}" for g in graphs)]
+
+
+def _optimizer_lines() -> list[str]:
+    """Which version each optimizer's ``opt.step()`` runs (backends/optimizer_update.py), and why:
+    one line each (none when no compiled code called an optimizer's step through it)."""
+    import sys
+
+    module = sys.modules.get("autograph.backends.optimizer_update")
+    return [f"optimizer step {u.describe()}" for u in (module.updates() if module is not None else [])]
+
+
+def _optimizer_text() -> list[str]:
+    lines = _optimizer_lines()
+    return ["\n".join(lines)] if lines else []
 
 
 def _grouped(breaks: list[BreakInfo]) -> list[str]:

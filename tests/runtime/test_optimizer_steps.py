@@ -81,3 +81,28 @@ def test_optimizer_step_is_one_call_and_bit_identical(clean, opt_cls, kwargs):
     # in Python after them
     kinds = [k for st in rows for k in st.break_kinds]
     assert kinds == ["after-deferred-call"], reasons
+
+
+def stepping(opt):
+    opt.step()
+
+
+def test_a_scheduler_added_later_gets_its_step_wrapper_called(clean):
+    """An entry made for an optimizer whose ``step`` is the class's recaptures for one an LR
+    scheduler has wrapped (``opt.step = wrapper``): the wrapper runs (``opt._opt_called``), so the
+    scheduler does not warn that it stepped before the optimizer."""
+    import warnings
+    step = autograph.compile(stepping)
+    for with_scheduler in (False, True):
+        model = nn.Linear(3, 2)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.1, total_steps=5) if with_scheduler else None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for _ in range(2):
+                for p in model.parameters():
+                    p.grad = torch.ones_like(p)
+                step(opt)
+                if sched is not None:
+                    sched.step()
+        assert getattr(opt, "_opt_called", False) is with_scheduler

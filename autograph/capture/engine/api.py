@@ -165,7 +165,7 @@ def _finish(fn, tx, outcome, breaks, generic, settings, wrap_nested, t0, order_o
     if isinstance(outcome, Return) and tx.graph.op_count == 0 and not deferred_breaks.made_any(tx):
         return _eager_result(fn, tx, breaks, capture_seconds, no_tensor_work=True)
 
-    cg = Codegen(tx, fn, wrap_nested)
+    cg = Codegen(tx, fn, wrap_nested, settings.backend)
     user_line = None  # the line the entry's frame claims: the breaking instruction's
     if isinstance(outcome, Return):
         # read before the replayed effects run: a value read from an object the capture then

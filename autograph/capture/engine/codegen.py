@@ -64,8 +64,9 @@ class _Expr(Value):
 
 
 class Codegen:
-    def __init__(self, tx, fn: types.FunctionType, wrap_nested: Callable):
+    def __init__(self, tx, fn: types.FunctionType, wrap_nested: Callable, backend: Any = None):
         self.tx = tx
+        self.backend = backend  # the settings' backend: whether ``opt.step()`` is compiled (step_call)
         self.fn = fn
         self.wrap_nested = wrap_nested
         self.ns: dict[str, Any] = {"__builtins__": builtins, "__G": fn.__globals__, **_module_identity(fn.__globals__)}
@@ -192,6 +193,26 @@ class Codegen:
         """Expression of the callable for a native call (user code goes through its own shim).
         ``site`` (engine/user_sites.py): the user's instruction a pending method call is made
         from, so what the method warns is attributed to the user's line."""
+        callee, call_args = self._native_callable(fn, args, site)
+        return self.step_call(fn, callee), call_args
+
+    def step_call(self, fn: Value, callee: str) -> str:
+        """``callee`` (a method call ``callee(obj, *args)``), or for ``opt.step()`` of an optimizer
+        whose update the backend compiles, the router that runs the compiled update or that same
+        call (backends/optimizer_update.py)."""
+        from autograph.capture.core.method_refs import MethodRef
+        if not isinstance(fn, MethodRef) or fn.name != "step" or self.backend is None or callee not in self.ns:
+            return callee
+        try:
+            real = fn.obj.real_value()
+        except Unsupported:
+            return callee
+        from autograph.backends import optimizer_update
+        if not optimizer_update.compiles_step(real, self.backend):
+            return callee
+        return self.const(optimizer_update.OptimizerStep(self.ns[callee], self.backend))
+
+    def _native_callable(self, fn: Value, args: list[Value], site=None) -> tuple[str, list[Value]]:
         from autograph.capture.core.method_refs import MethodRef
         from autograph.capture.families.functions import BoundMethodValue, UserFunctionValue
         from autograph.capture.families.modules import ModuleValue, _has_hooks, called_in_python, guard_no_hooks
@@ -230,6 +251,9 @@ class Codegen:
                         if isinstance(attr, types.FunctionType) and not (
                                 getattr(real, "__dict__", None) and fn.name in real.__dict__) \
                                 and not attr.__code__.co_flags & _CO_GENERATOR_LIKE:
+                            # called through the class: an instance attribute set later (an LR
+                            # scheduler's `opt.step` wrapper) or a patched class recaptures
+                            self.tx.guards.method(getattr(fn.obj, "source", None), type(real), fn.name, attr)
                             return self.const(self.wrap_nested(attr)), [fn.obj, *args]
                         break
         if isinstance(fn, MethodRef) or getattr(fn, "loaded_for_call", False):

@@ -74,7 +74,7 @@ def defer(tx, frame, inst, cause: Unsupported) -> None:
         from autograph.capture.engine.python_methods import method_call
         site = _user_site(cg, frame, inst)
         if chained:  # looked up when it runs, after the calls deferred before it
-            callee = cg.const(site.method(fn_v.name) if site is not None else method_call(fn_v.name))
+            callee = cg.step_call(fn_v, cg.const(site.method(fn_v.name) if site is not None else method_call(fn_v.name)))
             call_args = [fn_v.obj, *args]
         else:
             callee, call_args = cg.native_callable(fn_v, list(args), site)
