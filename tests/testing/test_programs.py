@@ -177,7 +177,10 @@ def test_side_by_side_times_every_variant_in_one_process_interleaved(monkeypatch
 
 def test_side_by_side_ratios_are_the_issues_two():
     steady = {v: {"median_ms": ms} for v, ms in (("plain", 2.0), ("auto", 1.05), ("inductor", 1.1), ("compile", 1.0))}
+    for v, s in steady.items():
+        s["q1_ms"] = s["median_ms"] / 2 if v == "compile" else s["median_ms"]
     ratios = _script().side_ratios(steady)
-    assert ratios == {"auto_over_best": pytest.approx(1.05), "inductor_over_compile": pytest.approx(1.1)}
+    assert ratios == {"auto_over_best": pytest.approx(1.05), "inductor_over_compile": pytest.approx(1.1),
+                      "auto_over_best_q1": pytest.approx(2.1), "inductor_over_compile_q1": pytest.approx(2.2)}
     assert _script().side_ratios({"plain": {"median_ms": 2.0}, "auto": {"median_ms": 1.0}}) == {
         "auto_over_best": pytest.approx(0.5)}
