@@ -25,8 +25,9 @@ changes. Its stages, each one a different ``fn``:
    that raises settles on eager; when the graph writes no input the same call then runs eagerly,
    so the program sees the eager outcome (otherwise the error propagates, as under ``inductor``).
    A call whose outputs require grad (a graph being trained) is timed forward *and* backward:
-   hooks on the autograd nodes the call made time the graph's part of the backward pass
-   (``_BackwardTimer``), and such a call counts once its backward has run;
+   hooks on the autograd nodes the call made time the graph's part of the backward pass, from
+   its first node's start to its last node's end, so the engine's work between an eager graph's
+   many nodes counts (``_BackwardTimer``), and such a call counts once its backward has run;
    inductor's backward may cost more than eager's even where its forward is faster. A graph
    whose backward never comes (a validation pass under grad) is decided on forward times after
    ``FORWARD_ONLY_AFTER`` calls of each version.
