@@ -36,6 +36,7 @@ import contextlib
 import json
 import os
 import platform
+import random
 import resource
 import statistics
 import subprocess
@@ -222,6 +223,170 @@ def _child(workload_name: str, mode: str, variant: str, steps: int, settle_secon
     }
 
 
+SIDE_VARIANTS = ("plain", "auto", "inductor", "compile")
+
+
+def _graph_counts(w, mode: str, batch: tuple) -> dict:
+    """Graphs and operations each side makes of one step: autograph's capture (a counting backend
+    that runs the graph as captured) and TorchDynamo's (``CompileCounter``), on fresh models."""
+    import torch
+    import torch._dynamo.testing
+    import autograph
+    from autograph.testing.programs.workloads import infer_step, train_step
+
+    hook = {"graphs": 0, "ops": 0}
+
+    def count(gm, example_inputs):
+        hook["graphs"] += 1
+        hook["ops"] += sum(n.op in ("call_function", "call_method", "call_module") for n in gm.graph.nodes)
+        return gm.forward
+
+    counter = torch._dynamo.testing.CompileCounter()
+    for wrap in (lambda m: autograph.compile(m, backend=count), lambda m: torch.compile(m, backend=counter)):
+        model, _, _ = w.build(seed=0)
+        model = wrap(model)
+        if mode == "train":
+            train_step(w, model, torch.optim.Adam(model.parameters(), lr=1e-3), batch)
+        else:
+            infer_step(w, model, batch)
+    autograph.reset()
+    torch._dynamo.reset()
+    return {"hook_graphs": hook["graphs"], "hook_ops": hook["ops"],
+            "dynamo_graphs": counter.frame_count, "dynamo_ops": counter.op_count}
+
+
+def _side_by_side(workload_name: str, mode: str, variants: list[str], rounds: int, settle_seconds: float) -> dict:
+    """Every variant's model in this one process, their steady steps interleaved round by round
+    (in a new random order each round), so the shared machine's load hits them alike; ``auto`` settles
+    first. Returns each variant's median and quartiles (ms), ``auto``'s versions and the graph counts."""
+    import torch
+
+    torch.set_num_threads(1)
+    import autograph
+    from autograph.backends import background
+    from autograph.testing.programs import WORKLOADS
+    from autograph.testing.programs.workloads import infer_step, train_step
+
+    background.HOT_CALLS, background.HOT_SECONDS = 2, 0.0  # ask at once: the run is short
+    w = WORKLOADS[workload_name]
+    _, _, batch = w.build(seed=0)
+    counts = _graph_counts(w, mode, batch)
+    models: dict[str, tuple] = {}
+    wrap_s: dict[str, float] = {}
+    for variant in variants:
+        model, opt, _ = w.build(seed=0)
+        t0 = time.perf_counter()
+        if variant in ("auto", "inductor", "eager"):
+            model = autograph.compile(model, backend=variant)
+            opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        elif variant == "compile":
+            model = torch.compile(model)
+        elif variant != "plain":
+            raise ValueError(f"unknown variant {variant!r} (known: plain, eager, auto, inductor, compile)")
+        wrap_s[variant] = time.perf_counter() - t0
+        models[variant] = (model, opt)
+
+    def step(variant: str) -> float:
+        model, opt = models[variant]
+        t0 = time.perf_counter()
+        if mode == "train":
+            train_step(w, model, opt, batch)
+        else:
+            infer_step(w, model, batch)
+        return time.perf_counter() - t0
+
+    from torch._dynamo.utils import counters
+
+    first, cache_hits = {}, {}
+    for v in variants:  # inductor's caches: a hit of another variant's compile is the same graph and options
+        before = {k: dict(counters[k]) for k in ("inductor", "aot_autograd")}
+        first[v] = step(v)
+        cache_hits[v] = {f"{k}.{name}": n - before[k].get(name, 0) for k in before
+                         for name, n in counters[k].items() if "cache" in name and n != before[k].get(name, 0)}
+    start = time.perf_counter()
+    while "auto" in models and time.perf_counter() - start < settle_seconds and not all(
+            g.state in ("eager", "inductor") for g in background.graphs()):
+        step("auto")
+        time.sleep(0.01)
+    for v in variants:  # one more call each: the trial's last call and first-use costs are behind
+        step(v)
+    times: dict[str, list[float]] = {v: [] for v in variants}
+    shuffle = random.Random(0).shuffle
+    order = list(variants)
+    for _ in range(rounds):
+        shuffle(order)  # not rotated: a rotation keeps each variant's predecessor, whose caches it inherits
+        for v in order:
+            times[v].append(step(v))
+    steady = {}
+    for v, ts in times.items():
+        q1, median, q3 = statistics.quantiles(ts, n=4) if len(ts) > 1 else (ts[0],) * 3
+        steady[v] = {"median_ms": median * 1e3, "q1_ms": q1 * 1e3, "q3_ms": q3 * 1e3}
+    out = {"workload": workload_name, "mode": mode, "rounds": rounds, "steady": steady, "first_step_s": first,
+           "cache_hits": cache_hits,
+           "wrap_s": wrap_s, "versions": [g.describe() for g in background.graphs()] if "auto" in models else [],
+           **counts}
+    out.update(side_ratios(steady))
+    return out
+
+
+def side_ratios(steady: dict) -> dict:
+    """The issue's two ratios from side-by-side medians: ``auto`` over the better of plain and
+    torch.compile, and hook inductor over torch.compile (each where its variants ran); the same
+    from the lower quartiles (``_q1``), which the load moves less: it only ever adds time, and
+    under heavy load a median lands in either mode of a bimodal distribution."""
+    out = {}
+    for stat, suffix in (("median_ms", ""), ("q1_ms", "_q1")):
+        value = {v: s[stat] for v, s in steady.items() if stat in s}
+        best = [value[v] for v in ("plain", "compile") if v in value]
+        if "auto" in value and best:
+            out["auto_over_best" + suffix] = value["auto"] / min(best)
+        if "inductor" in value and "compile" in value:
+            out["inductor_over_compile" + suffix] = value["inductor"] / value["compile"]
+    return out
+
+
+def side_table(results: list[dict]) -> str:
+    """The side-by-side runs as a markdown table: median [lower, upper quartile] per variant."""
+    variants = [v for v in SIDE_VARIANTS + ("eager",) if any(v in r.get("steady", {}) for r in results)]
+    head = ("| workload | mode | rounds | " + " | ".join(variants) + " | auto ÷ best(plain, compile) "
+            "| inductor ÷ compile | same, lower quartiles | graphs (ops): hook / Dynamo | auto's version |\n"
+            "|" + "---|" * (len(variants) + 8))
+    rows = []
+    for r in results:
+        if "error" in r:
+            rows.append(f"| {r['workload']} | {r['mode']} | error: {r['error'][:80]} |")
+            continue
+        cells = []
+        for v in variants:
+            s = r["steady"].get(v)
+            cells.append("—" if s is None else f"{s['median_ms']:.3f} [{s['q1_ms']:.3f}, {s['q3_ms']:.3f}]")
+        version = "; ".join(d.split(" (")[0] for d in r.get("versions", [])) or "—"
+        rows.append(f"| {r['workload']} | {r['mode']} | {r['rounds']} | " + " | ".join(cells)
+                    + f" | {_fmt(r.get('auto_over_best'))} | {_fmt(r.get('inductor_over_compile'))} "
+                    f"| {_fmt(r.get('auto_over_best_q1'))}, {_fmt(r.get('inductor_over_compile_q1'))} "
+                    f"| {r['hook_graphs']} ({r['hook_ops']}) / {r['dynamo_graphs']} ({r['dynamo_ops']}) | {version} |")
+    return "\n".join([head, *rows])
+
+
+def _run_side_by_side(target: str, variants: list[str], rounds: int, settle: float, timeout: float) -> dict:
+    """One side-by-side child process (fresh caches of its own)."""
+    workload, mode = target.split(":")
+    with tempfile.TemporaryDirectory(prefix="bench-programs-side-") as tmp:
+        env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(Path(tmp) / "autograph"),
+                   TORCHINDUCTOR_CACHE_DIR=str(Path(tmp) / "inductor"),
+                   PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--side-child", target, "--variants", ",".join(variants),
+               "--rounds", str(rounds), "--settle-seconds", str(settle)]
+        try:
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"workload": workload, "mode": mode, "error": f"timed out after {timeout:.0f} s"}
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        return {"workload": workload, "mode": mode, "error": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
+    return json.loads(lines[-1])
+
+
 def _run_child(run: str, steps: int, settle: float, caches: Path, timeout: float) -> dict:
     workload, mode, variant = run.split(":")
     env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(caches / "autograph"),
@@ -297,11 +462,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warm-repeats", type=int, default=1, help="warm starts per compiling run, taken in "
                         "turn across the runs after every cold run; the table shows their medians (0: none)")
     parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    parser.add_argument("--side-by-side", default=None, metavar="WORKLOAD:MODE,...",
+                        help="every variant in one process per workload:mode (e.g. resnet:infer,llama:train), their "
+                        "steady steps interleaved round by round: median [quartiles] each, auto ÷ the better of plain "
+                        "and torch.compile, hook inductor ÷ torch.compile, graph counts")
+    parser.add_argument("--variants", default=",".join(SIDE_VARIANTS), help="the variants of --side-by-side")
+    parser.add_argument("--rounds", type=int, default=200, help="interleaved rounds of --side-by-side")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--side-child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     # 30 steps: the steady step is the median of the last 15 (the last 6 of 12 let one burst of
     # the shared machine's load decide it: plain against its own twin gave 0.22 to 13.65)
     steps = args.steps or (3 if args.smoke else 30)
+    if args.side_child:
+        workload, mode = args.side_child.split(":")
+        result = _side_by_side(workload, mode, args.variants.split(","), args.rounds, args.settle_seconds)
+        print(json.dumps(result), flush=True)
+        return 0
+    if args.side_by_side:
+        t0 = time.perf_counter()
+        results = []
+        for target in args.side_by_side.split(","):
+            results.append(_run_side_by_side(target, args.variants.split(","), args.rounds, args.settle_seconds,
+                                             args.timeout))
+            print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+        print(f"# {platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {time.perf_counter() - t0:.0f} s in all")
+        print(side_table(results))
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=1))
+        return 0 if all("error" not in r for r in results) else 1
     if args.child:
         workload, mode, variant = args.child.split(":")
         print(json.dumps(_child(workload, mode, variant, steps, args.settle_seconds)), flush=True)

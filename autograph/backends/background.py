@@ -25,8 +25,9 @@ changes. Its stages, each one a different ``fn``:
    that raises settles on eager; when the graph writes no input the same call then runs eagerly,
    so the program sees the eager outcome (otherwise the error propagates, as under ``inductor``).
    A call whose outputs require grad (a graph being trained) is timed forward *and* backward:
-   hooks on the autograd nodes the call made time the graph's part of the backward pass
-   (``_BackwardTimer``), and such a call counts once its backward has run;
+   hooks on the autograd nodes the call made time the graph's part of the backward pass, from
+   its first node's start to its last node's end, so the engine's work between an eager graph's
+   many nodes counts (``_BackwardTimer``), and such a call counts once its backward has run;
    inductor's backward may cost more than eager's even where its forward is faster. A graph
    whose backward never comes (a validation pass under grad) is decided on forward times after
    ``FORWARD_ONLY_AFTER`` calls of each version.
@@ -373,17 +374,24 @@ class _Sample:
 
 
 class _BackwardTimer:
-    """Times a graph call's share of the backward pass: the autograd nodes the call made (those
-    reached from its outputs with a sequence number from the call) are timed each from its start
-    to its end, and the sum is taken when the backward pass ends. Time the engine spends on other
-    nodes in between is not counted, whatever order it runs them in. Hooks only observe (they
-    return None) and are removed once the backward has run, or when the trial ends without it."""
+    """Times a graph call's share of the backward pass: from the start of the first of the call's
+    autograd nodes (those reached from its outputs with a sequence number from the call) to the
+    end of the last, so the autograd engine's work between them counts: an eager graph's backward
+    is one node per operation, a compiled graph's one node, and summing only the nodes' own times
+    left out the engine's per-node work (half of an eager llama's backward). The engine runs the
+    ready node with the highest sequence number first, so every later node of the pass runs
+    before the call's first node starts and no earlier one runs before its last ends; only
+    gradient accumulation into leaves (which always goes first) runs in between. Hooks go on the
+    nodes that can start the call's backward (no node of the call feeds them) and on those that
+    can end it (they feed no node of the call); they only observe (they return None) and are
+    removed once the backward has run, or when the trial ends without it."""
 
-    __slots__ = ("sample", "done", "seconds", "started", "running", "handles", "__weakref__")
+    __slots__ = ("sample", "done", "first_start", "last_end", "started", "handles", "__weakref__")
 
     def __init__(self, sample: _Sample, done: Callable[["_BackwardTimer"], None]) -> None:
-        self.sample, self.done, self.seconds, self.started = sample, done, 0.0, False
-        self.running: dict[int, float] = {}
+        self.sample, self.done, self.started = sample, done, False
+        self.first_start: float | None = None
+        self.last_end: float | None = None
         self.handles: list[Any] = []
 
     @staticmethod
@@ -413,27 +421,32 @@ class _BackwardTimer:
             todo.extend(next_node for next_node, _ in node.next_functions)
         if not nodes:
             return None
+        fed = {id(n) for node in nodes.values() for n, _ in node.next_functions if n is not None and id(n) in nodes}
         timer = cls(sample, done)
         for key, node in nodes.items():
-            timer.handles.append(node.register_prehook(timer._node_starts(key)))
-            timer.handles.append(node.register_hook(timer._node_ends(key)))
+            if key not in fed:  # no node of the call feeds it: it may start the call's backward
+                timer.handles.append(node.register_prehook(timer._node_starts))
+            if not any(n is not None and id(n) in nodes for n, _ in node.next_functions):  # it may end it
+                timer.handles.append(node.register_hook(timer._node_ends))
         return timer
 
-    def _node_starts(self, key: int) -> Callable[..., None]:
-        def starts(grad_outputs: Any) -> None:
-            if not self.started:
-                self.started = True
-                import torch
-                torch.autograd.Variable._execution_engine.queue_callback(self._backward_ended)
-            self.running[key] = time.perf_counter()
-        return starts
+    def _node_starts(self, grad_outputs: Any) -> None:
+        if not self.started:
+            self.started = True
+            import torch
+            torch.autograd.Variable._execution_engine.queue_callback(self._backward_ended)
+        if self.first_start is None:
+            self.first_start = time.perf_counter()
 
-    def _node_ends(self, key: int) -> Callable[..., None]:
-        def ends(grad_inputs: Any, grad_outputs: Any) -> None:
-            began = self.running.pop(key, None)
-            if began is not None:
-                self.seconds += time.perf_counter() - began
-        return ends
+    def _node_ends(self, grad_inputs: Any, grad_outputs: Any) -> None:
+        self.last_end = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        """From the call's first node's start to its last node's end (0 when none ran)."""
+        if self.first_start is None or self.last_end is None:
+            return 0.0
+        return max(0.0, self.last_end - self.first_start)
 
     def _backward_ended(self) -> None:
         self.sample.backward = self.seconds

@@ -179,6 +179,41 @@ def test_the_trial_of_a_trained_graph_times_its_backward_too():
         assert not holder.timers and w.grad.item() == 2 * 2 * (background.TRIAL_CALLS + 1)
 
 
+def test_the_trial_counts_the_time_between_the_backward_nodes_of_an_eager_graph():
+    # an eager graph's backward is one autograd node per operation, and the engine's work between
+    # them is its cost too (a compiled graph's backward is one node); a tensor hook that takes
+    # 30 ms between the two nodes of the eager version stands in for that work
+    def eager(x):
+        a = x * 2
+        a.register_hook(lambda grad: time.sleep(0.03))
+        return a.sin()
+
+    def compiled(x):  # 10 ms more forward, a one-node backward
+        time.sleep(0.01)
+        return (x * 2).sin()
+
+    holder = background.SwappableGraph(eager, {"specs": []}, None)
+    holder._start_trial(compiled)
+    w = torch.zeros(1, requires_grad=True)
+    for _ in range(2 * (background.TRIAL_CALLS + 1)):
+        holder(w * 1).sum().backward()
+    assert holder.state == "inductor", holder.describe()
+    assert "forward and backward" in holder.describe()
+
+
+def test_the_backward_of_a_trial_call_is_timed_from_its_first_node_to_its_last():
+    ends = []
+    x = torch.ones(3, requires_grad=True)
+    first = background._BackwardTimer.sequence_number()
+    out = (x * 2).sin().cos()  # a chain of three nodes: one starts the call's backward, one ends it
+    sample = background._Sample(0.0, None)
+    timer = background._BackwardTimer.attach(out, first, sample, ends.append)
+    assert len(timer.handles) == 2  # a pre-hook on the first node, a hook on the last
+    (out * 3).sum().backward()  # nodes of the pass that are not the call's
+    assert ends == [timer] and not timer.handles
+    assert sample.backward is not None and sample.backward > 0
+
+
 def test_a_trained_graph_whose_backward_never_runs_is_decided_on_forward_times():
     def slow(x):
         time.sleep(0.004)

@@ -151,3 +151,36 @@ def test_auto_against_torch_compile_is_timed_once_autos_graphs_have_settled(monk
     result = script._child("mlp_sgd", "program", "auto_vs_compile", steps=2, settle_seconds=60)
     assert background.HOT_CALLS == 2  # asked for at once, as for `auto`
     assert result["versions"] == ["inductor"] and result["steps"] >= 20 + 40  # settled, then the steady steps
+
+
+def test_side_by_side_times_every_variant_in_one_process_interleaved(monkeypatch):
+    script = _script()
+    order = []
+    import autograph.testing.programs.workloads as workloads
+
+    def infer(w, model, batch, real=workloads.infer_step):
+        order.append(id(model))
+        return real(w, model, batch)
+
+    monkeypatch.setattr(workloads, "infer_step", infer)
+    result = script._side_by_side("gpt", "infer", ["plain", "eager"], rounds=6, settle_seconds=10)
+    autograph.reset()
+    assert set(result["steady"]) == {"plain", "eager"}
+    for s in result["steady"].values():
+        assert 0 < s["q1_ms"] <= s["median_ms"] <= s["q3_ms"]
+    timed = order[-12:]  # the 6 rounds: each variant once per round ...
+    rounds = [tuple(timed[i:i + 2]) for i in range(0, 12, 2)]
+    assert all(len(set(r)) == 2 for r in rounds)
+    assert len(set(rounds)) == 2  # ... in a random order: a variant does not always follow the same one
+    assert result["hook_graphs"] == result["dynamo_graphs"] == 1 and result["hook_ops"] == result["dynamo_ops"] > 0
+
+
+def test_side_by_side_ratios_are_the_issues_two():
+    steady = {v: {"median_ms": ms} for v, ms in (("plain", 2.0), ("auto", 1.05), ("inductor", 1.1), ("compile", 1.0))}
+    for v, s in steady.items():
+        s["q1_ms"] = s["median_ms"] / 2 if v == "compile" else s["median_ms"]
+    ratios = _script().side_ratios(steady)
+    assert ratios == {"auto_over_best": pytest.approx(1.05), "inductor_over_compile": pytest.approx(1.1),
+                      "auto_over_best_q1": pytest.approx(2.1), "inductor_over_compile_q1": pytest.approx(2.2)}
+    assert _script().side_ratios({"plain": {"median_ms": 2.0}, "auto": {"median_ms": 1.0}}) == {
+        "auto_over_best": pytest.approx(0.5)}
