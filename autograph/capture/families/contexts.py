@@ -29,7 +29,7 @@ from autograph.capture.core.handlers import handler
 from autograph.capture.core import registry
 from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value
-from autograph.capture.core.constants import ConstantValue
+from autograph.capture.core.constants import ConstantValue, specialise
 from autograph.guards.sources import AttrSource
 
 STATE_CONTEXT = break_kind(
@@ -486,6 +486,10 @@ def _construct(tx, cls, args, kwargs):
     if cls is torch.amp.autocast:
         if not vb._all_constant(args, kwargs):
             return NotImplemented
+        # a dynamic int's decision (``enabled=step % 3 == 0``) made real: a ShapeEnv guard on
+        # that expression, so calls that decide alike share the entry
+        args = [ConstantValue(specialise(a.as_python_constant())) for a in args]
+        kwargs = {k: ConstantValue(specialise(v.as_python_constant())) for k, v in kwargs.items()}
         try:  # a real one: its checks and the dtype default are torch's own
             real = cls(*[a.as_python_constant() for a in args],
                        **{k: v.as_python_constant() for k, v in kwargs.items()})
