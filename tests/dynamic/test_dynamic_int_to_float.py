@@ -166,3 +166,14 @@ def test_math_functions_of_a_dynamic_int_stay_exact():
         return x * math.cos(s), math.sqrt(abs(s)), math.log(s) if s > 0 else 0.0
 
     run(f, (3, 4, 5, 0, 1, 100))
+
+
+def test_a_negative_constant_operand_keeps_its_sign_in_the_recipe():
+    # the recipe's text once read ``(-0.5 ** dt)``, which Python parses as ``-(0.5 ** dt)``
+    def f(x, dt, n):
+        return x + 1, (-0.5) ** dt, (-0.5) ** n, -(2.0 ** dt), 3.0 - -dt
+
+    compiled = autograph.compile(f, backend="eager")
+    for v in (1, 2, 3, 4, 6):
+        same(compiled(X, float(v), v), f(X, float(v), v))
+    assert compiled.stats.captures == 2

@@ -123,10 +123,10 @@ class ScalarValue(Value):
             return op._text(leaf_text, operand_text, fn_text) if isinstance(op, ScalarValue) else operand_text(op)
 
         args = [part(op) for op in self.operands]
-        if self.fn in _INFIX and len(args) == 2:
-            return f"({args[0]} {_INFIX[self.fn]} {args[1]})"
+        if self.fn in _INFIX and len(args) == 2:  # each operand in parentheses: (-0.5) ** n
+            return f"(({args[0]}) {_INFIX[self.fn]} ({args[1]}))"
         if self.fn in _PREFIX:
-            return f"({_PREFIX[self.fn]}{args[0]})"
+            return f"({_PREFIX[self.fn]}({args[0]}))"
         if fn_text is not None:
             return f"{fn_text(self.fn)}({', '.join(args)})"
         name = getattr(self.fn, "__name__", "fn")
