@@ -177,3 +177,16 @@ def test_a_negative_constant_operand_keeps_its_sign_in_the_recipe():
     for v in (1, 2, 3, 4, 6):
         same(compiled(X, float(v), v), f(X, float(v), v))
     assert compiled.stats.captures == 2
+
+
+def test_a_float_the_shape_env_decides_on_is_also_guarded_by_its_exact_python_value():
+    # interpolate's output size reads the scale: torch guards it in its own (sympy) float algebra,
+    # which does not round as IEEE does; the entry also checks the number Python computes
+    from autograph.guards.model import SHAPE_RELATION
+
+    def f(x, s):
+        return torch.nn.functional.interpolate(x[None, None], scale_factor=1 + s / 8)
+
+    compiled = run(f, (4, 5, 4, 6), recompiles_allowed=True)
+    assert any(g.kind is not SHAPE_RELATION and "(1 + (s / 8)) == " in g.src
+               for entry in compiled.entries for g in entry.guards.guards)

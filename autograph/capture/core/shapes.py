@@ -458,6 +458,11 @@ def finish_guards(tx: Any) -> None:
     from torch._dynamo.source import LocalSource as TorchLocalSource
 
 
+    if graph.shape_records.exact_numbers and any(_decides_on_floats(g.expr) for g in env.guards):
+        # torch's float algebra is sympy's, not IEEE's ((n * 0.1) * 3 is not 0.3 * n): the numbers
+        # the graph computes are guarded by their exact values, evaluated as Python does
+        for guard_exact_value in graph.shape_records.exact_numbers:
+            guard_exact_value()
     inputs = graph.shape_records.inputs
     by_source = {}
     for source, real, fake, _ in inputs:
@@ -479,6 +484,17 @@ def finish_guards(tx: Any) -> None:
             guard.reason = (f"the value of the Python {kind} {', '.join(scalars)}: the code branches on it "
                             "or needs it as a real value")
         tx.guards.shape_relation(guard)
+
+
+def _decides_on_floats(expr: Any) -> bool:
+    """Whether a ShapeEnv guard's expression computes with floats (a float constant, a true
+    division, a conversion to float): a decision on a Python float computed in the graph."""
+    import sympy
+
+    if any(atom.is_Float for atom in expr.atoms(sympy.Number)):
+        return True
+    return any("Float" in type(f).__name__ or "TrueDiv" in type(f).__name__ or "Pow" in type(f).__name__
+               or type(f).__name__.startswith("Opaque") for f in expr.atoms(sympy.Function))
 
 
 def _relation(text: str, sources: list) -> Any:

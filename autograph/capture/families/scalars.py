@@ -122,11 +122,12 @@ class ScalarValue(Value):
         def part(op):
             return op._text(leaf_text, operand_text, fn_text) if isinstance(op, ScalarValue) else operand_text(op)
 
-        args = [part(op) for op in self.operands]
-        if self.fn in _INFIX and len(args) == 2:  # each operand in parentheses: (-0.5) ** n
-            return f"(({args[0]}) {_INFIX[self.fn]} ({args[1]}))"
+        # a negative constant in parentheses: ``(-0.5) ** n``, not ``-0.5 ** n`` (which is ``-(0.5 ** n)``)
+        args = [f"({text})" if text.startswith("-") else text for text in (part(op) for op in self.operands)]
+        if self.fn in _INFIX and len(args) == 2:
+            return f"({args[0]} {_INFIX[self.fn]} {args[1]})"
         if self.fn in _PREFIX:
-            return f"({_PREFIX[self.fn]}({args[0]}))"
+            return f"({_PREFIX[self.fn]}{args[0]})"
         if fn_text is not None:
             return f"{fn_text(self.fn)}({', '.join(args)})"
         name = getattr(self.fn, "__name__", "fn")
@@ -222,6 +223,8 @@ class ScalarValue(Value):
             value = self.as_python_constant()
             return value, value
         self._node = node
+        if self.symint is None:
+            graph.shape_records.exact_numbers.append(self.as_python_constant)
         return node
 
     def _graph_node(self, graph) -> tuple[Any, Any] | None:
