@@ -120,6 +120,16 @@ def test_a_branch_on_the_float_guards_the_decision_not_the_int():
     assert compiled.stats.captures <= 3
 
 
+def test_comparing_a_dynamic_int_with_a_float_is_pythons_comparison():
+    def f(x, s):
+        if s > 4.5:
+            return x * 2, s == 3.0, 2.5 <= s, s != 0.0
+        return x - 1, s == 3.0, 2.5 <= s, s != 0.0
+
+    compiled = run(f, tuple(range(12)) + (2 ** 53 + 1, -(2 ** 61)))
+    assert compiled.stats.captures <= 3
+
+
 def test_autocast_enabled_by_a_residue_guards_the_residue():
     def f(x, step):
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=step % 3 == 0):

@@ -328,7 +328,7 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
         out = numpy_ints.compare(tx, a, op, b)
         if out is not NotImplemented:
             return out
-    if scalars.involved(a, b):
+    if scalars.involved(a, b) or scalars.int_to_float(fn, [a, b]):  # (``n > 4.5``: Python's comparison)
         out = scalars.compare(tx, a, op, b)
         if out is not NotImplemented:
             return out

@@ -314,8 +314,9 @@ def _from_symbolic_int(tx, value: Value) -> Value:
 
 def int_to_float(fn: Callable, operands: list[Value]) -> bool:
     """Whether ``fn(*operands)`` makes a float from a dynamic int (``n / 10``, ``n * 0.5``,
-    ``0.9 ** n``, ``float(n)``, ``min(1.0, n)``): a recipe (below), where torch's symbolic
-    algebra would answer a SymFloat that Python's decisions could only specialise."""
+    ``0.9 ** n``, ``float(n)``, ``min(1.0, n)``) or compares one with a float (``n > 4.5``): a
+    recipe (below), where torch's symbolic algebra would answer a SymFloat (SymBool) whose
+    ShapeEnv guard is not plain Python."""
     ints = [o for o in operands if o.is_constant() and isinstance(o.as_python_constant(), torch.SymInt)]
     if not ints or not all(_operand(o) for o in operands):
         return False
@@ -323,7 +324,7 @@ def int_to_float(fn: Callable, operands: list[Value]) -> bool:
     if fn in (operator.truediv, operator.itruediv, float):
         return True
     return floats and fn in (operator.add, operator.sub, operator.mul, operator.pow, operator.floordiv,
-                             operator.mod, min, max)
+                             operator.mod, min, max, *_COMPARE.values())
 
 
 _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,

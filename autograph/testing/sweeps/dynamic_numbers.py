@@ -122,6 +122,8 @@ FLOAT_USES = {
     "float_key": "list({v / 2: 'h', 0.5: 'half'}.items())",
     "float_hash": "hash(v / 4)",
     "float_compare": "(v / 4 == 0.5, v / 4 > 1.0, v / 4 <= 0.25, float(v) == v)",
+    "int_float_compare": "(v > 4.5, v == 3.0, 2.5 <= v, v != 0.0, v < float('inf'))",
+    "int_float_branch": "x * 2 if v > 4.5 else x - v",
     "float_stored": "STORE.append(v / 4) or STORE[-1]",
     "float_returned": "v / 8",
     "int_of_float": "(int(v / 3), int(v * 0.5))",
