@@ -11,7 +11,8 @@ Each number case reads one group's values, one per call and then the first two a
 compiled for earlier values are met again), through one source, and uses it one way (its text,
 type, hash, as a key or index, in loops, truth tests and comparisons, arithmetic with Python
 and NumPy ints across the class's bounds, division by zero, as tensor sizes or a scalar in
-tensor arithmetic, returned or stored), with or without a graph break (a ``print`` to a
+tensor arithmetic, returned or stored; made a float: a warm-up factor, a decay, a ratio, compared
+with a float, deciding an autocast), with or without a graph break (a ``print`` to a
 ``StringIO``) between the read and the use, compiled with ``dynamic=True`` or by default.
 Stride cases do the same with tensors that are contiguous, transposed or sliced in turn.
 """
