@@ -458,7 +458,7 @@ def finish_guards(tx: Any) -> None:
     from torch._dynamo.source import LocalSource as TorchLocalSource
 
 
-    if graph.shape_records.exact_numbers and any(_decides_on_floats(g.expr) for g in env.guards):
+    if graph.shape_records.exact_numbers and any(decides_on_floats(g.expr) for g in env.guards):
         # torch's float algebra is sympy's, not IEEE's ((n * 0.1) * 3 is not 0.3 * n): the numbers
         # the graph computes are guarded by their exact values, evaluated as Python does
         for guard_exact_value in graph.shape_records.exact_numbers:
@@ -486,7 +486,7 @@ def finish_guards(tx: Any) -> None:
         tx.guards.shape_relation(guard)
 
 
-def _decides_on_floats(expr: Any) -> bool:
+def decides_on_floats(expr: Any) -> bool:
     """Whether a ShapeEnv guard's expression computes with floats (a float constant, a true
     division, a conversion to float): a decision on a Python float computed in the graph."""
     import sympy

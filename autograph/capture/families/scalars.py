@@ -217,9 +217,9 @@ class ScalarValue(Value):
             node = self._graph_node(graph)
         except Exception:  # noqa: BLE001 - torch's symbolic algebra has no model for it ((-0.9) ** n)
             node = None
-        if node is None or len(env.guards) != guards:
-            # (a fake computation that added a ShapeEnv guard decided something on the symbols):
-            # the value, guarded exactly
+        if node is None or any(shapes.decides_on_floats(g.expr) for g in env.guards[guards:]):
+            # (a fake computation that added a ShapeEnv guard on floats: sympy's algebra, not
+            # IEEE's; one on ints, ``2 ** n`` guarding ``n >= 0``, is Python's): the value, guarded exactly
             value = self.as_python_constant()
             return value, value
         self._node = node
@@ -263,6 +263,9 @@ class ScalarValue(Value):
         elif self.fn is round:
             if len(self.operands) != 1:
                 return False
+        elif self.fn is operator.pow and type(_hint(self.operands[0])) is int \
+                and not (type(_hint(self.operands[1])) is int and _hint(self.operands[1]) >= 0):
+            return False  # n ** -1, n ** 0.5: torch's fake guards the base's sign in float algebra
         elif self.fn not in _GRAPH_OPS and self.fn not in _GRAPH_FUNCTIONS:
             return False
         if type(self.hint) not in (int, float):
@@ -323,6 +326,10 @@ def int_to_float(fn: Callable, operands: list[Value]) -> bool:
     floats = any(o.is_constant() and type(o.as_python_constant()) is float for o in operands)
     if fn in (operator.truediv, operator.itruediv, float):
         return True
+    if fn in (operator.pow, operator.ipow) and len(operands) == 2 and operands[1].is_constant():
+        exponent = operands[1].as_python_constant()  # n ** -1, 2 ** n: a float for a negative exponent
+        if isinstance(exponent, torch.SymInt) or type(exponent) is int and exponent < 0:
+            return True
     return floats and fn in (operator.add, operator.sub, operator.mul, operator.pow, operator.floordiv,
                              operator.mod, min, max, *_COMPARE.values())
 
