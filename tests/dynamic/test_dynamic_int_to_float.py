@@ -141,6 +141,15 @@ def test_autocast_enabled_by_a_residue_guards_the_residue():
     assert compiled.stats.captures <= 3
 
 
+def test_autocast_enabled_by_a_float_made_from_the_int_guards_the_decision():
+    def f(x, step):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=step / 10 < 0.5):
+            return (x @ x).float()
+
+    compiled = run(f, range(12))
+    assert compiled.stats.captures <= 3
+
+
 class Tiny(torch.nn.Module):
     def __init__(self):
         super().__init__()
