@@ -279,6 +279,8 @@ def _lower(expr, leaf, const, ops):
             return ops["max"](go(e.args[0]), go(e.args[1]))
         if isinstance(e, (F.Min, sympy.Min)) and len(e.args) == 2:
             return ops["min"](go(e.args[0]), go(e.args[1]))
+        if isinstance(e, sympy.Abs) and "abs" in ops:  # ``abs(n - 6)``: Python's abs of an int
+            return ops["abs"](go(e.args[0]))
         raise Unsupported(f"symbolic size expression {e} is not supported (compiled statically instead)",
                           generic=True, kind="dynamic-shape")
 
@@ -332,10 +334,48 @@ def symint_node(graph: Any, sym: torch.SymInt) -> Any:
             return node
         return make
 
+    def unop(fn):
+        def make(a):
+            if not isinstance(a, torch.fx.Node):
+                return fn(a)
+            node = graph.graph.create_node("call_function", fn, (a,), {}, name=graph._name(fn.__name__))
+            node.stack_trace = graph.current_trace
+            return node
+        return make
+
     ops = {"add": binop(operator.add), "mul": binop(operator.mul), "floordiv": binop(operator.floordiv),
-           "mod": binop(operator.mod), "pow": binop(operator.pow), "max": binop(max), "min": binop(min)}
+           "mod": binop(operator.mod), "pow": binop(operator.pow), "max": binop(max), "min": binop(min),
+           "abs": unop(abs)}
     out = cache[key] = _lower(key, leaf, lambda v: v, ops)
     return out
+
+
+def int_input_terms(graph: Any, sym: torch.SymInt, leaf: Any, const: Any, ops: dict) -> Any:
+    """``sym`` rebuilt bottom-up from the Python int inputs it is computed from (``leaf(source,
+    value)`` for each, ``const(int)``, ``ops[name](*args)`` for ``add``/``mul``/``floordiv``/
+    ``mod``/``pow``/``max``/``min``/``abs``: the int arithmetic Python does); None when it reads
+    a tensor's size or stride, or has no free symbol."""
+    env = sym.node.shape_env
+    if env is None or graph.fake_mode.shape_env is not env:
+        return None
+    expr = _expr(sym)
+    records = graph.shape_records
+    values = {}
+    for symbol in expr.free_symbols:
+        origin = records.symbols.get(symbol)
+        if origin is None or origin[2] is not None:
+            return None  # a size or stride: stays torch's symbol
+        value = next((real for src, real, fake, _ in records.inputs
+                      if src == origin[0] and isinstance(fake, torch.SymInt)), None)
+        if type(value) is not int:
+            return None
+        values[symbol] = (origin[0], value)
+    if not values:
+        return None
+    try:
+        return _lower(expr, lambda symbol: leaf(*values[symbol]), const, ops)
+    except Unsupported:
+        return None
 
 
 def _int_placeholder(graph: Any, symbol: Any, source: Any) -> torch.fx.Node:
@@ -395,6 +435,7 @@ def reconstruct(cg: Any, value: Any) -> str:
     ops = {k: (lambda a, b, s=s: f"({a} {s} {b})") for k, s in infix.items()}
     ops["max"] = lambda a, b: f"max({a}, {b})"
     ops["min"] = lambda a, b: f"min({a}, {b})"
+    ops["abs"] = lambda a: f"abs({a})"
     return _lower(_expr(value), leaf, repr, ops)
 
 
@@ -417,6 +458,11 @@ def finish_guards(tx: Any) -> None:
     from torch._dynamo.source import LocalSource as TorchLocalSource
 
 
+    if graph.shape_records.exact_numbers and any(decides_on_floats(g.expr) for g in env.guards):
+        # torch's float algebra is sympy's, not IEEE's ((n * 0.1) * 3 is not 0.3 * n): the numbers
+        # the graph computes are guarded by their exact values, evaluated as Python does
+        for guard_exact_value in graph.shape_records.exact_numbers:
+            guard_exact_value()
     inputs = graph.shape_records.inputs
     by_source = {}
     for source, real, fake, _ in inputs:
@@ -438,6 +484,17 @@ def finish_guards(tx: Any) -> None:
             guard.reason = (f"the value of the Python {kind} {', '.join(scalars)}: the code branches on it "
                             "or needs it as a real value")
         tx.guards.shape_relation(guard)
+
+
+def decides_on_floats(expr: Any) -> bool:
+    """Whether a ShapeEnv guard's expression computes with floats (a float constant, a true
+    division, a conversion to float): a decision on a Python float computed in the graph."""
+    import sympy
+
+    if any(atom.is_Float for atom in expr.atoms(sympy.Number)):
+        return True
+    return any("Float" in type(f).__name__ or "TrueDiv" in type(f).__name__ or "Pow" in type(f).__name__
+               or type(f).__name__.startswith("Opaque") for f in expr.atoms(sympy.Function))
 
 
 def _relation(text: str, sources: list) -> Any:

@@ -33,11 +33,15 @@ class ShapeRecords:
     nodes: dict = field(default_factory=dict)
     # sources of the nn.Modules the capture read: ``dynamic=True`` keeps ints read through them static
     module_sources: set = field(default_factory=set)
+    # per Python number the graph computes from its inputs (``families/scalars.py``): a callable
+    # guarding its exact value, called when a ShapeEnv guard decided something on a float
+    exact_numbers: list = field(default_factory=list)
 
     def forget(self) -> None:
         """Drop the records (reals, fakes, nodes): fakes hold their SymNodes from C++, a cycle
         the garbage collector cannot see; nothing needs them after the guards."""
         self.symbols, self.inputs, self.nodes, self.module_sources = {}, [], {}, set()
+        self.exact_numbers = []
 
 
 @dataclass

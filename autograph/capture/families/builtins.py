@@ -280,7 +280,8 @@ def binary_op(tx, op: str, a: Value, b: Value) -> Value:
         out = numpy_ints.binary(tx, op, a, b)
         if out is not NotImplemented:
             return out
-    if scalars.involved(a, b):  # a Python float known at run time: a recipe, not a folded constant
+    if scalars.involved(a, b) or scalars.int_to_float(fn, [a, b]):
+        # a Python float known at run time (``dt * 2``, ``n / 10``): a recipe, not a folded constant
         out = scalars.binary(tx, op, a, b)
         if out is not NotImplemented:
             return out
@@ -327,7 +328,7 @@ def compare(tx, a: Value, op: str, b: Value) -> Value:
         out = numpy_ints.compare(tx, a, op, b)
         if out is not NotImplemented:
             return out
-    if scalars.involved(a, b):
+    if scalars.involved(a, b) or scalars.int_to_float(fn, [a, b]):  # (``n > 4.5``: Python's comparison)
         out = scalars.compare(tx, a, op, b)
         if out is not NotImplemented:
             return out
@@ -597,7 +598,8 @@ class BuiltinValue(Value):
             raise Unsupported(_BREAK_BUILTINS[self.fn],
                               kind="import-in-function" if self.fn is __import__ else "side-effect"
                               if self.fn in (print, input, open, setattr, delattr) else "unsupported-call")
-        if scalars.involved(*args):  # math.sqrt(dt), abs(dt), round(dt, 3) on a run-time float
+        if scalars.involved(*args) or scalars.int_to_float(self.fn, list(args)):
+            # math.sqrt(dt), abs(dt), round(dt, 3) on a run-time float; min(1.0, n) of a dynamic int
             out = scalars.call(tx, self.fn, args, kwargs)
             if out is not NotImplemented:
                 return out
@@ -1011,7 +1013,7 @@ _CORE_HANDLERS: dict[Any, Callable] = {
 
 def call_builtin_type(tx, cls: type, args, kwargs) -> Value:
     """Calling a class: builtin value types are handled; others are a break."""
-    if cls in (int, float) and scalars.involved(*args):
+    if cls in (int, float) and (scalars.involved(*args) or scalars.int_to_float(cls, list(args))):
         out = scalars.call(tx, cls, args, kwargs)
         if out is not NotImplemented:
             return out

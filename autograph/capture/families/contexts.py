@@ -27,9 +27,8 @@ import torch
 from autograph.capture.core.breaks import Unsupported, break_kind
 from autograph.capture.core.handlers import handler
 from autograph.capture.core import registry
-from autograph.capture.families import builtins as vb
 from autograph.capture.core.base import Value
-from autograph.capture.core.constants import ConstantValue
+from autograph.capture.core.constants import ConstantValue, specialise
 from autograph.guards.sources import AttrSource
 
 STATE_CONTEXT = break_kind(
@@ -484,8 +483,13 @@ def _construct(tx, cls, args, kwargs):
             return NotImplemented  # inference_mode(fn) decorates: left to the generic path
         return InferenceModeValue(flag.as_python_constant())
     if cls is torch.amp.autocast:
-        if not vb._all_constant(args, kwargs):
+        if not all(v.is_constant() or v.is_symbolic_scalar() for v in [*args, *kwargs.values()]):
             return NotImplemented
+        # a dynamic number's decision made real, guarded as an expression, so calls that decide
+        # alike share the entry: ``enabled=step % 3 == 0`` (a ShapeEnv guard), ``enabled=step / 10
+        # < 0.5`` (a recipe's guard)
+        args = [ConstantValue(specialise(a.as_python_constant())) for a in args]
+        kwargs = {k: ConstantValue(specialise(v.as_python_constant())) for k, v in kwargs.items()}
         try:  # a real one: its checks and the dtype default are torch's own
             real = cls(*[a.as_python_constant() for a in args],
                        **{k: v.as_python_constant() for k, v in kwargs.items()})

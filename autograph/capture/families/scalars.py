@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import torch
 
+from autograph.capture.core import shapes
 from autograph.capture.core.breaks import Unsupported
 from autograph.capture.core.base import Value
 from autograph.capture.core.constants import ConstantValue
@@ -61,12 +62,14 @@ def _operand(value: Value) -> bool:
 class ScalarValue(Value):
     """A Python number computed at run time from scalar inputs (a leaf is an input itself)."""
 
-    def __init__(self, tx, hint: Any, *, source=None, fn: Callable | None = None, operands: tuple = ()):
+    def __init__(self, tx, hint: Any, *, source=None, fn: Callable | None = None, operands: tuple = (),
+                 symint: torch.SymInt | None = None):
         self.tx = tx
         self.hint = hint
         self.source = source      # leaves only: where the input is read
         self.fn = fn              # derived: the Python operation applied to ``operands``
         self.operands = operands
+        self.symint = symint      # an int input's leaf: its ShapeEnv symbol (the graph reads the int placeholder)
         self._node = None         # (FX node, fake) once a graph operation used it
 
     # --- facts -------------------------------------------------------------
@@ -93,6 +96,7 @@ class ScalarValue(Value):
     @classmethod
     def apply(cls, tx, fn: Callable, operands: list[Value]) -> "ScalarValue | ConstantValue":
         """``fn(*operands)`` as a recipe (its exception, if any, is Python's: a graph break)."""
+        operands = [_from_symbolic_int(tx, o) for o in operands]
         try:
             hint = fn(*(_hint(o) for o in operands))
         except Exception as exc:
@@ -118,7 +122,8 @@ class ScalarValue(Value):
         def part(op):
             return op._text(leaf_text, operand_text, fn_text) if isinstance(op, ScalarValue) else operand_text(op)
 
-        args = [part(op) for op in self.operands]
+        # a negative constant in parentheses: ``(-0.5) ** n``, not ``-0.5 ** n`` (which is ``-(0.5 ** n)``)
+        args = [f"({text})" if text.startswith("-") else text for text in (part(op) for op in self.operands)]
         if self.fn in _INFIX and len(args) == 2:
             return f"({args[0]} {_INFIX[self.fn]} {args[1]})"
         if self.fn in _PREFIX:
@@ -198,18 +203,35 @@ class ScalarValue(Value):
         return cg.shared(self, text)
 
     def graph_arg(self) -> tuple[Any, Any]:
-        """(FX argument, fake argument) of this number in a torch operation."""
+        """(FX argument, fake argument) of this number in a torch operation: the recipe computed in
+        the graph from its inputs' placeholders where it can be, else its value (guarded)."""
         if self._node is not None:
             return self._node
         graph = self.tx.graph
-        from autograph.capture.core import shapes
-        if type(self.hint) is not float or graph.fake_mode.shape_env is None or not self._in_graph_ops() \
-                or not shapes.current_plan().floats_in_graph:
-            value = self.as_python_constant()  # an int used as a size, a math function: specialise
+        if graph.fake_mode.shape_env is None or not self._in_graph(shapes.current_plan().floats_in_graph):
+            value = self.as_python_constant()  # a math function, a float the backend cannot take: specialise
             return value, value
+        env = graph.fake_mode.shape_env
+        guards = len(env.guards)
+        try:
+            node = self._graph_node(graph)
+        except Exception:  # noqa: BLE001 - torch's symbolic algebra has no model for it ((-0.9) ** n)
+            node = None
+        if node is None or any(shapes.decides_on_floats(g.expr) for g in env.guards[guards:]):
+            # (a fake computation that added a ShapeEnv guard on floats: sympy's algebra, not
+            # IEEE's; one on ints, ``2 ** n`` guarding ``n >= 0``, is Python's): the value, guarded exactly
+            value = self.as_python_constant()
+            return value, value
+        self._node = node
+        if self.symint is None:
+            graph.shape_records.exact_numbers.append(self.as_python_constant)
+        return node
+
+    def _graph_node(self, graph) -> tuple[Any, Any] | None:
         if self.fn is None:
-            self._node = shapes.symbolic_float_input(graph, self.source, self.hint)
-            return self._node
+            if self.symint is not None:  # an int input: its placeholder
+                return shapes.symint_node(graph, self.symint), self.symint
+            return shapes.symbolic_float_input(graph, self.source, self.hint)
         args, fakes = [], []
         for op in self.operands:
             if isinstance(op, ScalarValue):
@@ -219,16 +241,97 @@ class ScalarValue(Value):
                 node, fake = (shapes.symint_node(graph, c), c) if isinstance(c, torch.SymInt) else (c, c)
             args.append(node)
             fakes.append(fake)
-        node = graph.graph.create_node("call_function", self.fn, tuple(args), {},
+        target, example = _GRAPH_FUNCTIONS.get(self.fn, (self.fn, self.fn))
+        value = example(*fakes)
+        if type(value) not in (float, int, bool) and not isinstance(value, (torch.SymInt, torch.SymFloat)):
+            return None
+        node = graph.graph.create_node("call_function", target, tuple(args), {},
                                        name=graph._name(getattr(self.fn, "__name__", "scalar")))
-        node.meta["example_value"] = self.fn(*fakes)
+        node.meta["example_value"] = value
         node.stack_trace = graph.current_trace
-        self._node = (node, node.meta["example_value"])
-        return self._node
+        return node, value
 
-    def _in_graph_ops(self) -> bool:
-        return self.fn is None or (self.fn in _GRAPH_OPS and all(
-            op._in_graph_ops() for op in self.operands if isinstance(op, ScalarValue)))
+    def _in_graph(self, floats: bool) -> bool:
+        """Whether the graph can compute this recipe with Python's own operations on its inputs:
+        int inputs always, float inputs where the backend takes them (``floats``); operators,
+        ``float``, ``abs``, one-argument ``round`` and ``min``/``max`` of two values of one type."""
+        if self.fn is None:
+            return self.symint is not None or floats
+        if self.fn in (min, max):
+            if len(self.operands) != 2 or len({type(_hint(op)) for op in self.operands}) != 1:
+                return False  # min(1, 2.0) is the int 1: torch's sym_min would answer a float
+        elif self.fn is round:
+            if len(self.operands) != 1:
+                return False
+        elif self.fn is operator.pow and type(_hint(self.operands[0])) is int \
+                and not (type(_hint(self.operands[1])) is int and _hint(self.operands[1]) >= 0):
+            return False  # n ** -1, n ** 0.5: torch's fake guards the base's sign in float algebra
+        elif self.fn not in _GRAPH_OPS and self.fn not in _GRAPH_FUNCTIONS:
+            return False
+        if type(self.hint) not in (int, float):
+            return False
+        return all(op._in_graph(floats) for op in self.operands if isinstance(op, ScalarValue))
+
+
+# functions computed by a graph node: (the node's target, what computes its fake value without
+# deciding anything on the symbols); at run time each is Python's own operation on the numbers
+_GRAPH_FUNCTIONS = {float: (torch.sym_float, torch.sym_float), abs: (abs, abs), round: (round, round),
+                    min: (min, torch.sym_min), max: (max, torch.sym_max)}
+
+
+def _from_symbolic_int(tx, value: Value) -> Value:
+    """A dynamic Python int (a symbol of the ShapeEnv computed from int inputs only) as a recipe over
+    those inputs, so that what Python decides on it is guarded by evaluating the same arithmetic
+    on the call's ints (``s / 10 <= 1.0``), not by specialising ``s``; anything else unchanged (a
+    size stays torch's symbol, made real with its ShapeEnv guard where Python needs it)."""
+    if isinstance(value, ScalarValue) or not value.is_constant():
+        return value
+    c = value.as_python_constant()
+    if not isinstance(c, torch.SymInt):
+        return value
+    leaves: dict = {}
+
+    def leaf(source, real):
+        if source not in leaves:  # (its type is guarded where the int was read)
+            leaves[source] = ScalarValue(tx, real, source=source,
+                                         symint=shapes.symbolic_int(tx.graph, source, real))
+        return leaves[source]
+
+    def derived(fn):
+        def make(*args):
+            if all(not isinstance(a, ScalarValue) for a in args):
+                return fn(*args)
+            hint = fn(*(a.hint if isinstance(a, ScalarValue) else a for a in args))
+            return ScalarValue(tx, hint, fn=fn, operands=tuple(
+                a if isinstance(a, ScalarValue) else ConstantValue(a) for a in args))
+        return make
+
+    ops = {"add": derived(operator.add), "mul": derived(operator.mul), "floordiv": derived(operator.floordiv),
+           "mod": derived(operator.mod), "pow": derived(operator.pow), "max": derived(max), "min": derived(min),
+           "abs": derived(abs)}
+    out = shapes.int_input_terms(tx.graph, c, leaf, lambda v: v, ops)
+    if not isinstance(out, ScalarValue) or out.hint != c.node.hint:
+        return value
+    return out
+
+
+def int_to_float(fn: Callable, operands: list[Value]) -> bool:
+    """Whether ``fn(*operands)`` makes a float from a dynamic int (``n / 10``, ``n * 0.5``,
+    ``0.9 ** n``, ``float(n)``, ``min(1.0, n)``) or compares one with a float (``n > 4.5``): a
+    recipe (below), where torch's symbolic algebra would answer a SymFloat (SymBool) whose
+    ShapeEnv guard is not plain Python."""
+    ints = [o for o in operands if o.is_constant() and isinstance(o.as_python_constant(), torch.SymInt)]
+    if not ints or not all(_operand(o) for o in operands):
+        return False
+    floats = any(o.is_constant() and type(o.as_python_constant()) is float for o in operands)
+    if fn in (operator.truediv, operator.itruediv, float):
+        return True
+    if fn in (operator.pow, operator.ipow) and len(operands) == 2 and operands[1].is_constant():
+        exponent = operands[1].as_python_constant()  # n ** -1, 2 ** n: a float for a negative exponent
+        if isinstance(exponent, torch.SymInt) or type(exponent) is int and exponent < 0:
+            return True
+    return floats and fn in (operator.add, operator.sub, operator.mul, operator.pow, operator.floordiv,
+                             operator.mod, min, max, *_COMPARE.values())
 
 
 _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,

@@ -11,7 +11,8 @@ Each number case reads one group's values, one per call and then the first two a
 compiled for earlier values are met again), through one source, and uses it one way (its text,
 type, hash, as a key or index, in loops, truth tests and comparisons, arithmetic with Python
 and NumPy ints across the class's bounds, division by zero, as tensor sizes or a scalar in
-tensor arithmetic, returned or stored), with or without a graph break (a ``print`` to a
+tensor arithmetic, returned or stored; made a float: a warm-up factor, a decay, a ratio, compared
+with a float, deciding an autocast), with or without a graph break (a ``print`` to a
 ``StringIO``) between the read and the use, compiled with ``dynamic=True`` or by default.
 Stride cases do the same with tensors that are contiguous, transposed or sliced in turn.
 """
@@ -41,6 +42,8 @@ def _np(cls: str, *values: object) -> tuple[str, ...]:
 GROUPS = (
     Group("py_small", ("0", "1", "3", "7", "1", "0", "2"), True),
     Group("py_wide", ("-3", "0", "1", "2 ** 31 - 1", "2 ** 62", "2 ** 63", "-(2 ** 63)", "1"), False),
+    Group("py_steps", ("0", "1", "2", "5", "10", "11", "-4", "6"), False),  # a training step
+    Group("py_2_53", ("2 ** 53 - 1", "2 ** 53 + 1", "-(2 ** 53) - 3", "3", "2 ** 61 + 7", "10", "0"), False),
     Group("np_small", ("np.int64(3)", "np.int32(0)", "np.uint8(1)", "np.int8(4)", "np.int16(2)",
                        "np.uint64(5)", "np.int64(1)"), True),
     Group("int64_small", _np("int64", 0, 1, 4, 1, 6, 0), True),
@@ -96,6 +99,36 @@ USES = {
     "listed": "[v, v]",
     "stored": "STORE.append(v) or STORE[-1]",
     "attr_store": "setattr(HOLDER, 'n', v) or HOLDER.n",
+}
+# an int made a float (a warm-up factor, a decay, a ratio) and what Python and torch do with it
+FLOAT_USES = {
+    "div_ten": "(v / 10, 10 / v)",
+    "warmup": "min(1.0, v / 10)",
+    "warmup_scale": "x * min(1.0, (v + 1) / 10)",
+    "float_of": "(float(v), x * float(v))",
+    "decay": "(0.9 ** v, x * 0.9 ** v)",
+    "neg_base": "(-0.5) ** v",
+    "float_exponent": "v ** 0.5",
+    "round_third": "(round(v / 3), x * round(v / 3), round(v / 2))",
+    "abs_shift": "(abs(v - 6), x + abs(v - 6))",
+    "with_floats": "(v * 0.5, v + 0.25, v - 1.5, 2.5 * v, x * (v * 0.5))",
+    "float_floordiv": "(v // 2.5, v % 2.5, v // -0.5)",
+    "mixed_min_max": "(max(v, 2.5), min(v, 2.5), max(0.5, v / 4), min(v / 4, 0.5))",
+    "branch": "x * (v / 10) if v / 10 < 0.5 else x - v / 10",
+    "residue_branch": "x.sum() * (v / 4) if v % 3 == 0 else x.mean()",
+    "int_tensor": "(x.long() * (v / 4), x.int() + float(v))",
+    "full_float": "torch.full((2,), v / 4)",
+    "math_fns": "(math.cos(v), math.exp(v / 1000) if v < 700000 else None, math.sqrt(abs(v)))",
+    "float_text": "f'{v / 3:.4f}|{v / 7!r}|{float(v)}'",
+    "float_key": "list({v / 2: 'h', 0.5: 'half'}.items())",
+    "float_hash": "hash(v / 4)",
+    "float_compare": "(v / 4 == 0.5, v / 4 > 1.0, v / 4 <= 0.25, float(v) == v)",
+    "int_float_compare": "(v > 4.5, v == 3.0, 2.5 <= v, v != 0.0, v < float('inf'))",
+    "int_float_branch": "x * 2 if v > 4.5 else x - v",
+    "float_stored": "STORE.append(v / 4) or STORE[-1]",
+    "float_returned": "v / 8",
+    "int_of_float": "(int(v / 3), int(v * 0.5))",
+    "autocast": "under_autocast(x, v % 3 == 0)",
 }
 SIZE_USES = {
     "zeros": "torch.zeros(v)",
@@ -153,6 +186,7 @@ STRIDE_SOURCES = {
 
 PRELUDE = '''\
 import io
+import math
 import operator
 import types
 
@@ -164,6 +198,11 @@ STORE = []
 HOLDER = types.SimpleNamespace(n=None)
 
 
+def under_autocast(x, enabled):
+    with torch.autocast('cpu', dtype=torch.bfloat16, enabled=enabled):
+        return (x.view(4, 6) @ x.view(6, 4)).float(), torch.is_autocast_enabled('cpu')
+
+
 def world():
     return {'sink': SINK.getvalue(), 'store': [(type(s).__name__, s) for s in STORE],
             'holder': (type(HOLDER.n).__name__, HOLDER.n)}
@@ -172,7 +211,7 @@ def world():
 
 def uses_of(group: Group) -> dict[str, str]:
     """The uses that apply to every value of ``group``."""
-    return USES | SIZE_USES if group.sizes else dict(USES)
+    return USES | FLOAT_USES | SIZE_USES if group.sizes else USES | FLOAT_USES
 
 
 def _module(params: str, read: str, use: str, broken: bool, values: tuple[str, ...], call: str,
@@ -210,7 +249,7 @@ _NUMPY_GROUPS = {g.name for g in GROUPS if any(v.startswith("np.") for v in g.va
 
 # uses whose result is a NumPy number computed from ``v`` (for a NumPy ``v``, or any ``v`` with np_*)
 _NUMPY_RESULTS = {"add", "sub", "rsub", "mul", "floordiv", "floordiv_neg", "mod", "mod_neg", "pow", "neg_abs",
-                  "truediv", "div_zero", "floordiv_zero", "np_same"}
+                  "truediv", "div_zero", "floordiv_zero", "np_same"} | set(FLOAT_USES)
 
 
 def known_difference(case: SweepCase) -> str | None:
