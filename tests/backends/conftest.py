@@ -6,6 +6,9 @@ in the interpreter explicitly.
 """
 from __future__ import annotations
 
+import contextlib
+import os
+
 import pytest
 import torch
 
@@ -27,3 +30,18 @@ def compile_fn(triton_backend):
         return triton_backend(gm, list(inputs))
 
     return compile_
+
+
+@contextlib.contextmanager
+def permission_checks():
+    """Run the body where file permissions apply: root ignores a directory's missing write bit, so
+    as root the effective user is ``nobody`` for the body (the real user stays root, which lets
+    ``seteuid`` switch back). Files the body makes are nobody's: make them in ``/tmp``."""
+    if os.geteuid() != 0:
+        yield
+        return
+    os.seteuid(65534)
+    try:
+        yield
+    finally:
+        os.seteuid(0)
