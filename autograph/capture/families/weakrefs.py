@@ -187,7 +187,7 @@ def _dereference(ref: weakref.ReferenceType) -> Any:
     return ref()
 
 
-class OutsideWeakrefValue(WeakrefValue):
+class OutsideWeakrefValue(Value):
     """A weak reference from outside, reached through a source (``self._flat_weight_refs[i]`` of
     an RNN): calling it reads its referent through ``_dereference(source)``, wrapped and guarded
     like any object read from outside (None guarded to stay None), so the call gives that object
@@ -199,14 +199,14 @@ class OutsideWeakrefValue(WeakrefValue):
         self.source = source
         self._referent: Value | None = None
 
-    @property
-    def referent(self) -> Value:  # type: ignore[override]
-        if self._referent is None:
-            raise Unsupported("weak reference from outside followed before capture read it", kind="unsupported-call")
-        return self._referent
-
     def describe(self) -> str:
         return f"weakref {self.source.expr}"
+
+    def python_type(self):
+        return type(self.real)
+
+    def real_value(self):
+        return self.real
 
     def call(self, tx, args, kwargs):
         _no_arguments(args, kwargs)
