@@ -46,9 +46,18 @@ def from_guards(frame: types.FrameType) -> bool:
     name = frame.f_code.co_filename
     if name.startswith("<autograph guards") or name.endswith(_GUARDS_CHECK):
         return True
-    from autograph.guards.extension import c_path
-    native = c_path()  # the C path evaluates guards without a Python frame of its own
+    native = _c_path()()  # the C path evaluates guards without a Python frame of its own
     return native is not None and hasattr(native, "in_guards") and native.in_guards()
+
+
+_C_PATH: list = []  # [guards.extension.c_path], imported once: the report asks it on every torch call
+
+
+def _c_path() -> Callable[[], Any]:
+    if not _C_PATH:
+        from autograph.guards.extension import c_path
+        _C_PATH.append(c_path)
+    return _C_PATH[0]
 
 
 def flagged(compiled: Callable, on_done: Callable[[int], None] | None = None,
@@ -118,13 +127,12 @@ def _counts_of(stats: Any) -> Counts:
     return item[1]
 
 
-def _owner(frame: types.FrameType | None) -> Any:
+def _owner(frame: types.FrameType | None, stats_of_code: Callable[[types.CodeType], Any]) -> Any:
     """The stats record of the innermost instrumented function running ``frame``."""
-    from autograph.runtime.stats import stats_of_code
-
+    transformed = _transformed
     while frame is not None:
         code = frame.f_code
-        item = _transformed.get(id(code))
+        item = transformed.get(id(code))
         if item is not None and item[0] is code:
             return item[1]
         stats = stats_of_code(code)
@@ -165,6 +173,7 @@ def start() -> None:
 
     from autograph.capture.engine.python_methods import PythonMethodCall
     from autograph.runtime import shim
+    from autograph.runtime.stats import stats_of_code
 
     forwarder = PythonMethodCall.__call__.__code__  # a method call the transformed code makes at a break
 
@@ -184,7 +193,7 @@ def start() -> None:
                     if frame.f_code is forwarder:
                         frame = frame.f_back
                     if not from_guards(frame) and not frame.f_code.co_filename.startswith(_OWN_DIR):
-                        owner = _owner(frame)
+                        owner = _owner(frame, stats_of_code)
                         if owner is not None:
                             _counts_of(owner).outside += 1
             return func(*args, **(kwargs or {}))
