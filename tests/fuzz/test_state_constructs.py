@@ -24,6 +24,10 @@ CONSTRUCTS = {
     "error in with": r"with (Tracked|logged|Swallowing)\(.*\n(.*\n){0,6}.*(index_select|raise ValueError|// \()",
     "stream": r"next\(STREAM\)|islice\(STREAM|zip\(STREAM|for v in STREAM", "pending generator": r"next\(PENDING",
     "list iterator": r"next\(ITEMS",
+    "gradient clipping": r"clip_grad_norm_\(", "learning rate written": r"\['lr'\] = ",
+    "frozen parameter": r"NET\.\w+\.\w+\.requires_grad_\(", "retain_grad": r"\.retain_grad\(\)",
+    "module hook": r"NET\.register_forward(_pre)?_hook\(", "autocast": r"torch\.autocast\(",
+    "grad mode set by a call": r"^\s+torch\.(autograd\.)?set_grad_enabled\((True|False)\)$",
 }
 
 
@@ -32,7 +36,7 @@ def test_the_new_constructs_are_generated():
     for seed in SEEDS:
         program = fuzz.generate_program(seed)
         for name, pattern in CONSTRUCTS.items():
-            if re.search(pattern, program.source):
+            if re.search(pattern, program.source, re.MULTILINE):
                 found[name] += 1
     missing = [name for name in CONSTRUCTS if found[name] < 2]
     assert not missing, f"written by fewer than 2 of {len(SEEDS)} programs: {missing} ({dict(found)})"
@@ -193,3 +197,22 @@ def test_programs_with_state_constructs_behave_like_eager(threshold):
         program = fuzz.generate_program(29_000_000 + seed, config)
         differences = fuzz.check_program(program, compiler, timeout_s=60.0)
         assert not differences, fuzz.format_failure(program, differences)
+
+
+class _LeavesDefaultDtype:
+    """A broken compiler: its calls leave the default dtype changed."""
+
+    def __call__(self, fn):
+        def run(*args):
+            torch.set_default_dtype(torch.float64)
+            return fn(*args)
+        return run
+
+
+def test_the_checker_sees_process_state_a_call_left_and_puts_it_back():
+    program = fuzz.Program(source="import torch\n\n\ndef fn(x):\n    return x * 2\n",
+                           params=(fuzz.Param("x", "tensor", ("A", "B")),), dims=(("A", 2), ("B", 3), ("C", 2)),
+                           alt_a=4)
+    differences = fuzz.check_program(program, _LeavesDefaultDtype())
+    assert differences and differences[0].kind == "process_state" and "float64" in differences[0].detail
+    assert torch.get_default_dtype() == torch.float32

@@ -201,8 +201,12 @@ def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = DEFAULT_T
 
 
 def _module_state(module: torch.nn.Module) -> dict[str, Any]:
-    """What ``state_dict`` leaves out: each parameter's gradient, each submodule's train/eval mode."""
+    """What ``state_dict`` leaves out: each parameter's gradient and whether it requires one
+    (frozen or not), each submodule's train/eval mode and hooks."""
     grads = {f"{name}.grad": p.grad for name, p in module.named_parameters()}
+    grads |= {f"{name}.requires_grad": p.requires_grad for name, p in module.named_parameters()}
+    grads |= {f"{name or 'self'} hooks": (len(m._forward_hooks), len(m._forward_pre_hooks), len(m._backward_hooks))
+              for name, m in module.named_modules()}
     return grads | {f"{name or 'self'}.training": m.training for name, m in module.named_modules()}
 
 

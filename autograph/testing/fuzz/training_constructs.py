@@ -8,7 +8,9 @@ forward and ``loss.backward()``, reads of ``.grad`` (``None`` after ``zero_grad(
 ``torch.no_grad()`` updates of parameters in place (``.data`` included), ``train()``/``eval()``
 switches and branches on ``training``, ``detach``/``requires_grad_``, hooks on tensors and
 parameters (logging to ``GRADS`` or scaling the gradient), ``torch.autograd.grad`` and
-``enable_grad`` inside ``no_grad``. The harness compares the model (parameters, buffers,
+``enable_grad`` inside ``no_grad``, gradient clipping, learning rates written by hand,
+frozen parameters, ``retain_grad``, forward hooks, ``torch.set_grad_enabled`` called (not
+entered), ``autocast``. The harness compares the model (parameters, buffers,
 gradients, train flags), the optimizer's and scheduler's ``state_dict``, ``GRADS`` and the
 grad mode after every call (``diff.py``), not only what ``fn`` returns.
 
@@ -48,7 +50,7 @@ class TrainingConstructs:
         return self.bind("loss", self.pick(_LOSSES).format(x=self._batch()), Ty("tensor", ()))
 
     def stmt_training(self, depth: int) -> None:
-        roll = self.c.integer(0, 13)
+        roll = self.c.integer(0, 20)
         x = self._batch()
         if roll <= 1:  # forward and backward, maybe twice through one graph
             loss = self._loss()
@@ -118,7 +120,42 @@ class TrainingConstructs:
                     inner = self.bind("t", f"NET({x}).sum()", Ty("tensor", ()))
                     self.emit(f"{inner}.backward()")
             self.bind("flag", "NET.lin.weight.grad is None", Ty("bool"))
-        else:  # .data: a parameter's values without autograd
+        elif roll == 12:  # .data: a parameter's values without autograd
             self.bind("t", f"{x} * NET.lin.weight.data.sum()", Ty("tensor", ("A", "B")))
             if self.c.chance(0.5):
                 self.emit("NET.lin.weight.data.clamp_(-0.3, 0.3)")
+        elif roll == 14:  # gradient clipping: scales every .grad in place, returns the norm
+            self.bind("t", self.pick(("torch.nn.utils.clip_grad_norm_(NET.parameters(), 0.5)",
+                                      "torch.nn.utils.clip_grad_norm_(NET.parameters(), 1.0, norm_type=1.0)")),
+                      Ty("tensor", ()))
+        elif roll == 15:  # the learning rate written by hand, read back
+            self.emit(self.pick(("OPT.param_groups[0]['lr'] = OPT.param_groups[0]['lr'] * 0.5",
+                                 "for group in OPT.param_groups:\n        group['lr'] = 0.02".replace(
+                                     "\n        ", "\n" + "    " * (self.indent + 1)))))
+        elif roll == 16:  # freezing and unfreezing a parameter
+            param = self.pick(_PARAMETERS)
+            self.emit(f"{param}.requires_grad_({self.pick(('False', 'True', 'not ' + param + '.requires_grad'))})")
+            self.bind("flag", f"{param}.requires_grad", Ty("bool"))
+        elif roll == 17:  # a non-leaf's gradient kept with retain_grad, and the losses logged
+            out = self.bind("t", f"NET({x}) * 2", Ty("tensor", ("A", "B")))
+            self.emit(f"{out}.retain_grad()")
+            self.emit(f"{out}.sum().backward()")
+            self.emit(f"GRADS.append(round({out}.grad.sum().item(), 4))")
+        elif roll == 18:  # hooks on the module: counters around forward
+            handle = self.fresh("h")
+            self.emit(f"{handle} = NET.{self.pick(('register_forward_hook', 'register_forward_pre_hook'))}"
+                      f"(lambda *a: GRADS.append(len(a)))")
+            self.bind("t", f"NET({x})", Ty("tensor", ("A", "B")))
+            if self.c.chance(0.8):
+                self.emit(f"{handle}.remove()")
+        elif roll == 20:  # mixed precision: autocast's state inside, and after an error leaves it
+            with self.block("with torch.autocast('cpu', dtype=torch.bfloat16):"):
+                out = self.bind("t", f"NET({x})", Ty("tensor", ("A", "B")))
+                self.bind("flag", "torch.is_autocast_enabled('cpu')", Ty("bool"))
+                if self.int_param and self.c.chance(0.5):
+                    self.emit(f"{out} = {out} + {out}[{out}.shape[0] - 1 + {self.int_param} % 2]")
+            self.bind("t", f"{out}.float() + {x}", Ty("tensor", ("A", "B")))
+        else:  # grad mode switched by a call (not a with block): it outlives the call
+            self.emit(self.pick(("torch.set_grad_enabled(False)", "torch.set_grad_enabled(True)",
+                                 "torch.autograd.set_grad_enabled(False)")))
+            self.bind("t", f"NET({x}) + {x}", Ty("tensor", ("A", "B")))
