@@ -47,7 +47,7 @@ class FlowConstructs:
         f = self.config.features
         if "counting_keys" in f and self.c.chance(0.35):
             self.fixtures.add("CountingKey")
-        self.streams = "partial_iterators" in f and self.c.chance(0.3)
+        self.streams = "partial_iterators" in f and self.c.chance(0.35)
         if self.streams:
             self.fixtures.add("STREAM")
 
@@ -62,13 +62,13 @@ class FlowConstructs:
     def flow_kinds(self, depth: int) -> list[tuple[str, int]]:
         kinds: list[tuple[str, int]] = []
         if "CountingKey" in self.fixtures:
-            kinds.append(("counting_key", 5))
+            kinds.append(("counting_key", 7))
         if self.np_param:
             kinds.append(("numpy_int", 3))
         if depth < 2 and "with_errors" in self.config.features:
             kinds.append(("with_error", 2))
         if self.streams:
-            kinds.append(("stream", 3))
+            kinds.append(("stream", 8))
         return kinds
 
     # -- keys whose hash and == have effects --------------------------------------------
@@ -171,7 +171,7 @@ class FlowConstructs:
 
     # -- generators and iterators read a little on each call ---------------------------------
     def stmt_stream(self, depth: int) -> None:
-        roll = self.c.integer(0, 6)
+        roll = self.c.integer(0, 8)
         if roll == 0:
             self.bind("f", self.pick(("next(STREAM)", "next(STREAM) + next(STREAM)")), Ty("float"))
         elif roll == 1:
@@ -196,6 +196,19 @@ class FlowConstructs:
                 self.emit(self.pick((f"PENDING = counting({self.an_int()})",
                                      f"PENDING = (float(v.sum()) for v in ({self.pick(self.names('tensor'))}, SHIFT))")))
             self.bind("f", "next(PENDING, -1.0)", Ty("float"))
+        elif roll == 7 and depth < 2:  # a live iterator left where a tensor's value says
+            accs = self.names("tensor", lambda ty: bool(ty.shape) and ty.shape[-1] == "B")
+            if not accs:
+                return self.stmt_stream(depth)
+            acc = self.pick(accs)
+            with self.block("for item in ITEMS:"):
+                self.emit(f"{acc} = {acc} + item")
+                with self.block(f"if {acc}.sum() > {self.pick(('0', '2.0', '-1.0'))}:"):
+                    self.emit("break")
+        elif roll == 8 and "g" in self.iter_left:  # the caller's generator kept for later calls
+            self.used_globals.add("PENDING")
+            self.iter_left["g"] = 0
+            self.emit("PENDING = g")
         else:
             self.used_globals.add("PENDING")
             self.emit("PENDING = None")

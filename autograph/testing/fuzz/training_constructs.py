@@ -40,7 +40,7 @@ class TrainingConstructs:
             self.fixtures |= {"Net", self.pick(_OPTIMIZERS), self.pick(_SCHEDULERS)}
 
     def training_kinds(self, depth: int) -> list[tuple[str, int]]:
-        return [("training", 8)] if self.trains else []
+        return [("training", 12)] if self.trains else []
 
     def _batch(self) -> str:
         """An (A, B) tensor: ``NET``'s input (batch A, features B)."""
