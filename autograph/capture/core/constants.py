@@ -126,10 +126,6 @@ class ConstantValue(Value):
             # an input's NumPy scalar (guarded: same class and value): the caller's object, as in
             # plain Python, not the one a capture met (every later call would share it)
             return cg.read_before_replay(("input", self.source.expr), cg.source_expr(self.source))
-        if _is_numpy_scalar(self.value) and not _is_numpy_bool(self.value):
-            # a NumPy scalar the call computed: NumPy makes a new object each time (only its two
-            # bools are singletons), so a new one per call, not the one the capture met
-            return cg.shared(self, f"{cg.const(type(self.value))}({cg.const(self.value)})")
         if type(self.value) in _LITERAL_TYPES and not (  # exact types: a str/int subclass (an enum
                 isinstance(self.value, float) and self.value != self.value):  # member) has no literal
             text = repr(self.value)
@@ -180,8 +176,3 @@ def is_pybind_enum_member(obj: Any) -> bool:
 def _is_numpy_scalar(value: Any) -> bool:
     np = sys.modules.get("numpy")
     return np is not None and isinstance(value, np.generic)
-
-
-def _is_numpy_bool(value: Any) -> bool:
-    np = sys.modules.get("numpy")
-    return np is not None and isinstance(value, np.bool_)
