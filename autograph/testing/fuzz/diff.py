@@ -129,9 +129,10 @@ def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = DEFAULT_T
         return None
     if isinstance(eager, dict):
         seen.add(id(eager))
-        # keys compared as values, never hashed or ``==``-compared: a key's ``__hash__``/``__eq__``
-        # may have effects (a counter the program reads) or be the other module's class
-        found = recurse(list(eager), list(compiled), f"list({path})")
+        # keys compared as values (their identity is not paired), never hashed or ``==``-compared:
+        # a key's ``__hash__``/``__eq__`` may have effects (a counter the program reads) or be the
+        # other module's class
+        found = diff_values(list(eager), list(compiled), f"list({path})", tol)
         if found:
             return f"{path}: keys {_shown(list(eager))} vs {_shown(list(compiled))} ({found})"
         for key, a, b in zip(eager, eager.values(), compiled.values()):

@@ -185,8 +185,9 @@ _CHANGES: dict[str, tuple[tuple[bool, str], ...]] = {
     "WEIGHT": ((True, "WEIGHT = WEIGHT * 2"), (True, "WEIGHT = torch.ones_like(WEIGHT)")),
     "NET": ((False, "NET.train()"), (False, "NET.eval()"), (False, "NET.zero_grad()"),
             (False, "with torch.no_grad():\n    NET.lin.weight.mul_(0.5)")),
-    "STREAM": ((False, "next(STREAM)"), (False, "next(ITEMS, None)")),
-    "TABLE": ((False, "TABLE.clear()"), (False, "HASHES[0] = 0")),
+    "STREAM": ((False, "next(STREAM)"),),
+    "ITEMS": ((False, "next(ITEMS, None)"),),
+    "TABLE": ((False, "TABLE.clear()"), (False, "TABLE[CountingKey(9)] = 0.5")),
 }
 _STRINGS = ("'slow'", "'fast'", "'xyz'", "'ab'", "''")
 

@@ -128,10 +128,14 @@ class FlowConstructs:
 
     # -- errors leaving with blocks in the middle of graph work ----------------------------
     def stmt_with_error(self, depth: int) -> None:
-        self.fixtures |= {"Tracked", "Swallowing", "logged"}
+        # ``logged`` is a ``try``/``finally`` of its own: only where the program may have one
+        options = _MANAGERS if "try_except" in self.config.features else tuple(
+            m for m in _MANAGERS if not m.startswith("logged"))
         src = self.pick(self.names("tensor"))
         acc = self.bind("w", f"{src} * 2 + 1", self.env[src])
-        managers = [self.pick(_MANAGERS).format(name=self.pick(("a", "b", "c"))) for _ in range(self.c.integer(1, 3))]
+        managers = [self.pick(options).format(name=self.pick(("a", "b", "c"))) for _ in range(self.c.integer(1, 3))]
+        self.fixtures |= {"Tracked", "Swallowing"} | ({"logged"} if any(m.startswith("logged") for m in managers)
+                                                       else set())
         caught = "try_except" in self.config.features and self.c.chance(0.8)
         if caught:
             with self.block("try:"):
@@ -157,6 +161,8 @@ class FlowConstructs:
     def _call_decided_error(self, acc: str, src: str) -> None:
         """A statement that raises on some calls only (which ones the call's values decide)."""
         roll = self.c.integer(0, 3)
+        if roll == 2 and not {"exceptions", "made_objects"} <= self.config.features:
+            roll = 3  # the function raises no exception object of its own: torch's and Python's only
         if roll == 0 and self.int_param and self.env[src].shape:
             index = f"torch.tensor([{src}.shape[0] - 1 + {self.int_param} % 2])"
             self.emit(f"{acc} = {acc} + torch.index_select({src}, 0, {index}).sum()")
