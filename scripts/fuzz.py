@@ -44,6 +44,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0, help="run seed; program i uses seed*1_000_000+i")
     parser.add_argument("--start", type=int, default=0, help="first program index (to resume a run)")
     parser.add_argument("--backend", default="eager", help="autograph backend to compile with (default eager)")
+    parser.add_argument("--threshold", type=int, default=None,
+                        help="wrap fn as the import hook does with this compile_threshold (its first N-1 calls "
+                             "run eagerly) instead of autograph.compile")
     parser.add_argument("--compiler", default="autograph",
                         help="what to check: autograph (autograph.compile), dynamo (torch.compile, to validate "
                              "the harness), identity, or module:function returning a compiler")
@@ -106,7 +109,7 @@ def _save(args: argparse.Namespace, program: fuzz.Program, differences: list[fuz
     prefix = f"issue {args.issue}" if args.issue is not None else "fuzz-found bug, not fixed yet"
     reason = None if args.no_xfail else f"{prefix}: {first.kind}: {first.detail[:200]}"
     text = fuzz.regression_test_source(program, differences, found_by=found_by, backend=args.backend,
-                                       xfail_reason=reason, previous=previous or ())
+                                       xfail_reason=reason, previous=previous or (), threshold=args.threshold)
     text += f"\nSIGNATURE = {signature!r}\n"
     path = args.save_dir / fuzz.regression_file_name(first, program)
     path.write_text(text, encoding="utf-8")
@@ -152,7 +155,7 @@ def _compiler(args: argparse.Namespace):
         return getattr(importlib.import_module(module), function)()
     if args.compiler != "autograph":
         raise ImportError(f"unknown compiler {args.compiler!r}: use autograph, dynamo, identity or module:function")
-    return fuzz.autograph_compiler(args.backend)
+    return fuzz.autograph_compiler(args.backend, threshold=args.threshold)
 
 
 def _short(error: str) -> str:
@@ -199,7 +202,8 @@ def _work(args: argparse.Namespace) -> int:
                 if not minimised:  # the smaller program does not reproduce on its own: keep the original
                     small, small_differences = program, differences
                 needs_previous = None
-                if args.compiler == "autograph" and not fuzz.check_program_isolated(small, args.backend):
+                if args.compiler == "autograph" and not fuzz.check_program_isolated(small, args.backend,
+                                                                                      threshold=args.threshold):
                     # reproduces only after earlier programs ran in this process: keep the one before
                     small, small_differences = program, differences
                     needs_previous = [previous_program] if previous_program is not None else None
@@ -238,6 +242,8 @@ def _worker_command(args: argparse.Namespace, start: int, minutes: float, tmp: p
                "--minimize-seconds", str(args.minimize_seconds), "--timeout", str(args.timeout),
                "--state", str(tmp / "state.json"), "--progress", str(tmp / "progress"),
                "--crash-log", str(tmp / "crash.log")]
+    if args.threshold is not None:
+        command += ["--threshold", str(args.threshold)]
     command += ["--no-save"] * args.no_save + ["--no-xfail"] * args.no_xfail + ["--verbose"] * args.verbose
     if args.issue is not None:
         command += ["--issue", str(args.issue)]

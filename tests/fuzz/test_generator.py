@@ -219,7 +219,7 @@ def test_between_calls_changes_what_fn_reads():
     assert len(with_hook) >= 20
     for program in with_hook:
         hook = program.source.split("def between_calls(call):")[1]
-        changed = set(re.findall(r"\b(OBJ|Obj|MODE|SCALE|FLAG|WEIGHT)\b", hook))
+        changed = set(re.findall(r"\b(OBJ|Obj|MODE|SCALE|FLAG|WEIGHT|NET|STREAM|ITEMS|TABLE)\b", hook))
         fn_body = program.source.split("def fn(")[1].split("def between_calls")[0]
         assert any(re.search(rf"\b{name}\b", fn_body) for name in changed) or changed & {"OBJ", "Obj"}, program.source
 

@@ -535,11 +535,14 @@ _KNOWN_DYNAMO = ("TorchRuntimeError", "requires_grad")
 
 def test_dynamo_stand_in_agrees_on_generated_programs_except_its_known_deviations():
     compiler = fuzz.dynamo_compiler()
+    # the programs this test was calibrated on: the state families (training loops, ...) draw
+    # nothing when off, so these are the same programs as before they existed
+    config = fuzz.DEFAULT_CONFIG.without(*fuzz.STATE_FEATURES)
     agreed = 0
     for seed in range(12):
-        differences = check_program(fuzz.generate_program(seed), compiler)
+        differences = check_program(fuzz.generate_program(seed, config), compiler)
         unexpected = [d for d in differences if not any(k in d.detail for k in _KNOWN_DYNAMO)]
-        assert not unexpected, fuzz.format_failure(fuzz.generate_program(seed), unexpected)
+        assert not unexpected, fuzz.format_failure(fuzz.generate_program(seed, config), unexpected)
         agreed += not differences
     assert agreed >= 9
 

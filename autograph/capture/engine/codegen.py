@@ -9,13 +9,14 @@ reading what autograph does (``CaptureResult.transformed_source``).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dis
 import itertools
 import linecache
 import operator
 import re
 import types
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Iterator
 
 from autograph.bytecode.instructions import Instruction, normalize
 from autograph.bytecode.line_table import Position, relocated, relocated_by_line
@@ -166,6 +167,18 @@ class Codegen:
         if not self.read_sources_first or _SIMPLE.fullmatch(text):
             return text
         return self._bound_once(id(key) if isinstance(key, Value) else key, text)
+
+    @contextlib.contextmanager
+    def reading_live(self) -> Iterator[None]:
+        """Code that runs first of all (``checks``: the calls ``record_leading_call`` made first)
+        reads its sources where it stands: no effect has been replayed yet, and a name bound in
+        ``pre`` (``read_before_replay``) is not bound there yet."""
+        saved = self.read_sources_first
+        self.read_sources_first = False
+        try:
+            yield
+        finally:
+            self.read_sources_first = saved
 
     def _bound_once(self, key: Hashable, text: str) -> str:
         if key not in self._shared:

@@ -85,10 +85,14 @@ def _is_none(fn: Value | None) -> bool:
     return fn is None or (fn.is_constant() and fn.as_python_constant() is None)
 
 
-def _advance(it: Any, count: int) -> None:
-    """Used by the transformed code: consume ``count`` items of the caller's iterator."""
+def _advance(it: Any, count: int, to_end: bool = False) -> None:
+    """Used by the transformed code: consume ``count`` items of the caller's iterator, and with
+    ``to_end`` the ``next`` that found nothing left, as the capture's did: a list iterator that
+    met its end is exhausted for good (an item appended to its list later is not yielded)."""
     for _ in range(count):
         next(it)
+    if to_end:
+        next(it, None)
 
 
 class ForeignIteratorValue(ListIteratorValue):
@@ -99,12 +103,14 @@ class ForeignIteratorValue(ListIteratorValue):
         super().__init__(items, kind="iterator", cls=cls)
         self.source = source
         self._recorded = False
+        self.saw_end = False  # a ``next`` found nothing left: the real iterator must meet its end too
 
     def describe(self):
         return f"{self.cls.__name__} passed in ({self.source.expr})"
 
     def next(self, tx):
         item = super().next(tx)
+        self.saw_end = self.saw_end or item is None
         if not self._recorded:
             self._recorded = True
             from autograph.capture.families import side_effects
@@ -112,9 +118,10 @@ class ForeignIteratorValue(ListIteratorValue):
         return item
 
     def _replay(self, cg) -> str | None:
-        if not self.index:
+        if not self.index and not self.saw_end:
             return None
-        return f"{cg.const(_advance)}({cg.source_expr(self.source)}, {self.index})"
+        end = ", True" if self.saw_end else ""
+        return f"{cg.const(_advance)}({cg.source_expr(self.source)}, {self.index}{end})"
 
     def reconstruct(self, cg):
         return cg.source_expr(self.source)  # the real iterator, advanced by the replay

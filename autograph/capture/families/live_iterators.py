@@ -32,10 +32,15 @@ def remaining(it) -> tuple:
     return out
 
 
-def advance(it, n: int):
-    """Take ``n`` items from ``it`` (what the compiled code's loop consumed); returns ``it``."""
+def advance(it, n: int, to_end: bool = False):
+    """Take ``n`` items from ``it`` (what the compiled code's loop consumed), and with ``to_end``
+    the ``next`` that found nothing left, as the loop's last ``FOR_ITER`` did: a list iterator
+    that met its end stays exhausted (an item appended to its list later is not yielded);
+    returns ``it``."""
     for _ in range(n):
         next(it)
+    if to_end:
+        next(it, None)
     return it
 
 
@@ -73,6 +78,16 @@ class _Count(Value):
         return repr(self.iterator.index)
 
 
+class _SawEnd(Value):
+    """Whether the capture asked for an item past the last one (read when the code is written)."""
+
+    def __init__(self, iterator: "LiveIteratorValue"):
+        self.iterator = iterator
+
+    def reconstruct(self, cg):
+        return repr(self.iterator.saw_end)
+
+
 class _Real(Value):
     def __init__(self, source):
         self.source = source
@@ -86,6 +101,7 @@ class LiveIteratorValue(ListIteratorValue):
         self.it = it
         self.source = source
         self.recorded = False
+        self.saw_end = False  # a ``next`` found nothing left: the real one must meet the end too
         self._tx = tx
 
     def describe(self):
@@ -101,15 +117,16 @@ class LiveIteratorValue(ListIteratorValue):
         left = self._left()
         k = self.index
         src = RemainingSource(self.source)
+        if not self.recorded:  # advance the real iterator after the graph by the final count
+            self.recorded = True
+            side_effects.record_call(tx, advance, [_Real(self.source), _Count(self), _SawEnd(self)], {})
         if k >= len(left):
             tx.guards.iterator_remaining(self.source, remaining, k, more=False)
+            self.saw_end = True
             return None
         tx.guards.iterator_remaining(self.source, remaining, k, more=True)
         item = tx.wrap(left[k], ItemSource(src, k))
         self.index = k + 1
-        if not self.recorded:  # advance the real iterator after the graph by the final count
-            self.recorded = True
-            side_effects.record_call(tx, advance, [_Real(self.source), _Count(self)], {})
         return item
 
     def reconstruct(self, cg):

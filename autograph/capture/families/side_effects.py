@@ -403,7 +403,8 @@ def record_leading_call(tx, fn: Any, args: list[Value], kwargs: dict[str, Value]
 def leading_lines(cg: "Codegen", tx) -> list[str]:
     """Statements of the calls :func:`record_leading_call` put first, in order."""
     effects = SIDE_EFFECTS.peek(tx)
-    return [_call_text(cg, *leading) for leading in (effects.leading if effects is not None else ())]
+    with cg.reading_live():  # the entry's first lines: before ``pre`` binds its reads
+        return [_call_text(cg, *leading) for leading in (effects.leading if effects is not None else ())]
 
 
 def user_line(tx) -> tuple | None:

@@ -12,12 +12,17 @@ observe: returned values and their identity (paired over all calls: an input ret
 itself, a fresh object per call), raised exceptions (type, message, arguments,
 attributes, a fresh object per call), mutated arguments (tensors, lists, dicts, the
 caller's object, the position of iterators and generators passed in), module globals
-and the objects they hold, printed output.
+and the objects they hold (models with their gradients and train flags, optimizers' and
+schedulers' ``state_dict``, where generators stand), printed output.
 
 Modules: ``program`` (Program, Param, the call plan), ``choosers``, ``generator``
 (ProgramBuilder: tensor code, control flow, helpers, modules), ``constructs`` (the
 Python-level constructs: strings, dict views, attributes, iterators, identity, ``out=``,
-rebound globals, exceptions, fresh objects), ``fixtures`` (module-level objects and
+rebound globals, exceptions, fresh objects), ``mode_constructs`` (grad modes, tensor
+queries), ``training_constructs`` (a model, optimizer and LR scheduler trained across calls:
+backward, ``.grad``, hooks, ``no_grad`` updates, train/eval), ``flow_constructs`` (keys whose
+hash/== count their calls, NumPy ints, errors leaving ``with`` blocks mid-graph, generators
+read a little per call), ``fixtures`` (module-level objects and
 ``between_calls``), ``loading``, ``diff`` (value/identity comparison), ``harness``
 (running and comparing), ``minimize``, ``regression`` (regression files, isolated
 checks), ``compilers``.
@@ -44,15 +49,15 @@ from autograph.testing.fuzz.harness import (Difference, Outcome, ProgramTimeout,
 from autograph.testing.fuzz.loading import load_program, unload_program
 from autograph.testing.fuzz.minimize import minimize
 from autograph.testing.fuzz.program import (ALIAS_CALL, ALT_INT_CALL, ALT_SHAPE_CALL, ALT_STR_CALL, BETWEEN_CALLS,
-                                            CALLS, DEFAULT_CONFIG, ENTRY, EXACTNESS_FEATURES, FEATURES, Compiler,
-                                            FuzzConfig, Param, Program, call_dims, make_inputs)
+                                            CALLS, DEFAULT_CONFIG, ENTRY, EXACTNESS_FEATURES, FEATURES, STATE_FEATURES,
+                                            Compiler, FuzzConfig, Param, Program, call_dims, make_inputs)
 from autograph.testing.fuzz.regression import (check_program_isolated, describe_exit, regression_file_name,
                                                regression_test_source)
 
 __all__ = [
     "ALIAS_CALL", "ALT_INT_CALL", "ALT_SHAPE_CALL", "ALT_STR_CALL", "BETWEEN_CALLS", "CALLS", "DEFAULT_CONFIG",
     "ENTRY", "EXACTNESS_FEATURES", "FEATURES", "Compiler", "Difference", "DrawChooser", "FuzzConfig", "Outcome",
-    "Pairing", "Param", "Program", "ProgramBuilder", "ProgramTimeout", "RandomChooser", "Tolerance",
+    "Pairing", "Param", "Program", "ProgramBuilder", "ProgramTimeout", "RandomChooser", "STATE_FEATURES", "Tolerance",
     "autograph_compiler", "call_dims", "check_program", "check_program_isolated",
     "compare_call", "describe_exit", "diff_values", "dynamo_compiler", "eager_outcomes", "format_failure",
     "generate_program", "identity_compiler", "load_program", "make_inputs", "minimize", "programs",

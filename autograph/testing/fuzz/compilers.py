@@ -20,12 +20,25 @@ class _Compiler:
         return f"<compiler {self.name}>"
 
 
-def autograph_compiler(backend: str = "eager") -> _Compiler:
-    """``autograph.compile(fn, backend=backend)``, reset with ``autograph.reset``."""
+def autograph_compiler(backend: str = "eager", threshold: int | None = None) -> _Compiler:
+    """``autograph.compile(fn, backend=backend)``, reset with ``autograph.reset``.
+
+    With ``threshold``, ``fn`` is wrapped as the import hook wraps a function of a selected
+    package instead: its first ``threshold - 1`` calls run eagerly (``compile_threshold``),
+    the state they leave (optimizer moments, grads, generators' positions) is what the first
+    captured call starts from, and calls without tensors run eagerly.
+    """
     from autograph.api import compile as autograph_compile, reset as autograph_reset
 
-    return _Compiler(lambda fn: autograph_compile(fn, backend=backend), autograph_reset,
-                     f"autograph.compile(backend={backend!r})")
+    if threshold is None:
+        return _Compiler(lambda fn: autograph_compile(fn, backend=backend), autograph_reset,
+                         f"autograph.compile(backend={backend!r})")
+
+    def hooked(fn: types.FunctionType) -> Callable[..., Any]:
+        from autograph.runtime.shim import Shim
+        return Shim(fn, {"backend": backend, "compile_threshold": threshold})
+
+    return _Compiler(hooked, autograph_reset, f"autograph hook shim(backend={backend!r}, compile_threshold={threshold})")
 
 
 def dynamo_compiler(backend: str = "eager") -> _Compiler:

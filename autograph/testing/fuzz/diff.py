@@ -8,8 +8,10 @@ in-place method returning ``self`` are all compared, not only values.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import types
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +111,11 @@ def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = DEFAULT_T
             return f"{path}: requires_grad {eager.requires_grad} vs {compiled.requires_grad}"
         if tol.check_strides and eager.numel() > 1 and eager.stride() != compiled.stride():
             return f"{path}: strides {eager.stride()} vs {compiled.stride()}"
+        if eager.is_leaf != compiled.is_leaf:
+            return f"{path}: is_leaf {eager.is_leaf} vs {compiled.is_leaf}"
+        if eager.is_leaf:  # the gradient a backward left (only leaves keep one)
+            seen.add(id(eager))
+            return diff_values(eager.grad, compiled.grad, f"{path}.grad", tol, pairing, seen)
         return None
     recurse = lambda a, b, where: diff_values(a, b, where, tol, pairing, seen)  # noqa: E731
     if isinstance(eager, (list, tuple)):
@@ -122,10 +129,14 @@ def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = DEFAULT_T
         return None
     if isinstance(eager, dict):
         seen.add(id(eager))
-        if list(eager) != list(compiled):
-            return f"{path}: keys {list(eager)} vs {list(compiled)}"
-        for key in eager:
-            found = recurse(eager[key], compiled[key], f"{path}[{key!r}]")
+        # keys compared as values (their identity is not paired), never hashed or ``==``-compared:
+        # a key's ``__hash__``/``__eq__`` may have effects (a counter the program reads) or be the
+        # other module's class
+        found = diff_values(list(eager), list(compiled), f"list({path})", tol)
+        if found:
+            return f"{path}: keys {_shown(list(eager))} vs {_shown(list(compiled))} ({found})"
+        for key, a, b in zip(eager, eager.values(), compiled.values()):
+            found = recurse(a, b, f"{path}[{_shown(key)}]")
             if found:
                 return found
         return None
@@ -144,15 +155,32 @@ def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = DEFAULT_T
         state_e = {k: v for k, v in vars(eager).items() if not k.startswith("_")}
         state_c = {k: v for k, v in vars(compiled).items() if not k.startswith("_")}
         return (recurse(state_e, state_c, f"{path}.__dict__")
-                or recurse(dict(eager.state_dict()), dict(compiled.state_dict()), f"{path}.state_dict()"))
+                or recurse(dict(eager.state_dict()), dict(compiled.state_dict()), f"{path}.state_dict()")
+                or recurse(_module_state(eager), _module_state(compiled), path))
+    if isinstance(eager, torch.optim.Optimizer):
+        seen.add(id(eager))
+        return recurse(eager.state_dict(), compiled.state_dict(), f"{path}.state_dict()")
+    if isinstance(eager, torch.optim.lr_scheduler.LRScheduler):
+        seen.add(id(eager))
+        return recurse(eager.state_dict(), compiled.state_dict(), f"{path}.state_dict()")
     if isinstance(eager, BaseException):
         seen.add(id(eager))
         return (recurse(eager.args, compiled.args, f"{path}.args")
                 or recurse(_plain_state(eager) or {}, _plain_state(compiled) or {}, f"{path} attributes"))
     if isinstance(eager, (int, bool, str, bytes, type(None), torch.dtype, torch.device)):
         return None if eager == compiled else f"{path}: {eager!r} != {compiled!r}"
-    if isinstance(eager, types.GeneratorType) or hasattr(type(eager), "__next__"):
-        return None  # positions are compared where the harness knows the iterator (arguments)
+    if isinstance(eager, types.GeneratorType):
+        # where a generator stands, read without advancing it: its state and its locals
+        seen.add(id(eager))
+        return (None if inspect.getgeneratorstate(eager) == inspect.getgeneratorstate(compiled)
+                else f"{path}: {inspect.getgeneratorstate(eager)} vs {inspect.getgeneratorstate(compiled)}") \
+            or recurse(inspect.getgeneratorlocals(eager), inspect.getgeneratorlocals(compiled), f"{path} locals")
+    if hasattr(type(eager), "__next__"):
+        # a builtin iterator's position without advancing it: what ``__reduce__`` says it would
+        # rebuild (a list iterator's list and index, ``itertools.count``'s next value)
+        seen.add(id(eager))
+        state_e, state_c = _reduced(eager), _reduced(compiled)
+        return None if state_e is None or state_c is None else recurse(state_e, state_c, f"{path} position")
     state_e, state_c = _plain_state(eager), _plain_state(compiled)
     if state_e is not None and state_c is not None and not callable(eager):
         seen.add(id(eager))
@@ -171,6 +199,37 @@ def diff_values(eager: Any, compiled: Any, path: str, tol: Tolerance = DEFAULT_T
     except Exception:  # an == that returns no truth value (elementwise): compare what it shows
         equal = repr(eager) == repr(compiled)
     return None if equal else f"{path}: {eager!r} != {compiled!r}"
+
+
+def _module_state(module: torch.nn.Module) -> dict[str, Any]:
+    """What ``state_dict`` leaves out: each parameter's gradient and whether it requires one
+    (frozen or not), each submodule's train/eval mode and hooks."""
+    grads = {f"{name}.grad": p.grad for name, p in module.named_parameters()}
+    grads |= {f"{name}.requires_grad": p.requires_grad for name, p in module.named_parameters()}
+    grads |= {f"{name or 'self'} hooks": (len(m._forward_hooks), len(m._forward_pre_hooks), len(m._backward_hooks))
+              for name, m in module.named_modules()}
+    return grads | {f"{name or 'self'}.training": m.training for name, m in module.named_modules()}
+
+
+def _reduced(iterator: Any) -> Any:
+    """``iterator.__reduce__()`` without its first item (the rebuilding callable), or None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # itertools' pickling support is deprecated
+            reduced = iterator.__reduce__()
+    except Exception:  # noqa: BLE001 - not reducible: its position is not observable this way
+        return None
+    return list(reduced[1:]) if isinstance(reduced, tuple) else None
+
+
+def _shown(value: Any) -> str:
+    """``repr`` of a program's value, also when its ``__repr__`` fails or has effects."""
+    if type(value).__module__.startswith(_MODULE_PREFIX):
+        return f"<{type(value).__qualname__} {_plain_state(value)!r}>"
+    try:
+        return repr(value)
+    except Exception:  # noqa: BLE001
+        return f"<{type(value).__qualname__}>"
 
 
 def _sorted(items: Any) -> str:

@@ -81,6 +81,76 @@ def swallowed():
 Pair = collections.namedtuple("Pair", "v s")  # equal to the plain tuple of its fields
 ''',
     "CAUGHT": "CAUGHT = []\n",
+    "Net": '''class Net(torch.nn.Module):
+    """A model trained across calls: a linear layer and a batch norm (its running statistics
+    change in train mode only)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear({B}, {B})
+        self.norm = torch.nn.BatchNorm1d({B})
+
+    def forward(self, x):
+        return self.norm(self.lin(x))
+
+
+NET = Net()
+GRADS = []  # what tensor hooks saw
+''',
+    "OPT_SGD": "OPT = torch.optim.SGD(NET.parameters(), lr=0.1, momentum=0.9)\n",
+    "OPT_ADAM": "OPT = torch.optim.Adam(NET.parameters(), lr=0.01)\n",
+    "OPT_ADAMW": "OPT = torch.optim.AdamW(NET.parameters(), lr=0.01, weight_decay=0.1)\n",
+    "OPT_RMSPROP": "OPT = torch.optim.RMSprop(NET.parameters(), lr=0.01, momentum=0.5)\n",
+    "SCHED_STEP": "SCHED = torch.optim.lr_scheduler.StepLR(OPT, step_size=2, gamma=0.5)\n",
+    "SCHED_LAMBDA": "SCHED = torch.optim.lr_scheduler.LambdaLR(OPT, lambda epoch: 1.0 / (epoch + 1))\n",
+    "SCHED_EXP": "SCHED = torch.optim.lr_scheduler.ExponentialLR(OPT, gamma=0.9)\n",
+    "CountingKey": '''HASHES = [0]
+EQS = [0]
+TABLE = {}
+
+
+class CountingKey:
+    """A key whose ``__hash__`` and ``__eq__`` count their calls (keys 0 and 3 collide)."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __hash__(self):
+        HASHES[0] += 1
+        return hash(self.k % 3)
+
+    def __eq__(self, other):
+        EQS[0] += 1
+        return isinstance(other, CountingKey) and other.k == self.k
+''',
+    "STREAM": '''import itertools
+
+
+def counting(start):
+    """An endless generator the program reads a little of on each call."""
+    i = start
+    while True:
+        yield i * 0.5
+        i += 1
+
+
+STREAM = counting(0)
+ITEMS = iter([torch.linspace(-1.0, 1.0, {B}) * i for i in range(24)])
+PENDING = None  # a generator one call makes and later calls go on reading
+''',
+    "np": "import numpy as np\n",
+    "logged": '''import contextlib
+
+
+@contextlib.contextmanager
+def logged(name):
+    """A generator context manager whose ``finally`` logs to TRACE, also when an error leaves it."""
+    TRACE.append("enter " + name)
+    try:
+        yield name
+    finally:
+        TRACE.append("exit " + name)
+''',
     "MODE": 'MODE = "fast"\n',
     "WEIGHT": "WEIGHT = torch.linspace(0.5, 1.5, {B})\n",
 }
@@ -113,6 +183,11 @@ _CHANGES: dict[str, tuple[tuple[bool, str], ...]] = {
     "SCALE": ((True, "SCALE = 0.75"), (True, "SCALE = SCALE + 1")),
     "FLAG": ((True, "FLAG = not FLAG"),),
     "WEIGHT": ((True, "WEIGHT = WEIGHT * 2"), (True, "WEIGHT = torch.ones_like(WEIGHT)")),
+    "NET": ((False, "NET.train()"), (False, "NET.eval()"), (False, "NET.zero_grad()"),
+            (False, "with torch.no_grad():\n    NET.lin.weight.mul_(0.5)")),
+    "STREAM": ((False, "next(STREAM)"),),
+    "ITEMS": ((False, "next(ITEMS, None)"),),
+    "TABLE": ((False, "TABLE.clear()"), (False, "TABLE[CountingKey(9)] = 0.5")),
 }
 _STRINGS = ("'slow'", "'fast'", "'xyz'", "'ab'", "''")
 

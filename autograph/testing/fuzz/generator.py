@@ -14,9 +14,11 @@ from typing import Any, Callable, Iterator, Sequence
 from autograph.testing.fuzz.choosers import DrawChooser, RandomChooser, T, _pick
 from autograph.testing.fuzz.constructs import STRING_VALUES, ExactnessConstructs
 from autograph.testing.fuzz.fixtures import between_calls_source, fixture_source
+from autograph.testing.fuzz.flow_constructs import FlowConstructs
 from autograph.testing.fuzz.mode_constructs import ModeConstructs
 from autograph.testing.fuzz.program import CALLS, DEFAULT_CONFIG, ENTRY, FuzzConfig, Param, Program
 from autograph.testing.fuzz.static import Ty, broadcast as _broadcast
+from autograph.testing.fuzz.training_constructs import TrainingConstructs
 
 
 _UNARY = (
@@ -32,7 +34,7 @@ _TENSOR_CONDITIONS = ("{0}.sum() > 0", "{0}.mean() < 0.1", "({0} > 0).any()", "{
                       "bool(({0} > 0.5).all())", "{0}.sum().item() > 0.5", "float({0}.min()) < -1.0")
 
 
-class ProgramBuilder(ExactnessConstructs, ModeConstructs):
+class ProgramBuilder(ExactnessConstructs, ModeConstructs, TrainingConstructs, FlowConstructs):
     """Builds one program from a chooser's decisions, tracking the static type of
     every variable so that most programs run (errors are generated on purpose)."""
 
@@ -209,6 +211,8 @@ class ProgramBuilder(ExactnessConstructs, ModeConstructs):
             kinds.append(("item", 1))
         kinds += self.exactness_kinds(depth)
         kinds += self.mode_kinds(depth)
+        kinds += self.training_kinds(depth)
+        kinds += self.flow_kinds(depth)
         total = sum(weight for _, weight in kinds)
         roll = self.c.integer(0, total - 1)
         for kind, weight in kinds:
@@ -681,11 +685,14 @@ class ProgramBuilder(ExactnessConstructs, ModeConstructs):
             params.append(Param("items", "list", ("A", "B"), length=self.c.integer(1, 2)))
             self.list_param = "items"
         params += self.exactness_params()
+        params += self.flow_params()
+        self.setup_training()
+        self.setup_flow()
         if self.c.chance(0.3):
             params.append(Param("alpha", "float"))
         self.tensor_params = [p.name for p in params if p.kind == "tensor"]
         param_types = {"tensor": "tensor", "list": "tlist", "str": "str", "obj": "obj", "iter": "iter",
-                       "gen": "gen", "dict": "pdict", "float": "float"}
+                       "gen": "gen", "dict": "pdict", "float": "float", "npint": "npint"}
         for p in params:
             if p.kind == "int":
                 self.env[p.name] = Ty("int", small=True)
@@ -738,7 +745,7 @@ class ProgramBuilder(ExactnessConstructs, ModeConstructs):
         return params
 
     def return_expr(self) -> str:
-        values = [name for name, ty in self.env.items() if ty.kind not in ("iter", "gen")]
+        values = [name for name, ty in self.env.items() if ty.kind not in ("iter", "gen", "keyset")]
         fresh = self.fresh_objects()
         if fresh and self.c.chance(0.7):  # objects made in fn: a caller keeps and changes them
             values = fresh

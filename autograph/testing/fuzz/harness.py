@@ -61,7 +61,7 @@ class Outcome:
     error: BaseException | None = None
     stdout: str = ""
     seconds: float = 0.0
-    modes: tuple[bool, bool] = (True, False)  # grad mode and inference mode after the call
+    modes: tuple = (True, False, False, torch.float32)  # the process state after the call (_MODES)
 
 
 @contextlib.contextmanager
@@ -82,11 +82,21 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+# what a call may leave changed in the process, compared after every call
+_MODES = "(grad mode, inference mode, CPU autocast, default dtype)"
+
+
+def _modes() -> tuple:
+    return (torch.is_grad_enabled(), torch.is_inference_mode_enabled(), torch.is_autocast_enabled("cpu"),
+            torch.get_default_dtype())
+
+
 def run_call(fn: Callable[..., Any], args: list[Any], timeout_s: float | None = None) -> Outcome:
     """Call ``fn(*args)`` capturing stdout and the exception, if any."""
     buffer = io.StringIO()
     outcome = Outcome()
     grad_before = torch.is_grad_enabled()
+    autocast_before, dtype_before = torch.is_autocast_enabled("cpu"), torch.get_default_dtype()
     start = time.perf_counter()
     try:
         with contextlib.redirect_stdout(buffer), warnings.catch_warnings():
@@ -99,8 +109,10 @@ def run_call(fn: Callable[..., Any], args: list[Any], timeout_s: float | None = 
         outcome.error = error
     outcome.seconds = time.perf_counter() - start
     outcome.stdout = buffer.getvalue()
-    outcome.modes = (torch.is_grad_enabled(), torch.is_inference_mode_enabled())
+    outcome.modes = _modes()
     torch._C._set_grad_enabled(grad_before)  # a call that left it changed does not change the next one
+    torch.set_autocast_enabled("cpu", autocast_before)
+    torch.set_default_dtype(dtype_before)
     return outcome
 
 
@@ -165,8 +177,7 @@ def compare_call(call: int, eager: Outcome, compiled: Outcome, eager_args: list[
         if why:
             add("result", why)
     if eager.modes != compiled.modes:
-        add("process_state", f"(grad mode, inference mode) after the call: eager {eager.modes}, "
-                             f"compiled {compiled.modes}")
+        add("process_state", f"{_MODES} after the call: eager {eager.modes}, compiled {compiled.modes}")
     if eager.stdout != compiled.stdout:
         add("stdout", f"eager printed {eager.stdout!r}, compiled printed {compiled.stdout!r}")
     for name, kind, a, b in zip(names, kinds, eager_args, compiled_args):

@@ -6,6 +6,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
 import torch
 
 # A compiler maps the original function to a callable that must behave like it.
@@ -16,12 +17,17 @@ ENTRY = "fn"
 # compiled module alike): it changes objects and globals between calls, as a caller would.
 BETWEEN_CALLS = "between_calls"
 
+# State that outlives a call: training loops (model, optimizer, scheduler, grads, hooks),
+# keys whose hash/== count their calls, NumPy ints, errors leaving with blocks, generators read
+# a little per call (training_constructs.py, flow_constructs.py).
+STATE_FEATURES = frozenset({"training", "counting_keys", "numpy_ints", "with_errors", "partial_iterators"})
+
 # Python-level constructs whose exact behaviour compilers get wrong silently (issue 13).
 EXACTNESS_FEATURES = frozenset({
     "strings", "dict_views", "attributes", "iterators", "identity", "out_args",
     "rebind_globals", "raise_caught", "fresh_objects", "aliased_inputs", "with_blocks",
     "grad_modes", "tensor_queries",
-})
+}) | STATE_FEATURES
 
 # Every feature family the generator knows; a FuzzConfig may switch some off.
 # ``made_objects``: objects ``fn`` makes itself whose identity a caller sees — the exceptions
@@ -61,7 +67,8 @@ class Param:
     ``shape``), ``float`` (has a default, never passed), ``str`` (the program's strings),
     ``obj`` (the module's persistent ``OBJ``, changed between calls), ``iter`` (a list
     iterator over ``length`` tensors), ``gen`` (the module's ``numbers(length)``
-    generator) or ``dict`` (``{'a': tensor, 'b': tensor}``).
+    generator), ``dict`` (``{'a': tensor, 'b': tensor}``) or ``npint`` (a NumPy integer of the
+    int values: ``np.int64``, ``np.int32`` on the int-changing call).
     """
     name: str
     kind: str
@@ -168,6 +175,8 @@ def make_inputs(program: Program, call: int, module: types.ModuleType | None = N
             args.append(module.numbers(param.length))
         elif param.kind == "dict":
             args.append({"a": tensor(param.shape), "b": tensor(param.shape)})
+        elif param.kind == "npint":
+            args.append(np.int32(program.ints[1]) if call == ALT_INT_CALL else np.int64(program.ints[0]))
         # "float" parameters keep their default
     if program.alias_inputs and call == ALIAS_CALL:
         passed = [p for p in program.params if p.kind != "float"]

@@ -16,7 +16,7 @@ from autograph.testing.fuzz.program import Program
 
 def regression_test_source(program: Program, differences: Sequence[Difference], *, found_by: str,
                            backend: str = "eager", xfail_reason: str | None = None,
-                           previous: Sequence[Program] = ()) -> str:
+                           previous: Sequence[Program] = (), threshold: int | None = None) -> str:
     """The text of a pytest file that re-checks ``program`` against ``autograph.compile``;
     ``previous`` programs are checked first in the same process (state-dependent failures)."""
     observed = "\n".join(str(d) for d in differences)
@@ -27,8 +27,10 @@ def regression_test_source(program: Program, differences: Sequence[Difference], 
         marker = f"@pytest.mark.xfail(strict=True, reason={xfail_reason!r})\n"
     # a crash of the interpreter itself is re-checked in a child interpreter
     isolated = any(d.kind == "crash" for d in differences)
-    check = "check_program_isolated(PROGRAM, BACKEND)" if isolated \
-        else "check_program(PROGRAM, autograph_compiler(BACKEND))"
+    # with a threshold: fn wrapped as the import hook wraps it (compilers.autograph_compiler)
+    how = "" if threshold is None else ", threshold=THRESHOLD"
+    check = f"check_program_isolated(PROGRAM, BACKEND{how})" if isolated \
+        else f"check_program(PROGRAM, autograph_compiler(BACKEND{how}))"
     # import only what the test uses (the lint gate runs over tests/)
     names = "Program, autograph_compiler, check_program, " + ("check_program_isolated, " if isolated else "")
     return (
@@ -40,13 +42,14 @@ def regression_test_source(program: Program, differences: Sequence[Difference], 
         f"PROGRAM = Program.from_dict(dict({data!r}, source=SOURCE))\n"
         f"OBSERVED = {observed!r}\n"
         f"BACKEND = {backend!r}\n"
+        + (f"THRESHOLD = {threshold!r}  # the import hook's shim with this compile_threshold\n" if how else "") +
         f"# checked first, in the same process: the difference needs the state they leave behind\n"
         f"PREVIOUS = [{', '.join(f'Program.from_dict({p.to_dict()!r})' for p in previous)}]\n\n\n"
         "@pytest.mark.fuzz\n"
         f"{marker}"
         "def test_compiled_matches_eager():\n"
         "    for earlier in PREVIOUS:\n"
-        "        check_program(earlier, autograph_compiler(BACKEND))\n"
+        f"        check_program(earlier, autograph_compiler(BACKEND{how}))\n"
         f"    differences = {check}\n"
         "    assert not differences, format_failure(PROGRAM, differences)\n"
     )
@@ -56,18 +59,21 @@ _ISOLATED_CHECK = """
 import dataclasses, json, sys
 from autograph.testing import fuzz
 program = fuzz.Program.from_dict(json.load(sys.stdin))
-found = fuzz.check_program(program, fuzz.autograph_compiler(sys.argv[1]))
+threshold = int(sys.argv[2]) if len(sys.argv) > 2 else None
+found = fuzz.check_program(program, fuzz.autograph_compiler(sys.argv[1], threshold=threshold))
 print("FUZZ-RESULT " + json.dumps([dataclasses.asdict(d) for d in found]))
 """
 
 
-def check_program_isolated(program: Program, backend: str = "eager", *, timeout_s: float = 600.0) -> list[Difference]:
+def check_program_isolated(program: Program, backend: str = "eager", *, timeout_s: float = 600.0,
+                           threshold: int | None = None) -> list[Difference]:
     """``check_program`` against ``autograph.compile`` in a child interpreter, so that a
     crash (segfault, abort) or a hang becomes a ``crash``/``timeout`` Difference."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     try:
-        proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _ISOLATED_CHECK, backend],
+        extra = [] if threshold is None else [str(threshold)]
+        proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _ISOLATED_CHECK, backend, *extra],
                               input=json.dumps(program.to_dict()), capture_output=True, text=True,
                               timeout=timeout_s, env=env, cwd=root)
     except subprocess.TimeoutExpired:

@@ -118,3 +118,27 @@ def test_zero_grad_after_graph_work_clears_grads_even_when_the_loss_raises():
     assert want[3] is None and [type(o) for o in got] == [type(o) for o in want]
     assert all(torch.equal(a, b) for a, b in zip(got, want) if isinstance(a, torch.Tensor))
     assert [o for o in got if isinstance(o, type)] == [o for o in want if isinstance(o, type)]
+
+
+_TRAINED = {}
+
+
+def _zero_grad_first_then_a_mode_switch(x):
+    _TRAINED["opt"].zero_grad()  # made first of all, before the graph
+    _TRAINED["net"].train(False)  # an attribute store replayed after the graph
+    return x * 2
+
+
+def test_zero_grad_made_first_reads_the_optimizer_where_it_runs():
+    """The first-of-all call read the optimizer through a name the entry bound only later, after
+    the graph (with effects to replay, sources are read into names before the replay): every call
+    raised UnboundLocalError (found by the fuzzer's training constructs)."""
+    net = nn.Linear(2, 2)
+    net(torch.ones(1, 2)).sum().backward()
+    _TRAINED.update(net=net, opt=torch.optim.SGD(net.parameters(), lr=0.1))
+    fn = Harness().compile(_zero_grad_first_then_a_mode_switch)
+    for _ in range(2):
+        net.train()
+        assert torch.equal(fn(torch.ones(2)), torch.full((2,), 2.0))
+        assert net.training is False and net.weight.grad is None
+        net(torch.ones(1, 2)).sum().backward()

@@ -138,3 +138,25 @@ def test_an_iterator_of_constants_is_guarded_on_each_items_type():
         want, got = names(x, iter(items)), compiled(x, iter(items))
         assert got[1] == want[1] and torch.equal(got[0], want[0]), items
     assert all(isinstance(native.plan_for(e.guards), tuple) for e in compiled.entries)
+
+
+def _sum_all(it, x):
+    for v in it:
+        x = x + v
+    return x
+
+
+@pytest.mark.parametrize("items", [[1.0, 2.0], [torch.ones(2), torch.full((2,), 2.0)], []],
+                         ids=["constants", "tensors", "empty"])
+def test_an_iterator_the_loop_ran_to_its_end_is_exhausted_for_good(items):
+    """The loop's last ``next`` found nothing left: Python's list iterator then drops its list, so
+    an item appended later is never yielded. The compiled call advanced the real iterator by the
+    items taken only, leaving it at the end but not exhausted (found by the fuzzer: a global
+    iterator read a few items per call)."""
+    compiled = autograph.compile(_sum_all)
+    for fn in (_sum_all, compiled, compiled):
+        seq = list(items)
+        it = iter(seq)
+        torch.testing.assert_close(fn(it, torch.zeros(2)), _sum_all(iter(list(items)), torch.zeros(2)))
+        seq.append(torch.ones(2))
+        assert list(it) == [], fn
