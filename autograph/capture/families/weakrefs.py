@@ -187,34 +187,27 @@ def _dereference(ref: weakref.ReferenceType) -> Any:
     return ref()
 
 
-class OutsideWeakrefValue(Value):
+class OutsideWeakrefValue(WeakrefValue):
     """A weak reference from outside, reached through a source (``self._flat_weight_refs[i]`` of
     an RNN): calling it reads its referent through ``_dereference(source)``, wrapped and guarded
     like any object read from outside (None guarded to stay None), so the call gives that object
-    while the guards hold. The reference itself is guarded by identity (hashing and comparing it
-    are the real one's)."""
+    while the guards hold (``referent`` is None until then). The reference itself is guarded by
+    identity (hashing and comparing it are the real one's)."""
 
     def __init__(self, real: weakref.ReferenceType, source):
-        self.real = real
+        super().__init__(None, real)  # type: ignore[arg-type]
         self.source = source
-        self._referent: Value | None = None
 
     def describe(self) -> str:
         return f"weakref {self.source.expr}"
 
-    def python_type(self):
-        return type(self.real)
-
-    def real_value(self):
-        return self.real
-
     def call(self, tx, args, kwargs):
         _no_arguments(args, kwargs)
-        if self._referent is None:
+        if self.referent is None:
             from autograph.capture.families.builder import wrap_real
             from autograph.guards.sources import FunctionOfSource
-            self._referent = wrap_real(tx, self.real(), FunctionOfSource(self.source, _dereference, "deref"))
-        return self._referent
+            self.referent = wrap_real(tx, self.real(), FunctionOfSource(self.source, _dereference, "deref"))
+        return self.referent
 
     def reconstruct(self, cg):
         return cg.source_expr(self.source)
