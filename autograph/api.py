@@ -303,6 +303,9 @@ def reset() -> None:
     resume = sys.modules.get("autograph.bytecode.resume")
     if resume is not None and hasattr(resume, "clear_cache"):
         resume.clear_cache()
+    optimizer_update = sys.modules.get("autograph.backends.optimizer_update")
+    if optimizer_update is not None:  # optimizers' compiled updates (imported once a step was compiled)
+        optimizer_update.forget()
     reset_all()
     _clear_torch_caches()
 

@@ -77,6 +77,20 @@ def test_reset_clears_caches_and_stats(cap):
     assert cap.calls == 2
 
 
+def test_reset_drops_the_optimizers_compiled_updates():
+    """``opt.step()`` reached from code compiled for ``inductor`` keeps a record per optimizer (its
+    compiled update, once traced); ``reset()`` drops them with every other cache."""
+    from autograph.backends import optimizer_update
+
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(2))], lr=0.1)
+    opt.param_groups[0]["params"][0].grad = torch.ones(2)
+    step = optimizer_update.OptimizerStep(lambda o: o.step(), "inductor")
+    step(opt)  # the first step of an optimizer is always the real one: nothing traced or compiled
+    assert optimizer_update.update_of(opt) is not None and optimizer_update.updates()
+    api.reset()
+    assert optimizer_update.update_of(opt) is None and optimizer_update.updates() == []
+
+
 def test_skip_marks_function():
     def f():
         pass

@@ -111,6 +111,13 @@ class OptimizerStep:
         return update.step(opt, self.fallback)
 
 
+def forget() -> None:
+    """Drop every optimizer's compiled update (``autograph.reset()``): the next step traces anew."""
+    with _lock:
+        _updates.clear()
+        _history.clear()
+
+
 def updates() -> "list[CompiledUpdate]":
     """The optimizers' updates, freed optimizers' included (for the report; the last 64)."""
     return list(_history)

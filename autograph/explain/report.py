@@ -254,6 +254,7 @@ class RunReport:
     functions: list[FunctionReport] = field(default_factory=list)
     counted: bool = False                      # torch calls were counted (the counter was on)
     backend: str | None = None                 # the run's backend setting, ``auto`` with what it chose
+    optimizer_steps: list[str] = field(default_factory=list)  # per optimizer: which step runs, and why
 
     def totals(self) -> dict[str, Any]:
         f = self.functions
@@ -296,7 +297,8 @@ class RunReport:
                 "graph_breaks_by_kind": self._kinds_as_dicts(),
                 "functions": [x.as_dict() for x in self.functions],
                 "torch_call_counting": COUNTING_NOTE if self.counted else None,
-                "not_measured": [] if self.counted else list(MISSING_DATA)}
+                "not_measured": [] if self.counted else list(MISSING_DATA),
+                "optimizer_steps": list(self.optimizer_steps)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "RunReport":
@@ -304,7 +306,8 @@ class RunReport:
             raise ValueError(f"not an autograph run report (schema {SCHEMA_VERSION}): "
                              f"'autograph_report' is {d.get('autograph_report')!r}")
         return cls([FunctionReport.from_dict(f) for f in d.get("functions", ())],
-                   counted=d.get("torch_call_counting") is not None, backend=d.get("backend"))
+                   counted=d.get("torch_call_counting") is not None, backend=d.get("backend"),
+                   optimizer_steps=list(d.get("optimizer_steps", ())))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "RunReport":
@@ -341,7 +344,7 @@ class RunReport:
             names = ", ".join(f.qualname for f in rest)
             line = f"{len(rest)} more not compiled (cold: warm-up calls only): {names}"
             lines.append(line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 3] + "...")
-        for line in _optimizer_lines():
+        for line in self.optimizer_steps:
             lines.append(line if len(line) <= SUMMARY_WIDTH else line[:SUMMARY_WIDTH - 3] + "...")
         if details:
             lines.append(f"details: `{details}`")
@@ -371,7 +374,7 @@ class RunReport:
                      "behaved differently from the original function (see the tables; those entries now run "
                      "the original)")
         tail = [COUNTING_NOTE] if self.counted else []
-        tail = _background_text() + _optimizer_text() + tail
+        tail = _background_text() + (["\n".join(self.optimizer_steps)] if self.optimizer_steps else []) + tail
         kinds = [self._kinds_text()] if self.breaks_by_kind() else []
         return "\n\n".join([head] + kinds + [x.table(self.backend) for x in self.functions] + tail)
 
@@ -415,11 +418,6 @@ def _optimizer_lines() -> list[str]:
     return [f"optimizer step {u.describe()}" for u in (module.updates() if module is not None else [])]
 
 
-def _optimizer_text() -> list[str]:
-    lines = _optimizer_lines()
-    return ["\n".join(lines)] if lines else []
-
-
 def _grouped(breaks: list[BreakInfo]) -> list[str]:
     """One line per kind and place (each capture of the same code breaks at the same place, its
     reason text may carry per-call detail): ``[kind] first reason (where) ×N``."""
@@ -456,7 +454,8 @@ def report(settings: Settings | None = None) -> RunReport:
 
     counted = torch_calls.active() or bool(torch_calls._counts)
     backend = describe((settings or current_settings()).backend)
-    return RunReport([_function_report(st, counted) for st in all_stats()], counted=counted, backend=backend)
+    return RunReport([_function_report(st, counted) for st in all_stats()], counted=counted, backend=backend,
+                     optimizer_steps=_optimizer_lines())
 
 
 def _function_report(st: Any, counted: bool = False) -> FunctionReport:

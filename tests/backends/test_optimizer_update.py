@@ -132,6 +132,9 @@ def test_the_report_says_which_version_each_optimizer_step_runs(compiled_adam):
     assert any(line.startswith("optimizer step Adam.step: compiled update (inductor")
                for line in rep.summary().splitlines())
     assert "optimizer step Adam.step: compiled update (inductor" in str(rep)
+    saved = type(rep).from_dict(rep.as_dict())  # a saved report keeps them (`autograph report r.json`)
+    assert saved.optimizer_steps == rep.optimizer_steps and "optimizer step Adam.step" in saved.summary()
+    assert "optimizer step" not in type(rep)(rep.functions).summary()  # another report does not show them
 
 
 def test_not_used_with_the_eager_backend():
