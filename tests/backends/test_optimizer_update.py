@@ -235,14 +235,19 @@ def test_grad_scale_runs_the_real_step(compiled_adam):
     _compiled_again(compiled_adam)
 
 
-def test_a_param_losing_its_grad_traces_again():
+def _compiled_sgd():
+    """An SGD with momentum whose update is compiled (three steps through compiled code)."""
     model = _model()
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     step = autograph.compile(apply_step)
     for i in range(3):
         _grads(model, i)
         step(opt)
-    update = optimizer_update.update_of(opt)
+    return model, opt, step, optimizer_update.update_of(opt)
+
+
+def test_a_param_losing_its_grad_traces_again():
+    model, opt, step, update = _compiled_sgd()
     assert update.traces == 1 and update.compiled is not None
     first = list(model.parameters())[0]
     kept = first.detach().clone()
@@ -304,13 +309,7 @@ def test_a_trace_that_changes_the_optimizer_is_refused():
 
 
 def test_a_compiled_call_that_raises_settles_on_the_real_step():
-    model = _model()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-    step = autograph.compile(apply_step)
-    for i in range(3):
-        _grads(model, i)
-        step(opt)
-    update = optimizer_update.update_of(opt)
+    model, opt, step, update = _compiled_sgd()
 
     def broken(*args):
         raise RuntimeError("kernel failed")
