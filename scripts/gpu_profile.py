@@ -2,7 +2,7 @@
 """Where the GPU time goes: the CUDA kernels of one workload of ``scripts/gpu_check.py``, for
 Inductor and autograph's Triton backend side by side (torch.profiler, self CUDA time per kernel).
 
-    python scripts/gpu_profile.py [--workload "gpt2 block fwd"] [--calls 20] [--out profile.txt]
+    python scripts/gpu_profile.py [--workload "gpt2 block fwd"] [--calls 20] [--cpu-profile]
 
 Needs a CUDA device. Prints, per compiler, the kernels sorted by total CUDA time with their
 counts per call, and the number of kernel launches per call (the CPU-side cost).
@@ -30,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--rows", type=int, default=25, help="kernels listed per compiler")
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny sizes, no Inductor: checks the script")
+    parser.add_argument("--cpu-profile", action="store_true",
+                        help="also cProfile the calls: where each compiler's CPU time per call goes")
     opts = parser.parse_args(argv)
     device = "cpu" if opts.dry_run else "cuda"
     activity = ProfilerActivity.CPU if opts.dry_run else ProfilerActivity.CUDA
@@ -61,7 +63,35 @@ def main(argv: list[str] | None = None) -> int:
             for e in events[:opts.rows]:
                 print(f"  {getattr(e, 'self_device_time_total', 0) / opts.calls:9.1f} us  x{e.count / opts.calls:4.1f}  "
                       f"{e.key[:110]}")
+            if opts.cpu_profile:
+                _cpu_profile(step, opts.calls, opts.rows, sync)
     return 0
+
+
+def _cpu_profile(step, calls: int, rows: int, sync) -> None:
+    """The Python functions the calls spend their CPU time in (cProfile, own time first)."""
+    import cProfile
+    import io
+    import pstats
+    import time
+
+    start = time.perf_counter()
+    for _ in range(calls):
+        step()
+    sync()
+    plain = (time.perf_counter() - start) / calls
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(calls):
+        step()
+    sync()
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.sort_stats("tottime").print_stats(rows)
+    stats.sort_stats("cumulative").print_stats(rows)
+    print(f"  wall per call without the profiler: {plain * 1e3:.3f} ms")
+    print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
 
 
 def _step(fn, inputs, train: bool):

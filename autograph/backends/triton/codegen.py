@@ -885,7 +885,12 @@ def autotune_decorator(group, persistent: bool, ctx: CompileContext, tile: int |
     else:
         r = base["RBLOCK"]
         xs = sorted({base["XBLOCK"], 1, max(1, min(8, base["XBLOCK"]))})
-        configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={8 if x * r >= 2048 else 4})" for x in xs]
+        pairs = {(x, 8 if x * r >= 2048 else 4) for x in xs}
+        if persistent and 256 <= r <= 1024:
+            # Inductor's choice for rows of 256-1024 on CUDA: one warp per program, so each row
+            # reduces with warp shuffles alone (no shared memory, no barrier)
+            pairs.add((min(1024 // r, 8), 1))
+        configs = [f"triton.Config({{'XBLOCK': {x}, 'RBLOCK': {r}}}, num_warps={w})" for x, w in sorted(pairs)]
         key = "['xnumel', 'rnumel']"
     persist = ", cache_results=True" if autotune_results_persist() else ""
     return f"@triton.autotune(configs=[{', '.join(configs)}], key={key}{persist})"
