@@ -36,7 +36,8 @@ from autograph.backends.triton.ir import ExternItem
 from autograph.backends.triton.launch import FastLaunch
 from autograph.backends.triton.lower import LOWERING_ERROR, GraphNotLowerable, Lowering
 from autograph.backends.triton.precompile import precompile, shorten_autotuning
-from autograph.backends.triton.runtime import KernelCache, empty_strided, ensure_strides, graph_key, restride
+from autograph.backends.triton.runtime import (KernelCache, empty_strided, ensure_strides, graph_key,
+                                              reinterpret_tensor, restride)
 from autograph.backends.triton.tiling import choose_tile
 from autograph.backends.triton.wrapper import generate_wrapper
 
@@ -208,6 +209,7 @@ class TritonBackend:
         namespace: dict[str, Any] = {
             "torch": torch, "aten": aten, "prims": torch.ops.prims,
             "empty_strided": empty_strided, "restride": restride, "ensure_strides": ensure_strides,
+            "reinterpret_tensor": reinterpret_tensor,
         }
         namespace.update(record.get("_constants", {}))
         for var, dev in record["devices"].items():

@@ -179,6 +179,10 @@ class ExternItem:
     kwargs: dict
     reason: str = ""
     check_strides: list = field(default_factory=list)  # (name, size, stride) to enforce
+    # a view of a tensor in memory with a layout known when compiling: (base Buffer, size, stride,
+    # storage offset from the base's); the wrapper makes it without a dispatcher call
+    view: tuple | None = None
+    aliases_only: bool = False  # the op only makes views (no effect, no new memory): dropped when unused
 
 
 Item = Any  # PointwiseItem | ReductionItem | ExternItem

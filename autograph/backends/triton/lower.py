@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -119,6 +120,64 @@ class LoweredGraph:
 
 def meta(node: torch.fx.Node):
     return node.meta.get("val")
+
+
+def makes_views_only(target) -> bool:
+    """Whether ``target`` returns views of its first argument (a tensor or a list of them) and
+    does nothing else: no write, no new memory (``view``, ``permute``, ``split``...)."""
+    schema = getattr(target, "_schema", None)
+    if schema is None or len(schema.returns) != 1 or not schema.arguments:
+        return False
+    ret, first = schema.returns[0].alias_info, schema.arguments[0].alias_info
+    if ret is None or first is None or ret.is_write or first.is_write or schema.is_mutable:
+        return False
+    return ret.before_set == first.before_set or str(schema.returns[0].type) == "List[Tensor]"
+
+
+def view_source(node: torch.fx.Node) -> torch.fx.Node | None:
+    """The graph value ``node`` is a view of: a view op's first argument, the viewed tensor for
+    an item of a list of views (``split(x)[i]``); None for anything else."""
+    if node.target is operator.getitem:
+        node = node.args[0]
+        if not isinstance(node, torch.fx.Node):
+            return None
+    if not makes_views_only(node.target) or not node.args or not isinstance(node.args[0], torch.fx.Node):
+        return None
+    return node.args[0]
+
+
+def replayed_view_layout(node: torch.fx.Node, base_shape: tuple, base_stride: tuple) -> tuple | None:
+    """``(size, stride, storage offset relative to the base's)`` of ``node``, a view (see
+    :func:`view_source`) of a base of the given layout, when everything is a plain int: the view
+    op replayed on a meta tensor of that layout (the recorded values of the graph's nodes need
+    not carry exact storage offsets). None when the layout depends on sizes known only later."""
+    index = None
+    if node.target is operator.getitem:
+        node, index = node.args
+        if not isinstance(index, int):
+            return None
+    rest = node.args[1:]
+    plain = (int, float, bool, type(None), torch.dtype, torch.memory_format)
+    if (not _plain_ints(tuple(base_shape) + tuple(base_stride))
+            or not all(isinstance(a, plain) or (isinstance(a, (list, tuple)) and _plain_ints(a)) for a in rest)
+            or not all(isinstance(v, plain) for v in node.kwargs.values())):
+        return None
+    base = meta(node.args[0])
+    stand_in = torch.empty_strided(tuple(int(v) for v in base_shape), tuple(int(v) for v in base_stride),
+                                   dtype=base.dtype, device="meta")
+    try:
+        view = node.target(stand_in, *rest, **node.kwargs)
+    except RuntimeError:  # (a view the base's layout does not allow: aten decides at run time)
+        return None
+    if index is not None:
+        view = view[index]
+    if not isinstance(view, torch.Tensor) or view.dtype != base.dtype:
+        return None
+    return tuple(view.shape), tuple(view.stride()), view.storage_offset()
+
+
+def _plain_ints(values) -> bool:
+    return all(type(v) is int or (isinstance(v, sympy.Integer)) for v in values)
 
 
 def shape_of(val) -> tuple:
@@ -341,15 +400,29 @@ class Lowering:
         args = tuple(self.materialize_node_arg(a) for a in node.args)
         kwargs = {k: self.materialize_node_arg(v) for k, v in node.kwargs.items()}
         name = self.fresh()
-        item = ExternItem(name, node.target, args, kwargs, reason=f"{node.target}: {reason}")
+        item = ExternItem(name, node.target, args, kwargs, reason=f"{node.target}: {reason}",
+                          aliases_only=makes_views_only(node.target))
         self.items.append(item)
         out = meta(node)
         if isinstance(out, torch.Tensor):
             buf = self.tensor_buffer(name, out)
+            item.view = self.static_view(node, buf)
             buf.producer = item
             item.check_strides.append((name, shape_of(out), stride_of(out)))
             return buf
         return WrapperVar(name)
+
+    def static_view(self, node: torch.fx.Node, buf: Buffer) -> tuple | None:
+        """``(base buffer, size, stride, offset)`` when ``node`` is a view whose layout is known
+        now and is the one ``buf`` (how kernels read it) says; else None (an aten call)."""
+        source = view_source(node)
+        base = self.materialize_node_arg(source) if source is not None else None
+        if not isinstance(base, Buffer) or not _plain_ints(buf.shape + buf.stride):
+            return None
+        layout = replayed_view_layout(node, base.shape, base.stride)
+        if layout is None or layout[:2] != (tuple(map(int, buf.shape)), tuple(map(int, buf.stride))):
+            return None
+        return (base,) + layout
 
     # -- helpers for lowerings -------------------------------------------
     def pointwise(self, node, args: list, body: Callable[..., OpsValue], name: str, *,

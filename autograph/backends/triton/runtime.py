@@ -201,6 +201,22 @@ def restride(t: torch.Tensor, size: tuple, stride: tuple) -> torch.Tensor:
     return out
 
 
+def _reinterpret_entry() -> Callable:
+    """torch's C++ alias constructor Inductor's wrappers use (no dispatcher), else ``as_strided``."""
+    guards = getattr(getattr(torch._C, "_dynamo", None), "guards", None)
+    fast = getattr(guards, "_reinterpret_tensor", None)
+    if fast is not None:
+        return fast
+
+    def reinterpret(t: torch.Tensor, size: tuple, stride: tuple, offset: int) -> torch.Tensor:
+        return torch.as_strided(t, size, stride, t.storage_offset() + offset)
+
+    return reinterpret
+
+
+reinterpret_tensor = _reinterpret_entry()  # (t, size, stride, storage offset added to t's)
+
+
 def ensure_strides(t: torch.Tensor, size: tuple, stride: tuple) -> torch.Tensor:
     if tuple(t.stride()) == stride or t.numel() <= 1:
         return t

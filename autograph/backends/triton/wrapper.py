@@ -112,10 +112,15 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
     inputs = set(names_in)
     steps: list[tuple[list[str], set[str]]] = []  # (lines, names used)
     devices: dict[str, str] = {}
+    viewed = {step.view[0].name for step in schedule if isinstance(step, ExternItem) and step.view}
     for step in schedule:
         body: list[str] = []
         used: set[str] = set()
-        if isinstance(step, ExternItem):
+        if isinstance(step, ExternItem) and step.view:
+            base, size, stride, offset = step.view
+            body.append(f"{step.name} = reinterpret_tensor({base.name}, {pysizes(size)}, {pysizes(stride)}, {offset})")
+            used |= {base.name, step.name}
+        elif isinstance(step, ExternItem):
             if step.target is operator.getitem:
                 call = f"{w.arg(step.args[0])}[{w.arg(step.args[1])}]"
             else:
@@ -123,7 +128,7 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
                 call = f"{w.target(step.target)}({', '.join(args)})"
             body.append(f"{step.name} = {call}")
             for name, size, stride in step.check_strides:
-                if name in read_by_kernels:
+                if name in read_by_kernels or name in viewed:  # (views are made from these strides)
                     body.append(f"{name} = ensure_strides({name}, {pysizes(size)}, {pysizes(stride)})")
             used |= _names(step.args) | _names(step.kwargs.values()) | {step.name}
         else:
@@ -165,6 +170,7 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
                 body.append(f"{name}[{grid}]({', '.join(call_args + consts)})")
             used |= set(writer.in_args) | set(writer.out_args)
         steps.append((body, used))
+    steps = _without_unused_views(schedule, steps, outputs)
     last_use: dict[str, int] = {}
     for i, (_, used) in enumerate(steps):
         for n in used:
@@ -186,6 +192,20 @@ def generate_wrapper(lowered, schedule: list, kernels: dict, gpu: bool) -> tuple
     source = "\n\n".join(module_lines + ["\n".join(lines)]) + "\n"
     header = "".join(f"# {v} = {w.constants[v]!r}\n" for v in devices.values())
     return header + source, w.constants
+
+
+def _without_unused_views(schedule: list, steps: list, outputs: set[str]) -> list:
+    """``steps`` less the ones that only make a view or pick a list item nobody reads (a
+    ``split`` whose pieces became ``reinterpret_tensor`` views of its input)."""
+    live = set(outputs)
+    kept = []
+    for step, (body, used) in reversed(list(zip(schedule, steps))):
+        pure = isinstance(step, ExternItem) and (step.aliases_only or step.view or step.target is operator.getitem)
+        if pure and step.name not in live:
+            continue
+        live |= used
+        kept.append((body, used))
+    return kept[::-1]
 
 
 def _names(values) -> set[str]:
