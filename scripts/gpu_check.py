@@ -13,10 +13,12 @@ timings run first (65% of the budget), the lowerings get the rest:
   or ``mismatch`` (a wrong value).
 * ``timings`` (b): pointwise chains, softmax, LayerNorm, RMSNorm, a GELU MLP and a GPT-2-small
   block forward and forward+backward (batch 8, seq 512, bf16), each with eager, ``torch.compile``
-  (Inductor) and autograph's Triton backend: CUDA events, warm-up, median of N, cold-compile
-  time (fresh caches), peak memory, and the largest difference from eager; beside the median
-  per-call latency, ``back_to_back_ms_per_call``: N calls issued back to back between one pair
-  of CUDA events, averaged (far below the latency: the case is bound by CPU overhead per call).
+  (Inductor) and autograph's Triton backend: CUDA events, warm-up, the median of N rounds that
+  call every variant once in a new random order (the variants are timed interleaved in one
+  process), cold-compile time (fresh caches), peak memory, and the largest difference from
+  eager; beside the median per-call latency, ``back_to_back_ms_per_call``: N calls issued back
+  to back between one pair of CUDA events, averaged (far below the latency: the case is bound
+  by CPU overhead per call).
 
 The Triton backend is reached through ``torch.compile(backend=TritonBackend(...))``: Dynamo
 captures, autograph's backend compiles. Nothing here imports ``autograph.settings`` (pydantic
@@ -327,24 +329,19 @@ class Timer:
         if self.cuda:
             self.torch.cuda.synchronize()
 
-    def median_ms(self, step, warmup: int, runs: int) -> float:
-        for _ in range(warmup):
-            step()
+    def once_ms(self, step) -> float:
+        """One call, timed alone (CUDA events after a synchronize: its latency, launch cost included)."""
         self.sync()
-        times = []
-        for _ in range(runs):
-            if self.cuda:
-                start, end = self.torch.cuda.Event(enable_timing=True), self.torch.cuda.Event(enable_timing=True)
-                start.record()
-                step()
-                end.record()
-                end.synchronize()
-                times.append(start.elapsed_time(end))
-            else:
-                t0 = time.perf_counter()
-                step()
-                times.append((time.perf_counter() - t0) * 1e3)
-        return statistics.median(times)
+        if self.cuda:
+            start, end = self.torch.cuda.Event(enable_timing=True), self.torch.cuda.Event(enable_timing=True)
+            start.record()
+            step()
+            end.record()
+            end.synchronize()
+            return start.elapsed_time(end)
+        t0 = time.perf_counter()
+        step()
+        return (time.perf_counter() - t0) * 1e3
 
     def back_to_back_ms(self, step, calls: int) -> float:
         """The average time per call of ``calls`` calls issued back to back between one pair of
@@ -406,17 +403,23 @@ def time_workloads(report: Report, stage: dict, device: str, dry: bool, deadline
             compilers["inductor"] = lambda m: torch.compile(m)
         compilers["autograph"] = lambda m: torch.compile(m, backend=TritonBackend(tempfile.mkdtemp(prefix="gpu-check-ag-")))
         add_reduce_overhead_column(compilers)
-        for label, wrap in compilers.items():
+        torch._dynamo.reset()
+        steps: dict = {}
+        for label, wrap in compilers.items():  # each compiles on its first call (cold)
             if time.monotonic() > deadline - (2 if dry else 20):
                 row[label] = {"status": "skipped: stage time is up"}
                 continue
             try:
-                row[label] = _measure(timer, wrap, model, inputs, train, reference, warmup, runs, device)
+                row[label], steps[label] = _first_call(timer, wrap, model, inputs, train, reference, device)
             except Exception as exc:  # noqa: BLE001 - recorded, the check goes on
                 row[label] = {"status": "error", "error": f"{type(exc).__name__}: {exc}"[:500],
                               "trace": traceback.format_exc()[-1500:]}
-            torch._dynamo.reset()
             report.write()
+        try:
+            _time_interleaved(timer, steps, row, warmup, runs, device)
+        except Exception as exc:  # noqa: BLE001
+            row["timing_error"] = f"{type(exc).__name__}: {exc}"[:500]
+        torch._dynamo.reset()
         eager_ms = row.get("eager", {}).get("median_ms")
         for label in ("inductor", "autograph"):
             ms = row.get(label, {}).get("median_ms")
@@ -442,7 +445,8 @@ def add_reduce_overhead_column(compilers: dict) -> None:
         m, backend=TritonBackend(tempfile.mkdtemp(prefix="gpu-check-ag-ro-"), cuda_graphs=True))
 
 
-def _measure(timer: Timer, wrap, model, inputs, train, reference, warmup, runs, device) -> dict:
+def _first_call(timer: Timer, wrap, model, inputs, train, reference, device) -> tuple[dict, object]:
+    """Compile (the first call, timed: cold compile) and compare with eager; the step to time."""
     import torch
 
     fn = wrap(model)
@@ -455,17 +459,41 @@ def _measure(timer: Timer, wrap, model, inputs, train, reference, warmup, runs, 
     cold = time.perf_counter() - t0
     diff = (out.detach().float() - reference).abs().max().item()
     scale = reference.abs().max().item() or 1.0
-    if device == "cuda":
-        torch.cuda.reset_peak_memory_stats()
-        base = torch.cuda.memory_allocated()
-    ms = timer.median_ms(step, warmup, runs)
-    per_call = timer.back_to_back_ms(step, runs)
-    result = {"status": "ok", "median_ms": round(ms, 4), "back_to_back_ms_per_call": round(per_call, 4),
-              "back_to_back_calls": runs, "cold_compile_s": round(cold, 3),
-              "max_abs_diff_vs_eager": diff, "max_diff_rel_to_max_vs_eager": diff / scale}
-    if device == "cuda":
-        result["peak_mem_mb"] = round((torch.cuda.max_memory_allocated() - base) / 2**20, 2)
-    return result
+    return ({"status": "ok", "cold_compile_s": round(cold, 3), "max_abs_diff_vs_eager": diff,
+             "max_diff_rel_to_max_vs_eager": diff / scale}, step)
+
+
+def _time_interleaved(timer: Timer, steps: dict, row: dict, warmup: int, runs: int, device: str) -> None:
+    """Median latency per variant over ``runs`` rounds, each round calling every variant once in a
+    new random order (the GPU machine's CPU speed drifts: timing one variant after another
+    would compare different moments); then each variant's back-to-back throughput and peak
+    memory."""
+    import random
+
+    import torch
+
+    rng = random.Random(0)
+    for step in steps.values():
+        for _ in range(warmup):
+            step()
+    samples: dict = {label: [] for label in steps}
+    for _ in range(runs):
+        order = list(steps)
+        rng.shuffle(order)
+        for label in order:
+            samples[label].append(timer.once_ms(steps[label]))
+    for label, step in steps.items():
+        result = row[label]
+        result["median_ms"] = round(statistics.median(samples[label]), 4)
+        result["quartiles_ms"] = [round(q, 4) for q in statistics.quantiles(samples[label], n=4)] if runs > 1 else []
+        if device == "cuda":
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            base = torch.cuda.memory_allocated()
+        result["back_to_back_ms_per_call"] = round(timer.back_to_back_ms(step, runs), 4)
+        result["back_to_back_calls"] = runs
+        if device == "cuda":
+            result["peak_mem_mb"] = round((torch.cuda.max_memory_allocated() - base) / 2**20, 2)
 
 
 # ------------------------------------------------------------------ driver
