@@ -210,3 +210,27 @@ def test_size_maxima_print_the_same_in_kernels_and_the_wrapper(kind):
         for s0 in range(0, 7):
             for s1 in range(1, 4):
                 assert eval(source, {"s0": s0, "s1": s1}) == builtin(1, s0 // 2, s1), (source, s0, s1)
+
+
+# -- loads of one element per row -----------------------------------------------------------
+def _row_shifted_sums(x):
+    return (x - x[:, :1]).sum(-1), (x * x[:, 3:4]).amax(-1)
+
+
+def test_an_element_read_for_the_whole_row_is_one_load_per_row():
+    """``x[:, :1]`` inside a row reduction (the shift of LayerNorm's two-pass variance): a
+    [XBLOCK, 1] load under the row mask, not RBLOCK masked loads of one address per row."""
+    record = generate(_row_shifted_sums, torch.empty(64, 768, device="meta"))
+    loads = [line for _, source in record["kernels"] for line in source.splitlines() if "tl.load(" in line]
+    per_row = [line for line in loads if not re.search(r"\br\d", line.split("tl.load(")[1].split(",")[0])]
+    assert per_row and all(", xmask," in line for line in per_row), loads
+    assert all(", xrmask," in line for line in loads if line not in per_row), loads
+
+
+@pytest.mark.parametrize("cols", [768, 5000])  # persistent rows and looped rows
+def test_per_row_loads_match_eager(compile_fn, cols):
+    x = torch.randn(33, cols)
+    compiled = compile_fn(_row_shifted_sums, x)
+    assert compiled.graphs[0].fallback_reason is None
+    for got, want in zip(compiled(x), _row_shifted_sums(x)):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-3)

@@ -255,7 +255,12 @@ class KernelWriter:
         flat = buf.flat_index(index)
         self.accesses.append((buf, flat))
         offset = self.offset(flat)
-        value = self.emit(f"tl.load({ptr} + ({offset}), {self.mask}, other=0)")
+        mask = self.mask
+        if self.space == "xr" and not self.extra_masks and not (sympy.sympify(flat).free_symbols & set(self.rsyms)):
+            # the same element for the whole row (a row's first element, a per-row scale): one
+            # [XBLOCK, 1] load that broadcasts, not RBLOCK loads of one address per row
+            mask = "xmask"
+        value = self.emit(f"tl.load({ptr} + ({offset}), {mask}, other=0)")
         if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:  # exact widening (see bf16_bits)
             return self.emit(f"({value}.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)")
         if compute_dtype(buf.dtype) != buf.dtype:
