@@ -234,3 +234,29 @@ def test_per_row_loads_match_eager(compile_fn, cols):
     assert compiled.graphs[0].fallback_reason is None
     for got, want in zip(compiled(x), _row_shifted_sums(x)):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-3)
+
+
+# -- contiguous dims read through the flat index ----------------------------------------------
+def test_contiguous_buffers_are_indexed_by_the_flat_index():
+    """A 3-D pointwise op and a row reduction over contiguous buffers: offsets are ``xindex`` and
+    ``768*xindex + r0`` (no division or modulo per element); a broadcast operand still reads
+    its own dims."""
+    def fn(x, b):
+        return torch.tanh(x) * b, x.sum(-1)
+
+    record = generate(fn, torch.empty(8, 512, 768, device="meta"), torch.empty(768, device="meta"))
+    offsets = re.findall(r"tl\.(?:load|store)\(\w+ \+ \((.*?)\),", "\n".join(s for _, s in record["kernels"]))
+    assert "xindex" in offsets and "768*xindex + r0" in offsets, offsets
+    assert not any(re.search(r"\bx\d\b", o) and "xindex" not in o and not re.fullmatch(r"x\d", o)
+                   for o in offsets), offsets
+
+
+def test_flat_index_offsets_match_eager(compile_fn):
+    def fn(x, b):
+        return torch.tanh(x) * b, x.sum(-1), (x.transpose(0, 1) * 2).sum(-1)
+
+    x, b = torch.randn(3, 5, 7), torch.randn(7)
+    compiled = compile_fn(fn, x, b)
+    assert compiled.graphs[0].fallback_reason is None
+    for got, want in zip(compiled(x, b), fn(x, b)):
+        torch.testing.assert_close(got, want)

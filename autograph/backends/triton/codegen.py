@@ -24,6 +24,9 @@ from autograph.backends.triton.ir import Buffer, PointwiseItem, ReductionItem
 from autograph.backends.triton.ops import HALF_DTYPES, OpsHandler, compute_dtype
 from autograph.backends.triton.tiling import tile_config, tile_configs, tile_numels
 
+# the flat index of a kernel's rows (defined in every kernel; see ``KernelWriter.over_flat_index``)
+XINDEX = sympy.Symbol("xindex", integer=True, nonnegative=True)
+
 MAX_KERNEL_OPS = 64
 
 TL_DTYPES = {
@@ -300,9 +303,25 @@ class KernelWriter:
         and in a 2-D tile an offset over one tile axis only to the whole tile (the mask's shape)."""
         loops = {f.name[0] for f in expr.free_symbols if not is_size_symbol(f)}
         if not self.tile:
+            expr = self.over_flat_index(expr)
             return texpr(expr) if loops else f"{texpr(expr)} + 0 * xindex"
         missing = [f"0 * {axis}index" for axis in "xy" if axis not in loops]
         return " + ".join([texpr(expr)] + missing)
+
+    def over_flat_index(self, expr):
+        """``expr`` with its per-row part written as ``c * xindex`` when it is ``c`` times the
+        row's flat index (the kept dims are contiguous in this buffer): no division or modulo
+        per element to rebuild each dim, and triton sees the contiguity directly."""
+        xs = [s for s in self.xsyms if isinstance(s, sympy.Symbol)]
+        if len(xs) < 2:
+            return expr
+        expr = sympy.expand(expr)
+        rest = expr.subs({s: 0 for s in xs})
+        per_row = sympy.expand(expr - rest)
+        scale = per_row.coeff(xs[-1])
+        if scale == 0 or sympy.expand(per_row - scale * self.xlinear) != 0:
+            return expr
+        return scale * XINDEX + rest
 
     # -- loops -----------------------------------------------------------
     def dims_code(self, syms, shape, var: str) -> None:
