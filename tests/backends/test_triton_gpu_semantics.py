@@ -178,7 +178,9 @@ def gpu_frem_and_libdevice_fmod(monkeypatch):
     LLVM's NVPTX backend expands ``frem`` (triton's float ``%``) as ``a - b * trunc(a / b)``,
     each step rounded in the operands' type: ``3.0 % 0.3`` is 0.0 there, not the exact
     0.29999989 (numpy's ``fmod``, which the interpreter uses). CUDA's ``fmod``/``fmodf``
-    (libdevice) is exact, as numpy's."""
+    (libdevice) is exact, as numpy's, but triton links libdevice flushing float32 denormals:
+    ``fmodf`` reads its operands with ``abs.ftz.f32`` (``fmod(1e-40, 2)`` is 0, ``fmod(2, 1e-40)``
+    NaN) and its fast path rounds with ``fma.rn.ftz.f32`` (a denormal remainder is 0)."""
     pytest.importorskip("triton")
     import triton.language as tl
     from triton.language.extra import libdevice
@@ -192,6 +194,10 @@ def gpu_frem_and_libdevice_fmod(monkeypatch):
     def fmod(a, b):  # libdevice's functions are stubs the compiler replaces; here numpy's fmod
         data = a.handle.data
         other = b.handle.data if isinstance(b, tl.core.tensor) else np.asarray(b, data.dtype)
+        if data.dtype == np.float32:  # float64 keeps its denormals (.ftz is for .f32 only)
+            with np.errstate(invalid="ignore"):
+                return tl.core.tensor(interpreter.TensorHandle(_flush(np.fmod(_flush(data), _flush(other))),
+                                                               a.dtype), a.type)
         return tl.core.tensor(interpreter.TensorHandle(np.fmod(data, other), a.dtype), a.type)
 
     monkeypatch.setattr(interpreter.InterpreterBuilder, "create_frem", frem)
@@ -248,3 +254,63 @@ def test_cuda_floor_division_compiles_with_libdevice_fmod(tmp_path):
                           ((64,), torch.uint8), ((64,), torch.float32), ((64,), torch.float64))
     assert all("libdevice.fmod" in source for _, source in record["kernels"])
     compile_kernels_to_ptx(record, tmp_path)
+
+
+def _div_floor_floating(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """c10's div_floor_floating (aten's CUDA kernel of a tensor divisor), in numpy: IEEE, no flushing."""
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        div = (a - mod) / b
+        div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - a.dtype.type(1), div)
+        floored = np.floor(div)
+        floored = np.where(div - floored > a.dtype.type(0.5), floored + a.dtype.type(1), floored)
+        floored = np.where(div == 0, np.copysign(np.zeros_like(div), a / b), floored)
+        return np.where(b == 0, a / b, floored)
+
+
+DENORMAL_EDGES = [0.0, -0.0, 1.0, -2.0, 0.3, 7.0, 3e38, -1e-40, 1e-40, 1e-45, -1e-30, float("inf"), float("nan")]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy on inf, nan and zero divisors
+def test_cuda_floor_division_of_denormals_is_not_flushed(gpu_front_end, gpu_frem_and_libdevice_fmod, tmp_path):
+    """On an H200, 1e-40 // -2 gave 0.0 (eager CUDA: -1.0) and 0.0 // 1e-40 NaN (eager: 0.0): the
+    float32 fmod was libdevice's, which triton links flushing denormals (fmod(1e-40, -2) was 0,
+    fmod(0, 1e-40) NaN). Run here with the GPU's flushing fmodf and floor."""
+    edges = np.array(DENORMAL_EDGES, dtype=np.float32)
+    x, y = (torch.from_numpy(v.copy()) for v in (np.repeat(edges, len(edges)), np.tile(edges, len(edges))))
+    (name, source), = _cuda_record(lambda x, y: torch.div(x, y, rounding_mode="floor"),
+                                   ((len(x),), torch.float32), ((len(y),), torch.float32))["kernels"]
+    out = torch.empty(len(x))
+    _run_cuda_kernel(tmp_path, name, source, x, y, out, numel=len(x))
+    want = _div_floor_floating(x.numpy(), y.numpy())
+    assert _same(out, torch.from_numpy(want)), [(a, b, g, w) for a, b, g, w in zip(x.tolist(), y.tolist(),
+                                                out.tolist(), want.tolist()) if not _same(torch.tensor(g), torch.tensor(w))]
+    for scalar in (-2, -0.5, 0.3, 1e-40):  # div_floor_kernel_cuda: a CPU scalar divisor
+        (name, source), = _cuda_record(lambda x, s=scalar: torch.div(x, s, rounding_mode="floor"),
+                                       ((len(edges),), torch.float32))["kernels"]
+        a, out = torch.from_numpy(edges.copy()), torch.empty(len(edges))
+        _run_cuda_kernel(tmp_path, name, source, a, out, numel=len(edges))
+        with np.errstate(all="ignore"):
+            want = _div_floor_kernel_cuda(edges, scalar, np.float32)
+        assert _same(out, torch.from_numpy(want)), (scalar, out, want)
+        if scalar < 0:  # the H200's case: 1e-40 // -2 is -1 on eager CUDA
+            assert out[DENORMAL_EDGES.index(1e-40)].item() == -1.0
+
+
+# floor, whose flushing of a negative denormal FastOps.floor corrects; every other .ftz
+# instruction on the floor-division path would read a denormal operand as zero
+CORRECTED_FTZ = {"cvt.rmi.ftz.f32.f32"}
+
+
+def test_cuda_floor_division_compiles_without_flushing_denormals(tmp_path):
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    record = _cuda_record(lambda x, y, i, h: (torch.div(x, y, rounding_mode="floor"), x // -2, x // -0.5, x // 0.3,
+                                              torch.div(i, y, rounding_mode="floor"), h.float() // y),
+                          ((64,), torch.float32), ((64,), torch.float32), ((64,), torch.int64), ((64,), torch.float16))
+    compile_kernels_to_ptx(record, tmp_path)
+    ptx = "\n".join((tmp_path / f"{name}.ptx").read_text() for name, _ in record["kernels"])
+    flushing = set(re.findall(r"^\s*([a-z0-9.]*\.ftz[a-z0-9.]*)", ptx, re.M)) - CORRECTED_FTZ
+    assert not flushing, flushing
+    assert "cvt.f64.f32" in ptx and "cvt.rn.f32.f64" in ptx  # float32's fmod taken in float64

@@ -493,14 +493,19 @@ class TritonOps(OpsHandler):
     def fmod(self, a, b):
         # triton's float % is LLVM's frem: numpy's exact fmod in the interpreter, but the NVPTX
         # backend expands it as a - b * trunc(a / b), each step rounded (3.0 % 0.3 is 0.0 there,
-        # not 0.29999989). CUDA kernels call CUDA's fmod (libdevice: exact, as aten's std::fmod)
+        # not 0.29999989). CUDA kernels call CUDA's fmod (libdevice: exact, as aten's std::fmod).
+        # Triton links libdevice flushing float32 denormals (its fmodf reads |a|, |b| with
+        # abs.ftz.f32: fmod(1e-40, 2) is 0, fmod(x, 1e-40) NaN); float32's fmod is therefore
+        # taken in float64, where float32 denormals are normal numbers and the exact remainder
+        # is a float32 value, so narrowing it back is exact
         if not self.k.gpu:
             return self._binary(a, b, "%", MUL)
         a, b = (x if _is_literal(x) else self._name(x) for x in (a, b))
         probe = b if _is_literal(a) else a
         fa, fb = (_typed_like(x, probe) for x in (a, b))  # libdevice wants two operands of one float type
-        return self._name(self._float_or_int(probe, f"libdevice.fmod({fa}, {fb})",
-                                             self._binary(a, b, "%", MUL).text))
+        wide = f"libdevice.fmod({fa}.to(tl.float64), {fb}.to(tl.float64)).to(tl.float32)"
+        floating = self._float32_choice(probe, wide, f"libdevice.fmod({fa}, {fb})").text
+        return self._name(self._float_or_int(probe, floating, self._binary(a, b, "%", MUL).text))
 
     def neg(self, x):
         # triton before 3.7 compiles a float's unary minus to 0 - x, so -(+0.0) is +0.0 there
