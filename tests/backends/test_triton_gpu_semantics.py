@@ -13,6 +13,7 @@ the PTX tests check that the IEEE instructions are what reaches the GPU.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -286,7 +287,7 @@ def test_cuda_floor_division_of_denormals_is_not_flushed(gpu_front_end, gpu_frem
     assert _same(out, torch.from_numpy(want)), [(a, b, g, w) for a, b, g, w in zip(x.tolist(), y.tolist(),
                                                 out.tolist(), want.tolist()) if not _same(torch.tensor(g), torch.tensor(w))]
     for scalar in (-2, -0.5, 0.3, 1e-40):  # div_floor_kernel_cuda: a CPU scalar divisor
-        (name, source), = _cuda_record(lambda x, s=scalar: torch.div(x, s, rounding_mode="floor"),
+        (name, source), = _cuda_record(functools.partial(torch.div, other=scalar, rounding_mode="floor"),
                                        ((len(edges),), torch.float32))["kernels"]
         a, out = torch.from_numpy(edges.copy()), torch.empty(len(edges))
         _run_cuda_kernel(tmp_path, name, source, a, out, numel=len(edges))
