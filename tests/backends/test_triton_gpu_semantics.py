@@ -13,6 +13,7 @@ the PTX tests check that the IEEE instructions are what reaches the GPU.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -178,7 +179,9 @@ def gpu_frem_and_libdevice_fmod(monkeypatch):
     LLVM's NVPTX backend expands ``frem`` (triton's float ``%``) as ``a - b * trunc(a / b)``,
     each step rounded in the operands' type: ``3.0 % 0.3`` is 0.0 there, not the exact
     0.29999989 (numpy's ``fmod``, which the interpreter uses). CUDA's ``fmod``/``fmodf``
-    (libdevice) is exact, as numpy's."""
+    (libdevice) is exact, as numpy's, but triton links libdevice flushing float32 denormals:
+    ``fmodf`` reads its operands with ``abs.ftz.f32`` (``fmod(1e-40, 2)`` is 0, ``fmod(2, 1e-40)``
+    NaN) and its fast path rounds with ``fma.rn.ftz.f32`` (a denormal remainder is 0)."""
     pytest.importorskip("triton")
     import triton.language as tl
     from triton.language.extra import libdevice
@@ -192,6 +195,10 @@ def gpu_frem_and_libdevice_fmod(monkeypatch):
     def fmod(a, b):  # libdevice's functions are stubs the compiler replaces; here numpy's fmod
         data = a.handle.data
         other = b.handle.data if isinstance(b, tl.core.tensor) else np.asarray(b, data.dtype)
+        if data.dtype == np.float32:  # float64 keeps its denormals (.ftz is for .f32 only)
+            with np.errstate(invalid="ignore"):
+                return tl.core.tensor(interpreter.TensorHandle(_flush(np.fmod(_flush(data), _flush(other))),
+                                                               a.dtype), a.type)
         return tl.core.tensor(interpreter.TensorHandle(np.fmod(data, other), a.dtype), a.type)
 
     monkeypatch.setattr(interpreter.InterpreterBuilder, "create_frem", frem)
@@ -248,3 +255,129 @@ def test_cuda_floor_division_compiles_with_libdevice_fmod(tmp_path):
                           ((64,), torch.uint8), ((64,), torch.float32), ((64,), torch.float64))
     assert all("libdevice.fmod" in source for _, source in record["kernels"])
     compile_kernels_to_ptx(record, tmp_path)
+
+
+def _div_floor_floating(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """c10's div_floor_floating (aten's CUDA kernel of a tensor divisor), in numpy: IEEE, no flushing."""
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        div = (a - mod) / b
+        div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - a.dtype.type(1), div)
+        floored = np.floor(div)
+        floored = np.where(div - floored > a.dtype.type(0.5), floored + a.dtype.type(1), floored)
+        floored = np.where(div == 0, np.copysign(np.zeros_like(div), a / b), floored)
+        return np.where(b == 0, a / b, floored)
+
+
+DENORMAL_EDGES = [0.0, -0.0, 1.0, -2.0, 0.3, 7.0, 3e38, -1e-40, 1e-40, 1e-45, -1e-30, float("inf"), float("nan")]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy on inf, nan and zero divisors
+def test_cuda_floor_division_of_denormals_is_not_flushed(gpu_front_end, gpu_frem_and_libdevice_fmod, tmp_path):
+    """On an H200, 1e-40 // -2 gave 0.0 (eager CUDA: -1.0) and 0.0 // 1e-40 NaN (eager: 0.0): the
+    float32 fmod was libdevice's, which triton links flushing denormals (fmod(1e-40, -2) was 0,
+    fmod(0, 1e-40) NaN). Run here with the GPU's flushing fmodf and floor."""
+    edges = np.array(DENORMAL_EDGES, dtype=np.float32)
+    x, y = (torch.from_numpy(v.copy()) for v in (np.repeat(edges, len(edges)), np.tile(edges, len(edges))))
+    (name, source), = _cuda_record(lambda x, y: torch.div(x, y, rounding_mode="floor"),
+                                   ((len(x),), torch.float32), ((len(y),), torch.float32))["kernels"]
+    out = torch.empty(len(x))
+    _run_cuda_kernel(tmp_path, name, source, x, y, out, numel=len(x))
+    want = _div_floor_floating(x.numpy(), y.numpy())
+    assert _same(out, torch.from_numpy(want)), [(a, b, g, w) for a, b, g, w in zip(x.tolist(), y.tolist(),
+                                                out.tolist(), want.tolist()) if not _same(torch.tensor(g), torch.tensor(w))]
+    for scalar in (-2, -0.5, 0.3, 1e-40):  # div_floor_kernel_cuda: a CPU scalar divisor
+        (name, source), = _cuda_record(functools.partial(torch.div, other=scalar, rounding_mode="floor"),
+                                       ((len(edges),), torch.float32))["kernels"]
+        a, out = torch.from_numpy(edges.copy()), torch.empty(len(edges))
+        _run_cuda_kernel(tmp_path, name, source, a, out, numel=len(edges))
+        with np.errstate(all="ignore"):
+            want = _div_floor_kernel_cuda(edges, scalar, np.float32)
+        assert _same(out, torch.from_numpy(want)), (scalar, out, want)
+        if scalar < 0:  # the H200's case: 1e-40 // -2 is -1 on eager CUDA
+            assert out[DENORMAL_EDGES.index(1e-40)].item() == -1.0
+
+
+# eager CUDA on an H200 (torch 2.11.0+cu130): x // y and x // -2 of float32 denormals and neighbours
+H200_X = [1e-40, -1e-40, 1e-45, -3e-39, 1.1e-38, 0.0, -130.0, -140.0, -149.0, -127.5, 0.3, -2.0, 5e-39, -7e-40, 3.0, 1e-30]
+H200_Y = [-2.0, 3.0, 1e-40, -1e-40, 0.3, 1e-40, 7.0, -2.0, 1e-45, 2.0, 1e-40, 1e-40, -2.0, -0.5, 1e-40, 3e-39]
+H200_X_FLOOR_Y = [-1.0, -1.0, 0.0, 30.0, 0.0, 0.0, -19.0, 70.0, -float("inf"), -64.0, float("inf"), -float("inf"),
+                  -1.0, 0.0, float("inf"), 333333248.0]
+H200_X_FLOOR_MINUS_2 = [-1.0, 0.0, -1.0, 0.0, -1.0, -0.0, 65.0, 70.0, 74.0, 63.0, -1.0, 1.0, -1.0, 0.0, -2.0, -1.0]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_cuda_floor_division_of_denormals_gives_the_values_measured_on_an_h200(
+        gpu_front_end, gpu_frem_and_libdevice_fmod, tmp_path):
+    x, y = torch.tensor(H200_X), torch.tensor(H200_Y)
+    for fn, inputs, want in ((lambda x, y: torch.div(x, y, rounding_mode="floor"), (x, y), H200_X_FLOOR_Y),
+                             (functools.partial(torch.div, other=-2, rounding_mode="floor"), (x,), H200_X_FLOOR_MINUS_2)):
+        (name, source), = _cuda_record(fn, *[((len(x),), torch.float32)] * len(inputs))["kernels"]
+        out = torch.empty(len(x))
+        _run_cuda_kernel(tmp_path, name, source, *inputs, out, numel=len(x))
+        assert _same(out, torch.tensor(want)), (out, want)
+
+
+# floor, whose flushing of a negative denormal FastOps.floor corrects; every other .ftz
+# instruction on the floor-division path would read a denormal operand as zero
+CORRECTED_FTZ = {"cvt.rmi.ftz.f32.f32"}
+
+
+def test_cuda_floor_division_compiles_without_flushing_denormals(tmp_path):
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    record = _cuda_record(lambda x, y, i, h: (torch.div(x, y, rounding_mode="floor"), x // -2, x // -0.5, x // 0.3,
+                                              torch.div(i, y, rounding_mode="floor"), h.float() // y),
+                          ((64,), torch.float32), ((64,), torch.float32), ((64,), torch.int64), ((64,), torch.float16))
+    compile_kernels_to_ptx(record, tmp_path)
+    ptx = "\n".join((tmp_path / f"{name}.ptx").read_text() for name, _ in record["kernels"])
+    flushing = set(re.findall(r"^\s*([a-z0-9.]*\.ftz[a-z0-9.]*)", ptx, re.M)) - CORRECTED_FTZ
+    assert not flushing, flushing
+    assert "cvt.f64.f32" in ptx and "cvt.rn.f32.f64" in ptx  # float32's fmod taken in float64
+
+
+@pytest.fixture
+def gpu_flushing_sin_and_erf(monkeypatch):
+    """libdevice's ``sinf`` and ``erff`` as triton links them (flushing denormals): a float32
+    denormal operand is read as zero, a denormal result is zero."""
+    pytest.importorskip("triton")
+    from triton.runtime import interpreter
+
+    def flushing(original):
+        def op(self, arg):
+            if arg.data.dtype != np.float32:
+                return original(self, arg)
+            out = original(self, interpreter.TensorHandle(_flush(arg.data), arg.dtype.scalar))
+            return interpreter.TensorHandle(_flush(out.data), out.dtype.scalar)
+        return op
+
+    for name in ("create_sin", "create_erf"):
+        monkeypatch.setattr(interpreter.InterpreterBuilder, name, flushing(getattr(interpreter.InterpreterBuilder, name)))
+
+
+def test_cuda_sin_and_erf_of_denormals_are_not_flushed(gpu_flushing_sin_and_erf, tmp_path):
+    """sin(1e-40) is 1e-40 and erf(1e-40) 1.128e-40 in eager CUDA; libdevice's flushing sinf and
+    erff gave 0.0 (hidden from the exactness test, which takes results below 1e-30 as equal).
+    float32 only: the interpreter's bfloat16 conversions do not keep denormals."""
+    dtype = torch.float32
+    x = torch.tensor([1e-40, -1e-40, 1e-45, -3e-39, 1.1e-38, 0.0, -0.0], dtype=dtype)
+    (name, source), = _cuda_record(lambda x: (torch.sin(x), torch.erf(x)), ((len(x),), dtype))["kernels"]
+    sin, erf = torch.empty_like(x), torch.empty_like(x)
+    _run_cuda_kernel(tmp_path, name, source, x, sin, erf, numel=len(x))
+    assert _same(sin, torch.sin(x)), (sin, torch.sin(x))
+    # eager CUDA rounds erf once (measured on an H200); aten on the CPU is 1 ulp off at -3e-39
+    rounded = torch.erf(x.double()).to(dtype)
+    assert _same(erf, rounded), (erf, rounded)
+
+
+def test_cuda_exp2_compiles_to_the_unflushed_instruction(tmp_path):
+    """aten's exp2 kernel calls exp2f: ex2.approx.f32, whose results below 2**-126 are denormals
+    (exp2(-130) is 7.3e-40). libdevice's exp2f, linked flushing denormals, is ex2.approx.ftz.f32: 0."""
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    record = _cuda_record(lambda x, b: (torch.exp2(x), torch.exp2(b)), ((64,), torch.float32), ((64,), torch.bfloat16))
+    compile_kernels_to_ptx(record, tmp_path)
+    ptx = "\n".join((tmp_path / f"{name}.ptx").read_text() for name, _ in record["kernels"])
+    assert "ex2.approx.f32" in ptx and "ex2.approx.ftz" not in ptx, ptx

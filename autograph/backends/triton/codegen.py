@@ -103,6 +103,9 @@ def literal(value) -> str:
 
 
 FLOAT32_NORMAL_RANGE = (2.0 ** -126, (2 - 2 ** -23) * 2.0 ** 127)
+# 2**-126, float32's smallest normal number: below it libdevice's float32 functions (linked
+# flushing denormals, as triton links them) read their operand as zero
+SMALLEST_NORMAL32 = "1.1754943508222875e-38"
 SIGN_BITS = {torch.float32: ("-2147483648", "tl.int32"), torch.float64: ("-9223372036854775808", "tl.int64")}
 
 
@@ -517,14 +520,19 @@ class TritonOps(OpsHandler):
     def fmod(self, a, b):
         # triton's float % is LLVM's frem: numpy's exact fmod in the interpreter, but the NVPTX
         # backend expands it as a - b * trunc(a / b), each step rounded (3.0 % 0.3 is 0.0 there,
-        # not 0.29999989). CUDA kernels call CUDA's fmod (libdevice: exact, as aten's std::fmod)
+        # not 0.29999989). CUDA kernels call CUDA's fmod (libdevice: exact, as aten's std::fmod).
+        # Triton links libdevice flushing float32 denormals (its fmodf reads |a|, |b| with
+        # abs.ftz.f32: fmod(1e-40, 2) is 0, fmod(x, 1e-40) NaN); float32's fmod is therefore
+        # taken in float64, where float32 denormals are normal numbers and the exact remainder
+        # is a float32 value, so narrowing it back is exact
         if not self.k.gpu:
             return self._binary(a, b, "%", MUL)
         a, b = (x if _is_literal(x) else self._name(x) for x in (a, b))
         probe = b if _is_literal(a) else a
         fa, fb = (_typed_like(x, probe) for x in (a, b))  # libdevice wants two operands of one float type
-        return self._name(self._float_or_int(probe, f"libdevice.fmod({fa}, {fb})",
-                                             self._binary(a, b, "%", MUL).text))
+        wide = f"libdevice.fmod({fa}.to(tl.float64), {fb}.to(tl.float64)).to(tl.float32)"
+        floating = self._float32_choice(probe, wide, f"libdevice.fmod({fa}, {fb})").text
+        return self._name(self._float_or_int(probe, floating, self._binary(a, b, "%", MUL).text))
 
     def neg(self, x):
         # triton before 3.7 compiles a float's unary minus to 0 - x, so -(+0.0) is +0.0 there
@@ -591,7 +599,15 @@ class TritonOps(OpsHandler):
         return self._call("tl.exp", x)
 
     def exp2(self, x):
-        return self._call("tl.math.exp2", x)
+        # tl.math.exp2 of float32 is libdevice's exp2f, linked flushing denormals: the
+        # ex2.approx.ftz.f32 instruction, 0 for results below 2**-126. aten's CUDA kernel calls
+        # exp2f unflushed, the ex2.approx.f32 instruction, emitted as such on the GPU
+        if not self.k.gpu:
+            return self._call("tl.math.exp2", x)
+        x = self._name(x)
+        float32 = (f'tl.inline_asm_elementwise("ex2.approx.f32 $0, $1;", "=r,r", [{x.text}], '
+                   "dtype=tl.float32, is_pure=True, pack=1)")
+        return self._float32_choice(x, float32, f"tl.math.exp2({x.text})")
 
     def expm1(self, x):
         # exp(x) - 1 loses every digit for tiny x; Kahan's correction (u - 1) * x / log(u) does not
@@ -644,7 +660,12 @@ class TritonOps(OpsHandler):
         return self._float32_choice(x, float32, f"tl.rsqrt({x.text})")
 
     def sin(self, x):
-        return self._call("tl.sin", x)
+        if not self.k.gpu:
+            return self._call("tl.sin", x)
+        # libdevice's sinf is linked flushing denormals: sin(1e-40) would be 0.0. Below the
+        # smallest normal float, sin(x) is x (correctly rounded), as CUDA's unflushed sinf returns
+        x = self._name(x)
+        return self.where(self.lt(self.abs(x), TritonExpr(SMALLEST_NORMAL32)), x, self._call("tl.sin", x))
 
     def cos(self, x):
         return self._call("tl.cos", x)
@@ -656,7 +677,7 @@ class TritonOps(OpsHandler):
             # libdevice is linked flushing denormals: tanh(x) is x (correctly rounded) below the
             # smallest normal float, kept as is (and -0.0 stays -0.0)
             x = self._name(x)
-            return self.where(self.lt(self.abs(x), TritonExpr("1.1754943508222875e-38")), x,
+            return self.where(self.lt(self.abs(x), TritonExpr(SMALLEST_NORMAL32)), x,
                               self._call("libdevice.tanh", x))
         # tanh|x| = -t / (t + 2) with t = expm1(-2|x|): accurate near 0, where 2 sigmoid(2x) - 1 is not
         x = self._name(x)
@@ -669,7 +690,16 @@ class TritonOps(OpsHandler):
         return self._call("tl.sigmoid", x)
 
     def erf(self, x):
-        return self._call("tl.math.erf", x)
+        if not self.k.gpu:
+            return self._call("tl.math.erf", x)
+        # libdevice's erff is linked flushing denormals: erf(1e-40) would be 0.0, not 1.128e-40.
+        # Below the smallest normal float, erf(x) is 2x/sqrt(pi) (the next term, x**3, is far
+        # below a denormal's spacing), rounded to float32 through float64
+        x = self._name(x)
+        denormal = self.lt(self.abs(x), TritonExpr(SMALLEST_NORMAL32)).text
+        float32 = (f"tl.where({denormal}, ({x.text}.to(tl.float64) * 1.1283791670955126).to(tl.float32), "
+                   f"tl.math.erf({x.text}))")
+        return self._float32_choice(x, float32, f"tl.math.erf({x.text})")
 
     def floor(self, x):
         # libdevice is linked flushing denormals to zero: floor(-1e-40) would be -0.0, not -1.0
