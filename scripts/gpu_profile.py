@@ -2,7 +2,7 @@
 """Where the GPU time goes: the CUDA kernels of one workload of ``scripts/gpu_check.py``, for
 Inductor and autograph's Triton backend side by side (torch.profiler, self CUDA time per kernel).
 
-    python scripts/gpu_profile.py [--workload "gpt2 block fwd"] [--calls 20] [--cpu-profile]
+    python scripts/gpu_profile.py [--workload "gpt2 block fwd"] [--calls 20] [--cpu-profile] [--cold-profile]
 
 Needs a CUDA device. Prints, per compiler, the kernels sorted by total CUDA time with their
 counts per call, and the number of kernel launches per call (the CPU-side cost).
@@ -32,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny sizes, no Inductor: checks the script")
     parser.add_argument("--cpu-profile", action="store_true",
                         help="also cProfile the calls: where each compiler's CPU time per call goes")
+    parser.add_argument("--cold-profile", action="store_true",
+                        help="cProfile each compiler's first call (its cold compile), cumulative times")
     opts = parser.parse_args(argv)
     device = "cpu" if opts.dry_run else "cuda"
     activity = ProfilerActivity.CPU if opts.dry_run else ProfilerActivity.CUDA
@@ -48,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
             torch.manual_seed(0)
             module = make().to(device, torch.bfloat16)
             step = _step(compile_fn(module), make_inputs(), train)
+            if opts.cold_profile and label != "eager":
+                _cold_profile(step, label, name, opts.rows, sync)
             for _ in range(3):
                 step()
             sync()
@@ -66,6 +70,29 @@ def main(argv: list[str] | None = None) -> int:
             if opts.cpu_profile:
                 _cpu_profile(step, opts.calls, opts.rows, sync)
     return 0
+
+
+def _cold_profile(step, label: str, name: str, rows: int, sync) -> None:
+    """Where a first call's time goes: Dynamo, AOTAutograd, the backend's code generation, the
+    kernels' compiles (the wait for the compile threads) and autotuning (cumulative times)."""
+    import cProfile
+    import io
+    import pstats
+    import time
+
+    profiler = cProfile.Profile()
+    start = time.perf_counter()
+    profiler.enable()
+    step()
+    sync()
+    profiler.disable()
+    print(f"\n== cold first call of {name} / {label}: {time.perf_counter() - start:.2f} s under cProfile")
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).sort_stats("cumulative")
+    stats.print_stats(rows)
+    stats.print_stats(r"aot_module_simplified|partition|compile_aten|_generate|precompile|quick_benchmark|"
+                      r"do_bench|autotuner|compile_fx|fx_codegen|async_compile|wait|load_kernel|_bench|lowering")
+    print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
 
 
 def _cpu_profile(step, calls: int, rows: int, sync) -> None:
