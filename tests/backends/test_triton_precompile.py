@@ -135,3 +135,51 @@ def test_autotuning_times_each_config_briefly():
     single.do_bench = "triton's"
     assert not shorten_autotuning(ReadOnly()) and not shorten_autotuning(single)
     assert single.do_bench == "triton's"
+
+
+class FakeSource:
+    def __init__(self, signature):
+        self.signature, self.constants = signature, {}
+
+
+class FakeCompiled:
+    def __init__(self, signature):
+        self.src, self.metadata = FakeSource(signature), object()
+
+
+class FakeFuture:
+    """What ``warmup`` returns under ``AsyncCompileMode``: the compiled kernel, or None if it failed."""
+
+    future = None
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def result(self, ignore_errors=False):
+        return self.kernel
+
+
+def test_launchers_are_built_once_per_signature_on_the_compile_threads(monkeypatch):
+    from triton.runtime.driver import driver
+
+    from autograph.backends.triton.precompile import prebuild_launchers
+
+    built = []
+
+    class Driver:
+        def launcher_cls(self, src, metadata):
+            built.append((tuple(src.signature.items()), threading.current_thread().name))
+
+    monkeypatch.setattr(driver, "_active", Driver())
+    a, b = {"in_ptr0": "*fp32", "xnumel": "i32"}, {"in_ptr0": "*bf16", "xnumel": "i32"}
+    compiled = [FakeCompiled(a), FakeFuture(FakeCompiled(a)), FakeCompiled(b), FakeFuture(None), object()]
+    assert prebuild_launchers(compiled, workers=2) == 2
+    assert sorted(sig for sig, _ in built) == sorted([tuple(a.items()), tuple(b.items())])
+    assert all(name.startswith("autograph-launcher") for _, name in built)
+
+    class Failing:
+        def launcher_cls(self, src, metadata):
+            raise RuntimeError("no C compiler")
+
+    monkeypatch.setattr(driver, "_active", Failing())
+    assert prebuild_launchers(compiled, workers=2) == 0
