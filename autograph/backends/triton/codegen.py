@@ -167,6 +167,7 @@ class KernelWriter:
         # triton's interpreter truncates float32 -> bfloat16; rounding is then written out (RNE)
         self.emulate_bf16_rounding = False
         self.gpu = False  # CUDA source (PTX inline assembly allowed), not for the interpreter
+        self.current_order = -1  # program order of the item being written (ir.PointwiseItem.order)
         self._setup_symbols()
 
     # -- iteration space -------------------------------------------------
@@ -427,6 +428,14 @@ class TritonOps(OpsHandler):
         return TritonExpr(texpr(expr), _index_prec(expr))
 
     def pointwise(self, value, index):
+        stored = getattr(value, "stored", None)
+        if stored is not None and 0 <= stored.order < self.k.current_order:
+            # computed into memory by an earlier item: read it (fuse.note_stored_values); in
+            # this kernel at another index it is recomputed instead
+            try:
+                return self.load(stored.buffer, index)
+            except CannotFuse:
+                pass
         result = value.fn(self, index)
         if value.counted and value.op_names:
             self.k.count_op(value.op_names[0])
@@ -769,6 +778,7 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
             KernelWriter.dims_code(head, k.rsyms, group.rshape, "rindex")
     items = list(group.items)
     while items:
+        k.current_order = getattr(items[0], "order", -1)
         if len(items) > 1 and is_online_softmax(k, items[0], items[1]):  # max + sum of exp: one loop
             write_online_softmax(k, items.pop(0), items.pop(0))
         elif isinstance(items[0], ReductionItem) and items[0].kind in WELFORD_KINDS:  # mean + M2: one loop

@@ -1,0 +1,209 @@
+"""Kernels of a transformer block's backward that did more memory work than Inductor's (issue 28):
+the q/k/v gradients concatenated for the qkv Linear, and the GELU backward with its bias
+gradient. Shown on the generated kernels (index expressions, loads per kernel, PTX vector
+loads) and by interpreter runs against eager."""
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from tests.backends.test_triton_design_gaps import generate
+
+pytestmark = pytest.mark.triton
+
+B, T, H, D = 2, 8, 3, 4
+
+
+def _merge_heads_cat(q, k, v):
+    """The qkv Linear's input gradient: per-head (B, H, T, D) tensors back to (B, T, 3C)."""
+    b, h, t, d = q.shape
+    return torch.cat([z.transpose(1, 2).reshape(b, t, h * d) for z in (q, k, v)], dim=2)
+
+
+def _heads(*shape, device="cpu"):
+    """A (B, H, T, D) tensor laid out as (B, T, H, D) in memory (what attention's backward returns)."""
+    b, h, t, d = shape
+    if device == "meta":
+        return torch.empty(b, t, h, d, device="meta", dtype=torch.bfloat16).transpose(1, 2)
+    return torch.randn(b, t, h, d).transpose(1, 2)
+
+
+def _loads(source: str) -> list[str]:
+    return re.findall(r"tl\.load\((\w+) \+ \((.*?)\), ", source)
+
+
+# -- reshapes split only the dims they change -----------------------------------------------------------
+def test_cat_of_merged_heads_reads_each_input_at_a_shifted_contiguous_offset():
+    """Each input is read at ``-offset + 393216*x0 + 768*x1 + x2`` (no ``//`` or ``%`` of the
+    index): before, the reshape's whole flat index was split again, leaving ``((x2 - 1536) // 64)
+    % 12`` and ``// 393216`` terms that hid the contiguity from triton (scalar 2-byte loads)."""
+    q, k, v = (_heads(8, 12, 512, 64, device="meta") for _ in range(3))
+    record = generate(_merge_heads_cat, q, k, v)
+    assert len(record["kernels"]) == 1
+    loads = _loads(record["kernels"][0][1])
+    assert len(loads) == 3 and len({ptr for ptr, _ in loads}) == 3  # one load per input
+    offsets = sorted(offset for _, offset in loads)
+    assert offsets == ["-1536 + 393216*x0 + 768*x1 + x2", "-768 + 393216*x0 + 768*x1 + x2",
+                       "393216*x0 + 768*x1 + x2"], offsets
+
+
+def test_reshape_keeps_unchanged_dims_and_joins_split_ones():
+    """(8, 512, 768) -> (8, 512, 12, 64) -> permute -> reshape back: the index is the identity's."""
+    def fn(x):
+        y = x.view(8, 512, 12, 64).permute(0, 2, 1, 3)
+        return (y.transpose(1, 2).reshape(8, 512, 768) * 2)
+
+    record = generate(fn, torch.empty(8, 512, 768, device="meta"))
+    offsets = [offset for _, offset in _loads(record["kernels"][0][1])]
+    assert offsets == ["393216*x0 + 768*x1 + x2"], offsets
+
+
+def test_merged_heads_cat_loads_are_vectorized_in_ptx(tmp_path):
+    """Compiled for sm_90 with the launcher's 16-byte alignment facts and the 1024-element,
+    4-warp config (8 bf16 per thread): each input is read with 128-bit ``ld.global.v4.b32``."""
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    q, k, v = (_heads(8, 12, 512, 64, device="meta") for _ in range(3))
+    record = generate(_merge_heads_cat, q, k, v)
+    (name, source), = record["kernels"]
+    configs = re.findall(r"triton\.Config\(\{'XBLOCK': (\d+)\}, num_warps=(\d+)\)", source)
+    config = configs.index(("1024", "4"))
+    compile_kernels_to_ptx(record, tmp_path, config=config, aligned=True)
+    ptx = (tmp_path / f"{name}.ptx").read_text()
+    assert len(re.findall(r"ld\.global(?:\.\w+)*\.v4\.b32", ptx)) == 3, re.findall(r"ld\.global\S*", ptx)
+    assert not re.search(r"ld\.global(?:\.\w+)*\.b16", ptx)
+
+
+@pytest.mark.parametrize("shape", [(B, H, T, D), (1, 5, 3, 7)])
+def test_merged_heads_cat_matches_eager(compile_fn, shape):
+    q, k, v = (_heads(*shape) for _ in range(3))
+    compiled = compile_fn(_merge_heads_cat, q, k, v)
+    assert compiled.graphs[0].fallback_reason is None
+    torch.testing.assert_close(compiled(q, k, v), _merge_heads_cat(q, k, v), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("case", ["split", "merge", "flatten", "unflatten_shifted"])
+def test_reshapes_match_eager(compile_fn, case):
+    """Reshapes that split, merge, flatten and unflatten dims (also of a slice, whose index is
+    shifted): grouped reshape indexing and joined dims give eager's values."""
+    x = torch.randn(4, 6, 10)
+
+    def fn(x):
+        if case == "split":
+            return x.reshape(4, 2, 3, 5, 2) + 1
+        if case == "merge":
+            return x.transpose(0, 1).reshape(6, 40) * 2
+        if case == "flatten":
+            return x.permute(2, 0, 1).reshape(-1) - 1
+        return torch.cat([x[:, 1:, :].reshape(4, 5, 2, 5), x[:, :1, :].reshape(4, 1, 2, 5)], dim=1) * 3
+
+    compiled = compile_fn(fn, x)
+    assert compiled.graphs[0].fallback_reason is None
+    torch.testing.assert_close(compiled(x), fn(x), rtol=0, atol=0)
+
+
+# -- a value already in memory is read, not recomputed ----------------------------------------------------
+class _MLP(torch.nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc, self.proj = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return self.proj(F.gelu(self.fc(x), approximate="tanh"))
+
+
+def _mlp_backward(compile_fn, d=8, rows=16):
+    torch.manual_seed(0)
+    mlp = _MLP(d)
+    x = torch.randn(2, rows, d, requires_grad=True)
+    gm = torch.fx.symbolic_trace(mlp)
+    compiled = compile_fn(gm, x)
+    compiled(x).pow(2).sum().backward()
+    backward = next(g for g in compiled.graphs if g.kind == "backward")
+    return mlp, x, backward
+
+
+def _generated_backward(module: torch.nn.Module, x: torch.Tensor) -> dict:
+    """The backward aten graph AOTAutograd gives ``module`` (partitioned as the backend does),
+    generated for CUDA; runs on meta tensors (full sizes, nothing computed)."""
+    from torch._functorch.aot_autograd import aot_module_simplified
+
+    from autograph.backends.triton.backend import TritonBackend, decompositions, partitioner
+
+    graphs = {}
+
+    def capture(kind):
+        def compiler(gm, inputs):
+            graphs[kind] = gm
+            return gm
+
+        return compiler
+
+    class Flat(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = module
+
+        def forward(self, x):
+            return (self.inner(x),)
+
+    fn = aot_module_simplified(Flat(), [x], fw_compiler=capture("forward"), bw_compiler=capture("backward"),
+                               decompositions=decompositions(), partition_fn=partitioner())
+    fn(x)[0].sum().backward()
+    return TritonBackend("/nonexistent-cache-unused")._generate(graphs["backward"], gpu=True)
+
+
+def test_gelu_backward_bias_gradient_reads_the_matmul_operand():
+    """GPT-2's MLP on (8, 512, 768) in bf16: the bias gradient of ``fc`` is a column sum of the
+    GELU backward's output viewed as (4096, 3072), which the backward's matmuls need in memory
+    anyway. Its kernel reads
+    that one bf16 buffer; before, it recomputed the whole GELU backward from the saved
+    pre-activation, the output gradient and a float32 tanh (8 bytes per element instead of 2),
+    and the GELU kernel stored that tanh for it (4 more bytes per element written)."""
+    mlp = _MLP(768).to(device="meta", dtype=torch.bfloat16)
+    x = torch.empty(8, 512, 768, device="meta", dtype=torch.bfloat16, requires_grad=True)
+    record = _generated_backward(mlp, x)
+    kernels = dict(record["kernels"])
+    gelu = [name for name, s in kernels.items() if "tanh" in s]
+    assert len(gelu) == 1, list(kernels)  # computed once, in one kernel
+    assert kernels[gelu[0]].count("tl.store(") == 1  # only the input gradient: no tanh buffer
+    launches = re.findall(r"(triton_\w+)\[grid_\w+\]\((.*)\)", record["wrapper"])
+    gelu_out = [args.split(", ") for name, args in launches if name == gelu[0]][0][-2]
+    readers = [name for name, args in launches if gelu_out in args.split(", ") and name != gelu[0]]
+    assert readers, "the bias gradient does not read the GELU gradient from memory"
+    for name in readers:  # the column sum's first stage: one load, of the GELU gradient
+        assert len(_loads(kernels[name])) == 1 and "tanh" not in kernels[name], kernels[name]
+
+
+def test_gelu_backward_matches_eager(compile_fn):
+    mlp, x, backward = _mlp_backward(compile_fn)
+    got = [x.grad] + [p.grad for p in mlp.parameters()]
+    ref = _MLP(8)
+    ref.load_state_dict(mlp.state_dict())
+    x2 = x.detach().clone().requires_grad_(True)
+    ref(x2).pow(2).sum().backward()
+    want = [x2.grad] + [p.grad for p in ref.parameters()]
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+
+
+def test_a_value_stored_as_float32_is_recomputed_from_its_half_precision_input():
+    """Reading a stored value must not read more bytes than recomputing it: ``x.float() * 2`` is
+    in memory for the matmul (4 bytes per element), but the sum after the matmul reads the bf16
+    ``x`` (2 bytes) again."""
+    def fn(x, w):
+        y = x.float() * 2
+        z = y @ w
+        return z, (y * z.sum()).sum(0)
+
+    record = generate(fn, torch.empty(64, 32, dtype=torch.bfloat16, device="meta"),
+                      torch.empty(32, 16, device="meta"))
+    launches = re.findall(r"(triton_\w+)\[grid_\w+\]\((.*)\)", record["wrapper"])
+    stored = launches[0][1].split(", ")[-2]  # y, the matmul's operand, in float32
+    after_mm = re.findall(r"(triton_\w+)\[grid_\w+\]\((.*)\)", record["wrapper"].split("aten.mm.default", 1)[1])
+    readers_of_y = [args.split(", ") for _, args in after_mm if "x_1" in args.split(", ")]
+    assert readers_of_y and not any(stored in args.split(", ") for _, args in after_mm), after_mm
