@@ -207,3 +207,64 @@ def test_a_value_stored_as_float32_is_recomputed_from_its_half_precision_input()
     after_mm = re.findall(r"(triton_\w+)\[grid_\w+\]\((.*)\)", record["wrapper"].split("aten.mm.default", 1)[1])
     readers_of_y = [args.split(", ") for _, args in after_mm if "x_1" in args.split(", ")]
     assert readers_of_y and not any(stored in args.split(", ") for _, args in after_mm), after_mm
+
+
+# -- per-row operands of a row reduction are loaded once per row ---------------------------------------
+def _layer_norm_input_grad(x, g, w, mean, rstd):
+    """LayerNorm's input gradient as the decomposed backward computes it (per-row mean, rstd)."""
+    xhat = (x.float() - mean) * rstd
+    gw = g.float() * w.float()
+    n = x.shape[-1]
+    dx = (rstd / n) * (gw * n - gw.sum(-1, keepdim=True) - xhat * (gw * xhat).sum(-1, keepdim=True))
+    return dx.to(x.dtype)
+
+
+def _ln_inputs(rows, n, device="meta", dtype=torch.bfloat16):
+    make = (lambda *s, dtype=dtype: torch.empty(*s, device="meta", dtype=dtype)) if device == "meta" else \
+        (lambda *s, dtype=dtype: torch.randn(*s, dtype=dtype))
+    return make(rows, n), make(rows, n), make(n), make(rows, 1, dtype=torch.float32), \
+        make(rows, 1, dtype=torch.float32).abs() + 0.5
+
+
+def test_per_row_operands_of_a_row_reduction_are_row_blocks():
+    """The mean and rstd of a LayerNorm backward are read with ``xmask`` (an ``[XBLOCK, 1]``
+    block), not ``xrmask``: before, each of the row's lanes loaded the same element and the
+    division ``rstd / 768`` ran once per element."""
+    record = generate(_layer_norm_input_grad, *_ln_inputs(4096, 768))
+    (name, source), = record["kernels"]
+    per_row = re.findall(r"tl\.load\(in_ptr\d \+ \((x0)\), (\w+), other=0\)", source)
+    assert len(per_row) == 2 and all(mask == "xmask" for _, mask in per_row), per_row
+    assert all(mask == "xrmask" for offset, mask in re.findall(r"tl\.load\(in_ptr\d \+ \((.*?)\), (\w+),", source)
+               if "r0" in offset)
+
+
+def test_per_row_operands_compile_to_one_load_and_one_division_per_row(tmp_path):
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    record = generate(_layer_norm_input_grad, *_ln_inputs(4096, 768))
+    (name, source), = record["kernels"]
+    configs = re.findall(r"triton\.Config\(\{'XBLOCK': (\d+), 'RBLOCK': (\d+)\}, num_warps=(\d+)\)", source)
+    config = configs.index(("1", "1024", "4"))  # one row per program, 4 warps
+    compile_kernels_to_ptx(record, tmp_path, config=config, aligned=True)
+    ptx = (tmp_path / f"{name}.ptx").read_text()
+    loads = re.findall(r"ld\.global\S*", ptx)
+    scalar = [ld for ld in loads if not re.search(r"\.v\d\.", ld)]
+    assert len(scalar) == 2 and all(ld.endswith(".b32") for ld in scalar), loads  # mean and rstd
+    assert len(re.findall(r"\bdiv\.rn\.f32", ptx)) == 1
+
+
+@pytest.mark.parametrize("n", [48, 1500])  # one block per row, and a looped row
+def test_per_row_operands_match_eager(compile_fn, n):
+    torch.manual_seed(0)
+    x, g, w, mean, rstd = _ln_inputs(6, n, device="cpu", dtype=torch.float32)
+
+    def fn(x, g, w, mean, rstd):
+        dx = _layer_norm_input_grad(x, g, w, mean, rstd)
+        scaled = (rstd * 3).expand(6, n) + 0  # per-row only, stored over the full space
+        return dx, scaled, (x * rstd).var(-1), (x - mean).amax(-1)
+
+    compiled = compile_fn(fn, x, g, w, mean, rstd)
+    assert compiled.graphs[0].fallback_reason is None
+    for got, want in zip(compiled(x, g, w, mean, rstd), fn(x, g, w, mean, rstd)):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 
 import sympy
@@ -25,6 +26,7 @@ from autograph.backends.triton.ops import HALF_DTYPES, OpsHandler, compute_dtype
 from autograph.backends.triton.tiling import tile_config, tile_configs, tile_numels
 
 MAX_KERNEL_OPS = 64
+_R_NAME = re.compile(r"\br(?:\d+|index|offset)\b")  # a reduced-dim variable in a mask's source
 
 TL_DTYPES = {
     torch.float32: "tl.float32",
@@ -203,6 +205,20 @@ class KernelWriter:
         base = "xrmask" if self.space == "xr" else "xmask"
         return " & ".join([base] + self.extra_masks) if self.extra_masks else base
 
+    def load_mask(self, flat: sympy.Expr) -> str:
+        """The mask of a load at ``flat``: in a reduction's full space, a load whose address and
+        masks do not depend on the reduced dims (a per-row mean, rstd or scale) is masked by
+        ``xmask`` alone, so it is an ``[XBLOCK, 1]`` block, one load per row, and what is
+        computed from it alone stays per row (Inductor masks a load by the variables of its index
+        too). With ``xrmask`` every lane of the row loaded the same element and the per-row
+        arithmetic (a division by the row size...) ran once per element."""
+        if self.space != "xr":
+            return self.mask
+        loops = {f.name[0] for f in flat.free_symbols if not is_size_symbol(f)}
+        if "r" in loops or any(_R_NAME.search(m) for m in self.extra_masks):
+            return self.mask
+        return " & ".join(["xmask"] + self.extra_masks)
+
     def masked(self, condition: str):
         """Loads inside the ``with`` block also require ``condition`` (cat, padding)."""
         writer = self
@@ -256,7 +272,7 @@ class KernelWriter:
         flat = buf.flat_index(index)
         self.accesses.append((buf, flat))
         offset = self.offset(flat)
-        value = self.emit(f"tl.load({ptr} + ({offset}), {self.mask}, other=0)")
+        value = self.emit(f"tl.load({ptr} + ({offset}), {self.load_mask(flat)}, other=0)")
         if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:  # exact widening (see bf16_bits)
             return self.emit(f"({value}.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)")
         if compute_dtype(buf.dtype) != buf.dtype:
