@@ -268,3 +268,31 @@ def test_per_row_operands_match_eager(compile_fn, n):
     assert compiled.graphs[0].fallback_reason is None
     for got, want in zip(compiled(x, g, w, mean, rstd), fn(x, g, w, mean, rstd)):
         torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+# -- the same cat when attention's backward returns contiguous (B, H, T, D) gradients --------------------
+def test_cat_of_transposed_heads_is_vectorized_in_ptx(tmp_path):
+    """Contiguous (B, H, T, D) gradients (CUDA attention backwards allocate them so): each input
+    is read in runs of 64 elements. The offset is written over ``xindex``
+    (``32768*((xindex // 64) % 36) + ... + (xindex % 64)``): over the loop variable ``x2 =
+    xindex % 2304`` (``x2 // 64``, ``x2 % 64``) triton's axis analysis saw no contiguity and
+    read 2 bytes at a time."""
+    pytest.importorskip("triton")
+    from tests.backends.ptx import compile_kernels_to_ptx
+
+    q, k, v = (torch.empty(8, 12, 512, 64, device="meta", dtype=torch.bfloat16) for _ in range(3))
+    record = generate(_merge_heads_cat, q, k, v)
+    (name, source), = record["kernels"]
+    assert len(_loads(source)) == 3 and "(xindex % 64)" in source and "x2 % 64" not in source
+    configs = re.findall(r"triton\.Config\(\{'XBLOCK': (\d+)\}, num_warps=(\d+)\)", source)
+    compile_kernels_to_ptx(record, tmp_path, config=configs.index(("1024", "4")), aligned=True)
+    ptx = (tmp_path / f"{name}.ptx").read_text()
+    assert len(re.findall(r"ld\.global(?:\.\w+)*\.v4\.b32", ptx)) == 3, re.findall(r"ld\.global\S*", ptx)
+
+
+@pytest.mark.parametrize("shape", [(B, H, T, D), (2, 3, 5, 8)])
+def test_cat_of_transposed_heads_matches_eager(compile_fn, shape):
+    q, k, v = (torch.randn(*shape) for _ in range(3))
+    compiled = compile_fn(_merge_heads_cat, q, k, v)
+    assert compiled.graphs[0].fallback_reason is None
+    torch.testing.assert_close(compiled(q, k, v), _merge_heads_cat(q, k, v), rtol=0, atol=0)

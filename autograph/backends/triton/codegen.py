@@ -20,12 +20,14 @@ import sympy
 import torch
 
 from autograph.backends.triton.context import CompileContext
-from autograph.backends.triton.indexing import FloorDiv, ModularIndexing, contiguous_strides, is_size_symbol, linearize, symbol
+from autograph.backends.triton.indexing import (FloorDiv, ModularIndexing, contiguous_strides, in_block_index, is_size_symbol,
+                                                linearize, symbol)
 from autograph.backends.triton.ir import Buffer, PointwiseItem, ReductionItem
 from autograph.backends.triton.ops import HALF_DTYPES, OpsHandler, compute_dtype
 from autograph.backends.triton.tiling import tile_config, tile_configs, tile_numels
 
 MAX_KERNEL_OPS = 64
+_BLOCK_INDEX = {axis: sympy.Symbol(f"{axis}index", integer=True, nonnegative=True) for axis in "xyr"}
 _R_NAME = re.compile(r"\br(?:\d+|index|offset)\b")  # a reduced-dim variable in a mask's source
 
 TL_DTYPES = {
@@ -308,13 +310,30 @@ class KernelWriter:
         return self.emit(f"{self.bf16_bits(value)}.to(tl.float32, bitcast=True)")
 
     def offset(self, expr) -> str:
-        """Offset source; a constant offset is broadcast to a block (triton needs a block pointer),
-        and in a 2-D tile an offset over one tile axis only to the whole tile (the mask's shape)."""
+        """Offset source; one with divisions is written over the block indices
+        (``indexing.in_block_index``: triton vectorizes ``(xindex // 64) % 36`` but not
+        ``x2 // 64`` of ``x2 = xindex % 2304``); a constant offset is broadcast to a block (triton needs a block pointer), and in a 2-D
+        tile an offset over one tile axis only to the whole tile (the mask's shape)."""
         loops = {f.name[0] for f in expr.free_symbols if not is_size_symbol(f)}
+        if expr.has(FloorDiv, ModularIndexing):  # a linear offset stays over the loop variables
+            expr = in_block_index(expr, self.block_spaces())
         if not self.tile:
             return texpr(expr) if loops else f"{texpr(expr)} + 0 * xindex"
         missing = [f"0 * {axis}index" for axis in "xy" if axis not in loops]
         return " + ".join([texpr(expr)] + missing)
+
+    def block_spaces(self) -> list:
+        """``(block index, loop variables, sizes)`` of each index space of this kernel."""
+        g = self.group
+        xshape = tuple(g.xshape)
+        if self.tile:
+            spaces = [(_BLOCK_INDEX["y"], self.xsyms[:self.tile], xshape[:self.tile]),
+                      (_BLOCK_INDEX["x"], self.xsyms[self.tile:], xshape[self.tile:])]
+        else:
+            spaces = [(_BLOCK_INDEX["x"], self.xsyms, xshape)]
+        if g.kind == "reduction":
+            spaces.append((_BLOCK_INDEX["r"], self.rsyms, tuple(g.rshape)))
+        return spaces
 
     # -- loops -----------------------------------------------------------
     def dims_code(self, syms, shape, var: str) -> None:

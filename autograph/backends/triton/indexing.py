@@ -265,3 +265,54 @@ def delinearize(flat: sympy.Expr, shape: tuple[int, ...], *, in_range: bool = Fa
         out.append(q if outermost else modulo(q, size))
         outermost = False
     return out
+
+
+def in_block_index(expr: sympy.Expr, spaces: list[tuple[sympy.Symbol, list, tuple]]) -> sympy.Expr:
+    """``expr`` with each loop variable written as a division of its block index, the nested
+    divisions merged and split dims joined again.
+
+    ``spaces``: ``(block index symbol, loop variables, their sizes)`` per index space (``xindex``
+    with the kernel's x dims, ``rindex`` with its reduced dims...). A loop variable ``x2 =
+    xindex % 2304`` read as ``x2 % 64`` is a remainder of a remainder, through which triton's
+    axis analysis sees no contiguity (scalar loads); ``xindex % 64`` it sees (128-bit loads).
+    Inductor likewise indexes with divisions of the block index. Static sizes only (else
+    ``expr`` is returned as it is)."""
+    subs = {}
+    for base, syms, sizes in spaces:
+        if not all(is_static(s) for s in sizes):
+            return expr
+        strides = contiguous_strides(tuple(sizes))
+        outermost = True
+        for sym, size, stride in zip(syms, sizes, strides):
+            if not isinstance(sym, sympy.Symbol) or int(size) == 1:
+                continue
+            value = base if stride == 1 else FloorDiv(base, sympy.Integer(stride))
+            subs[sym] = value if outermost else ModularIndexing(value, sympy.Integer(size))
+            outermost = False
+    if not subs or not (expr.free_symbols & set(subs)):
+        return expr
+    return join_dimensions(sympy.expand(_merge_divisions(expr.xreplace(subs))))
+
+
+def _merge_divisions(expr: sympy.Expr) -> sympy.Expr:
+    """``(a // b) // c`` is ``a // (b*c)``; ``(a % m) // d`` is ``(a // d) % (m // d)`` and
+    ``(a % m) % d`` is ``a % d`` when ``d`` divides ``m`` (non-negative ``a``)."""
+    if expr.is_Atom:
+        return expr
+    args = [_merge_divisions(a) for a in expr.args]
+    if isinstance(expr, FloorDiv) and args[1].is_Integer:
+        a, d = args[0], int(args[1])
+        if d == 1:
+            return a
+        if isinstance(a, FloorDiv) and a.args[1].is_Integer:
+            return FloorDiv(a.args[0], a.args[1] * d)
+        if isinstance(a, ModularIndexing) and a.args[1].is_Integer and int(a.args[1]) % d == 0:
+            m = int(a.args[1]) // d
+            return sympy.Integer(0) if m == 1 else ModularIndexing(_merge_divisions(FloorDiv(a.args[0], d)), m)
+        return FloorDiv(a, args[1])
+    if isinstance(expr, ModularIndexing) and args[1].is_Integer:
+        a, d = args[0], int(args[1])
+        if isinstance(a, ModularIndexing) and a.args[1].is_Integer and int(a.args[1]) % d == 0:
+            return ModularIndexing(a.args[0], args[1])
+        return ModularIndexing(a, args[1])
+    return expr.func(*args)
