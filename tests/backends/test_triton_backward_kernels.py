@@ -296,3 +296,16 @@ def test_cat_of_transposed_heads_matches_eager(compile_fn, shape):
     compiled = compile_fn(_merge_heads_cat, q, k, v)
     assert compiled.graphs[0].fallback_reason is None
     torch.testing.assert_close(compiled(q, k, v), _merge_heads_cat(q, k, v), rtol=0, atol=0)
+
+
+def test_bias_gradient_of_the_cat_reads_the_cat_buffer():
+    """The qkv bias gradient sums the concatenated gradients the matmul reads: its kernel reads
+    that buffer (one unmasked load), as many bytes as the three masked loads of the inputs."""
+    def fn(q, k, v, w):
+        flat = _merge_heads_cat(q, k, v).view(-1, 3 * 768)
+        return flat @ w, flat.sum(0)
+
+    q, k, v = (_heads(8, 12, 512, 64, device="meta") for _ in range(3))
+    record = generate(fn, q, k, v, torch.empty(2304, 768, device="meta", dtype=torch.bfloat16))
+    sums = [s for _, s in record["kernels"] if "tl.sum(" in s]
+    assert sums and all(len(_loads(s)) == 1 and ">=" not in s for s in sums), sums

@@ -125,17 +125,20 @@ class _LeafLoads(ExprRecorder):
         return ("load", buffer.name)
 
 
-def _recompute_bytes(value) -> int | None:
-    """Bytes per element recomputing ``value`` reads from memory: its leaf buffers of at least its
-    own size (a smaller one is a broadcast row or column, read once per block), or None if the
-    value cannot be followed."""
+def _recompute_bytes(value) -> float | None:
+    """Bytes per element recomputing ``value`` reads from memory, or None if the value cannot be
+    followed (or has symbolic sizes). A leaf buffer smaller than the value counts in proportion
+    to its size: a cat's inputs together are read once, a broadcast bias almost never."""
+    if not is_static(value.numel):
+        return None
     leaves = _LeafLoads()
     try:
         value.load(leaves, [0] * len(value.shape))
     except Exception:  # noqa: BLE001 - such a value is simply recomputed, as before
         return None
-    return sum(b.dtype.itemsize for b in leaves.buffers.values() if b.numel == value.numel
-               or (is_static(b.numel) and is_static(value.numel) and int(b.numel) >= int(value.numel)))
+    if not all(is_static(b.numel) for b in leaves.buffers.values()):
+        return None
+    return sum(b.dtype.itemsize * min(1.0, int(b.numel) / max(1, int(value.numel))) for b in leaves.buffers.values())
 
 
 def note_stored_values(items: list, needed: set[str]) -> None:
