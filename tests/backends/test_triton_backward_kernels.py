@@ -86,6 +86,20 @@ def test_merged_heads_cat_matches_eager(compile_fn, shape):
     torch.testing.assert_close(compiled(q, k, v), _merge_heads_cat(q, k, v), rtol=0, atol=0)
 
 
+def test_reshape_groups_pair_dims_with_equal_products():
+    import sympy
+
+    from autograph.backends.triton.lowerings.views import reshape_groups
+
+    assert reshape_groups((8, 512, 768), (8, 512, 12, 64)) == [((0, 1), (0, 1)), ((1, 2), (1, 2)), ((2, 3), (2, 4))]
+    assert reshape_groups((6, 4), (4, 6)) == [((0, 2), (0, 2))]  # no finer grouping exists
+    assert reshape_groups((8, 1, 768), (8, 768)) == [((0, 1), (0, 1)), ((1, 3), (1, 2))]
+    assert reshape_groups((), (1, 1)) == [((0, 0), (0, 2))]
+    s0 = sympy.Symbol("s0", integer=True, positive=True)
+    assert reshape_groups((s0, 768), (s0, 12, 64)) == [((0, 1), (0, 1)), ((1, 2), (1, 3))]
+    assert reshape_groups((s0 * 768,), (s0, 768)) is None  # symbolic products: one flat group
+
+
 @pytest.mark.parametrize("case", ["split", "merge", "flatten", "unflatten_shifted"])
 def test_reshapes_match_eager(compile_fn, case):
     """Reshapes that split, merge, flatten and unflatten dims (also of a slice, whose index is
