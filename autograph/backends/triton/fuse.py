@@ -16,6 +16,8 @@ import math
 import operator
 from dataclasses import dataclass, field
 
+import sympy
+
 from autograph.backends.triton.context import CompileContext
 from autograph.backends.triton.codegen import MAX_KERNEL_OPS, CannotFuse, kernel_source
 from autograph.backends.triton.indexing import is_static
@@ -133,7 +135,7 @@ def _recompute_bytes(value) -> float | None:
         return None
     leaves = _LeafLoads()
     try:
-        value.load(leaves, [0] * len(value.shape))
+        value.load(leaves, [sympy.Integer(0)] * len(value.shape))
     except Exception:  # noqa: BLE001 - such a value is simply recomputed, as before
         return None
     if not all(is_static(b.numel) for b in leaves.buffers.values()):
