@@ -29,18 +29,22 @@ def ptx_environment(directory: Path, base: dict[str, str] | None = None) -> dict
     return env
 
 
-def compile_kernels_to_ptx(record: dict, directory: Path) -> list[list[str]]:
+def compile_kernels_to_ptx(record: dict, directory: Path, *, config: int = 0,
+                           aligned: bool = False) -> list[list[str]]:
     """Compile every kernel of a ``TritonBackend._generate(..., gpu=True)`` record for sm_90.
 
     Parameters without a recorded signature are ``i32`` when they are element counts or
     symbolic sizes (``xnumel``, ``rnumel``, ``s0``...) and ``constexpr`` otherwise (block sizes:
-    the autotune config's values). Asserts each kernel's entry is in the PTX; returns the
-    kernels' parameter names.
+    the values and ``num_warps`` of autotune config number ``config``, clipped to the last).
+    ``aligned``: pointers and sizes are known to be multiples of 16, as triton's launcher
+    specializes them at run time for 16-byte aligned tensors and sizes divisible by 16 (what
+    lets it vectorize loads: without it every masked access is scalar). Asserts each kernel's
+    entry is in the PTX, written to ``directory/<kernel>.ptx``; returns the kernels' parameter names.
     """
     directory.mkdir(parents=True, exist_ok=True)
     request = directory / "ptx-request.json"
     request.write_text(json.dumps({"kernels": [list(k) for k in record["kernels"]],
-                                   "signatures": record["signatures"]}))
+                                   "signatures": record["signatures"], "config": config, "aligned": aligned}))
     proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), str(request), str(directory)],
                           env=ptx_environment(directory), capture_output=True, text=True,
                           timeout=TIMEOUT_SECONDS)
@@ -72,18 +76,24 @@ def _compile_in_this_process(record: dict, directory: Path) -> list[list[str]]:
     params_of = []
     for name, source in record["kernels"]:
         autotuner, params = load_kernel_module(directory, name, source)
+        config = autotuner.configs[min(record.get("config", 0), len(autotuner.configs) - 1)]
         signature = dict(record["signatures"][name])
-        constexprs = {}
+        constexprs, attrs = {}, {}
         for i, p in enumerate(params):
             if p in signature:
+                if record.get("aligned"):
+                    attrs[(i,)] = [["tt.divisibility", 16]]
                 continue
             if p in ("xnumel", "ynumel", "rnumel") or (p[:1] == "s" and p[1:].isdigit()):
                 signature[p] = "i32"
+                if record.get("aligned"):
+                    attrs[(i,)] = [["tt.divisibility", 16]]
             else:
                 signature[p] = "constexpr"
-                constexprs[(i,)] = autotuner.configs[0].kwargs[p]
-        compiled = triton.compile(triton.compiler.ASTSource(fn=autotuner.fn, signature=signature, constexprs=constexprs),
-                                  target=GPUTarget("cuda", 90, 32))
+                constexprs[(i,)] = config.kwargs[p]
+        source = triton.compiler.ASTSource(fn=autotuner.fn, signature=signature, constexprs=constexprs, attrs=attrs)
+        options = {"num_warps": config.num_warps} if record.get("config", 0) else {}
+        compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options=options)
         assert ".entry " + name in compiled.asm["ptx"], f"{name}: no entry in the PTX"
         (directory / f"{name}.ptx").write_text(compiled.asm["ptx"])  # for tests that read the code
         params_of.append(params)

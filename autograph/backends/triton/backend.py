@@ -226,7 +226,7 @@ class TritonBackend:
 
     def _generate(self, gm: torch.fx.GraphModule, gpu: bool) -> dict:
         lowered = Lowering(gm).run()
-        schedule = fuse(lowered.items, ctx=lowered.ctx, gpu=gpu, enabled=self.fuse)
+        schedule = fuse(lowered.items, ctx=lowered.ctx, gpu=gpu, enabled=self.fuse, needed=lowered.needed)
         groups = [s for s in schedule if isinstance(s, KernelGroup)]
         # pass 1: which buffers each kernel reads, so pass 2 stores only what is read elsewhere
         read_elsewhere: dict[int, set[str]] = {}

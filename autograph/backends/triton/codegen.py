@@ -13,21 +13,22 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 
 import sympy
 import torch
 
 from autograph.backends.triton.context import CompileContext
-from autograph.backends.triton.indexing import FloorDiv, ModularIndexing, contiguous_strides, is_size_symbol, linearize, symbol
+from autograph.backends.triton.indexing import (FloorDiv, ModularIndexing, contiguous_strides, in_block_index, is_size_symbol,
+                                                linearize, symbol)
 from autograph.backends.triton.ir import Buffer, PointwiseItem, ReductionItem
 from autograph.backends.triton.ops import HALF_DTYPES, OpsHandler, compute_dtype
 from autograph.backends.triton.tiling import tile_config, tile_configs, tile_numels
 
-# the flat index of a kernel's rows (defined in every kernel; see ``KernelWriter.over_flat_index``)
-XINDEX = sympy.Symbol("xindex", integer=True, nonnegative=True)
-
 MAX_KERNEL_OPS = 64
+_BLOCK_INDEX = {axis: sympy.Symbol(f"{axis}index", integer=True, nonnegative=True) for axis in "xyr"}
+_R_NAME = re.compile(r"\br(?:\d+|index|offset)\b")  # a reduced-dim variable in a mask's source
 
 TL_DTYPES = {
     torch.float32: "tl.float32",
@@ -173,6 +174,7 @@ class KernelWriter:
         # triton's interpreter truncates float32 -> bfloat16; rounding is then written out (RNE)
         self.emulate_bf16_rounding = False
         self.gpu = False  # CUDA source (PTX inline assembly allowed), not for the interpreter
+        self.current_order = -1  # program order of the item being written (ir.PointwiseItem.order)
         self._setup_symbols()
 
     # -- iteration space -------------------------------------------------
@@ -207,6 +209,20 @@ class KernelWriter:
     def mask(self) -> str:
         base = "xrmask" if self.space == "xr" else "xmask"
         return " & ".join([base] + self.extra_masks) if self.extra_masks else base
+
+    def load_mask(self, flat: sympy.Expr) -> str:
+        """The mask of a load at ``flat``: in a reduction's full space, a load whose address and
+        masks do not depend on the reduced dims (a per-row mean, rstd or scale) is masked by
+        ``xmask`` alone, so it is an ``[XBLOCK, 1]`` block, one load per row, and what is
+        computed from it alone stays per row (Inductor masks a load by the variables of its index
+        too). With ``xrmask`` every lane of the row loaded the same element and the per-row
+        arithmetic (a division by the row size...) ran once per element."""
+        if self.space != "xr":
+            return self.mask
+        loops = {f.name[0] for f in flat.free_symbols if not is_size_symbol(f)}
+        if "r" in loops or any(_R_NAME.search(m) for m in self.extra_masks):
+            return self.mask
+        return " & ".join(["xmask"] + self.extra_masks)
 
     def masked(self, condition: str):
         """Loads inside the ``with`` block also require ``condition`` (cat, padding)."""
@@ -261,12 +277,7 @@ class KernelWriter:
         flat = buf.flat_index(index)
         self.accesses.append((buf, flat))
         offset = self.offset(flat)
-        mask = self.mask
-        if self.space == "xr" and not self.extra_masks and not (sympy.sympify(flat).free_symbols & set(self.rsyms)):
-            # the same element for the whole row (a row's first element, a per-row scale): one
-            # [XBLOCK, 1] load that broadcasts, not RBLOCK loads of one address per row
-            mask = "xmask"
-        value = self.emit(f"tl.load({ptr} + ({offset}), {mask}, other=0)")
+        value = self.emit(f"tl.load({ptr} + ({offset}), {self.load_mask(flat)}, other=0)")
         if buf.dtype == torch.bfloat16 and self.emulate_bf16_rounding:  # exact widening (see bf16_bits)
             return self.emit(f"({value}.to(tl.int16, bitcast=True).to(tl.int32) << 16).to(tl.float32, bitcast=True)")
         if compute_dtype(buf.dtype) != buf.dtype:
@@ -302,9 +313,13 @@ class KernelWriter:
         return self.emit(f"{self.bf16_bits(value)}.to(tl.float32, bitcast=True)")
 
     def offset(self, expr) -> str:
-        """Offset source; a constant offset is broadcast to a block (triton needs a block pointer),
-        and in a 2-D tile an offset over one tile axis only to the whole tile (the mask's shape)."""
+        """Offset source; one with divisions is written over the block indices
+        (``indexing.in_block_index``: triton vectorizes ``(xindex // 64) % 36`` but not
+        ``x2 // 64`` of ``x2 = xindex % 2304``); a constant offset is broadcast to a block (triton needs a block pointer), and in a 2-D
+        tile an offset over one tile axis only to the whole tile (the mask's shape)."""
         loops = {f.name[0] for f in expr.free_symbols if not is_size_symbol(f)}
+        if expr.has(FloorDiv, ModularIndexing):  # a linear offset stays over the loop variables
+            expr = in_block_index(expr, self.block_spaces())
         if not self.tile:
             expr = self.over_flat_index(expr)
             return texpr(expr) if loops else f"{texpr(expr)} + 0 * xindex"
@@ -324,7 +339,20 @@ class KernelWriter:
         scale = per_row.coeff(xs[-1])
         if scale == 0 or sympy.expand(per_row - scale * self.xlinear) != 0:
             return expr
-        return scale * XINDEX + rest
+        return scale * _BLOCK_INDEX["x"] + rest
+
+    def block_spaces(self) -> list:
+        """``(block index, loop variables, sizes)`` of each index space of this kernel."""
+        g = self.group
+        xshape = tuple(g.xshape)
+        if self.tile:
+            spaces = [(_BLOCK_INDEX["y"], self.xsyms[:self.tile], xshape[:self.tile]),
+                      (_BLOCK_INDEX["x"], self.xsyms[self.tile:], xshape[self.tile:])]
+        else:
+            spaces = [(_BLOCK_INDEX["x"], self.xsyms, xshape)]
+        if g.kind == "reduction":
+            spaces.append((_BLOCK_INDEX["r"], self.rsyms, tuple(g.rshape)))
+        return spaces
 
     # -- loops -----------------------------------------------------------
     def dims_code(self, syms, shape, var: str) -> None:
@@ -454,6 +482,14 @@ class TritonOps(OpsHandler):
         return TritonExpr(texpr(expr), _index_prec(expr))
 
     def pointwise(self, value, index):
+        stored = getattr(value, "stored", None)
+        if stored is not None and 0 <= stored.order < self.k.current_order:
+            # computed into memory by an earlier item: read it (fuse.note_stored_values); in
+            # this kernel at another index it is recomputed instead
+            try:
+                return self.load(stored.buffer, index)
+            except CannotFuse:
+                pass
         result = value.fn(self, index)
         if value.counted and value.op_names:
             self.k.count_op(value.op_names[0])
@@ -823,6 +859,7 @@ def kernel_source(group, name: str, *, persistent: bool, stores: set | None, gpu
             KernelWriter.dims_code(head, k.rsyms, group.rshape, "rindex")
     items = list(group.items)
     while items:
+        k.current_order = getattr(items[0], "order", -1)
         if len(items) > 1 and is_online_softmax(k, items[0], items[1]):  # max + sum of exp: one loop
             write_online_softmax(k, items.pop(0), items.pop(0))
         elif isinstance(items[0], ReductionItem) and items[0].kind in WELFORD_KINDS:  # mean + M2: one loop

@@ -16,10 +16,13 @@ import math
 import operator
 from dataclasses import dataclass, field
 
+import sympy
+
 from autograph.backends.triton.context import CompileContext
 from autograph.backends.triton.codegen import MAX_KERNEL_OPS, CannotFuse, kernel_source
 from autograph.backends.triton.indexing import is_static
-from autograph.backends.triton.ir import PERSISTENT_MAX, ExternItem, PointwiseItem, ReductionItem
+from autograph.backends.triton.ir import PERSISTENT_MAX, ExternItem, Pointwise, PointwiseItem, ReductionItem
+from autograph.backends.triton.online import ExprRecorder
 
 
 @dataclass(eq=False)
@@ -113,14 +116,69 @@ def _is_barrier(step) -> bool:
 LOOKBACK_KERNELS = 6  # how many earlier kernels an item may try to join
 
 
-def fuse(items: list, *, ctx: CompileContext, gpu: bool = False, enabled: bool = True) -> list:
+class _LeafLoads(ExprRecorder):
+    """Records the buffers a value loads (its leaves, with every lazy value inlined)."""
+
+    def __init__(self):
+        self.buffers: dict[str, object] = {}
+
+    def load(self, buffer, index):
+        self.buffers[buffer.name] = buffer
+        return ("load", buffer.name)
+
+
+def _recompute_bytes(value) -> float | None:
+    """Bytes per element recomputing ``value`` reads from memory, or None if the value cannot be
+    followed (or has symbolic sizes). A leaf buffer smaller than the value counts in proportion
+    to its size: a cat's inputs together are read once, a broadcast bias almost never."""
+    if not is_static(value.numel):
+        return None
+    leaves = _LeafLoads()
+    try:
+        value.load(leaves, [sympy.Integer(0)] * len(value.shape))
+    except Exception:  # noqa: BLE001 - such a value is simply recomputed, as before
+        return None
+    if not all(is_static(b.numel) for b in leaves.buffers.values()):
+        return None
+    return sum(b.dtype.itemsize * min(1.0, int(b.numel) / max(1, int(value.numel))) for b in leaves.buffers.values())
+
+
+def note_stored_values(items: list, needed: set[str]) -> None:
+    """Number the kernel items in program order, and mark each realized pointwise value whose
+    buffer later items should read instead of recomputing the value.
+
+    A realized value stays lazy for the lowerings that read it afterwards: a reduction over the
+    input of a matmul (a bias gradient) recomputes the whole pointwise chain from its inputs (the
+    GELU backward from the saved pre-activation, its tanh and the output gradient: 8 bytes per
+    element) although the matmul's operand is already in memory (2 bytes). Reading the buffer is
+    chosen when it reads no more bytes than recomputing (a value that is in memory anyway: an
+    extern's argument or a graph output) or at most half (a value stored only for such readers:
+    the store costs as much as the read)."""
+    for i, item in enumerate(items):
+        if isinstance(item, (PointwiseItem, ReductionItem)):
+            item.order = i
+    for item in items:
+        if not isinstance(item, PointwiseItem) or not isinstance(item.value, Pointwise):
+            continue
+        value = item.value
+        recompute = _recompute_bytes(value)
+        if recompute is None:
+            continue
+        stored = item.buffer.dtype.itemsize * (1 if item.buffer.name in needed else 2)
+        value.stored = item if stored <= recompute else None
+
+
+def fuse(items: list, *, ctx: CompileContext, gpu: bool = False, enabled: bool = True,
+         needed: set[str] | None = None) -> list:
     """Return the schedule: a list of ``KernelGroup`` and ``ExternItem`` in run order.
 
     A kernel item joins the latest compatible kernel it can legally move up to:
     it may hop over extern calls and other kernels that produce nothing it
     reads (e.g. a saved activation realized at the end of a forward graph joins
-    the kernel that computed its inputs, before a matmul).
+    the kernel that computed its inputs, before a matmul). ``needed``: buffers in memory
+    anyway (graph outputs, extern arguments), see :func:`note_stored_values`.
     """
+    note_stored_values(items, needed or set())
     schedule: list = []
     for item in items:
         if isinstance(item, ExternItem):

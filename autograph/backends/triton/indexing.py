@@ -177,6 +177,11 @@ def floordiv(expr: sympy.Expr, d) -> sympy.Expr:
         return q
     if _within(expr, d):
         return sympy.Integer(0)
+    if q != 0 and bounds(rest)[0] >= 0:
+        # (d*q + rest) // d == q + rest // d: the division left has a non-negative dividend, so
+        # it means the same in the kernel's integer arithmetic (``(x - 1536) // 64`` is
+        # ``x // 64 - 24``, and ``(x // 64 - 24) % 12`` then ``(x // 64) % 12``)
+        return q + FloorDiv(rest, sympy.Integer(d))
     return FloorDiv(expr, sympy.Integer(d))
 
 
@@ -206,12 +211,108 @@ def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def linearize(index: list[sympy.Expr], strides: tuple[int, ...], offset: int = 0) -> sympy.Expr:
-    return sympy.expand(sum((i * s for i, s in zip(index, strides)), sympy.Integer(offset)))
+    return join_dimensions(sympy.expand(sum((i * s for i, s in zip(index, strides)), sympy.Integer(offset))))
 
 
-def delinearize(flat: sympy.Expr, shape: tuple[int, ...]) -> list[sympy.Expr]:
-    """Multi-index of the element at contiguous position ``flat`` in ``shape``."""
+def join_dimensions(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with split dimensions joined again: ``c*d*(e // d) + c*(e % d)`` is ``c*e`` and
+    ``c*d*((e // d) % m) + c*(e % d)`` is ``c*(e % (d*m))`` (static ``d``, ``m``).
+
+    A reshape splits a dim into ``e // d`` and ``e % d``; when the tensor is read where those
+    dims are adjacent in memory (the reshape of a dense tensor, a view of a permuted tensor whose
+    permutation is undone), the flat index is the joined one: no division left, and the access
+    is visibly contiguous to triton's vectorizer (Inductor's ``join_dimensions``)."""
+    if not expr.has(ModularIndexing):
+        return expr
+    changed = True
+    while changed:
+        changed = False
+        for term in sympy.Add.make_args(expr):
+            c, mod = term.as_coeff_Mul()
+            if not isinstance(mod, ModularIndexing) or not mod.args[1].is_Integer:
+                continue
+            e, d = mod.args
+            div = FloorDiv(e, d)
+            if expr.coeff(div) == c * d:  # c*d*(e // d) + c*(e % d) == c*e
+                expr = sympy.expand(expr - c * d * div - term + c * e)
+                changed = True
+                break
+            for other in sympy.Add.make_args(expr):
+                oc, outer = other.as_coeff_Mul()
+                if isinstance(outer, ModularIndexing) and outer.args[0] == div and outer.args[1].is_Integer \
+                        and oc == c * d:  # c*d*((e // d) % m) + c*(e % d) == c*(e % (d*m))
+                    expr = sympy.expand(expr - other - term + c * ModularIndexing(e, d * outer.args[1]))
+                    changed = True
+                    break
+            if changed:
+                break
+    return expr
+
+
+def delinearize(flat: sympy.Expr, shape: tuple[int, ...], *, in_range: bool = False) -> list[sympy.Expr]:
+    """Multi-index of the element at contiguous position ``flat`` in ``shape``.
+
+    ``in_range``: ``0 <= flat < numel`` wherever the index is used (elsewhere loads are masked),
+    so the outermost dim needs no modulo: ``(x - 1536) // 64`` stays joinable with its ``% 64``
+    partner (see :func:`join_dimensions`) where ``((x - 1536) // 64) % 12`` would not be."""
     out = []
+    outermost = in_range
     for size, stride in zip(shape, contiguous_strides(shape)):
-        out.append(sympy.Integer(0) if size == 1 else modulo(floordiv(flat, stride), size))
+        if size == 1:
+            out.append(sympy.Integer(0))
+            continue
+        q = floordiv(flat, stride)
+        out.append(q if outermost else modulo(q, size))
+        outermost = False
     return out
+
+
+def in_block_index(expr: sympy.Expr, spaces: list[tuple[sympy.Symbol, list, tuple]]) -> sympy.Expr:
+    """``expr`` with each loop variable written as a division of its block index, the nested
+    divisions merged and split dims joined again.
+
+    ``spaces``: ``(block index symbol, loop variables, their sizes)`` per index space (``xindex``
+    with the kernel's x dims, ``rindex`` with its reduced dims...). A loop variable ``x2 =
+    xindex % 2304`` read as ``x2 % 64`` is a remainder of a remainder, through which triton's
+    axis analysis sees no contiguity (scalar loads); ``xindex % 64`` it sees (128-bit loads).
+    Inductor likewise indexes with divisions of the block index. Static sizes only (else
+    ``expr`` is returned as it is)."""
+    subs = {}
+    for base, syms, sizes in spaces:
+        if not all(is_static(s) for s in sizes):
+            return expr
+        strides = contiguous_strides(tuple(sizes))
+        outermost = True
+        for sym, size, stride in zip(syms, sizes, strides):
+            if not isinstance(sym, sympy.Symbol) or int(size) == 1:
+                continue
+            value = base if stride == 1 else FloorDiv(base, sympy.Integer(stride))
+            subs[sym] = value if outermost else ModularIndexing(value, sympy.Integer(size))
+            outermost = False
+    if not subs or not (expr.free_symbols & set(subs)):
+        return expr
+    return join_dimensions(sympy.expand(_merge_divisions(expr.xreplace(subs))))
+
+
+def _merge_divisions(expr: sympy.Expr) -> sympy.Expr:
+    """``(a // b) // c`` is ``a // (b*c)``; ``(a % m) // d`` is ``(a // d) % (m // d)`` and
+    ``(a % m) % d`` is ``a % d`` when ``d`` divides ``m`` (non-negative ``a``)."""
+    if expr.is_Atom:
+        return expr
+    args = [_merge_divisions(a) for a in expr.args]
+    if isinstance(expr, FloorDiv) and args[1].is_Integer:
+        a, d = args[0], int(args[1])
+        if d == 1:
+            return a
+        if isinstance(a, FloorDiv) and a.args[1].is_Integer:
+            return FloorDiv(a.args[0], a.args[1] * d)
+        if isinstance(a, ModularIndexing) and a.args[1].is_Integer and int(a.args[1]) % d == 0:
+            m = int(a.args[1]) // d
+            return sympy.Integer(0) if m == 1 else ModularIndexing(_merge_divisions(FloorDiv(a.args[0], d)), m)
+        return FloorDiv(a, args[1])
+    if isinstance(expr, ModularIndexing) and args[1].is_Integer:
+        a, d = args[0], int(args[1])
+        if isinstance(a, ModularIndexing) and a.args[1].is_Integer and int(a.args[1]) % d == 0:
+            return ModularIndexing(a.args[0], args[1])
+        return ModularIndexing(a, args[1])
+    return expr.func(*args)

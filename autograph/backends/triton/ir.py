@@ -91,6 +91,9 @@ class Pointwise(IRNode):
     ops: int = 1
     op_names: tuple[str, ...] = ()
     counted: bool = True
+    # the item that realized this value into a buffer, when items after it may read that buffer
+    # instead of recomputing the value (set by ``fuse.note_stored_values``)
+    stored: "PointwiseItem | None" = None
 
     def load(self, ops: "OpsHandler", index: Index) -> "OpsValue":
         return ops.pointwise(self, index)
@@ -136,6 +139,7 @@ class PointwiseItem:
     buffer: Buffer
     value: IRNode
     op_names: tuple[str, ...] = ()
+    order: int = -1  # position in program order among the graph's items (-1: unknown)
 
     @property
     def ops(self) -> int:
@@ -155,6 +159,7 @@ class ReductionItem:
     kind: str
     keepdim: bool
     op_names: tuple[str, ...] = ()
+    order: int = -1  # position in program order among the graph's items (-1: unknown)
 
     @property
     def ops(self) -> int:

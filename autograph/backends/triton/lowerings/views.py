@@ -24,7 +24,52 @@ def _view_of(L, node, base, reindex):
 def _reshape(L, node, a, shape):
     out_shape = shape_of(meta(node))
     in_shape = tuple(a.shape)
-    return _view_of(L, node, a, lambda idx: delinearize(linearize(idx, contiguous_strides(out_shape)), in_shape))
+    groups = reshape_groups(out_shape, in_shape)
+
+    def reindex(idx):
+        if groups is None:
+            return delinearize(linearize(idx, contiguous_strides(out_shape)), in_shape, in_range=True)
+        out: list = []
+        for (o0, o1), (i0, i1) in groups:
+            flat = linearize(idx[o0:o1], contiguous_strides(out_shape[o0:o1]))
+            out += delinearize(flat, in_shape[i0:i1], in_range=True)
+        return out
+
+    return _view_of(L, node, a, reindex)
+
+
+def reshape_groups(out_shape: tuple, in_shape: tuple) -> list[tuple[tuple[int, int], tuple[int, int]]] | None:
+    """The reshape as independent groups of dims, ``((out_start, out_end), (in_start, in_end))``
+    whose sizes have equal products, or None when sizes cannot be matched (symbolic sizes that
+    differ): then the whole index is flattened and split again.
+
+    Only a group's own dims are flattened: ``(8, 512, 768) -> (8, 512, 12, 64)`` keeps ``x0`` and
+    ``x1`` and splits only ``x2`` into ``x2 // 64, x2 % 64``, where a whole flatten gives every dim
+    a ``//`` and ``%`` of the flat index, which later simplification cannot always undo (a cat's
+    shifted index ``x2 - 1536`` has no known sign) and which hides contiguity from triton's
+    vectorizer (Inductor's ``_dynamic_reshape_indexer`` works this way)."""
+    groups = []
+    i = j = 0
+    while i < len(out_shape) and j < len(in_shape):
+        o0, i0 = i, j
+        po, pi = out_shape[i], in_shape[j]
+        i, j = i + 1, j + 1
+        while sympy.expand(sympy.sympify(po) - pi) != 0:
+            if not (is_static(po) and is_static(pi)):
+                return None
+            if int(po) < int(pi) and i < len(out_shape):
+                po, i = po * out_shape[i], i + 1
+            elif int(pi) < int(po) and j < len(in_shape):
+                pi, j = pi * in_shape[j], j + 1
+            else:
+                return None
+        groups.append(((o0, i), (i0, j)))
+    rest_out, rest_in = out_shape[i:], in_shape[j:]
+    if any(s != 1 for s in rest_out + rest_in):
+        return None
+    if rest_in:  # trailing size-1 input dims: index 0
+        groups.append(((i, i), (j, len(in_shape))))
+    return groups
 
 
 @register(aten.permute.default)
