@@ -177,7 +177,7 @@ def replayed_view_layout(node: torch.fx.Node, base_shape: tuple, base_stride: tu
 
 
 def _plain_ints(values) -> bool:
-    return all(type(v) is int or (isinstance(v, sympy.Integer)) for v in values)
+    return all(type(v) is int or isinstance(v, sympy.Integer) for v in values)
 
 
 def shape_of(val) -> tuple:
