@@ -12,7 +12,6 @@ import torch
 
 import autograph
 from autograph.runtime.shim import RecompileLimitWarning
-from autograph.settings import Settings, set_current_settings
 from tests.dynamic.exact import same
 
 X = torch.arange(16.0).reshape(4, 4) / 7
@@ -20,13 +19,7 @@ EDGES = (0, 1, -1, 2, 3, -7, 10, 11, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 1, -(2 ** 5
          -(2 ** 61) - 99, 2 ** 62 + 5, 2 ** 70 + 1)
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    set_current_settings(Settings(backend="eager"))
-    autograph.reset()
-    yield
-    autograph.reset()
-    set_current_settings(None)
+pytestmark = pytest.mark.usefixtures("eager_settings")
 
 
 def outcome(fn, *args):

@@ -15,17 +15,10 @@ import autograph
 from autograph.guards.model import EQUALS_MATCH
 from autograph.runtime.dynamic import changed_scalar
 from autograph.runtime.shim import RecompileLimitWarning
-from autograph.settings import Settings, set_current_settings
 from tests.dynamic.exact import same
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    set_current_settings(Settings(backend="eager"))
-    autograph.reset()
-    yield
-    autograph.reset()
-    set_current_settings(None)
+pytestmark = pytest.mark.usefixtures("eager_settings")
 
 
 def run(fn, calls, **compile_options):

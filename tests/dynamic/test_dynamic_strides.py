@@ -8,16 +8,9 @@ import pytest
 import torch
 
 import autograph
-from autograph.settings import Settings, set_current_settings
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    set_current_settings(Settings(backend="eager"))
-    autograph.reset()
-    yield
-    autograph.reset()
-    set_current_settings(None)
+pytestmark = pytest.mark.usefixtures("eager_settings")
 
 
 def strided_inputs():

@@ -11,19 +11,12 @@ import pytest
 import torch
 
 import autograph
-from autograph.settings import Settings, set_current_settings
 from tests.dynamic.exact import same
 
 GLOBAL_N = 3
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    set_current_settings(Settings(backend="eager"))
-    autograph.reset()
-    yield
-    autograph.reset()
-    set_current_settings(None)
+pytestmark = pytest.mark.usefixtures("eager_settings")
 
 
 def run(fn, calls, dynamic=True):
