@@ -331,7 +331,7 @@ class KernelWriter:
         row's flat index (the kept dims are contiguous in this buffer): no division or modulo
         per element to rebuild each dim, and triton sees the contiguity directly."""
         xs = [s for s in self.xsyms if isinstance(s, sympy.Symbol)]
-        if len(xs) < 2:
+        if len(xs) < 2 or not set(xs) <= expr.free_symbols:  # (a broadcast read skips a dim)
             return expr
         expr = sympy.expand(expr)
         rest = expr.subs({s: 0 for s in xs})
