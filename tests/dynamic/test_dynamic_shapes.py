@@ -378,3 +378,19 @@ def test_sizes_go_dynamic_when_the_miss_was_for_another_guard():
     for seqs in calls:
         assert [t.item() for t in f(seqs)] == [t.item() for t in total_of_each(seqs)]
     assert captures(f) <= 3  # [3, 4], then one dynamic entry per length (both may go dynamic at once)
+
+
+def test_nbytes_of_a_symbolic_tensor_is_a_size_expression():
+    """``x.nbytes`` is ``numel() * itemsize``: torch reads it with a C++ ``numel()`` that refuses
+    symbolic sizes (the capture failed and fell back to static sizes, one capture per size)."""
+    def fn(x):
+        return x * 2, x.nbytes, x[1:].nbytes + x.itemsize
+
+    f = autograph.compile(fn, dynamic="always")
+    for n in (3, 5, 8):
+        x = torch.randn(n, 2)
+        got, want = f(x), fn(x)
+        torch.testing.assert_close(got[0], want[0])
+        assert got[1:] == want[1:] and type(got[1]) is int
+    assert captures(f) == 1
+    assert not _shim(f).stats.errors, _shim(f).stats.errors

@@ -20,7 +20,7 @@ from autograph.guards.sources import AttrSource
 # attributes answered from the fake tensor's metadata. The layout and backend queries (``is_nested``,
 # ``is_sparse``, ``is_mkldnn``, ``is_cpu``...) follow from the dispatch keys, device and layout that
 # TENSOR_MATCH guards on an input (a graph-made tensor's are fixed by the graph); ``itemsize`` and
-# ``nbytes`` from its dtype and static shape.
+# ``nbytes`` from its dtype and shape (a size expression when the sizes are symbolic).
 _META_ATTRS = {"shape", "dtype", "device", "ndim", "requires_grad", "layout", "is_leaf",
                "is_cpu", "is_cuda", "is_xpu", "is_mps", "is_mtia", "is_maia", "is_ipu", "is_xla", "is_vulkan",
                "is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested",
@@ -162,6 +162,8 @@ class TensorValue(Value):
             # autograd history): its fake is always a leaf
             raise Unsupported("`.is_leaf` of a tensor from outside that requires grad (its autograd history "
                               "is known only at run time)", kind="run-time-value")
+        if name == "nbytes":  # (torch reads it with a C++ numel(), which refuses symbolic sizes)
+            return ConstantValue(self.fake.numel() * self.fake.element_size())
         if name in _META_ATTRS:
             value = getattr(self.fake, name)
             if name == "shape":
