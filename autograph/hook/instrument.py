@@ -52,15 +52,6 @@ class AutographBoundFunctionWrapper(wrapt.BoundFunctionWrapper):
     def __reduce__(self) -> tuple:
         return self.__reduce_ex__(2)
 
-    @property
-    def __func__(self) -> Any:
-        """A bound method's function is the one its class holds (the wrapper), as in Python:
-        ``obj.f.__func__ is type(obj).f``."""
-        parent = self._self_parent
-        if getattr(parent, "_self_binding", "") == "function":
-            return parent
-        return self.__wrapped__.__func__
-
     def __copy__(self):
         return self
 
@@ -81,9 +72,6 @@ MODULE_FUNCTION_BINDING = "autograph-module-function"
 _WRAPPER_BASE = next((base for base in wrapt.FunctionWrapper.__mro__[1:] if base.__name__ == "_FunctionWrapperBase"), None)
 
 
-_BASE_GET = wrapt.FunctionWrapper.__get__  # wrapt's binding (C), for every other case
-
-
 class AutographFunctionWrapper(wrapt.FunctionWrapper):
     """A selected function (or ``staticmethod``/``classmethod`` object) routed through its shim."""
 
@@ -99,14 +87,6 @@ class AutographFunctionWrapper(wrapt.FunctionWrapper):
         self._self_autograph_qualname = qualname
         self._self_autograph_attr = attr
         self._self_autograph_original = original
-
-    def __get__(self, instance: Any, owner: Any = None) -> Any:
-        """A method read from its class is the function itself, as in Python: ``Sub.f is Base.f``
-        and ``type(obj).f is Base.f`` (is this method overridden?) hold. Called so, with the
-        instance first, the call reaches the shim as ``shim(instance, *args)``."""
-        if instance is None and self._self_binding == "function":
-            return self
-        return _BASE_GET(self, instance, owner)
 
     def __reduce_ex__(self, protocol: int) -> tuple:
         return _import_by_name, (self._self_autograph_module, self._self_autograph_qualname)
