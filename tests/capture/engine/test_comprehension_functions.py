@@ -33,6 +33,25 @@ def _dict_of_items(xs):
     return {i: (t.item(), t * 2) for i, t in enumerate(xs)}
 
 
+def _brk(v):
+    print(end="")
+    return v
+
+
+def _walrus_into_the_caller(x, k):
+    out = [(y := _brk(v * k)) for v in x.tolist()]  # y: a cell of the caller the comprehension writes
+    return out, y
+
+
+def _closure_over_a_tensor(x, k):
+    scale = x.mean() * k
+    return {int(v): _brk(v) * scale for v in x.tolist()}
+
+
+def _nested_with_a_filter(x, k):
+    return [[_brk(a) * b for b in x.tolist() if b > _brk(0)] for a in range(k)]
+
+
 def test_a_comprehension_parameter_is_named_as_inspect_names_it():
     from autograph.guards.check import GuardSet, parameter_name, signature_source
     fn = types.FunctionType(_comprehension_code(_dict_of_items), globals())
@@ -47,6 +66,8 @@ def test_a_comprehension_parameter_is_named_as_inspect_names_it():
     (_doubled_items, [(torch.ones(2), 3), (torch.ones(2) * 2, 3), (torch.ones(3), 2)]),
     (_printed_then_kept, [(torch.ones(2),), (-torch.ones(2),), (torch.arange(3.0),)]),
     (_dict_of_items, [([torch.tensor(1.0), torch.tensor(2.0)],), ([torch.tensor(3.0)],)]),
+    *[(fn, [(torch.tensor([1.0, 2.0]), 2), (torch.tensor([3.0, -1.0, 0.5]), 3), (torch.tensor([1.0, 2.0]), 1)])
+      for fn in (_walrus_into_the_caller, _closure_over_a_tensor, _nested_with_a_filter)],
 ])
 def test_comprehensions_after_a_break_compile_again_with_new_values(fn, calls, capsys):
     autograph.reset()
