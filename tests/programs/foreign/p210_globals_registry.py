@@ -27,4 +27,4 @@ def main():
     print(configure(0.5), DEFAULT_SCALE)
     print(apply(x, "tanh", "torch.sigmoid(y)"))
     exec("LATE = 3", globals())
-    print(apply(x * LATE, "relu", "y - 1"))
+    print(apply(x * globals()["LATE"], "relu", "y - 1"))
