@@ -20,7 +20,8 @@ from autograph.guards.kinds import check_const, check_namespace, device_implied_
 from autograph.guards.model import Guard
 from autograph.guards.sources import GLOBAL_STATE_KINDS, AttrSource, ItemSource, Source
 
-__all__ = ["GuardSet", "check_const", "device_implied_by_keys", "make_tensor_check", "signature_source"]
+__all__ = ["GuardSet", "check_const", "device_implied_by_keys", "make_tensor_check", "parameter_name",
+           "signature_source"]
 
 _counter = itertools.count()
 
@@ -36,10 +37,18 @@ def _global_state_code(kind: str) -> str:
     return "___" + GLOBAL_STATE_KINDS[kind][0]
 
 
+def parameter_name(local: str) -> str:
+    """The name a parameter has in generated Python: a comprehension's implicit ``.0`` is no
+    identifier, and is ``implicit0`` there, as ``inspect.signature`` (and so every source) names it."""
+    if local.startswith(".") and local[1:].isdigit():
+        return "implicit" + local[1:]
+    return local
+
+
 def signature_source(fn: types.FunctionType, ns: dict) -> tuple[str, list[str]]:
     """The parameter list of ``fn`` as source text (defaults bound in ``ns``) and its names."""
     code = fn.__code__
-    names = code.co_varnames
+    names = tuple(parameter_name(n) for n in code.co_varnames)
     npos, nposonly, nkw = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
     defaults = fn.__defaults__ or ()
     kwdefaults = fn.__kwdefaults__ or {}

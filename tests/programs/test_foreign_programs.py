@@ -42,7 +42,10 @@ for name in sys.argv[1:]:
 
 # programs that still differ compiled, each with why (an xfail that must keep failing): by name, or
 # by (name, threshold) where only that threshold differs
-KNOWN: dict = {}
+KNOWN: dict = {
+    "p206_function_introspection": "a hooked method read from its class is a fresh wrapt wrapper on each read, so "
+                                   "`obj.f.__func__ is Cls.f` is False (a Python __get__ fixing it makes Dynamo break)",
+}
 
 
 @lru_cache(maxsize=None)

@@ -133,6 +133,18 @@ def fails_after_a_break(x):
     return fails_after_a_branch(y)
 
 
+class _WithLinear(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(3, 2)
+
+
+def submodule_fails_before_a_break(m, x):
+    h = m.lin(x)  # the call breaks: the resume function runs it, as it is, from the user's line
+    print(end="")
+    return h
+
+
 # ---------------------------------------------------------------- plain versus compiled
 
 def call_through(fn, *args):
@@ -185,6 +197,7 @@ def test_warnings_stacklevel_names_the_users_file_and_line(fn, level):
     (index_after_a_break, (torch.arange(3.0), torch.tensor([7]))),
     (fails_in_a_callee, (torch.ones(2),)),
     (fails_after_a_break, (torch.ones(2),)),
+    (submodule_fails_before_a_break, (_WithLinear(), torch.ones(2, 4))),
 ])
 def test_a_traceback_through_a_compiled_call_is_the_plain_one(fn, args):
     plain, got = plain_and_compiled(fn, *args)

@@ -110,7 +110,8 @@ break_kind(
 
 FRAME_INSPECTION = break_kind(
     "frame-inspection", "the code inspects the interpreter's call frames (`sys._getframe`, "
-    "`inspect.currentframe`/`stack`, `traceback.extract_stack`, `warnings.warn`'s location): compiled "
+    "`inspect.currentframe`/`stack`, `traceback.extract_stack`, `warnings.warn`'s location) or its "
+    "namespace (`globals()`, `locals()`, `eval`/`exec` without globals): compiled "
     "code runs in frames of its own, so the whole function runs as plain Python, where every frame is "
     "the one Python would have",
     "move the frame inspection out of the compiled function (or the function out of the selected "

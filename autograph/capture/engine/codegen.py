@@ -348,6 +348,7 @@ class Codegen:
                     _origin_code(self.fn.__code__) is not code:
                 raise Unsupported("resume of a closure from another code object", kind="no-resume")
             raw = types.FunctionType(resume_code, self.fn.__globals__, name, None, closure)
+            mark_entry(resume_code)  # run as it is (not captured), its frame too is the user's function's
             raw.__qualname__ = f"{code.co_qualname}.{name}" if hasattr(code, "co_qualname") else name
             fn = self.wrap_nested(raw) if wrap else raw
             lineno = next((i.lineno for i in normalize(code) if i.offset == offset), None)

@@ -28,12 +28,13 @@ _native = _extension.load()
 TailCall: Any = getattr(_native, "TailCall", None) or _PyTailCall
 
 # code objects autograph made that stand for a user's frame (weak: they die with their functions)
-_ENTRY_CODES: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()   # transformed entries
+_ENTRY_CODES: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()   # transformed entries, resume code
 _FOLDED_CODES: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()  # graph code, user sites
 
 
 def mark_entry(code: types.CodeType) -> None:
-    """``code`` is a transformed entry's: its frame is the user's function's frame."""
+    """``code`` is a transformed entry's, or a resume function's run as it is: its frame is the
+    user's function's frame."""
     _ENTRY_CODES.add(code)
 
 

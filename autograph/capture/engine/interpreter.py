@@ -189,10 +189,11 @@ class Translator:
         self._guard_defaults(fn)
         var_kw = {n for n, p in inspect.signature(fn, follow_wrapped=False).parameters.items() if p.kind is p.VAR_KEYWORD}
         for name, real in bound.arguments.items():
-            frame.locals[name] = self.wrap(real, LocalSource(name))
-            if name in var_kw and isinstance(frame.locals[name], DictValue):
-                frame.locals[name].source = None  # `**kwargs` is a fresh dict per call: mutating it is local
-                frame.locals[name].identity = None
+            local = _code_local(fn.__code__, name)
+            frame.locals[local] = self.wrap(real, LocalSource(name))
+            if name in var_kw and isinstance(frame.locals[local], DictValue):
+                frame.locals[local].source = None  # `**kwargs` is a fresh dict per call: mutating it is local
+                frame.locals[local].identity = None
         self._cells_by_reference(frame, bound.arguments)
         self._setup_cells(frame, UserFunctionValue(fn).closure_cells(self))
         from autograph.capture.families import contexts
@@ -423,9 +424,7 @@ class Translator:
         frame.inside_try = self.graph.inside_try  # set for the caller's call instruction
         frame.outer_unwinds = self.graph.unwinds
         for name, param in sig.parameters.items():
-            local = name
-            if name.startswith("implicit") and name not in code.co_varnames:
-                local = "." + name[len("implicit"):]  # inspect renames comprehension args ".0"
+            local = _code_local(code, name)
             if name in bound.arguments:
                 value = bound.arguments[name]
                 if param.kind is inspect.Parameter.VAR_POSITIONAL:
@@ -487,6 +486,14 @@ class Translator:
                 self.guards.key_absent(_globals_dict_source(g), name)
             return self.wrap(b[name], None, trusted=True)
         raise Unsupported(f"NameError: name {name!r} is not defined", generic=True, kind="python-exception")
+
+
+def _code_local(code: types.CodeType, param: str) -> str:
+    """The local a parameter named as ``inspect.signature`` names it binds: a comprehension's
+    ``implicit0`` is its code's ``.0``."""
+    if param.startswith("implicit") and param not in code.co_varnames:
+        return "." + param[len("implicit"):]
+    return param
 
 
 def _check_stack_effect(inst: Instruction, actual: int) -> None:
@@ -850,24 +857,26 @@ def _set_update(tx, frame, inst):
     frame.stack[-inst.arg].call_method(tx, "update", [v], {})
 
 
+# The container a display or comprehension builds is fresh, unless the code resumes after a
+# graph break: it then arrives as a parameter of the resume function, a list or dict from
+# outside whose changes must happen for real. Its own methods record them (a no-op when fresh).
 @handler("LIST_APPEND")
 def _list_append(tx, frame, inst):
     v = frame.pop()
-    frame.stack[-inst.arg].items.append(v)
+    frame.stack[-inst.arg].call_method(tx, "append", [v], {})
 
 
 @handler("LIST_EXTEND")
 def _list_extend(tx, frame, inst):
     v = frame.pop()
-    frame.stack[-inst.arg].items.extend(v.iter_items(tx))
+    frame.stack[-inst.arg].call_method(tx, "extend", [v], {})
 
 
 @handler("MAP_ADD")
 def _map_add(tx, frame, inst):
     v = frame.pop()
     k = frame.pop()
-    d = frame.stack[-inst.arg]
-    d.items[d._key(k, tx)] = v
+    frame.stack[-inst.arg].setitem(tx, k, v)
 
 
 @handler("DICT_UPDATE", "DICT_MERGE")
@@ -875,10 +884,11 @@ def _dict_update(tx, frame, inst):
     v = frame.pop()
     d = frame.stack[-inst.arg]
     from autograph.capture.families.containers import mapping_items
-    pairs = [(d._key(k, tx), value) for k, value in mapping_items(tx, v)]  # ** of any mapping: keys(), [k]
-    if inst.opname == "DICT_MERGE" and {k for k, _ in pairs} & set(d.items):
+    pairs = mapping_items(tx, v)  # ** of any mapping: keys(), [k]
+    if inst.opname == "DICT_MERGE" and {d._key(k, tx) for k, _ in pairs} & set(d.items):
         raise Unsupported("TypeError: got multiple values for keyword argument", generic=True, kind="python-exception")
-    d.items.update(pairs)
+    for k, value in pairs:
+        d.setitem(tx, k, value)
 
 
 @handler("UNPACK_SEQUENCE")

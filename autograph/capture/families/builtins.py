@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import torch
 
-from autograph.capture.core.breaks import Unsupported
+from autograph.capture.core.breaks import FRAME_INSPECTION, Unsupported
 from autograph.capture.core.capture_warnings import evaluate_quietly
 from autograph.capture.core.base import Value, mro_lookup
 from autograph.capture.families import scalars
@@ -594,6 +594,9 @@ class BuiltinValue(Value):
             if delete is not None:
                 delete(tx, name)
                 return ConstantValue(None)
+        from autograph.capture.families.frames import reads_callers_namespace
+        if reads_callers_namespace(self.fn, args, kwargs):  # the module's globals, the function's locals
+            raise Unsupported(f"{self.fn.__name__}() reads the calling frame's namespace", kind=FRAME_INSPECTION)
         if self.fn in _BREAK_BUILTINS:
             raise Unsupported(_BREAK_BUILTINS[self.fn],
                               kind="import-in-function" if self.fn is __import__ else "side-effect"

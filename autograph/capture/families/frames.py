@@ -28,6 +28,16 @@ FRAME_INSPECTING: frozenset[Any] = frozenset(f for f in (
     traceback.print_stack, traceback.walk_stack) if f is not None)
 
 
+def reads_callers_namespace(fn: Any, args: list, kwargs: dict) -> bool:
+    """Whether the builtin call ``fn(*args, **kwargs)`` reads the calling frame's namespace:
+    ``globals()``, ``locals()``, ``vars()``, ``dir()``, or ``eval``/``exec`` given no globals."""
+    if fn in (globals, locals, vars, dir):
+        return not args and not kwargs
+    if fn in (eval, exec):
+        return len(args) < 2 and "globals" not in kwargs
+    return False
+
+
 def refuse_frame_inspection(fn: Any) -> None:
     """Raise the ``frame-inspection`` break when ``fn`` reads its callers' frames."""
     try:
@@ -48,7 +58,10 @@ _FRAME_READING_NAMES = frozenset({"_getframe", "_getframemodulename", "_current_
 # ``inspect.stack()``/``inspect.trace()``: the names alone are common (``torch.stack``)
 _INSPECT_FRAME_READERS = frozenset({"stack", "trace"})
 # builtins that read the calling frame when called without arguments
-_ZERO_ARGUMENT_FRAME_READERS = frozenset({"locals", "vars", "dir"})
+_ZERO_ARGUMENT_FRAME_READERS = frozenset({"locals", "vars", "dir", "globals"})
+# builtins that run code in the caller's globals and locals unless both are given: read by name,
+# whatever their arguments (the entry's globals are autograph's namespace, not the module's)
+_NAMESPACE_RUNNERS = frozenset({"eval", "exec"})
 _LOADS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_ATTR", "LOAD_METHOD")
 
 
@@ -57,6 +70,7 @@ def _names_cannot_read_frames(code: types.CodeType) -> bool:
     load instruction reads is in the code's name, local, cell or free variable tuples."""
     names = {*code.co_names, *code.co_varnames, *code.co_cellvars, *code.co_freevars}
     return (names.isdisjoint(_FRAME_READING_NAMES) and names.isdisjoint(_ZERO_ARGUMENT_FRAME_READERS)
+            and names.isdisjoint(_NAMESPACE_RUNNERS)
             and ("inspect" not in names or names.isdisjoint(_INSPECT_FRAME_READERS)))
 
 
@@ -82,6 +96,8 @@ def static_frame_read(code: types.CodeType) -> tuple[int | None, str] | None:
         if name in _INSPECT_FRAME_READERS and inst.opname in ("LOAD_ATTR", "LOAD_METHOD") and before is not None \
                 and before.opname in _LOADS and before.argval == "inspect":
             return lineno, f"inspect.{name}()"
+        if name in _NAMESPACE_RUNNERS and inst.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            return lineno, f"{name}()"
         if name in _ZERO_ARGUMENT_FRAME_READERS and inst.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
             after = instructions[k + 1] if k + 1 < len(instructions) else None
             if after is not None and after.opname in ("PRECALL", "CALL") and after.arg == 0:

@@ -218,6 +218,11 @@ class ObjectValue(Value):
                 from autograph.capture.families.functions import UserFunctionValue
                 tx.guards.class_attr(cls, name)
                 return UserFunctionValue(attr.fget).call(tx, [self], {})
+            if isinstance(attr, (staticmethod, classmethod)) and type(attr) not in (staticmethod, classmethod):
+                # a proxy of one (the import hook's wrapper): it binds a fresh object on each read,
+                # which an identity guard would never match again; bound from the class entry
+                from autograph.capture.families.user_objects import _bind_class_attr
+                return _bind_class_attr(tx, self, cls, name, attr)
             from autograph.capture.families.enums import is_enum_member_attribute
             if not isinstance(attr, (types.GetSetDescriptorType, types.MemberDescriptorType)) \
                     and hasattr(attr, "__get__") and not isinstance(attr, (staticmethod, classmethod)) \

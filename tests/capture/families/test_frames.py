@@ -32,6 +32,12 @@ def _frame_readers():
     def bare_vars():
         return vars()
 
+    def bare_globals(x):
+        return globals()["__name__"], x
+
+    def evaluates(x):
+        return eval("x + 1")
+
     def captured_reader(x):
         reader = sys._getframe
 
@@ -40,7 +46,7 @@ def _frame_readers():
 
         return inner()
 
-    return getframe, stack_of_inspect, bare_locals, bare_vars, captured_reader
+    return getframe, stack_of_inspect, bare_locals, bare_vars, bare_globals, evaluates, captured_reader
 
 
 def _full_scan(code, monkeypatch):
