@@ -135,6 +135,7 @@ class ModuleValue(Value):
                     tx.guards.class_attr(type(m), name)
                     return UserFunctionValue(attr.fget).call(tx, [self], {})
                 if isinstance(attr, (staticmethod,)):
+                    tx.guards.class_attr(type(m), name)  # (a staticmethod patched on the class recaptures)
                     return tx.wrap(attr.__func__, None)
                 break
         try:

@@ -189,3 +189,29 @@ def test_constant_attribute_stores_on_a_module_are_replayed_after_the_graph():
         assert vars(compiled).get("shift") == vars(eager).get("shift")
         assert vars(compiled).get("window") == vars(eager).get("window")
         assert not h.breaks, h.breaks
+
+
+class WithStaticHelper(nn.Module):
+    @staticmethod
+    def scale(x):
+        return x * 2
+
+    def forward(self, x):
+        return self.scale(x) + 1
+
+
+def test_a_static_method_patched_on_the_module_class_recaptures():
+    """``self.scale(x)`` of a staticmethod is guarded on the class's entry: replacing it on the
+    class changes what the next call computes (it kept calling the old function)."""
+    m = WithStaticHelper()
+    h = Harness()
+    f = h.compile(WithStaticHelper.forward)
+    x = torch.ones(3)
+    original = WithStaticHelper.__dict__["scale"]
+    try:
+        assert torch.equal(f(m, x), m(x))
+        WithStaticHelper.scale = staticmethod(lambda x: x * 3)
+        assert torch.equal(f(m, x), m(x)) and torch.equal(m(x), torch.full((3,), 4.0))
+    finally:
+        WithStaticHelper.scale = original
+    assert torch.equal(f(m, x), m(x))
