@@ -76,8 +76,6 @@ def _cold_profile(step, label: str, name: str, rows: int, sync) -> None:
     """Where a first call's time goes: Dynamo, AOTAutograd, the backend's code generation, the
     kernels' compiles (the wait for the compile threads) and autotuning (cumulative times)."""
     import cProfile
-    import io
-    import pstats
     import time
 
     profiler = cProfile.Profile()
@@ -87,19 +85,14 @@ def _cold_profile(step, label: str, name: str, rows: int, sync) -> None:
     sync()
     profiler.disable()
     print(f"\n== cold first call of {name} / {label}: {time.perf_counter() - start:.2f} s under cProfile")
-    out = io.StringIO()
-    stats = pstats.Stats(profiler, stream=out).sort_stats("cumulative")
-    stats.print_stats(rows)
-    stats.print_stats(r"aot_module_simplified|partition|compile_aten|_generate|precompile|quick_benchmark|"
-                      r"do_bench|autotuner|compile_fx|fx_codegen|async_compile|wait|load_kernel|_bench|lowering")
-    print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
+    _print_stats(profiler, ("cumulative", rows), ("cumulative", r"aot_module_simplified|partition|compile_aten|"
+                 r"_generate|precompile|quick_benchmark|do_bench|autotuner|compile_fx|fx_codegen|async_compile|wait|"
+                 r"load_kernel|_bench|lowering"))
 
 
 def _cpu_profile(step, calls: int, rows: int, sync) -> None:
     """The Python functions the calls spend their CPU time in (cProfile, own time first)."""
     import cProfile
-    import io
-    import pstats
     import time
 
     start = time.perf_counter()
@@ -113,11 +106,19 @@ def _cpu_profile(step, calls: int, rows: int, sync) -> None:
         step()
     sync()
     profiler.disable()
+    print(f"  wall per call without the profiler: {plain * 1e3:.3f} ms")
+    _print_stats(profiler, ("tottime", rows), ("cumulative", rows))
+
+
+def _print_stats(profiler, *listings: tuple[str, int | str]) -> None:
+    """Print ``profiler``'s rows for each ``(sort key, row count or name pattern)``, blank lines dropped."""
+    import io
+    import pstats
+
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out)
-    stats.sort_stats("tottime").print_stats(rows)
-    stats.sort_stats("cumulative").print_stats(rows)
-    print(f"  wall per call without the profiler: {plain * 1e3:.3f} ms")
+    for key, restriction in listings:
+        stats.sort_stats(key).print_stats(restriction)
     print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
 
 

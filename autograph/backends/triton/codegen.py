@@ -106,7 +106,7 @@ def literal(value) -> str:
 FLOAT32_NORMAL_RANGE = (2.0 ** -126, (2 - 2 ** -23) * 2.0 ** 127)
 # 2**-126, float32's smallest normal number: below it libdevice's float32 functions (linked
 # flushing denormals, as triton links them) read their operand as zero
-SMALLEST_NORMAL32 = "1.1754943508222875e-38"
+SMALLEST_NORMAL32 = repr(FLOAT32_NORMAL_RANGE[0])
 SIGN_BITS = {torch.float32: ("-2147483648", "tl.int32"), torch.float64: ("-9223372036854775808", "tl.int64")}
 
 

@@ -134,39 +134,38 @@ def makes_views_only(target) -> bool:
     return ret.before_set == first.before_set or str(schema.returns[0].type) == "List[Tensor]"
 
 
-def view_source(node: torch.fx.Node) -> torch.fx.Node | None:
-    """The graph value ``node`` is a view of: a view op's first argument, the viewed tensor for
-    an item of a list of views (``split(x)[i]``); None for anything else."""
-    if node.target is operator.getitem:
-        node = node.args[0]
-        if not isinstance(node, torch.fx.Node):
-            return None
-    if not makes_views_only(node.target) or not node.args or not isinstance(node.args[0], torch.fx.Node):
-        return None
-    return node.args[0]
-
-
-def replayed_view_layout(node: torch.fx.Node, base_shape: tuple, base_stride: tuple) -> tuple | None:
-    """``(size, stride, storage offset relative to the base's)`` of ``node``, a view (see
-    :func:`view_source`) of a base of the given layout, when everything is a plain int: the view
-    op replayed on a meta tensor of that layout (the recorded values of the graph's nodes need
-    not carry exact storage offsets). None when the layout depends on sizes known only later."""
+def view_op(node: torch.fx.Node) -> tuple[torch.fx.Node, int | None] | None:
+    """``(the view op's node, list index)`` when ``node`` is a view of the graph value that op
+    reads first: the op itself (index None), or an item of a list of views (``split(x)[i]``,
+    the split and ``i``); None for anything else."""
     index = None
     if node.target is operator.getitem:
         node, index = node.args
-        if not isinstance(index, int):
+        if not isinstance(node, torch.fx.Node) or not isinstance(index, int):
             return None
-    rest = node.args[1:]
+    if not makes_views_only(node.target) or not node.args or not isinstance(node.args[0], torch.fx.Node):
+        return None
+    return node, index
+
+
+def replayed_view_layout(op: torch.fx.Node, index: int | None, base_shape: tuple,
+                         base_stride: tuple) -> tuple | None:
+    """``(size, stride, storage offset relative to the base's)`` of the view ``op`` makes (item
+    ``index`` of its list) of a base of the given layout, when everything is a plain int: the
+    view op replayed on a meta tensor of that layout (the recorded values of the graph's nodes
+    need not carry exact storage offsets). None when the layout depends on sizes known only
+    later."""
+    rest = op.args[1:]
     plain = (int, float, bool, type(None), torch.dtype, torch.memory_format)
     if (not _plain_ints(tuple(base_shape) + tuple(base_stride))
             or not all(isinstance(a, plain) or (isinstance(a, (list, tuple)) and _plain_ints(a)) for a in rest)
-            or not all(isinstance(v, plain) for v in node.kwargs.values())):
+            or not all(isinstance(v, plain) for v in op.kwargs.values())):
         return None
-    base = meta(node.args[0])
+    base = meta(op.args[0])
     stand_in = torch.empty_strided(tuple(int(v) for v in base_shape), tuple(int(v) for v in base_stride),
                                    dtype=base.dtype, device="meta")
     try:
-        view = node.target(stand_in, *rest, **node.kwargs)
+        view = op.target(stand_in, *rest, **op.kwargs)
     except RuntimeError:  # (a view the base's layout does not allow: aten decides at run time)
         return None
     if index is not None:
@@ -415,11 +414,11 @@ class Lowering:
     def static_view(self, node: torch.fx.Node, buf: Buffer) -> tuple | None:
         """``(base buffer, size, stride, offset)`` when ``node`` is a view whose layout is known
         now and is the one ``buf`` (how kernels read it) says; else None (an aten call)."""
-        source = view_source(node)
-        base = self.materialize_node_arg(source) if source is not None else None
+        found = view_op(node)
+        base = self.materialize_node_arg(found[0].args[0]) if found is not None else None
         if not isinstance(base, Buffer) or not _plain_ints(buf.shape + buf.stride):
             return None
-        layout = replayed_view_layout(node, base.shape, base.stride)
+        layout = replayed_view_layout(*found, base.shape, base.stride)
         if layout is None or layout[:2] != (tuple(map(int, buf.shape)), tuple(map(int, buf.stride))):
             return None
         return (base,) + layout

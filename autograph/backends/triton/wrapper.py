@@ -200,7 +200,7 @@ def _without_unused_views(schedule: list, steps: list, outputs: set[str]) -> lis
     live = set(outputs)
     kept = []
     for step, (body, used) in reversed(list(zip(schedule, steps))):
-        pure = isinstance(step, ExternItem) and (step.aliases_only or step.view or step.target is operator.getitem)
+        pure = isinstance(step, ExternItem) and (step.aliases_only or step.target is operator.getitem)
         if pure and step.name not in live:
             continue
         live |= used
